@@ -1,0 +1,3 @@
+"""sitegen: static report sites for LLM inference-engine benchmarks."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from site_gen.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,157 @@
+"""Named figures that prose can cite (`{{ kv_ratio_range }}`) and checked statements can test.
+
+Each figure is computed from one report's analysis and carries how it was computed, so a page
+can say where the number in a sentence came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from site_gen.analyse.report import Analysis
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: Any
+    kind: str  # how to print it: count, ratio, ratio_range, seconds, phrase, bool
+    explain: str
+
+
+class FigureError(ValueError):
+    """A figure that does not exist, or lacks data or arguments."""
+
+
+REGISTRY: dict[str, tuple[Callable[..., Figure], str]] = {}
+
+
+def figure(name: str, doc: str):
+    def register(fn):
+        REGISTRY[name] = (fn, doc)
+        return fn
+    return register
+
+
+def _need(frame, what: str):
+    if frame is None or len(frame) == 0:
+        raise FigureError(f"the report has no {what}")
+    return frame
+
+
+def _speed_counts(a: Analysis, checkpoint: str | None = None, metric: str | None = None):
+    counts = _need(a.speed_counts, "speed cells")
+    if checkpoint is not None:
+        counts = counts[counts["checkpoint"] == checkpoint]
+    if metric is not None:
+        counts = counts[counts["metric"] == metric]
+    if counts.empty:
+        raise FigureError(f"no speed cells for checkpoint={checkpoint} metric={metric}")
+    return {k: int(counts[k].sum()) for k in ("faster", "level", "slower", "cells")}
+
+
+@figure("speed_verdict", "phrase: how the candidate compares across every speed cell")
+def speed_verdict(a: Analysis, checkpoint: str | None = None, metric: str | None = None) -> Figure:
+    c = _speed_counts(a, checkpoint, metric)
+    if c["slower"] == 0 and c["level"] == 0:
+        text = "faster in every speed cell"
+    elif c["slower"] == 0:
+        text = "faster or level in every speed cell"
+    elif c["faster"] == 0 and c["level"] == 0:
+        text = "slower in every speed cell"
+    else:
+        text = f"slower in {c['slower']} of {c['cells']} speed cells"
+    return Figure(text, "phrase", f"{c['faster']} faster, {c['level']} level, {c['slower']} slower of {c['cells']} cells "
+                  f"(noise band ±{a.band:.0%})")
+
+
+@figure("speed_count", "count of speed cells with a verdict (verdict=faster|level|slower|cells)")
+def speed_count(a: Analysis, verdict: str = "cells", checkpoint: str | None = None, metric: str | None = None) -> Figure:
+    c = _speed_counts(a, checkpoint, metric)
+    if verdict not in c:
+        raise FigureError(f"verdict must be one of faster, level, slower, cells; got {verdict!r}")
+    return Figure(c[verdict], "count", f"{verdict} cells of {c['cells']}"
+                  + (f", {checkpoint}" if checkpoint else "") + (f", {metric}" if metric else ""))
+
+
+@figure("speed_range", "range of speed ratios over a selection (selection=one_stream_decode|aggregate_long_input)")
+def speed_range(a: Analysis, checkpoint: str, selection: str = "one_stream_decode") -> Figure:
+    r = _need(a.speed_ranges, "speed cells")
+    r = r[(r["checkpoint"] == checkpoint) & (r["selection"] == selection)]
+    if r.empty:
+        raise FigureError(f"no range for checkpoint={checkpoint} selection={selection}")
+    row = r.iloc[0]
+    return Figure((row["low"], row["high"]), "ratio_range", f"min and max of {row['cells']} cell ratios: {row['label']}, {checkpoint}")
+
+
+@figure("kv_ratio_range", "range of KV pool ratios (candidate / baseline) across checkpoints")
+def kv_ratio_range(a: Analysis) -> Figure:
+    kv = _need(a.kv, "KV pool sizes").dropna(subset=["ratio"])
+    return Figure((kv["ratio"].min(), kv["ratio"].max()), "ratio_range",
+                  f"min and max of candidate / baseline KV pool tokens over {len(kv)} checkpoints")
+
+
+@figure("kv_ratio", "KV pool ratio (candidate / baseline) on one checkpoint")
+def kv_ratio(a: Analysis, checkpoint: str) -> Figure:
+    kv = _need(a.kv, "KV pool sizes")
+    row = kv[kv["checkpoint"] == checkpoint]
+    if row.empty:
+        raise FigureError(f"no KV pool sizes for checkpoint {checkpoint}")
+    return Figure(row["ratio"].iloc[0], "ratio", f"candidate / baseline KV pool tokens, {checkpoint}")
+
+
+@figure("startup_max", "slowest startup (cold or warm) of one engine (engine=candidate|baseline)")
+def startup_max(a: Analysis, engine: str = "candidate") -> Figure:
+    s = _need(a.startup, "startup times")
+    s = s[s["engine"] == engine]
+    if s.empty:
+        raise FigureError(f"no startup times for engine {engine}")
+    return Figure(s["slowest"].max(), "seconds", f"largest of {2 * len(s)} cold and warm startups, {engine}")
+
+
+@figure("looped_replies", "replies that looped, every arm and cap")
+def looped_replies(a: Analysis) -> Figure:
+    t = _need(a.long_table, "long outputs")
+    return Figure(int(t["looped"].sum()), "count", f"looped replies over {int(t['replies'].sum())} replies")
+
+
+@figure("precision_further", "paired precision gaps where the candidate is further from the reference")
+def precision_further(a: Analysis) -> Figure:
+    s = a.precision_summary or {}
+    if not s:
+        raise FigureError("the report has no precision results")
+    return Figure(s["further"], "count", f"{s['further']} of {s['pairs']} paired differences point away from the reference")
+
+
+@figure("precision_closer", "paired precision gaps where the candidate is closer to the reference")
+def precision_closer(a: Analysis) -> Figure:
+    s = a.precision_summary or {}
+    if not s:
+        raise FigureError("the report has no precision results")
+    return Figure(s["closer"], "count", f"{s['closer']} of {s['pairs']} paired differences point towards the reference")
+
+
+@figure("precision_unresolved", "paired precision gaps whose 95% interval includes zero")
+def precision_unresolved(a: Analysis) -> Figure:
+    s = a.precision_summary or {}
+    if not s:
+        raise FigureError("the report has no precision results")
+    return Figure(s["pairs"] - s["resolved"], "count", f"{s['pairs'] - s['resolved']} of {s['pairs']} intervals include zero")
+
+
+@figure("versions_identical", "true when the previous version's panel P-A results are bit-identical")
+def versions_identical(a: Analysis, panel: str = "P-A") -> Figure:
+    v = _need(a.versions_precision, "version comparison")
+    row = v[v["panel"] == panel]
+    if row.empty:
+        raise FigureError(f"no version comparison on panel {panel}")
+    return Figure(bool(row["identical"].iloc[0]), "bool", f"largest difference on {panel}: {row['max_abs_difference'].iloc[0]}")
+
+
+def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
+    if name not in REGISTRY:
+        raise FigureError(f"unknown figure '{name}'; known: {', '.join(sorted(REGISTRY))}")
+    fn = REGISTRY[name][0]
+    try:
+        return fn(a, **args)
+    except TypeError as exc:
+        raise FigureError(f"figure '{name}': {exc}") from None

@@ -1,0 +1,67 @@
+"""Precision: each engine's distance from the reference, and the measured paired difference."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ["checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "baseline", "candidate",
+           "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved",
+           "oriented", "oriented_low", "oriented_high", "source"]
+
+
+def differences(results: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
+    """One row per checkpoint and measure.
+
+    `difference` and its interval are the receipt's measured values, never recomputed from the
+    engine means. `oriented*` flips measures where lower is further (agreement), so a positive
+    oriented value always means "candidate further from the reference".
+    """
+    m = measures[["id", "label", "panel", "vocabulary", "unit", "further"]].rename(columns={"id": "measure"})
+    out = results.merge(m, on="measure", how="left", sort=False)
+    for column in ("baseline_value", "candidate_value", "difference", "interval", "baseline_date", "candidate_date"):
+        if column not in out.columns:
+            out[column] = None
+    out = out.rename(columns={"baseline_value": "baseline", "candidate_value": "candidate"})
+    out["paired"] = out["difference"].notna()
+    out["low"] = out["interval"].map(lambda iv: iv[0] if isinstance(iv, list) else np.nan)
+    out["high"] = out["interval"].map(lambda iv: iv[1] if isinstance(iv, list) else np.nan)
+    out["difference"] = pd.to_numeric(out["difference"])
+    # Resolved: the 95% interval excludes zero.
+    out["resolved"] = out["paired"] & ((out["low"] > 0) | (out["high"] < 0))
+    sign = np.where(out["further"] == "lower", -1.0, 1.0)
+    out["oriented"] = out["difference"] * sign
+    out["oriented_low"] = np.where(sign > 0, out["low"], -out["high"])
+    out["oriented_high"] = np.where(sign > 0, out["high"], -out["low"])
+    return out[COLUMNS]
+
+
+def summary(table: pd.DataFrame) -> dict:
+    """Counts behind the section's headline: how many gaps, which way, how many resolved."""
+    paired = table[table["paired"]]
+    further = paired[paired["oriented"] > 0]
+    return {
+        "pairs": len(paired),
+        "further": len(further),
+        "closer": int((paired["oriented"] < 0).sum()),
+        "resolved": int(paired["resolved"].sum()),
+        "checkpoints": paired["checkpoint"].nunique(),
+        "panels": paired["panel"].nunique(),
+    }
+
+
+def checkpoint_gaps(table: pd.DataFrame) -> pd.DataFrame:
+    """Engine gap as a share of the gap between paired checkpoints, per measure.
+
+    The checkpoint gap is measured on the same engine (the candidate) and the same measure, so
+    the two gaps share a unit and a panel.
+    """
+    rows = []
+    paired = table[table["paired"]]
+    for measure, group in paired.groupby("measure", sort=False):
+        if len(group) < 2:
+            continue
+        spread = group["candidate"].max() - group["candidate"].min()
+        largest = group["difference"].abs().max()
+        rows.append({"measure": measure, "label": group["label"].iloc[0], "engine_gap": largest,
+                     "checkpoint_gap": spread, "share": largest / spread if spread else np.nan})
+    return pd.DataFrame(rows, columns=["measure", "label", "engine_gap", "checkpoint_gap", "share"])

@@ -1,0 +1,95 @@
+"""Speed: candidate / baseline per cell, verdicts against the noise band, counts and ranges."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+VERDICTS = ("faster", "level", "slower")
+METRICS = ("aggregate", "decode")
+METRIC_LABELS = {"aggregate": "aggregate", "decode": "clean decode"}
+
+
+def verdict(ratio: pd.Series, band: float) -> pd.Series:
+    """|ratio - 1| <= band is level, edges included.
+
+    Compared in a rounded form so that a ratio printed as 1.08 is never called faster
+    because of a binary-float tail (1.08 is stored as 1.0800000000000000710...).
+    """
+    distance = (ratio - 1.0).abs().round(12)
+    out = np.where(distance <= round(band, 12), "level", np.where(ratio > 1.0, "faster", "slower"))
+    return pd.Series(out, index=ratio.index, dtype="object")
+
+
+def cell_ratios(cells: pd.DataFrame, band: float) -> pd.DataFrame:
+    """Adds `ratio` (candidate rate / baseline rate), `verdict` and `errors` per cell."""
+    out = cells.copy()
+    out["ratio"] = out["candidate_rate"] / out["baseline_rate"]
+    out["verdict"] = verdict(out["ratio"], band)
+    out["errors"] = out["baseline_errors"].astype(int) + out["candidate_errors"].astype(int)
+    return out
+
+
+def verdict_counts(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Cells per checkpoint and metric, split by verdict; columns faster, level, slower, cells."""
+    counts = (ratios.groupby(["checkpoint", "metric"], sort=False)["verdict"]
+              .value_counts().unstack(fill_value=0)
+              .reindex(columns=list(VERDICTS), fill_value=0))
+    counts.columns.name = None
+    counts["cells"] = counts[list(VERDICTS)].sum(axis=1)
+    return counts.reset_index()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A named subset of cells whose ratios are summarised as a range."""
+
+    key: str
+    label: str
+    metric: str
+    concurrency: int | None = None
+    min_input: int | None = None
+    max_input: int | None = None
+
+    def mask(self, ratios: pd.DataFrame) -> pd.Series:
+        m = ratios["metric"] == self.metric
+        if self.concurrency is not None:
+            m &= ratios["concurrency"] == self.concurrency
+        if self.min_input is not None:
+            m &= ratios["input_tokens"] >= self.min_input
+        if self.max_input is not None:
+            m &= ratios["input_tokens"] <= self.max_input
+        return m
+
+
+DEFAULT_SELECTIONS = (
+    Selection("one_stream_decode", "Decode, one stream", "decode", concurrency=1),
+    Selection("aggregate_long_input", "Aggregate, 32K–128K input", "aggregate", min_input=32 * 1024, max_input=128 * 1024),
+)
+
+
+def ratio_ranges(ratios: pd.DataFrame, selections=DEFAULT_SELECTIONS) -> pd.DataFrame:
+    """Min and max ratio per checkpoint over each selection; `cells` says how many it covers."""
+    rows = []
+    for sel in selections:
+        chosen = ratios[sel.mask(ratios)]
+        for checkpoint, group in chosen.groupby("checkpoint", sort=False):
+            rows.append({"selection": sel.key, "label": sel.label, "checkpoint": checkpoint,
+                         "low": group["ratio"].min(), "high": group["ratio"].max(), "cells": len(group)})
+    return pd.DataFrame(rows, columns=["selection", "label", "checkpoint", "low", "high", "cells"])
+
+
+def workload_gains(ratios: pd.DataFrame) -> pd.DataFrame:
+    """Median ratio per workload over every checkpoint and metric, largest first."""
+    out = ratios.groupby("workload", sort=False)["ratio"].median().rename("median").reset_index()
+    return out.sort_values(["median", "workload"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
+    """Time to first token per checkpoint, both engines, and candidate / baseline."""
+    if ttft_records.empty:
+        return pd.DataFrame(columns=["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"])
+    out = ttft_records.rename(columns={"baseline_seconds": "baseline", "candidate_seconds": "candidate"})
+    out["ratio"] = out["candidate"] / out["baseline"]
+    return out[["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"]]

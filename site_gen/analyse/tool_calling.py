@@ -1,0 +1,38 @@
+"""Tool calling: points per run, ranges across runs, scenarios failed everywhere, turn latency."""
+from __future__ import annotations
+
+import pandas as pd
+
+
+def run_totals(points: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: total points, scenarios, median turn latency."""
+    out = points.groupby(["run", "checkpoint", "engine", "date"], sort=False).agg(
+        points=("points", "sum"), scenarios=("scenario", "nunique"), latency=("turn_latency_s", "median"))
+    return out.reset_index()
+
+
+def ranges(totals: pd.DataFrame) -> pd.DataFrame:
+    """Per checkpoint and engine: lowest and highest total across runs."""
+    out = totals.groupby(["checkpoint", "engine"], sort=False).agg(
+        low=("points", "min"), high=("points", "max"), runs=("run", "count"), scenarios=("scenarios", "max"))
+    return out.reset_index()
+
+
+def latency_ranges(totals: pd.DataFrame) -> pd.DataFrame:
+    """Per engine, across all its runs: range of the runs' median turn latency."""
+    out = totals.groupby("engine", sort=False).agg(low=("latency", "min"), high=("latency", "max"), runs=("run", "count"))
+    return out.reset_index()
+
+
+def failed_everywhere(points: pd.DataFrame) -> list[str]:
+    """Scenarios that scored zero in every run."""
+    best = points.groupby("scenario", sort=True)["points"].max()
+    return list(best[best == 0].index)
+
+
+def scenario_table(points: pd.DataFrame) -> pd.DataFrame:
+    """Scenario by run: the per-scenario split, runs as columns in receipt order."""
+    wide = points.pivot(index="scenario", columns="run", values="points")
+    wide = wide.reindex(columns=list(dict.fromkeys(points["run"])))
+    wide.columns.name = None
+    return wide.reset_index()

@@ -1,0 +1,47 @@
+"""`sitegen` command line: a thin front end over the pipeline; subcommands live in `commands/`."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+
+import site_gen
+from site_gen.cli_util import error
+from site_gen.errors import SitegenError
+
+COMMANDS = ["build"]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.")
+    p.add_argument("--version", action="version", version=f"sitegen {site_gen.__version__}")
+    p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    if not getattr(args, "run", None):
+        p.print_help()
+        return 2
+    show_traceback = args.traceback or bool(os.environ.get("SITEGEN_TRACEBACK"))
+    try:
+        return args.run(args)
+    except SitegenError as exc:
+        if show_traceback:
+            traceback.print_exc()
+        error(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug in sitegen, not in the input
+        if show_traceback:
+            traceback.print_exc()
+        error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
+        return 2

@@ -1,0 +1,37 @@
+"""Bits every subcommand shares: config flags, quiet/verbose, coloured messages on a terminal only."""
+from __future__ import annotations
+
+import os
+import sys
+
+from site_gen.config import Config, load_config
+
+
+def add_common(p) -> None:
+    p.add_argument("-f", "--config-file", metavar="CONFIG", default="mkdocs.yml", help="configuration file (default: mkdocs.yml)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only")
+    g.add_argument("-v", "--verbose", action="store_true", help="print more detail")
+
+
+def load(args) -> Config:
+    return load_config(args.config_file, getattr(args, "site_dir", None))
+
+
+def _colour(stream, code: str, text: str) -> str:
+    if stream.isatty() and not os.environ.get("NO_COLOR"):
+        return f"\033[{code}m{text}\033[0m"
+    return text
+
+
+def say(args, message: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(message, flush=True)
+
+
+def warn(message: str) -> None:
+    print(_colour(sys.stderr, "33", "WARNING") + "  " + message, file=sys.stderr, flush=True)
+
+
+def error(message: str) -> None:
+    print(_colour(sys.stderr, "31", "Error") + ": " + message, file=sys.stderr, flush=True)

@@ -1,0 +1,34 @@
+"""`sitegen build`: the example site or yours, written atomically to site_dir."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from site_gen.build import build
+from site_gen.cli_util import add_common, load, say, warn
+
+HELP = "Build the site from the receipts."
+EPILOG = """examples:
+  sitegen build                      # mkdocs.yml in this folder, output to site/
+  sitegen build -f docs/mkdocs.yml -d /tmp/preview
+  sitegen build --strict             # warnings (unknown fields, contradicted statements) fail the build
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("build", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common(p)
+    p.add_argument("-d", "--site-dir", metavar="SITE_DIR", help="output folder (default: site_dir of the config, 'site')")
+    p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    config = load(args)
+    result = build(config, strict=args.strict)
+    for message in result.warnings:
+        warn(message)
+    say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
+              f"into {config.site_dir} in {result.seconds:.2f} s"
+              + (f" ({len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''})" if result.warnings else ""))
+    return 0

@@ -1,0 +1,37 @@
+"""The one error type users see: where the problem is and what was expected."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def json_path(parts) -> str:
+    """Render a path of keys and indexes as `$.a.b[3]`."""
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+class SitegenError(Exception):
+    """A problem with the user's input, reported without a traceback.
+
+    `where` is a JSON path (`$.speed.cells[3].baseline.rate`) or `line N` for pages.
+    """
+
+    def __init__(self, message: str, file: str | Path | None = None, where: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.where = where
+
+    def __str__(self) -> str:
+        location = ""
+        if self.file:
+            location = self.file + (f": {self.where}" if self.where else "")
+        elif self.where:
+            location = self.where
+        return f"{location}: {self.message}" if location else self.message
+
+
+class SitegenWarning(UserWarning):
+    """Input that builds, but probably not as the author meant."""

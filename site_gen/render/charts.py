@@ -1,0 +1,146 @@
+"""Chart geometry and specs: inline SVG ratio bars, the precision forest plot, Plotly figures.
+
+Positions are mapped onto fixed scales here so that templates only place what they are given.
+"""
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import pandas as pd
+
+from site_gen.render import format as fmt
+
+BAR_WIDTH = 200.0
+
+
+def _x(value: float, low: float, high: float, width: float = BAR_WIDTH) -> float:
+    return round((min(max(value, low), high) - low) / (high - low) * width, 2)
+
+
+def ratio_bar(ratio: float, verdict: str, scale: tuple[float, float], band: float) -> dict[str, Any]:
+    """One ratio on the fixed scale: a bar from 1.0 to the ratio, the band shaded, clipped ends marked."""
+    low, high = scale
+    one, at = _x(1.0, low, high), _x(ratio, low, high)
+    return {
+        "width": BAR_WIDTH,
+        "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
+        "one": one, "bar_x": min(one, at), "bar_w": max(round(abs(at - one), 2), 1.0), "at": at,
+        "verdict": verdict, "clipped": "high" if ratio > high else "low" if ratio < low else None,
+        "label": f"{fmt.ratio(ratio)}, {verdict}" + (" (beyond the scale)" if not low <= ratio <= high else ""),
+    }
+
+
+def range_bar(lo: float, hi: float, scale: tuple[float, float], band: float) -> dict[str, Any]:
+    """A min–max span on the same fixed scale as the cell bars."""
+    low, high = scale
+    a, b = _x(lo, low, high), _x(hi, low, high)
+    return {
+        "width": BAR_WIDTH,
+        "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
+        "one": _x(1.0, low, high), "bar_x": a, "bar_w": max(round(b - a, 2), 2.0),
+        "clipped": "high" if hi > high else "low" if lo < low else None,
+        "label": f"from {fmt.ratio(lo)} to {fmt.ratio(hi)}",
+    }
+
+
+def scale_ticks(scale: tuple[float, float], step: float = 0.2) -> list[dict[str, Any]]:
+    low, high = scale
+    n = int(round((high - low) / step))
+    return [{"x": _x(low + i * step, low, high), "label": f"{low + i * step:.1f}"} for i in range(n + 1)]
+
+
+def _nice_step(span: float) -> float:
+    raw = span / 4
+    power = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * power:
+            return m * power
+    return 10 * power
+
+
+def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """One facet per measure (own axis: measures do not share a unit or a level), rows per checkpoint.
+
+    Oriented values: right of zero always means the candidate is further from the reference.
+    """
+    facets = []
+    width, left, right = 360.0, 70.0, 20.0
+    plot_w = width - left - right
+    for measure, group in table[table["paired"]].groupby("measure", sort=False):
+        lo = min(0.0, group["oriented_low"].min())
+        hi = max(0.0, group["oriented_high"].max())
+        step = _nice_step(hi - lo or 1.0)
+        lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+        unit = group["unit"].iloc[0]
+        digits = 2 if unit == "percent" else 4
+
+        def x(v: float) -> float:
+            return round(left + (v - lo) / (hi - lo) * plot_w, 2)
+
+        rows = []
+        for i, (_, r) in enumerate(group.iterrows()):
+            y = 18 + i * 22
+            rows.append({"y": y, "checkpoint": r["checkpoint"], "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
+                         "x": x(r["oriented"]), "resolved": bool(r["resolved"]),
+                         "label": f"{r['checkpoint']}: {fmt.measure_difference(r['difference'], unit)} "
+                                  f"{fmt.measure_interval(r['low'], r['high'], unit)}"})
+        ticks = []
+        n = int(round((hi - lo) / step))
+        for i in range(n + 1):
+            v = lo + i * step
+            ticks.append({"x": x(v), "label": fmt.signed(v, digits) if abs(v) > 1e-12 else "0"})
+        facets.append({"measure": measure, "label": group["label"].iloc[0], "unit": "pts" if unit == "percent" else unit,
+                       "width": width, "height": 18 + len(rows) * 22 + 24, "zero": x(0.0), "rows": rows,
+                       "ticks": ticks, "axis_y": 18 + len(rows) * 22 - 6, "plot_left": left, "plot_right": width - right})
+    return facets
+
+
+def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float], band: float,
+                 candidate: str, baseline: str) -> dict[str, Any]:
+    """Plotly spec (plain dicts) of every cell of one checkpoint, both metrics, on the fixed scale.
+
+    Colours are left to the page script so the chart follows the light or dark theme; metrics
+    differ by marker shape as well as colour. Text from receipts is HTML-escaped for hover labels.
+    """
+    low, high = scale
+    group = cells[cells["checkpoint"] == checkpoint]
+    labels = list(dict.fromkeys(
+        f"{html.escape(w)} · {fmt.tokens_k(i)} in · ×{c}" for w, i, c in
+        zip(group["workload"], group["input_tokens"], group["concurrency"])))
+    traces = []
+    for metric, symbol in (("aggregate", "circle"), ("decode", "diamond")):
+        part = group[group["metric"] == metric]
+        if part.empty:
+            continue
+        y = [f"{html.escape(w)} · {fmt.tokens_k(i)} in · ×{c}" for w, i, c in
+             zip(part["workload"], part["input_tokens"], part["concurrency"])]
+        x = [round(min(max(r, low), high), 4) for r in part["ratio"]]
+        symbols = [f"triangle-{'right' if r > high else 'left'}" if not low <= r <= high else symbol for r in part["ratio"]]
+        text = [f"{fmt.ratio(r)} · {v}" + (" (beyond the scale)" if not low <= r <= high else "")
+                for r, v in zip(part["ratio"], part["verdict"])]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": "aggregate" if metric == "aggregate" else "clean decode",
+            "x": x, "y": y, "text": text, "hovertemplate": "%{y}<br>%{text}<extra>%{fullData.name}</extra>",
+            "marker": {"symbol": symbols, "size": 10, "line": {"width": 1}},
+            "meta": {"role": metric},
+        })
+    return {
+        "data": traces,
+        "layout": {
+            "height": 120 + 22 * len(labels),
+            "margin": {"l": 190, "r": 20, "t": 10, "b": 40},
+            "xaxis": {"range": [low, high], "title": {"text": f"{html.escape(candidate)} / {html.escape(baseline)}"},
+                      "zeroline": False, "fixedrange": False},
+            "yaxis": {"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True},
+            "shapes": [
+                {"type": "rect", "xref": "x", "yref": "paper", "x0": 1 - band, "x1": 1 + band, "y0": 0, "y1": 1,
+                 "line": {"width": 0}, "layer": "below", "meta": "band"},
+                {"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1, "y0": 0, "y1": 1, "meta": "one"},
+            ],
+            "legend": {"orientation": "h", "y": -0.12},
+            "hovermode": "closest",
+        },
+        "config": {"displaylogo": False, "responsive": True},
+    }

@@ -1,0 +1,123 @@
+"""Numbers as the seed report prints them: `+0.0017`, `−0.35 pts`, `1.06–1.46x`, `5,799,424`, `47.5K`.
+
+Negative numbers use U+2212 (minus), ranges U+2013 (en dash). NaN and None print as an em dash,
+so a missing value never shows up as "nan".
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MINUS = "\u2212"
+DASH = "\u2013"
+MISSING = "\u2014"
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _minus(text: str) -> str:
+    return text.replace("-", MINUS)
+
+
+def fixed(value: Any, digits: int = 4) -> str:
+    if _missing(value):
+        return MISSING
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return _minus(text)
+
+
+def signed(value: Any, digits: int = 4) -> str:
+    if _missing(value):
+        return MISSING
+    text = f"{value:+.{digits}f}"
+    if float(text) == 0:
+        return text[1:]
+    return _minus(text)
+
+
+def interval(low: Any, high: Any, digits: int = 4) -> str:
+    if _missing(low) or _missing(high):
+        return MISSING
+    return f"[{signed(low, digits)}, {signed(high, digits)}]"
+
+
+def percent(value: Any, digits: int = 2) -> str:
+    return MISSING if _missing(value) else f"{fixed(value, digits)}%"
+
+
+def points(value: Any, digits: int = 2) -> str:
+    return MISSING if _missing(value) else f"{signed(value, digits)} pts"
+
+
+def ratio(value: Any, digits: int = 2) -> str:
+    return MISSING if _missing(value) else f"{fixed(value, digits)}x"
+
+
+def number_range(low: Any, high: Any, digits: int = 2, suffix: str = "") -> str:
+    """`1.06–1.46x`; one value when both ends print the same."""
+    if _missing(low) or _missing(high):
+        return MISSING
+    a, b = fixed(low, digits), fixed(high, digits)
+    return f"{a}{suffix}" if a == b else f"{a}{DASH}{b}{suffix}"
+
+
+def ratio_range(low: Any, high: Any, digits: int = 2) -> str:
+    return number_range(low, high, digits, "x")
+
+
+def count_range(low: Any, high: Any) -> str:
+    return number_range(low, high, 0)
+
+
+def thousands(value: Any) -> str:
+    return MISSING if _missing(value) else _minus(f"{round(value):,}")
+
+
+def seconds(value: Any, digits: int = 1) -> str:
+    return MISSING if _missing(value) else f"{fixed(value, digits)} s"
+
+
+def seconds_pair(first: Any, second: Any) -> str:
+    """Cold / warm startup: `348 / 349 s`."""
+    if _missing(first) or _missing(second):
+        return MISSING
+    return f"{fixed(first, 0)} / {fixed(second, 0)} s"
+
+
+def kilo(value: Any, digits: int = 1) -> str:
+    """Token counts in thousands: `47.5K`."""
+    return MISSING if _missing(value) else f"{fixed(value / 1000, digits)}K"
+
+
+def tokens_k(value: Any) -> str:
+    """Context sizes in KiB-tokens as engines name them: 32768 -> `32K`."""
+    if _missing(value):
+        return MISSING
+    k = value / 1024
+    return f"{k:g}K" if k >= 1 else f"{value}"
+
+
+def measure_value(value: Any, unit: str) -> str:
+    return percent(value) if unit == "percent" else fixed(value, 4)
+
+
+def measure_difference(value: Any, unit: str) -> str:
+    return points(value) if unit == "percent" else signed(value, 4)
+
+
+def measure_interval(low: Any, high: Any, unit: str) -> str:
+    return interval(low, high, 2 if unit == "percent" else 4)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+FILTERS = {
+    "fixed": fixed, "signed": signed, "percent": percent, "points": points, "ratio": ratio,
+    "thousands": thousands, "seconds": seconds, "kilo": kilo, "tokens_k": tokens_k,
+}

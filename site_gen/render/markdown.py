@@ -1,0 +1,187 @@
+"""Markdown for receipts (raw HTML off, unsafe links dropped) and for author pages, with
+inline figures `{{ name key=value }}` and checked statements `{{ check name < 100 : text }}`.
+"""
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as etree
+from dataclasses import dataclass, field
+from typing import Callable
+
+import markdown
+from markupsafe import Markup, escape
+
+from site_gen.render import format as fmt
+
+INLINE = re.compile(r"\{\{\s*(.+?)\s*\}\}", re.S)
+_OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+SAFE_SCHEMES = ("http:", "https:", "mailto:")
+_TOKEN = "SGINLINE{:04d}END"
+FORMAT_ARGS = ("digits",)
+
+
+class InlineError(ValueError):
+    """A malformed or failing inline figure; `offset` is where it starts in the source."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.offset = offset
+
+
+@dataclass
+class Inline:
+    """What an inline expression resolved to: HTML to show, and a failed check if any."""
+
+    html: Markup
+    failed: str | None = None
+
+
+@dataclass
+class MarkdownResult:
+    html: Markup
+    failed_checks: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _link_fixer(resolve_page: Callable[[str], str | None], allow_relative: bool):
+    class Fixer(markdown.treeprocessors.Treeprocessor):
+        def run(self, root: etree.Element) -> None:
+            for el in root.iter():
+                attr = {"a": "href", "img": "src"}.get(el.tag)
+                if attr is None or attr not in el.attrib:
+                    continue
+                target = el.attrib[attr].strip()
+                lowered = target.lower()
+                if lowered.startswith("page:"):
+                    name, _, anchor = target[5:].partition("#")
+                    url = resolve_page(name)
+                    if url is None:
+                        del el.attrib[attr]
+                        el.set("class", "broken-link")
+                    else:
+                        el.set(attr, url + (f"#{anchor}" if anchor else ""))
+                elif lowered.startswith(SAFE_SCHEMES) or lowered.startswith("#"):
+                    continue
+                elif allow_relative and ":" not in lowered.split("/")[0]:
+                    continue
+                else:
+                    del el.attrib[attr]
+    return Fixer
+
+
+def _markdown(resolve_page, trusted: bool) -> markdown.Markdown:
+    exts = ["tables", "footnotes", "attr_list", "admonition", "sane_lists"] if trusted else ["sane_lists"]
+    md = markdown.Markdown(extensions=exts, output_format="html")
+    if not trusted:
+        # Receipts are data: their HTML is shown as text, never passed through.
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+    md.treeprocessors.register(_link_fixer(resolve_page, trusted)(md), "sitegen_links", 0)
+    return md
+
+
+def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None, float | None, bool, str]:
+    """`check startup_max engine=candidate < 100 : under 100 seconds` -> parts."""
+    body, sep, text = expr.partition(":")
+    if not sep or not text.strip():
+        raise InlineError("a checked statement needs ': text to show' after its condition", offset)
+    tokens = body.split()[1:]
+    negate = bool(tokens) and tokens[0] == "not"
+    if negate:
+        tokens = tokens[1:]
+    op = number = None
+    if len(tokens) >= 3 and tokens[-2] in _OPS:
+        op, raw = tokens[-2], tokens[-1]
+        try:
+            number = float(raw)
+        except ValueError:
+            raise InlineError(f"expected a number after '{op}', got {raw!r}", offset) from None
+        tokens = tokens[:-2]
+    if not tokens:
+        raise InlineError("a checked statement needs a figure name", offset)
+    name, args = tokens[0], _args(tokens[1:], offset)
+    return name, args, op, number, negate, text.strip()
+
+
+def _args(tokens: list[str], offset: int) -> dict[str, str]:
+    args = {}
+    for token in tokens:
+        key, eq, value = token.partition("=")
+        if not eq or not key:
+            raise InlineError(f"expected key=value, got {token!r}", offset)
+        args[key] = value.strip("\"'")
+    return args
+
+
+def format_figure(value, kind: str, args: dict[str, str]) -> str:
+    digits = int(args.get("digits", 2))
+    if kind == "ratio_range":
+        return fmt.ratio_range(value[0], value[1], digits)
+    if kind == "ratio":
+        return fmt.ratio(value, digits)
+    if kind == "seconds":
+        return fmt.seconds(value, digits if "digits" in args else 1)
+    if kind == "count":
+        return fmt.thousands(value)
+    if kind == "bool":
+        return "yes" if value else "no"
+    return str(value)
+
+
+def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
+    """One `{{ … }}`: a figure shown as text, or a checked statement shown as the author's words."""
+    if expr.split()[0] == "check":
+        name, args, op, number, negate, text = parse_check(expr, offset)
+        style = {k: args.pop(k) for k in FORMAT_ARGS if k in args}
+        fig = resolve_figure(name, args, offset)
+        value = fig.value
+        if op is None:
+            ok = bool(value) != negate
+            cond = f"{'not ' if negate else ''}{name}"
+        else:
+            if isinstance(value, (tuple, list)) or isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InlineError(f"figure '{name}' is not a single number; it cannot be compared with {op}", offset)
+            ok = _OPS[op](value, number) != negate
+            cond = f"{'not ' if negate else ''}{name} {op} {number:g}"
+        shown = format_figure(value, fig.kind, style) if not isinstance(value, bool) else str(value).lower()
+        title = f"Checked against the receipts: {cond} (value {shown}; {fig.explain})"
+        if ok:
+            return Inline(Markup('<span class="check" tabindex="0" title="{}">{}</span>').format(title, text))
+        failed = f"statement '{text}' is contradicted by the data: {cond} is false (value {shown})"
+        return Inline(Markup('<mark class="check-failed" tabindex="0" title="{}">{} <span class="check-flag">'
+                             '(contradicted by the receipts: {})</span></mark>').format(failed, text, shown), failed)
+    tokens = expr.split()
+    args = _args(tokens[1:], offset)
+    style = {k: args.pop(k) for k in FORMAT_ARGS if k in args}
+    fig = resolve_figure(tokens[0], args, offset)
+    shown = format_figure(fig.value, fig.kind, style)
+    return Inline(Markup('<span class="fig" tabindex="0" title="{}">{}</span>').format(fig.explain, shown))
+
+
+def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figure=None, trusted: bool = False,
+           inline: bool = False) -> MarkdownResult:
+    """Markdown to safe HTML. Inline figures are swapped for tokens first so markdown never sees them."""
+    pieces: list[Inline] = []
+    failed: list[tuple[int, str]] = []
+
+    def swap(match: re.Match) -> str:
+        if resolve_figure is None:
+            raise InlineError("figures are not available here", match.start())
+        piece = render_inline(match.group(1), match.start(), resolve_figure)
+        if piece.failed:
+            failed.append((match.start(), piece.failed))
+        pieces.append(piece)
+        return _TOKEN.format(len(pieces) - 1)
+
+    source = INLINE.sub(swap, text)
+    html = _markdown(resolve_page, trusted).convert(source)
+    if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    for i, piece in enumerate(pieces):
+        html = html.replace(_TOKEN.format(i), str(piece.html))
+    return MarkdownResult(Markup(html), failed)
+
+
+def line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1

@@ -1,0 +1,266 @@
+"""The site's pages: which exist, where they live, and their HTML (jinja2)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import posixpath
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+import jinja2
+import pandas as pd
+from markupsafe import Markup
+
+import site_gen
+from site_gen.analyse import figures as figs
+from site_gen.analyse.report import Analysis
+from site_gen.config import Config
+from site_gen.errors import SitegenError
+from site_gen.render import charts, format as fmt, markdown as md, views
+
+REPORTS_DIR = "reports"
+
+# (key, nav title, file name, view function or None for the overview/numbers pages)
+SECTIONS: list[tuple[str, str, str]] = [
+    ("overview", "Overview", "index.html"),
+    ("precision", "Precision", "precision.html"),
+    ("speed", "Speed", "speed.html"),
+    ("memory", "Memory and startup", "memory.html"),
+    ("long-outputs", "Long outputs", "long-outputs.html"),
+    ("versions", "Versions", "versions.html"),
+    ("tool-calling", "Tool calling", "tool-calling.html"),
+    ("checkpoints", "Checkpoints", "checkpoints.html"),
+    ("numbers", "Numbers", "numbers.html"),
+]
+_DATA_SECTION = {"precision": "precision", "speed": "speed", "memory": "memory", "long-outputs": "long_outputs",
+                 "versions": "versions", "tool-calling": "tool_calling"}
+
+
+def theme_dir(name: str) -> Path:
+    """`templates/` or `static/`: inside the installed package, or beside it in a source checkout."""
+    packaged = Path(str(resources.files("site_gen"))) / name
+    if packaged.is_dir():
+        return packaged
+    return Path(site_gen.__file__).resolve().parent.parent / name
+
+
+def rel(from_url: str, to_url: str) -> str:
+    """Relative link between two site paths, so the site works from any sub-path and from file://."""
+    target, _, anchor = to_url.partition("#")
+    path = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
+    return path + (f"#{anchor}" if anchor else "")
+
+
+@lru_cache(maxsize=8)
+def environment(custom_dir: str | None) -> jinja2.Environment:
+    paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths), autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(fmt.FILTERS)
+    env.filters["json_script"] = json_script
+    env.globals["version"] = site_gen.__version__
+    return env
+
+
+def json_script(value: Any) -> Markup:
+    """JSON safe inside <script type=application/json>: no `</script>`, no `<!--`."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+@dataclass
+class Page:
+    url: str
+    title: str
+    template: str
+    context: dict[str, Any] = field(default_factory=dict)
+    report: str | None = None
+    section: str | None = None
+    charts: bool = False
+
+
+@dataclass
+class Output:
+    """Files a build writes: site path -> bytes."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    pages: int = 0
+
+
+def report_base(report_id: str) -> str:
+    return f"{REPORTS_DIR}/{report_id}/"
+
+
+def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
+    out = []
+    for key, title, file in SECTIONS:
+        data_key = _DATA_SECTION.get(key)
+        if data_key and a.report.section(data_key) is None:
+            continue
+        if key == "versions":
+            prev = a.report.section("versions")["previous"]
+            title = f"v{a.report.candidate.version} against v{prev['version']}"
+        out.append((key, title, file))
+    return out
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """CSV with spreadsheet formulas defused: a text cell starting with = + - @ gets a leading quote."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].map(
+                lambda v: ("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v)
+    buffer = io.StringIO()
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    return buffer.getvalue().encode("utf-8")
+
+
+def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
+    tables: dict[str, pd.DataFrame] = {}
+    if a.precision is not None:
+        tables["precision"] = a.precision.drop(columns=["oriented", "oriented_low", "oriented_high"])
+    if a.speed is not None:
+        tables["speed-cells"] = a.speed
+        tables["speed-counts"] = a.speed_counts
+        tables["speed-ranges"] = a.speed_ranges
+        if a.ttft is not None and not a.ttft.empty:
+            tables["time-to-first-token"] = a.ttft
+    if a.kv is not None:
+        tables["kv-pool"] = a.kv
+        if a.startup is not None and not a.startup.empty:
+            tables["startup"] = a.startup
+    if a.long_table is not None:
+        tables["long-outputs"] = a.long_table
+    if a.tool_totals is not None:
+        tables["tool-calling-runs"] = a.tool_totals
+        tables["tool-calling-scenarios"] = a.tool_scenarios
+    return tables
+
+
+class ReportPages:
+    """Builds every page of one report from its analysis."""
+
+    def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]], strict: bool = False):
+        self.a = a
+        self.config = config
+        self.strict = strict
+        self.base = report_base(a.report.id)
+        self.sections = present_sections(a)
+        self.site_nav = site_nav
+        self.warnings: list[str] = []
+
+    def url(self, key: str) -> str | None:
+        for k, _, file in self.sections:
+            if k == key:
+                return self.base + file
+        return None
+
+    def _markdown(self, text: str, page_url: str, where: str, *, inline: bool = False, lede: bool = False) -> Markup:
+        """Receipt markdown: raw HTML off, `page:` links resolved, inline figures from this report."""
+        file = self.a.report.folder / self.a.report.meta["lede"] if lede and str(self.a.report.meta.get("lede", "")).endswith(".md") else self.a.report.file
+
+        def resolve_page(name: str) -> str | None:
+            target = self.url(name)
+            return rel(page_url, target) if target else None
+
+        def resolve_figure(name: str, args: dict[str, str], offset: int):
+            try:
+                return figs.resolve(self.a, name, args)
+            except figs.FigureError as exc:
+                raise SitegenError(str(exc), file, f"line {md.line_of(text, offset)}" if lede else where) from None
+
+        try:
+            result = md.render(text, resolve_page=resolve_page, resolve_figure=resolve_figure, inline=inline)
+        except md.InlineError as exc:
+            raise SitegenError(str(exc), file, f"line {md.line_of(text, exc.offset)}" if lede else where) from None
+        for offset, message in result.failed_checks:
+            location = f"{file}: " + (f"line {md.line_of(text, offset)}" if lede else where)
+            if self.strict:
+                raise SitegenError(message, file, f"line {md.line_of(text, offset)}" if lede else where)
+            self.warnings.append(f"{location}: {message}")
+        return result.html
+
+    def context(self, key: str, page_url: str) -> dict[str, Any]:
+        a, r = self.a, self.a.report
+        mdx: Callable[..., Markup] = lambda text, where, inline=False: self._markdown(text, page_url, where, inline=inline)
+        nav = [{"key": k, "title": t, "url": rel(page_url, self.base + f), "current": k == key} for k, t, f in self.sections]
+        ctx: dict[str, Any] = {
+            "report": {"id": r.id, "title": r.title, "date": r.date, "sha256": r.sha256, "illustrative": r.data.get("illustrative", ""),
+                       "hardware": r.meta.get("hardware", ""), "size": r.size},
+            "engines": views.engines(a),
+            "nav": nav,
+            "links": {k: rel(page_url, self.base + f) for k, _, f in self.sections},
+            "summary_json": rel(page_url, self.base + "SUMMARY.json"),
+            "csv": {name: rel(page_url, self.base + f"csv/{name}.csv") for name in csv_tables(a)},
+            "band": f"\u00b1{a.band * 100:g}%",
+            "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
+            "number_word": views.number_word,
+        }
+        if key in ("overview",):
+            lede = r.lede
+            ctx["lede"] = self._markdown(lede, page_url, "$.report.lede", lede=True) if lede else Markup("")
+            ctx["tested"] = [{"label": t["label"], "html": mdx(t["text"], f"$.report.tested[{i}].text", True)}
+                             for i, t in enumerate(r.meta.get("tested", []))]
+            ctx["not_covered"] = [mdx(t, f"$.report.not_covered[{i}]", True) for i, t in enumerate(r.meta.get("not_covered", []))]
+        needs = {
+            "overview": ("precision", "speed", "memory", "long_outputs", "versions", "tool_calling"),
+            "precision": ("precision", "checkpoints"), "speed": ("speed",), "memory": ("memory",),
+            "long-outputs": ("long_outputs",), "versions": ("versions",), "tool-calling": ("tool_calling",),
+            "checkpoints": ("checkpoints", "precision"), "numbers": (),
+        }[key]
+        for name in needs:
+            ctx[name] = getattr(views, name)(a)
+        for name in ("precision", "long_outputs", "tool_calling", "versions"):
+            view = ctx.get(name)
+            if view and view.get("note"):
+                view["note_html"] = mdx(view["note"], f"$.{name}.note")
+        if ctx.get("versions"):
+            ctx["versions"]["explanations_html"] = [
+                {"label": e["label"], "html": mdx(e["text"], f"$.versions.explanations[{i}].text", True)}
+                for i, e in enumerate(ctx["versions"]["explanations"])]
+        if key == "speed" and ctx["speed"]:
+            ctx["speed_figures"] = {c: charts.speed_figure(a.speed, c, a.scale, a.band, r.candidate.name, r.baseline.name)
+                                    for c in ctx["speed"]["checkpoints"]}
+        if key == "numbers":
+            ctx["receipt"] = {"file": "SUMMARY.json", "sha256": r.sha256, "size": fmt.thousands(r.size)}
+            ctx["tables"] = [{"name": n, "url": ctx["csv"][n], "rows": len(t), "columns": ", ".join(map(str, t.columns))}
+                             for n, t in csv_tables(a).items()]
+        return ctx
+
+    def pages(self) -> list[Page]:
+        out = []
+        for key, title, file in self.sections:
+            url = self.base + file
+            out.append(Page(url=url, title=title, template=f"{key}.html", report=self.a.report.id, section=key,
+                            charts=(key == "speed"), context=self.context(key, url)))
+        return out
+
+    def files(self) -> dict[str, bytes]:
+        out = {self.base + "SUMMARY.json": self.a.report.file.read_bytes()}
+        for name, table in csv_tables(self.a).items():
+            out[self.base + f"csv/{name}.csv"] = csv_bytes(table)
+        return out
+
+
+def render_page(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> bytes:
+    env = environment(str(config.custom_dir) if config.custom_dir else None)
+    template = env.get_template(page.template)
+    root = rel(page.url, "index.html")
+    ctx = dict(page.context)
+    ctx.update({
+        "page": {"url": page.url, "title": page.title, "section": page.section, "charts": page.charts},
+        "site": {"name": config.site_name, "description": config.site_description, "url": config.site_url,
+                 "copyright": config.copyright, "extra": config.extra, "home": root},
+        "site_nav": [{**item, "url": rel(page.url, item["url"]), "current": item["url"] == page.url or
+                      (page.report is not None and item.get("report") == page.report)} for item in site_nav],
+        "asset": {name: rel(page.url, path) for name, path in assets.items()},
+        "canonical": (config.site_url.rstrip("/") + "/" + page.url) if config.site_url else "",
+    })
+    return template.render(ctx).encode("utf-8")

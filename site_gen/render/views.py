@@ -1,0 +1,324 @@
+"""Analysis DataFrames -> rows of display strings for the templates (formatting only)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from site_gen.analyse.report import Analysis
+from site_gen.analyse.speed import DEFAULT_SELECTIONS, METRIC_LABELS
+from site_gen.render import charts
+from site_gen.render import format as fmt
+
+
+def _short_digest(image: str) -> str:
+    return image[:15] + "\u2026" if len(image) > 15 else image
+
+
+def engines(a: Analysis) -> dict[str, Any]:
+    r = a.report
+    cand, base = r.candidate, r.baseline
+    return {
+        "candidate": cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
+        "baseline": base.name, "baseline_label": base.label, "baseline_long": base.long_name or base.label,
+        "candidate_image": cand.image, "baseline_image": base.image,
+        "candidate_image_short": _short_digest(cand.image), "baseline_image_short": _short_digest(base.image),
+    }
+
+
+def precision(a: Analysis) -> dict[str, Any] | None:
+    if a.precision is None:
+        return None
+    p = a.report.section("precision")
+    groups = []
+    for checkpoint in a.checkpoints:
+        part = a.precision[(a.precision["checkpoint"] == checkpoint) & a.precision["paired"]]
+        if part.empty:
+            continue
+        rows = []
+        for _, r in part.iterrows():
+            rows.append({
+                "label": r["label"], "measure": r["measure"], "panel": r["panel"],
+                "baseline": fmt.measure_value(r["baseline"], r["unit"]),
+                "candidate": fmt.measure_value(r["candidate"], r["unit"]),
+                "difference": fmt.measure_difference(r["difference"], r["unit"]),
+                "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
+                "resolved": "resolved" if r["resolved"] else "not resolved",
+                "is_resolved": bool(r["resolved"]),
+                "further": bool(r["oriented"] > 0),
+                "dates": f"{r['baseline_date']} / {r['candidate_date']}",
+                "source": r["source"],
+            })
+        groups.append({"checkpoint": checkpoint, "rows": rows})
+    s = a.precision_summary
+    gaps = a.precision_gaps
+    largest = None
+    if gaps is not None and not gaps.empty and gaps["share"].notna().any():
+        top = gaps.loc[gaps["share"].idxmax()]
+        largest = {"share": f"{top['share']:.0%}", "label": top["label"]}
+    unpaired = []
+    for checkpoint in a.checkpoints:
+        if checkpoint not in a.paired_checkpoints:
+            unpaired.append({"checkpoint": checkpoint, "reason": _missing_reason(a, checkpoint, "baseline")})
+    return {
+        "reference": p["reference"], "note": p.get("note", ""), "groups": groups, "summary": s,
+        "largest_gap": largest, "paired_checkpoints": [g["checkpoint"] for g in groups],
+        "forest": charts.forest(a.precision), "unpaired": unpaired,
+        "direction": "further" if s["further"] == s["pairs"] else "closer" if s["closer"] == s["pairs"] else "mixed",
+    }
+
+
+def _missing_reason(a: Analysis, checkpoint: str, role: str) -> str:
+    for c in a.report.meta["checkpoints"]:
+        if c["id"] == checkpoint:
+            return c.get("missing", {}).get(role, "")
+    return ""
+
+
+def checkpoints(a: Analysis) -> list[dict[str, Any]]:
+    """Every checkpoint with each engine's values, saying plainly where an engine did not run."""
+    out = []
+    for c in a.report.meta["checkpoints"]:
+        cid = c["id"]
+        rows = []
+        if a.precision is not None:
+            for _, r in a.precision[a.precision["checkpoint"] == cid].iterrows():
+                rows.append({"label": r["label"], "baseline": fmt.measure_value(r["baseline"], r["unit"]),
+                             "candidate": fmt.measure_value(r["candidate"], r["unit"]),
+                             "difference": fmt.measure_difference(r["difference"], r["unit"]) if r["paired"] else None,
+                             "source": r["source"]})
+        kv = None
+        if a.kv is not None and cid in set(a.kv["checkpoint"]):
+            k = a.kv[a.kv["checkpoint"] == cid].iloc[0]
+            kv = {"baseline": fmt.thousands(k["baseline"]), "candidate": fmt.thousands(k["candidate"]), "ratio": fmt.ratio(k["ratio"])}
+        out.append({"id": cid, "description": c.get("description", ""), "missing": c.get("missing", {}),
+                    "rows": rows, "kv": kv})
+    return out
+
+
+def _counts_text(row: pd.Series) -> str:
+    return f"{row['faster']} faster \u00b7 {row['level']} level \u00b7 {row['slower']} slower"
+
+
+def speed(a: Analysis) -> dict[str, Any] | None:
+    if a.speed is None:
+        return None
+    cols = [c for c in a.paired_checkpoints if c in set(a.speed["checkpoint"])]
+    count_rows = []
+    for metric in ("aggregate", "decode"):
+        part = a.speed_counts[a.speed_counts["metric"] == metric].set_index("checkpoint")
+        if part.empty:
+            continue
+        totals = {int(part.loc[c, "cells"]) for c in cols if c in part.index}
+        cells = []
+        for c in cols:
+            if c not in part.index:
+                cells.append({"text": fmt.MISSING, "counts": None})
+                continue
+            row = part.loc[c]
+            cells.append({"text": _counts_text(row), "counts": {k: int(row[k]) for k in ("faster", "level", "slower")},
+                          "of": int(row["cells"])})
+        count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric,
+                           "sub": f"of {totals.pop()}" if len(totals) == 1 else "", "cells": cells})
+    range_rows = []
+    for sel in DEFAULT_SELECTIONS:
+        part = a.speed_ranges[a.speed_ranges["selection"] == sel.key].set_index("checkpoint")
+        if part.empty:
+            continue
+        cells = []
+        for c in cols:
+            if c not in part.index:
+                cells.append({"text": fmt.MISSING, "bar": None})
+                continue
+            r = part.loc[c]
+            cells.append({"text": fmt.ratio_range(r["low"], r["high"]), "cells": int(r["cells"]),
+                          "bar": charts.range_bar(r["low"], r["high"], a.scale, a.band)})
+        range_rows.append({"label": sel.label, "key": sel.key, "cells": cells})
+    ttft_row = None
+    if a.ttft is not None and not a.ttft.empty:
+        t = a.ttft.set_index("checkpoint")
+        inputs = sorted(set(a.ttft["input_tokens"]))
+        ttft_row = {
+            "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 else "Time to first token",
+            "cells": [f"{fmt.seconds(t.loc[c, 'candidate'])} vs {fmt.seconds(t.loc[c, 'baseline'])}" if c in t.index else fmt.MISSING
+                      for c in cols],
+        }
+    gains = a.speed_gains.head(2)
+    errors = int(a.speed["errors"].sum())
+    cells_with_errors = int((a.speed["errors"] > 0).sum())
+    tables = []
+    for c in cols:
+        for metric in ("aggregate", "decode"):
+            part = a.speed[(a.speed["checkpoint"] == c) & (a.speed["metric"] == metric)]
+            if part.empty:
+                continue
+            rows = [{"workload": r["workload"], "input": fmt.tokens_k(r["input_tokens"]), "concurrency": int(r["concurrency"]),
+                     "baseline": f"{r['baseline_rate']:,.1f}", "candidate": f"{r['candidate_rate']:,.1f}",
+                     "ratio": fmt.ratio(r["ratio"]), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
+                     "errors": int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
+                     "source": r["source"], "unit": r.get("unit") or "tokens/s"}
+                    for _, r in part.iterrows()]
+            count = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == metric)].iloc[0]
+            tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
+                           "counts": _counts_text(count), "cells": int(count["cells"])})
+    captions = {}
+    for c in cols:
+        agg = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == "aggregate")]
+        dec = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == "decode")]
+        parts = []
+        for frame, name in ((agg, "aggregate"), (dec, "clean decode")):
+            if not frame.empty:
+                f = frame.iloc[0]
+                parts.append(f"{f['faster']} of {f['cells']} {name} cells faster, {f['level']} level, {f['slower']} slower")
+        rng = a.speed_ranges[(a.speed_ranges["checkpoint"] == c) & (a.speed_ranges["selection"] == "aggregate_long_input")]
+        text = f"{c}: " + "; ".join(parts)
+        if not rng.empty:
+            text += f"; aggregate {fmt.ratio_range(rng.iloc[0]['low'], rng.iloc[0]['high'])} at 32K\u2013128K input"
+        captions[c] = text
+    return {
+        "checkpoints": cols, "count_rows": count_rows, "range_rows": range_rows, "ttft": ttft_row,
+        "band": f"\u00b1{a.band * 100:g}%", "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
+        "gains": [{"workload": g["workload"], "median": f"~{g['median']:.1f}x"} for _, g in gains.iterrows()],
+        "errors": errors, "cells_with_errors": cells_with_errors, "tables": tables, "captions": captions,
+        "ticks": charts.scale_ticks(a.scale),
+        "unpaired": [{"checkpoint": c, "reason": _missing_reason(a, c, "baseline")} for c in a.checkpoints if c not in a.paired_checkpoints],
+    }
+
+
+def memory(a: Analysis) -> dict[str, Any] | None:
+    if a.kv is None:
+        return None
+    cols = [c for c in a.paired_checkpoints if c in set(a.kv["checkpoint"])]
+    kv = a.kv.set_index("checkpoint")
+    st = a.startup
+    rows = [
+        {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens",
+         "cells": [{"text": fmt.thousands(kv.loc[c, "baseline"])} for c in cols]},
+        {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens",
+         "cells": [{"text": fmt.thousands(kv.loc[c, "candidate"]), "extra": fmt.ratio(kv.loc[c, "ratio"])} for c in cols]},
+    ]
+    for role, name in (("baseline", a.report.baseline.name), ("candidate", a.report.candidate.label)):
+        part = st[st["engine"] == role].set_index("checkpoint") if st is not None and not st.empty else None
+        if part is None or part.empty:
+            continue
+        rows.append({"label": f"Startup, {name}", "sub": "cold / warm",
+                     "cells": [{"text": fmt.seconds_pair(part.loc[c, "cold_s"], part.loc[c, "warm_s"]) if c in part.index else fmt.MISSING}
+                               for c in cols]})
+    refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
+             "ratio": fmt.ratio(r["ratio"], 1), "candidate": a.report.candidate.label.split(" ", 1)[-1]}
+            for _, r in a.kv_references.iterrows()] if a.kv_references is not None else []
+    return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", "")}
+
+
+def long_outputs(a: Analysis) -> dict[str, Any] | None:
+    if a.long_table is None:
+        return None
+    lo = a.report.section("long_outputs")
+    t = a.long_table
+    arms = a.long_arms
+    labels = {r["arm"]: r["label"] for _, r in t.drop_duplicates("arm").iterrows()}
+    top = a.long_caps[-1]
+
+    def cell(arm: str, cap: int, column: str):
+        row = t[(t["arm"] == arm) & (t["cap"] == cap)]
+        return None if row.empty else row.iloc[0][column]
+
+    rows = [{"label": f"Finished within {fmt.tokens_k(cap)}", "sub": "",
+             "cells": [str(int(cell(arm, cap, "finished"))) for arm in arms]} for cap in a.long_caps]
+    code_n = {int(cell(arm, top, "code_replies")) for arm in arms}
+    json_n = {int(cell(arm, top, "json_replies")) for arm in arms}
+    rows += [
+        {"label": f"Code: all tests pass, {fmt.tokens_k(top)}", "sub": f"of {code_n.pop()}" if len(code_n) == 1 else "",
+         "cells": [str(int(cell(arm, top, "code_tests_passed"))) for arm in arms]},
+        {"label": "Code reply length, median", "sub": f"tokens, {fmt.tokens_k(top)} cap",
+         "cells": [fmt.thousands(cell(arm, top, "code_reply_median")) for arm in arms]},
+        {"label": "\u2026of which thinking, median", "sub": "",
+         "cells": [fmt.kilo(cell(arm, top, "code_thinking_median")) for arm in arms]},
+        {"label": f"JSON valid, {fmt.tokens_k(top)}", "sub": f"of {json_n.pop()}" if len(json_n) == 1 else "",
+         "cells": [str(int(cell(arm, top, "json_valid"))) for arm in arms]},
+        {"label": "Replies that looped", "sub": "",
+         "cells": [str(int(t[t["arm"] == arm]["looped"].sum())) for arm in arms]},
+    ]
+    per_cap = sorted({int(n) for n in t["replies"]})
+    cats = a.long_categories
+    thinking = [{"cap": fmt.tokens_k(r["cap"]), "arms": int(r["arms"]), "capped": int(r["capped"]),
+                 "still_thinking": int(r["still_thinking"])} for _, r in a.long_thinking.iterrows()]
+    small = thinking[0] if thinking else None
+    partial = [labels[arm] for arm in labels if arm not in arms]
+    return {
+        "arms": [labels[arm] for arm in arms], "rows": rows, "note": lo.get("note", ""),
+        "replies_per_cap": per_cap[0] if len(per_cap) == 1 else None,
+        "categories": ", ".join(f"{n} {'JSON' if c == 'json' else c}" for c, n in cats.items()),
+        "thinking": thinking, "small": small, "partial_arms": partial,
+        "all_rows": [{"label": r["label"], "cap": fmt.tokens_k(r["cap"]), "replies": int(r["replies"]), "finished": int(r["finished"]),
+                      "capped": int(r["capped"]), "still_thinking": int(r["still_thinking"]), "looped": int(r["looped"]),
+                      "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
+                      "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
+                      "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.kilo(r["code_thinking_median"])}
+                     for _, r in t.iterrows()],
+    }
+
+
+def versions(a: Analysis) -> dict[str, Any] | None:
+    v = a.report.section("versions")
+    if v is None:
+        return None
+    prev = v["previous"]
+    rows = []
+    for _, r in a.versions_precision.iterrows():
+        cps = " and ".join(r["checkpoints"]) if r["identical"] else ""
+        label = f"Panel {r['panel']}" + (f", {cps}" if cps else "")
+        if r["identical"]:
+            text = "bit-identical"
+        else:
+            text = f"within \u00b1{r['max_abs_difference']:.5f}, " + ("resolved" if r["resolved"] else "not resolved")
+        rows.append({"label": label, "text": text})
+    if a.versions_text is not None and not a.versions_text.empty:
+        parts = []
+        for _, r in a.versions_text.iterrows():
+            names = [("JSON" if c == "json" else c) for c in r["categories"]]
+            joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            if r["all_identical"]:
+                parts.append(f"{joined} replies identical ({int(r['identical'])}/{int(r['total'])})")
+            else:
+                differ = int(r["total"] - r["identical"])
+                parts.append(f"{joined} replies differ ({differ}/{int(r['total'])})")
+        rows.append({"label": "Long-output text", "text": "; ".join(parts)})
+    return {"previous": f"v{prev['version']}", "previous_label": f"{prev['name']} v{prev['version']}",
+            "candidate": f"v{a.report.candidate.version}", "note": v.get("note", ""), "rows": rows,
+            "explanations": v.get("explanations", [])}
+
+
+def tool_calling(a: Analysis) -> dict[str, Any] | None:
+    t = a.report.section("tool_calling")
+    if t is None or a.tool_totals is None:
+        return None
+    scenarios = int(a.tool_points["scenario"].nunique())
+    maximum = scenarios * t["max_points"]
+    per_cp = []
+    for c in a.paired_checkpoints:
+        r = a.tool_ranges[a.tool_ranges["checkpoint"] == c].set_index("engine")
+        if r.empty:
+            continue
+        get = lambda role: fmt.count_range(r.loc[role, "low"], r.loc[role, "high"]) if role in r.index else fmt.MISSING
+        per_cp.append({"checkpoint": c, "baseline": get("baseline"), "candidate": get("candidate")})
+    lat = a.tool_latency.set_index("engine")
+    latency = {role: fmt.number_range(lat.loc[role, "low"], lat.loc[role, "high"], 1, " s") if role in lat.index else None
+               for role in ("baseline", "candidate")}
+    runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": a.report.baseline.name if r["engine"] == "baseline" else a.report.candidate.name,
+             "date": r["date"], "points": int(r["points"]), "max": maximum, "latency": fmt.seconds(r["latency"])}
+            for _, r in a.tool_totals.iterrows()]
+    run_ids = [r["id"] for r in runs]
+    split = [{"scenario": s["scenario"], "points": [("" if pd.isna(s[rid]) else str(int(s[rid]))) for rid in run_ids],
+              "failed": s["scenario"] in a.tool_failed}
+             for _, s in a.tool_scenarios.iterrows()]
+    return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "per_checkpoint": per_cp,
+            "failed": a.tool_failed, "failed_count": len(a.tool_failed), "latency": latency,
+            "concurrency": t.get("concurrency"), "note": t.get("note", ""), "runs": runs, "split": split}
+
+
+_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
+
+def number_word(n: int) -> str:
+    return _NUMBER_WORDS.get(n, str(n))
