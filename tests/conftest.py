@@ -1,0 +1,71 @@
+"""Shared fixtures: the example site built once, temporary copies to edit, a headless Chromium."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_TOOL = ROOT.parent / "shared" / "tools" / "seed_figures.py"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-quic"]
+
+
+def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs the CLI as a user would, in a fresh process."""
+    return subprocess.run([sys.executable, "-m", "site_gen", *args], cwd=cwd or ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory) -> Path:
+    """The repository's example site, built once per session by the real CLI."""
+    site = tmp_path_factory.mktemp("example") / "site"
+    result = run_sitegen("build", "-q", "-d", str(site))
+    assert result.returncode == 0, result.stderr
+    return site
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A temporary copy of the example project (mkdocs.yml, data/, docs/) safe to edit."""
+    for name in ("mkdocs.yml",):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "data", tmp_path / "data", ignore=shutil.ignore_patterns("*.py"))
+    if (ROOT / "docs").is_dir():
+        shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium via Playwright. Missing in CI is a failure, never a skip."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; tests/run.sh installs it")
+        pytest.skip("chromium not installed (tests/run.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright gives each launch a fresh, temporary user-data dir of its own.
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context and page that records console errors and failed requests."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: pg.errors.append(f"console: {m.text}") if m.type == "error" else None)
+    pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
+    pg.on("requestfailed", lambda r: pg.errors.append(f"failed: {r.url}"))
+    yield pg
+    context.close()

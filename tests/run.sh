@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the tests need (a venv with sitegen and its test extras, Debian's chromium)
+# and runs the whole suite. README's test command and .ci/run both call this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+set +e
+.venv/bin/python -m pytest "$@"
+status=$?
+set -e
+# pytest's 5 means no test ran: that is a failure here, not a pass.
+[ "$status" -eq 5 ] && { echo "no tests ran"; exit 1; }
+exit "$status"

@@ -1,0 +1,158 @@
+"""The analysis layer on small hand-made frames: band edges, counts, ranges, orientation."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from site_gen.analyse import long_outputs, memory, precision, speed, tool_calling, versions
+
+
+def cells(ratios, checkpoint="K4", metric="aggregate", **extra):
+    rows = []
+    for i, r in enumerate(ratios):
+        rows.append({"checkpoint": checkpoint, "metric": metric, "workload": extra.get("workload", "chat"),
+                     "input_tokens": extra.get("input_tokens", 1024), "concurrency": extra.get("concurrency", i + 1),
+                     "baseline_rate": 100.0, "candidate_rate": 100.0 * r, "baseline_errors": 0, "candidate_errors": 0})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("ratio, expected", [
+    (0.92, "level"), (1.08, "level"), (1.0, "level"), (1.0801, "faster"), (0.9199, "slower"),
+    (1.079999, "level"), (0.5, "slower"), (2.5, "faster"),
+])
+def test_verdict_band_edges_are_level(ratio, expected):
+    assert speed.verdict(pd.Series([ratio]), 0.08).iloc[0] == expected
+
+
+def test_band_edge_from_rates_not_pre_divided():
+    # 108 / 100 is 1.08 after division too: still level.
+    out = speed.cell_ratios(pd.DataFrame([{"checkpoint": "K", "metric": "decode", "workload": "w", "input_tokens": 1,
+                                           "concurrency": 1, "baseline_rate": 100.0, "candidate_rate": 108.0,
+                                           "baseline_errors": 0, "candidate_errors": 0}]), 0.08)
+    assert out["verdict"].iloc[0] == "level"
+
+
+def test_verdict_counts_per_checkpoint_and_metric():
+    frame = pd.concat([cells([1.2, 1.0, 0.5]), cells([1.1, 1.3], checkpoint="K3", metric="decode")])
+    counts = speed.verdict_counts(speed.cell_ratios(frame, 0.08)).set_index(["checkpoint", "metric"])
+    assert counts.loc[("K4", "aggregate"), ["faster", "level", "slower", "cells"]].tolist() == [1, 1, 1, 3]
+    assert counts.loc[("K3", "decode"), ["faster", "level", "slower", "cells"]].tolist() == [2, 0, 0, 2]
+
+
+def test_ranges_cover_only_the_selection():
+    one = cells([1.06, 1.46], metric="decode", concurrency=1)
+    one["concurrency"] = 1
+    one["workload"] = ["a", "b"]
+    many = cells([3.0], metric="decode", concurrency=8)
+    many["concurrency"] = 8
+    long = cells([1.4, 1.63, 9.0], input_tokens=32768)
+    long["input_tokens"] = [32768, 131072, 262144]
+    r = speed.ratio_ranges(speed.cell_ratios(pd.concat([one, many, long]), 0.08)).set_index("selection")
+    assert (r.loc["one_stream_decode", "low"], r.loc["one_stream_decode", "high"]) == pytest.approx((1.06, 1.46))
+    assert r.loc["one_stream_decode", "cells"] == 2
+    assert (r.loc["aggregate_long_input", "low"], r.loc["aggregate_long_input", "high"]) == pytest.approx((1.4, 1.63))
+
+
+MEASURES = pd.DataFrame([
+    {"id": "kl", "label": "KL", "panel": "P-A", "vocabulary": "full", "unit": "nats", "further": "higher"},
+    {"id": "top1", "label": "Top-1", "panel": "P-A", "vocabulary": "full", "unit": "percent", "further": "lower"},
+])
+
+
+def results(rows):
+    return pd.DataFrame([{"checkpoint": c, "measure": m, "baseline_value": b, "candidate_value": v, "difference": d,
+                          "interval": iv, "baseline_date": "2026-01-01", "candidate_date": "2026-01-02", "source": "$"}
+                         for c, m, b, v, d, iv in rows])
+
+
+def test_precision_keeps_measured_difference_not_difference_of_means():
+    t = precision.differences(results([("K", "kl", 0.0444, 0.0477, 0.0036, [0.0020, 0.0051])]), MEASURES)
+    assert t["difference"].iloc[0] == 0.0036  # 0.0477 - 0.0444 would be 0.0033
+
+
+def test_precision_resolved_when_interval_excludes_zero():
+    t = precision.differences(results([
+        ("K", "kl", 1, 1, 0.1, [0.01, 0.2]),
+        ("K2", "kl", 1, 1, 0.1, [-0.01, 0.2]),
+        ("K3", "kl", 1, 1, -0.1, [-0.2, -0.05]),
+        ("K4", "kl", 1, 1, 0.0, [0.0, 0.1]),
+    ]), MEASURES)
+    assert t["resolved"].tolist() == [True, False, True, False]
+
+
+def test_precision_orientation_points_further_the_same_way():
+    t = precision.differences(results([
+        ("K", "kl", 0.04, 0.05, 0.01, [0.005, 0.015]),
+        ("K", "top1", 93.5, 93.15, -0.35, [-0.54, -0.16]),
+    ]), MEASURES).set_index("measure")
+    assert t.loc["kl", "oriented"] > 0 and t.loc["top1", "oriented"] > 0
+    assert (t.loc["top1", "oriented_low"], t.loc["top1", "oriented_high"]) == pytest.approx((0.16, 0.54))
+    s = precision.summary(t.reset_index())
+    assert s["further"] == 2 and s["closer"] == 0 and s["resolved"] == 2
+
+
+def test_precision_without_baseline_is_unpaired_not_nan_verdict():
+    t = precision.differences(results([("K6", "kl", None, 0.03, None, None)]), MEASURES)
+    assert not t["paired"].iloc[0] and not t["resolved"].iloc[0]
+    assert precision.summary(t)["pairs"] == 0
+
+
+def test_kv_pool_ratio_and_reference():
+    kv = pd.DataFrame([{"checkpoint": "K4", "engine": "baseline", "tokens": 1377179},
+                       {"checkpoint": "K4", "engine": "candidate", "tokens": 1931264}])
+    wide = memory.kv_pool(kv)
+    assert wide["ratio"].iloc[0] == pytest.approx(1931264 / 1377179)
+    refs = memory.references(pd.DataFrame([{"checkpoint": "K4", "name": "X", "version": "3", "kv_pool_tokens": 447488}]), kv)
+    assert refs["ratio"].iloc[0] == pytest.approx(1931264 / 447488)
+
+
+def reply(arm, cap, cat, i, finished, tokens, thinking, still=False, **kw):
+    return {"arm": arm, "cap": cap, "category": cat, "prompt": f"{cat}-{i}", "finished": finished,
+            "reply_tokens": tokens, "thinking_tokens": thinking, "still_thinking": still, "looped": kw.get("looped", False),
+            "tests_passed": kw.get("tests_passed"), "json_valid": kw.get("json_valid")}
+
+
+def test_long_outputs_counts_and_medians_by_grouping():
+    rows = [reply("a", 100, "code", i, True, t, t - 10, tests_passed=i != 0) for i, t in enumerate([10, 40, 20, 30])]
+    rows += [reply("a", 100, "json", 0, False, 100, 100, still=True, json_valid=False),
+             reply("a", 50, "json", 0, False, 50, 40, still=False, json_valid=False),
+             reply("b", 50, "json", 0, True, 20, 10, json_valid=True, looped=True)]
+    arms = pd.DataFrame([{"id": a, "label": a.upper(), "checkpoint": "K", "engine": "candidate", "run": "r1", "date": "2026-01-01"}
+                         for a in ("a", "b")])
+    t = long_outputs.per_arm(pd.DataFrame(rows), arms).set_index(["arm", "cap"])
+    assert t.loc[("a", 100), "finished"] == 4
+    assert t.loc[("a", 100), "code_tests_passed"] == 3
+    assert t.loc[("a", 100), "code_reply_median"] == 25
+    assert t.loc[("a", 100), "code_thinking_median"] == 15
+    assert t.loc[("b", 50), "looped"] == 1
+    assert long_outputs.complete_arms(t.reset_index(), [50, 100]) == ["a"]
+    thinking = long_outputs.thinking_at_cap(t.reset_index()).set_index("cap")
+    assert thinking.loc[100, "capped"] == 1 and thinking.loc[100, "still_thinking"] == 1
+    assert thinking.loc[50, "capped"] == 1 and thinking.loc[50, "still_thinking"] == 0
+
+
+def test_tool_calling_totals_ranges_and_failed_everywhere():
+    rows = []
+    for run, engine, pts in (("r1", "baseline", [2, 0, 1]), ("r2", "baseline", [2, 0, 2]), ("r3", "candidate", [1, 0, 2])):
+        for s, p in zip(("S1", "S2", "S3"), pts):
+            rows.append({"run": run, "checkpoint": "K", "engine": engine, "date": "d", "scenario": s, "points": p,
+                         "turn_latency_s": {"r1": 5.0, "r2": 5.5, "r3": 3.0}[run]})
+    totals = tool_calling.run_totals(pd.DataFrame(rows))
+    assert totals["points"].tolist() == [3, 4, 3]
+    r = tool_calling.ranges(totals).set_index("engine")
+    assert (r.loc["baseline", "low"], r.loc["baseline", "high"]) == (3, 4)
+    assert tool_calling.failed_everywhere(pd.DataFrame(rows)) == ["S2"]
+    lat = tool_calling.latency_ranges(totals).set_index("engine")
+    assert (lat.loc["baseline", "low"], lat.loc["baseline", "high"]) == (5.0, 5.5)
+
+
+def test_versions_identical_and_resolution():
+    v = versions.precision(pd.DataFrame([
+        {"panel": "P-A", "checkpoint": "K", "max_abs_difference": 0.0, "interval": [0.0, 0.0]},
+        {"panel": "P-B", "checkpoint": "K", "max_abs_difference": 5e-5, "interval": [-4e-5, 5e-5]},
+    ])).set_index("panel")
+    assert v.loc["P-A", "identical"] and not v.loc["P-B", "identical"]
+    assert not v.loc["P-B", "resolved"]
+    t = versions.text(pd.DataFrame([{"category": "code", "identical": 25, "total": 25},
+                                    {"category": "json", "identical": 0, "total": 25}]))
+    assert t.iloc[0]["categories"] == ["code"] and t.iloc[1]["total"] == 25
