@@ -84,6 +84,7 @@ def checkpoints(a: Analysis) -> list[dict[str, Any]]:
         if a.precision is not None:
             for _, r in a.precision[a.precision["checkpoint"] == cid].iterrows():
                 rows.append({"label": r["label"], "baseline": fmt.measure_value(r["baseline"], r["unit"]),
+                             "baseline_missing": bool(pd.isna(r["baseline"])),
                              "candidate": fmt.measure_value(r["candidate"], r["unit"]),
                              "difference": fmt.measure_difference(r["difference"], r["unit"]) if r["paired"] else None,
                              "source": r["source"]})

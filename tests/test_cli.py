@@ -1,0 +1,125 @@
+"""The command line as a user runs it: exit codes, one-line messages, no tracebacks, flags."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_sitegen
+
+import site_gen
+
+
+def receipt(project):
+    return project / "data" / "cuteafd-v4.0.0" / "SUMMARY.json"
+
+
+def edit(project, fn):
+    path = receipt(project)
+    data = json.loads(path.read_text())
+    fn(data)
+    path.write_text(json.dumps(data))
+
+
+def assert_one_error(result, *needles):
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1, result.stderr
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+
+
+def test_version():
+    result = run_sitegen("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"sitegen {site_gen.__version__}"
+
+
+def test_build_prints_one_summary_line(project):
+    result = run_sitegen("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Built ") and " pages from 1 report into " in lines[0], lines
+    assert (project / "site" / "index.html").is_file()
+
+
+def test_quiet_prints_nothing(project):
+    result = run_sitegen("build", "-q", cwd=project)
+    assert result.returncode == 0 and result.stdout == ""
+
+
+def test_site_dir_and_config_flags(project, tmp_path):
+    (project / "mkdocs.yml").rename(project / "other.yml")
+    out = tmp_path / "elsewhere"
+    result = run_sitegen("build", "-f", str(project / "other.yml"), "-d", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    assert (out / "reports" / "cuteafd-v4.0.0" / "speed.html").is_file()
+
+
+def test_invalid_json(project):
+    receipt(project).write_text('{"schema_version": 1, "report": ')
+    assert_one_error(run_sitegen("build", cwd=project), "SUMMARY.json", "line 1", "invalid JSON")
+
+
+def test_schema_violation_names_json_path(project):
+    edit(project, lambda d: d["speed"]["cells"][3]["baseline"].__setitem__("rate", "fast"))
+    assert_one_error(run_sitegen("build", cwd=project), "SUMMARY.json", "$.speed.cells[3].baseline.rate", "expected number")
+
+
+def test_zero_rate(project):
+    edit(project, lambda d: d["speed"]["cells"][5]["candidate"].__setitem__("rate", 0))
+    assert_one_error(run_sitegen("build", cwd=project), "$.speed.cells[5].candidate.rate", "above zero")
+
+
+def test_negative_rate(project):
+    edit(project, lambda d: d["speed"]["cells"][0]["baseline"].__setitem__("rate", -3.5))
+    assert_one_error(run_sitegen("build", cwd=project), "$.speed.cells[0].baseline.rate", "above zero")
+
+
+def test_unknown_checkpoint(project):
+    edit(project, lambda d: d["memory"]["kv_pool"][1].__setitem__("checkpoint", "K5"))
+    assert_one_error(run_sitegen("build", cwd=project), "$.memory.kv_pool[1].checkpoint", "unknown checkpoint 'K5'")
+
+
+def test_failed_build_leaves_previous_site(project):
+    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    index = project / "site" / "index.html"
+    before = index.read_bytes()
+    edit(project, lambda d: d["speed"]["cells"][0]["baseline"].__setitem__("rate", 0))
+    assert run_sitegen("build", cwd=project).returncode == 1
+    assert index.read_bytes() == before
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site")) == []
+
+
+def test_traceback_only_when_asked(project):
+    receipt(project).write_text("{")
+    assert "Traceback" in run_sitegen("--traceback", "build", cwd=project).stderr
+
+
+def test_unknown_option_suggests(project):
+    cfg = project / "mkdocs.yml"
+    cfg.write_text(cfg.read_text().replace("noise_band", "noise_bnd"))
+    assert_one_error(run_sitegen("build", cwd=project), "mkdocs.yml", "noise_bnd", "did you mean 'noise_band'")
+
+
+def test_unknown_top_level_setting(project):
+    cfg = project / "mkdocs.yml"
+    cfg.write_text(cfg.read_text() + "site_nmae: x\n")
+    assert_one_error(run_sitegen("build", cwd=project), "mkdocs.yml", "site_nmae", "did you mean 'site_name'")
+
+
+def test_band_option_changes_verdicts(project):
+    cfg = project / "mkdocs.yml"
+    cfg.write_text(cfg.read_text().replace("noise_band: 0.08", "noise_band: 0.3"))
+    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    cells = [c for c in json.loads(receipt(project).read_text())["speed"]["cells"]
+             if c["checkpoint"] == "K4" and c["metric"] == "aggregate"]
+    faster = sum(c["candidate"]["rate"] / c["baseline"]["rate"] > 1.3 for c in cells)
+    assert 0 < faster < 22
+    csv = (project / "site/reports/cuteafd-v4.0.0/csv/speed-counts.csv").read_text()
+    assert f"K4,aggregate,{faster},{22 - faster},0,22" in csv
+    assert "noise band ±30% counts as level" in (project / "site/reports/cuteafd-v4.0.0/index.html").read_text()
+
+
+def test_site_dir_cannot_swallow_sources(project):
+    result = run_sitegen("build", "-d", str(project / "data" / ".."), cwd=project)
+    assert_one_error(result, "choose another output folder")
+    assert (project / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").is_file()
