@@ -66,7 +66,7 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
     Oriented values: right of zero always means the candidate is further from the reference.
     """
     facets = []
-    width, left, right = 360.0, 70.0, 20.0
+    width, left, right = 360.0, 70.0, 34.0
     plot_w = width - left - right
     for measure, group in table[table["paired"]].groupby("measure", sort=False):
         lo = min(0.0, group["oriented_low"].min())
@@ -91,7 +91,9 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
         for i in range(n + 1):
             v = lo + i * step
             ticks.append({"x": x(v), "label": fmt.signed(v, digits) if abs(v) > 1e-12 else "0"})
+        flipped = group["further"].iloc[0] == "lower"
         facets.append({"measure": measure, "label": group["label"].iloc[0], "unit": "pts" if unit == "percent" else unit,
+                       "flipped": flipped,
                        "width": width, "height": 18 + len(rows) * 22 + 24, "zero": x(0.0), "rows": rows,
                        "ticks": ticks, "axis_y": 18 + len(rows) * 22 - 6, "plot_left": left, "plot_right": width - right})
     return facets

@@ -155,6 +155,7 @@ class ReportPages:
         self.sections = present_sections(a)
         self.site_nav = site_nav
         self.warnings: list[str] = []
+        self._views: dict[str, Any] = {}
 
     def url(self, key: str) -> str | None:
         for k, _, file in self.sections:
@@ -187,6 +188,25 @@ class ReportPages:
             self.warnings.append(f"{location}: {message}")
         return result.html
 
+    def view(self, name: str, mdx: Callable[..., Markup]) -> Any:
+        """A section's display data, computed once per report and shared by every page that shows it.
+
+        Receipt markdown in it is rendered once too: all pages of a report sit in one folder, so
+        its relative links are the same from each of them.
+        """
+        if name in self._views:
+            return self._views[name]
+        view = getattr(views, name)(self.a)
+        if isinstance(view, dict):
+            if view.get("note"):
+                view["note_html"] = mdx(view["note"], f"$.{name}.note")
+            if name == "versions":
+                view["explanations_html"] = [
+                    {"label": e["label"], "html": mdx(e["text"], f"$.versions.explanations[{i}].text", True)}
+                    for i, e in enumerate(view["explanations"])]
+        self._views[name] = view
+        return view
+
     def context(self, key: str, page_url: str) -> dict[str, Any]:
         a, r = self.a, self.a.report
         mdx: Callable[..., Markup] = lambda text, where, inline=False: self._markdown(text, page_url, where, inline=inline)
@@ -216,15 +236,7 @@ class ReportPages:
             "checkpoints": ("checkpoints", "precision"), "numbers": (),
         }[key]
         for name in needs:
-            ctx[name] = getattr(views, name)(a)
-        for name in ("precision", "long_outputs", "tool_calling", "versions"):
-            view = ctx.get(name)
-            if view and view.get("note"):
-                view["note_html"] = mdx(view["note"], f"$.{name}.note")
-        if ctx.get("versions"):
-            ctx["versions"]["explanations_html"] = [
-                {"label": e["label"], "html": mdx(e["text"], f"$.versions.explanations[{i}].text", True)}
-                for i, e in enumerate(ctx["versions"]["explanations"])]
+            ctx[name] = self.view(name, mdx)
         if key == "speed" and ctx["speed"]:
             ctx["speed_figures"] = {c: charts.speed_figure(a.speed, c, a.scale, a.band, r.candidate.name, r.baseline.name)
                                     for c in ctx["speed"]["checkpoints"]}
@@ -234,13 +246,14 @@ class ReportPages:
                              for n, t in csv_tables(a).items()]
         return ctx
 
+    def page(self, key: str, title: str, file: str) -> Page:
+        """One section's page (its context computed now); `pages()` is every present section's."""
+        url = self.base + file
+        return Page(url=url, title=title, template=f"{key}.html", report=self.a.report.id, section=key,
+                    charts=(key == "speed"), context=self.context(key, url))
+
     def pages(self) -> list[Page]:
-        out = []
-        for key, title, file in self.sections:
-            url = self.base + file
-            out.append(Page(url=url, title=title, template=f"{key}.html", report=self.a.report.id, section=key,
-                            charts=(key == "speed"), context=self.context(key, url)))
-        return out
+        return [self.page(key, title, file) for key, title, file in self.sections]
 
     def files(self) -> dict[str, bytes]:
         out = {self.base + "SUMMARY.json": self.a.report.file.read_bytes()}

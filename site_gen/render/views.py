@@ -220,9 +220,10 @@ def long_outputs(a: Analysis) -> dict[str, Any] | None:
     labels = {r["arm"]: r["label"] for _, r in t.drop_duplicates("arm").iterrows()}
     top = a.long_caps[-1]
 
+    by_arm_cap = t.set_index(["arm", "cap"])
+
     def cell(arm: str, cap: int, column: str):
-        row = t[(t["arm"] == arm) & (t["cap"] == cap)]
-        return None if row.empty else row.iloc[0][column]
+        return by_arm_cap.at[(arm, cap), column] if (arm, cap) in by_arm_cap.index else None
 
     rows = [{"label": f"Finished within {fmt.tokens_k(cap)}", "sub": "",
              "cells": [str(int(cell(arm, cap, "finished"))) for arm in arms]} for cap in a.long_caps]
