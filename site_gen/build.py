@@ -1,7 +1,9 @@
 """The pipeline: load -> analyse -> render -> files. Front ends (CLI, preview, MkDocs) call this."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -11,10 +13,14 @@ from pathlib import Path
 import site_gen
 from site_gen.analyse.report import Analysis, analyse
 from site_gen.config import Config
-from site_gen.load import Report, load_reports
+import jinja2
+import jinja2.meta
+
+from site_gen import load
+from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
 from site_gen.render import views
 from site_gen.render import format as fmt
-from site_gen.render.pages import Page, ReportPages, render_page, report_base, theme_dir
+from site_gen.render.pages import Page, ReportPages, environment, render_page, report_base, theme_dir
 from site_gen.write import check_site_dir, write_site
 
 
@@ -67,38 +73,253 @@ def dashboard_row(a: Analysis, url: str) -> dict[str, str]:
             "speed": speed, "precision": precision, "kv": kv}
 
 
+def _stamp(folder: Path) -> tuple:
+    """Names, sizes and modification times of a report folder's files: a changed receipt or prose file changes it."""
+    out = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return ()
+    for entry in entries:
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        out.append((entry.name, st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(out)
+
+
+@dataclass
+class _Loaded:
+    report: Report
+    stamp: tuple
+    summary: tuple  # the SUMMARY.json part of `stamp`
+
+
+@dataclass
+class _Rendered:
+    page: Page
+    key: tuple
+    html: bytes
+
+
+class Builder:
+    """`build_files` that remembers what it computed, for the live preview.
+
+    Loaded receipts, analyses, page contexts and rendered HTML are kept and reused until something
+    they were made from changes, so a rebuild after one edit redoes only what that edit touched:
+    a receipt reloads and re-renders its own report (plus the dashboard), a report's prose file
+    re-renders its overview, a template re-renders the pages that use it. Every `build()` still
+    returns the whole site, the same bytes a fresh `build_files` gives.
+    """
+
+    def __init__(self, config: Config, *, strict: bool = False):
+        self.config = config
+        self.strict = strict
+        self._loaded: dict[Path, _Loaded] = {}
+        self._reload: set[Path] = set()      # report folders whose SUMMARY.json changed
+        self._reprose: set[Path] = set()     # report folders where another file changed
+        self._analyses: dict[str, tuple[str, Analysis]] = {}  # report id -> (sha256, analysis)
+        self._pages: dict[tuple[str, str], tuple[tuple, Page, list[str]]] = {}
+        self._report_files: dict[str, tuple[str, dict[str, bytes]]] = {}
+        self._rendered: dict[str, _Rendered] = {}
+        self._template_gen: dict[str, int] = {}
+        self._closures: dict[str, tuple[str, ...]] = {}
+        self._any_template = 0
+        self.stats: dict[str, int] = {}
+
+    # -- what changed -------------------------------------------------------------------------
+    def template_roots(self) -> list[Path]:
+        return ([self.config.custom_dir] if self.config.custom_dir else []) + [theme_dir("templates")]
+
+    def changed(self, paths) -> None:
+        """Marks files as changed (the preview's watcher calls this); the next `build()` rereads them.
+
+        Changes are also noticed without it, from file sizes and times, but a second save within
+        the file system's timestamp granularity can look unchanged: the watcher's word settles it.
+        """
+        data = self.config.data_dir.resolve()
+        roots = [r.resolve() for r in self.template_roots()]
+        templates: set[str] = set()
+        for path in paths:
+            path = Path(path).resolve()
+            if data in path.parents:
+                parts = path.relative_to(data).parts
+                folder = self.config.data_dir / parts[0]
+                (self._reload if len(parts) == 1 or parts[1] == SUMMARY else self._reprose).add(folder)
+                continue
+            for root in roots:
+                if root in path.parents:
+                    name = path.relative_to(root).as_posix()
+                    self._template_gen[name] = self._template_gen.get(name, 0) + 1
+                    templates.add(name)
+                    break
+        if templates:
+            self._any_template += 1
+            self._closures = {k: v for k, v in self._closures.items() if not templates & set(v)}
+            # Drop the changed templates from jinja's cache (the others stay compiled): its own
+            # check of modification times can miss a save within the timestamp granularity.
+            env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
+            if env.cache is not None:
+                for key in list(env.cache.keys()):
+                    if isinstance(key, tuple) and key[-1] in templates:
+                        del env.cache[key]
+
+    # -- the steps, each cached ---------------------------------------------------------------
+    def _load(self) -> list[Report]:
+        folders = report_folders(self.config.data_dir)
+        if not folders:
+            return load_reports(self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
+        reports = []
+        for folder in folders:
+            stamp = _stamp(folder)
+            summary = tuple(s for s in stamp if s[0] == SUMMARY)
+            cached = self._loaded.get(folder)
+            if cached and folder not in self._reload and cached.summary == summary:
+                if cached.stamp != stamp or folder in self._reprose:
+                    self._reprose.discard(folder)
+                    report = self._reread_prose(cached.report)
+                    cached = self._loaded[folder] = _Loaded(report, stamp, summary)
+                reports.append(cached.report)
+                continue
+            self._reload.discard(folder)
+            self._reprose.discard(folder)
+            report = load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
+            self.stats["loaded"] = self.stats.get("loaded", 0) + 1
+            self._loaded[folder] = _Loaded(report, stamp, summary)
+            reports.append(report)
+        for gone in set(self._loaded) - set(folders):
+            del self._loaded[gone]
+        return reports
+
+    def _reread_prose(self, report: Report) -> Report:
+        """Only a file beside SUMMARY.json changed: reread the lede, keep the parsed receipt."""
+        read_lede = getattr(load, "_read_lede", None)
+        if read_lede is None:
+            return load_report(report.folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
+        lede = read_lede(report.folder, report.meta.get("lede", ""), self.config.data_dir)
+        return report if lede == report.lede else dataclasses.replace(report, lede=lede)
+
+    def _analysis(self, report: Report) -> Analysis:
+        cached = self._analyses.get(report.id)
+        if cached and cached[0] == report.sha256:
+            a = cached[1]
+            if a.report is not report:
+                a = dataclasses.replace(a, report=report)
+                self._analyses[report.id] = (report.sha256, a)
+            return a
+        a = analyse(report, self.config.noise_band, self.config.ratio_scale)
+        self.stats["analysed"] = self.stats.get("analysed", 0) + 1
+        self._analyses[report.id] = (report.sha256, a)
+        return a
+
+    def _report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> tuple[list[Page], dict[str, bytes], list[str]]:
+        r = a.report
+        rp = ReportPages(a, self.config, site_nav, strict=self.strict)
+        pages, warnings = [], []
+        for key, title, file in rp.sections:
+            # A page's context depends on the receipt only; the overview's also on the lede.
+            version = (r.sha256, title, r.lede if key == "overview" else None)
+            cached = self._pages.get((r.id, key))
+            if cached is None or cached[0] != version:
+                before = len(rp.warnings)
+                page = rp.page(key, title, file)
+                cached = self._pages[(r.id, key)] = (version, page, rp.warnings[before:])
+                self.stats["contexts"] = self.stats.get("contexts", 0) + 1
+            pages.append(cached[1])
+            warnings.extend(cached[2])
+        files = self._report_files.get(r.id)
+        if files is None or files[0] != r.sha256:
+            files = self._report_files[r.id] = (r.sha256, rp.files())
+        return pages, files[1], warnings
+
+    def _closure(self, name: str) -> tuple[str, ...]:
+        """A template and every template it extends, includes or imports."""
+        if name not in self._closures:
+            env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
+            seen: set[str] = set()
+            todo = [name]
+            while todo:
+                n = todo.pop()
+                if n in seen:
+                    continue
+                seen.add(n)
+                try:
+                    source = env.loader.get_source(env, n)[0]
+                    refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+                except jinja2.TemplateError:
+                    continue
+                for ref in refs:
+                    todo.append(ref if ref is not None else "*")  # "*": a name computed at render time
+            self._closures[name] = tuple(sorted(seen))
+        return self._closures[name]
+
+    def _render(self, page: Page, site_nav: list[dict[str, str]], asset_urls: dict[str, str], cache: bool) -> bytes:
+        closure = self._closure(page.template)
+        templates = tuple((t, self._template_gen.get(t, 0)) for t in closure)
+        if "*" in closure:
+            templates += (("*", self._any_template),)
+        key = (repr(site_nav), repr(sorted(asset_urls.items())), templates)
+        cached = self._rendered.get(page.url)
+        if cache and cached and cached.page is page and cached.key == key:
+            return cached.html
+        html = render_page(page, self.config, site_nav, asset_urls)
+        self.stats["rendered"] = self.stats.get("rendered", 0) + 1
+        self._rendered[page.url] = _Rendered(page, key, html)
+        return html
+
+    # -- the whole site -----------------------------------------------------------------------
+    def build(self, reports: list[Report] | None = None) -> BuildResult:
+        """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
+        start = time.perf_counter()
+        self.stats = {}
+        config = self.config
+        if reports is None:
+            reports = self._load()
+        analyses = [self._analysis(r) for r in reports]
+        # Newest first on the dashboard and in navigation.
+        analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
+        site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
+        assets = theme_assets(config)
+        asset_urls = {k: v[0] for k, v in assets.items()}
+        files: dict[str, bytes] = {}
+        warnings: list[str] = []
+        pages: list[Page] = []
+        cached_pages: set[int] = set()
+        for a in analyses:
+            warnings.extend(a.report.warnings)
+            report_pages, report_files, report_warnings = self._report_pages(a, site_nav)
+            pages.extend(report_pages)
+            cached_pages.update(id(p) for p in report_pages)
+            files.update(report_files)
+            warnings.extend(report_warnings)
+        home = Page(url="index.html", title=config.site_name, template="home.html",
+                    context={"reports": [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in analyses]})
+        pages.append(home)
+        uses_charts = False
+        for page in pages:
+            files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)
+            uses_charts |= page.charts
+        for key, (path, data) in assets.items():
+            if key != "plotly" or uses_charts:
+                files[path] = data
+        # Forget what no longer exists (a deleted or renamed report, a section gone).
+        ids = {a.report.id for a in analyses}
+        for rid in set(self._analyses) - ids:
+            del self._analyses[rid]
+        for rid in set(self._report_files) - ids:
+            del self._report_files[rid]
+        for k in [k for k, v in self._pages.items() if id(v[1]) not in cached_pages]:
+            del self._pages[k]
+        for url in set(self._rendered) - set(files):
+            del self._rendered[url]
+        return BuildResult(files=files, pages=len(pages), reports=len(reports), warnings=warnings,
+                           seconds=time.perf_counter() - start)
+
+
 def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None) -> BuildResult:
     """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
-    start = time.perf_counter()
-    if reports is None:
-        reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
-    analyses = [analyse(r, config.noise_band, config.ratio_scale) for r in reports]
-    # Newest first on the dashboard and in navigation.
-    analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
-    site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
-    assets = theme_assets(config)
-    asset_urls = {k: v[0] for k, v in assets.items()}
-    files: dict[str, bytes] = {}
-    warnings: list[str] = []
-    pages: list[Page] = []
-    for a in analyses:
-        warnings.extend(a.report.warnings)
-        rp = ReportPages(a, config, site_nav, strict=strict)
-        pages.extend(rp.pages())
-        files.update(rp.files())
-        warnings.extend(rp.warnings)
-    home = Page(url="index.html", title=config.site_name, template="home.html",
-                context={"reports": [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in analyses]})
-    pages.append(home)
-    uses_charts = False
-    for page in pages:
-        files[page.url] = render_page(page, config, site_nav, asset_urls)
-        uses_charts |= page.charts
-    for key, (path, data) in assets.items():
-        if key != "plotly" or uses_charts:
-            files[path] = data
-    return BuildResult(files=files, pages=len(pages), reports=len(reports), warnings=warnings,
-                       seconds=time.perf_counter() - start)
+    return Builder(config, strict=strict).build(reports)
 
 
 def build(config: Config, *, strict: bool = False) -> BuildResult:
