@@ -21,6 +21,7 @@ from site_gen.analyse.report import Analysis
 from site_gen.config import Config
 from site_gen.errors import SitegenError
 from site_gen.render import charts, format as fmt, markdown as md, views
+from site_gen.render.provenance import Fig, collect
 
 REPORTS_DIR = "reports"
 
@@ -207,6 +208,19 @@ class ReportPages:
         self._views[name] = view
         return view
 
+    def provenance(self, mdx: Callable[..., Markup]) -> list[dict[str, Any]]:
+        """Every figure the report's pages show, once, with its source, grouped by section."""
+        out, seen = [], set()
+        for name, title in (("precision", "Precision"), ("speed", "Speed"), ("memory", "Memory and startup"),
+                            ("long_outputs", "Long outputs")):
+            found: list[Fig] = []
+            collect(self.view(name, mdx), found)
+            for f in found:
+                if (f.text, f.source) not in seen and (f.path or f.how):
+                    seen.add((f.text, f.source))
+                    out.append({"section": title, "text": f.text, "source": f.source})
+        return out
+
     def context(self, key: str, page_url: str) -> dict[str, Any]:
         a, r = self.a, self.a.report
         mdx: Callable[..., Markup] = lambda text, where, inline=False: self._markdown(text, page_url, where, inline=inline)
@@ -241,6 +255,7 @@ class ReportPages:
             ctx["speed_figures"] = {c: charts.speed_figure(a.speed, c, a.scale, a.band, r.candidate.name, r.baseline.name)
                                     for c in ctx["speed"]["checkpoints"]}
         if key == "numbers":
+            ctx["provenance"] = self.provenance(mdx)
             ctx["receipt"] = {"file": "SUMMARY.json", "sha256": r.sha256, "size": fmt.thousands(r.size)}
             ctx["tables"] = [{"name": n, "url": ctx["csv"][n], "rows": len(t), "columns": ", ".join(map(str, t.columns))}
                              for n, t in csv_tables(a).items()]
@@ -265,6 +280,24 @@ class ReportPages:
 def render_page(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> bytes:
     env = environment(str(config.custom_dir) if config.custom_dir else None)
     template = env.get_template(page.template)
+    return template.render(page_context(page, config, site_nav, assets)).encode("utf-8")
+
+
+@lru_cache(maxsize=8)
+def content_environment(custom_dir: str | None) -> jinja2.Environment:
+    """The page templates with a bare `base.html`: a page renders as its `content` block only."""
+    env = environment(custom_dir)
+    bare = jinja2.DictLoader({"base.html": "{% block content %}{% endblock %}"})
+    return env.overlay(loader=jinja2.ChoiceLoader([bare, env.loader]))
+
+
+def render_content(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> str:
+    """Only the `content` block of a page (what the MkDocs plugin puts inside another theme)."""
+    env = content_environment(str(config.custom_dir) if config.custom_dir else None)
+    return env.get_template(page.template).render(page_context(page, config, site_nav, assets))
+
+
+def page_context(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> dict[str, Any]:
     root = rel(page.url, "index.html")
     ctx = dict(page.context)
     ctx.update({
@@ -276,4 +309,4 @@ def render_page(page: Page, config: Config, site_nav: list[dict[str, str]], asse
         "asset": {name: rel(page.url, path) for name, path in assets.items()},
         "canonical": (config.site_url.rstrip("/") + "/" + page.url) if config.site_url else "",
     })
-    return template.render(ctx).encode("utf-8")
+    return ctx

@@ -9,6 +9,7 @@ from site_gen.analyse.report import Analysis
 from site_gen.analyse.speed import DEFAULT_SELECTIONS, METRIC_LABELS
 from site_gen.render import charts
 from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
 
 
 def _short_digest(image: str) -> str:
@@ -39,11 +40,13 @@ def precision(a: Analysis) -> dict[str, Any] | None:
         for _, r in part.iterrows():
             rows.append({
                 "label": r["label"], "measure": r["measure"], "panel": r["panel"],
-                "baseline": fmt.measure_value(r["baseline"], r["unit"]),
-                "candidate": fmt.measure_value(r["candidate"], r["unit"]),
-                "difference": fmt.measure_difference(r["difference"], r["unit"]),
-                "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
-                "resolved": "resolved" if r["resolved"] else "not resolved",
+                "baseline": Fig(fmt.measure_value(r["baseline"], r["unit"]), f"{r['source']}.baseline.value", date=r["baseline_date"]),
+                "candidate": Fig(fmt.measure_value(r["candidate"], r["unit"]), f"{r['source']}.candidate.value", date=r["candidate_date"]),
+                "difference": Fig(fmt.measure_difference(r["difference"], r["unit"]), f"{r['source']}.difference"),
+                "interval": Fig(fmt.measure_interval(r["low"], r["high"], r["unit"]), f"{r['source']}.interval"),
+                "resolved": Fig("resolved" if r["resolved"] else "not resolved",
+                                how=f"the 95% interval {fmt.measure_interval(r['low'], r['high'], r['unit'])} "
+                                    + ("excludes" if r["resolved"] else "includes") + " zero"),
                 "is_resolved": bool(r["resolved"]),
                 "further": bool(r["oriented"] > 0),
                 "dates": f"{r['baseline_date']} / {r['candidate_date']}",
@@ -117,8 +120,11 @@ def speed(a: Analysis) -> dict[str, Any] | None:
                 cells.append({"text": fmt.MISSING, "counts": None})
                 continue
             row = part.loc[c]
-            cells.append({"text": _counts_text(row), "counts": {k: int(row[k]) for k in ("faster", "level", "slower")},
-                          "of": int(row["cells"])})
+            rule = {"faster": f"ratio above {1 + a.band:.2f}", "level": f"ratio within {1 - a.band:.2f}–{1 + a.band:.2f}",
+                    "slower": f"ratio below {1 - a.band:.2f}"}
+            cells.append({"text": _counts_text(row), "of": int(row["cells"]), "counts": {
+                k: Fig(str(int(row[k])), how=f"{int(row[k])} {k}: {int(row['cells'])} {METRIC_LABELS[metric]} cells of {c}, {rule[k]}")
+                for k in ("faster", "level", "slower")}})
         count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric,
                            "sub": f"of {totals.pop()}" if len(totals) == 1 else "", "cells": cells})
     range_rows = []
@@ -132,7 +138,9 @@ def speed(a: Analysis) -> dict[str, Any] | None:
                 cells.append({"text": fmt.MISSING, "bar": None})
                 continue
             r = part.loc[c]
-            cells.append({"text": fmt.ratio_range(r["low"], r["high"]), "cells": int(r["cells"]),
+            cells.append({"text": Fig(fmt.ratio_range(r["low"], r["high"]),
+                                      how=f"lowest and highest candidate / baseline rate over {int(r['cells'])} cells: {sel.label}, {c}"),
+                          "cells": int(r["cells"]),
                           "bar": charts.range_bar(r["low"], r["high"], a.scale, a.band)})
         range_rows.append({"label": sel.label, "key": sel.key, "cells": cells})
     ttft_row = None
@@ -141,8 +149,9 @@ def speed(a: Analysis) -> dict[str, Any] | None:
         inputs = sorted(set(a.ttft["input_tokens"]))
         ttft_row = {
             "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 else "Time to first token",
-            "cells": [f"{fmt.seconds(t.loc[c, 'candidate'])} vs {fmt.seconds(t.loc[c, 'baseline'])}" if c in t.index else fmt.MISSING
-                      for c in cols],
+            "cells": [{"candidate": Fig(fmt.seconds(t.loc[c, "candidate"]), f"{t.loc[c, 'source']}.candidate.seconds"),
+                       "baseline": Fig(fmt.seconds(t.loc[c, "baseline"]), f"{t.loc[c, 'source']}.baseline.seconds")}
+                      if c in t.index else None for c in cols],
         }
     gains = a.speed_gains.head(2)
     errors = int(a.speed["errors"].sum())
@@ -192,18 +201,24 @@ def memory(a: Analysis) -> dict[str, Any] | None:
     cols = [c for c in a.paired_checkpoints if c in set(a.kv["checkpoint"])]
     kv = a.kv.set_index("checkpoint")
     st = a.startup
+    kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
+               for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
     rows = [
         {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens",
-         "cells": [{"text": fmt.thousands(kv.loc[c, "baseline"])} for c in cols]},
+         "cells": [{"text": Fig(fmt.thousands(kv.loc[c, "baseline"]), kv_path.get((c, "baseline")))} for c in cols]},
         {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens",
-         "cells": [{"text": fmt.thousands(kv.loc[c, "candidate"]), "extra": fmt.ratio(kv.loc[c, "ratio"])} for c in cols]},
+         "cells": [{"text": Fig(fmt.thousands(kv.loc[c, "candidate"]), kv_path.get((c, "candidate"))),
+                    "extra": Fig(fmt.ratio(kv.loc[c, "ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
+                                 f"{fmt.thousands(kv.loc[c, 'candidate'])} / {fmt.thousands(kv.loc[c, 'baseline'])}")}
+                   for c in cols]},
     ]
     for role, name in (("baseline", a.report.baseline.name), ("candidate", a.report.candidate.label)):
         part = st[st["engine"] == role].set_index("checkpoint") if st is not None and not st.empty else None
         if part is None or part.empty:
             continue
         rows.append({"label": f"Startup, {name}", "sub": "cold / warm",
-                     "cells": [{"text": fmt.seconds_pair(part.loc[c, "cold_s"], part.loc[c, "warm_s"]) if c in part.index else fmt.MISSING}
+                     "cells": [{"text": Fig(fmt.seconds_pair(part.loc[c, "cold_s"], part.loc[c, "warm_s"]),
+                                            f"{part.loc[c, 'source']}.cold_s and .warm_s") if c in part.index else fmt.MISSING}
                                for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
              "ratio": fmt.ratio(r["ratio"], 1), "candidate": a.report.candidate.label.split(" ", 1)[-1]}
@@ -225,19 +240,28 @@ def long_outputs(a: Analysis) -> dict[str, Any] | None:
     def cell(arm: str, cap: int, column: str):
         return by_arm_cap.at[(arm, cap), column] if (arm, cap) in by_arm_cap.index else None
 
+    def fig(arm: str, cap: int, column: str, text: str, what: str) -> Fig:
+        return Fig(text, how=f"{what}, {labels[arm]}, {fmt.tokens_k(cap)} cap: grouped from "
+                             f"{int(cell(arm, cap, 'replies'))} reply records in $.long_outputs.replies")
+
     rows = [{"label": f"Finished within {fmt.tokens_k(cap)}", "sub": "",
-             "cells": [str(int(cell(arm, cap, "finished"))) for arm in arms]} for cap in a.long_caps]
+             "cells": [fig(arm, cap, "finished", str(int(cell(arm, cap, "finished"))), "replies finished")
+                       for arm in arms]} for cap in a.long_caps]
     code_n = {int(cell(arm, top, "code_replies")) for arm in arms}
     json_n = {int(cell(arm, top, "json_replies")) for arm in arms}
     rows += [
         {"label": f"Code: all tests pass, {fmt.tokens_k(top)}", "sub": f"of {code_n.pop()}" if len(code_n) == 1 else "",
-         "cells": [str(int(cell(arm, top, "code_tests_passed"))) for arm in arms]},
+         "cells": [fig(arm, top, "", str(int(cell(arm, top, "code_tests_passed"))), "code replies whose tests all pass")
+                   for arm in arms]},
         {"label": "Code reply length, median", "sub": f"tokens, {fmt.tokens_k(top)} cap",
-         "cells": [fmt.thousands(cell(arm, top, "code_reply_median")) for arm in arms]},
+         "cells": [fig(arm, top, "", fmt.thousands(cell(arm, top, "code_reply_median")), "median reply tokens of code replies")
+                   for arm in arms]},
         {"label": "\u2026of which thinking, median", "sub": "",
-         "cells": [fmt.kilo(cell(arm, top, "code_thinking_median")) for arm in arms]},
+         "cells": [fig(arm, top, "", fmt.kilo(cell(arm, top, "code_thinking_median")), "median thinking tokens of code replies")
+                   for arm in arms]},
         {"label": f"JSON valid, {fmt.tokens_k(top)}", "sub": f"of {json_n.pop()}" if len(json_n) == 1 else "",
-         "cells": [str(int(cell(arm, top, "json_valid"))) for arm in arms]},
+         "cells": [fig(arm, top, "", str(int(cell(arm, top, "json_valid"))), "JSON replies that parse and validate")
+                   for arm in arms]},
         {"label": "Replies that looped", "sub": "",
          "cells": [str(int(t[t["arm"] == arm]["looped"].sum())) for arm in arms]},
     ]

@@ -1,0 +1,56 @@
+"""A shown figure together with where it came from.
+
+`Fig` renders in a template as the figure's text wrapped in a focusable span whose title names
+its source: the receipt's JSON path (and the receipt's date) for a measured value, or how it was
+computed for a derived one. Views build Figs from the analysis' `source` columns, so provenance
+travels with the data instead of being recovered from HTML afterwards.
+"""
+from __future__ import annotations
+
+from markupsafe import Markup
+
+
+class Fig:
+    __slots__ = ("text", "path", "how", "date")
+
+    def __init__(self, text: str, path: str | None = None, how: str | None = None, date: str | None = None):
+        self.text, self.path, self.how, self.date = text, path, how, date
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Fig({self.text!r}, path={self.path!r}, how={self.how!r})"
+
+    def __eq__(self, other) -> bool:
+        return str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    @property
+    def source(self) -> str:
+        if self.path:
+            return f"SUMMARY.json {self.path}" + (f" (receipt of {self.date})" if self.date else "")
+        return f"computed: {self.how}"
+
+    def __html__(self) -> str:
+        if self.path:
+            return Markup('<span class="fig" tabindex="0" data-source="{}" title="{}">{}</span>').format(
+                self.path, self.source, self.text)
+        if self.how:
+            return Markup('<span class="fig" tabindex="0" data-computed="{}" title="{}">{}</span>').format(
+                self.how, self.source, self.text)
+        return str(Markup.escape(self.text))
+
+
+def collect(value, out: list[Fig]) -> None:
+    """Every Fig inside a view (dicts and lists, in order)."""
+    if isinstance(value, Fig):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            collect(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            collect(v, out)
