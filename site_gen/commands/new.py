@@ -1,0 +1,112 @@
+"""`sitegen new DIR`: a new site that builds and serves at once."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from site_gen.cli_util import say
+from site_gen.errors import SitegenError
+
+HELP = "Create a new site: mkdocs.yml, one small example receipt and a page."
+EPILOG = """examples:
+  sitegen new my-benchmarks && cd my-benchmarks && sitegen build
+  sitegen new . --force          # into the current folder, over existing files
+"""
+
+CONFIG = """\
+site_name: My engine benchmarks
+site_description: Receipts-first comparisons of LLM inference engines.
+docs_dir: docs
+site_dir: site
+plugins:
+  - sitegen:
+      data_dir: data          # one folder per report, each holding SUMMARY.json
+      noise_band: 0.08        # |ratio - 1| <= band counts as level
+      ratio_scale: [0.8, 1.8] # the fixed scale of every speed ratio bar
+"""
+
+PAGE = """\
+# About these benchmarks
+
+Write the story around your reports here. Each report lives in `data/<id>/SUMMARY.json`;
+`sitegen build` turns every receipt into its own pages and `sitegen serve` previews your edits
+live. The receipt in `data/example-report/` shows every kind of field by example; its numbers
+are made up — replace them with yours.
+"""
+
+
+def receipt() -> dict:
+    """A complete, small receipt: each section present, every field filled with a plausible example."""
+    cells = []
+    for workload, inp, conc, base, cand in (("chat", 1024, 1, 60.0, 66.0), ("chat", 1024, 16, 610.0, 701.5),
+                                            ("long-context", 32768, 1, 48.0, 62.4), ("long-context", 131072, 1, 31.0, 29.8)):
+        for metric, scale in (("aggregate", 1.0), ("decode", 0.9)):
+            cells.append({"checkpoint": "Q4", "workload": workload, "input_tokens": inp, "output_tokens": 512, "concurrency": conc,
+                          "metric": metric, "unit": "tokens/s", "baseline": {"rate": round(base * scale, 2), "errors": 0},
+                          "candidate": {"rate": round(cand * scale, 2), "errors": 0}})
+    return {
+        "schema_version": 1,
+        "illustrative": "Every number in this example receipt is made up; replace them with your measurements.",
+        "report": {
+            "title": "NewEngine v1.0 against OldEngine v2.3",
+            "date": "2026-01-15",
+            "lede": "NewEngine v1.0 is {{ speed_verdict }} against OldEngine on one GPU, and holds {{ kv_ratio_range }} its KV pool.",
+            "engines": {
+                "candidate": {"name": "NewEngine", "version": "1.0", "image": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+                "baseline": {"name": "OldEngine", "version": "2.3"},
+            },
+            "hardware": "one GPU",
+            "tested": [{"label": "Layout", "text": "One GPU, default settings on both engines."}],
+            "checkpoints": [{"id": "Q4", "description": "A 4-bit quantised checkpoint"}],
+            "not_covered": ["Multi-GPU layouts."],
+        },
+        "precision": {
+            "reference": "BF16",
+            "note": "Both engines on the same rows of panel P-A.",
+            "measures": [{"id": "kl_full", "label": "KL, P-A full vocabulary", "panel": "P-A", "vocabulary": "full", "unit": "nats", "further": "higher"},
+                         {"id": "top1", "label": "Top-1 agreement, P-A", "panel": "P-A", "vocabulary": "full", "unit": "percent", "further": "lower"}],
+            "rows": {"pa-q4": {"panel": "P-A", "plan": "plan-1", "teacher": "BF16", "sha256": "ab" * 32}},
+            "results": [
+                {"checkpoint": "Q4", "measure": "kl_full", "baseline": {"value": 0.0312, "date": "2026-01-10", "rows": "pa-q4"},
+                 "candidate": {"value": 0.0318, "date": "2026-01-14", "rows": "pa-q4"}, "difference": 0.0006, "interval": [-0.0002, 0.0014]},
+                {"checkpoint": "Q4", "measure": "top1", "baseline": {"value": 94.1, "date": "2026-01-10", "rows": "pa-q4"},
+                 "candidate": {"value": 94.0, "date": "2026-01-14", "rows": "pa-q4"}, "difference": -0.1, "interval": [-0.3, 0.1]},
+            ],
+        },
+        "speed": {"cells": cells, "ttft": [{"checkpoint": "Q4", "input_tokens": 131072, "baseline": {"seconds": 30.2}, "candidate": {"seconds": 24.9}}]},
+        "memory": {
+            "kv_pool": [{"checkpoint": "Q4", "engine": "baseline", "tokens": 1000000}, {"checkpoint": "Q4", "engine": "candidate", "tokens": 1250000}],
+            "startup": [{"checkpoint": "Q4", "engine": "baseline", "cold_s": 120.0, "warm_s": 95.0},
+                        {"checkpoint": "Q4", "engine": "candidate", "cold_s": 80.0, "warm_s": 60.0}],
+        },
+    }
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("new", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("directory", metavar="DIR", help="folder to create (may exist if empty)")
+    p.add_argument("--force", action="store_true", help="write over existing files")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    root = Path(args.directory)
+    files = {
+        "mkdocs.yml": CONFIG,
+        "docs/index.md": PAGE,
+        "data/example-report/SUMMARY.json": json.dumps(receipt(), indent=2) + "\n",
+        ".gitignore": "/site/\n",
+    }
+    if not args.force:
+        clash = [name for name in files if (root / name).exists()]
+        if clash:
+            raise SitegenError(f"would overwrite {', '.join(clash)} (use --force)", root)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    say(args, f"Created a new site in {root}. Next:\n  cd {root}\n  sitegen serve     # live preview at http://127.0.0.1:8000/\n"
+              f"  sitegen build     # the site, in {root / 'site'}")
+    return 0

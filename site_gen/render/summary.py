@@ -1,0 +1,96 @@
+"""A report's verdicts for the terminal, a pull-request comment or a script.
+
+Built from the same views as the site's pages, so every string is the one the site shows.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from site_gen.analyse.report import Analysis
+from site_gen.render import views
+
+
+def summary_data(a: Analysis) -> dict[str, Any]:
+    """Plain data (str/int/bool) of the report's headline verdicts."""
+    out: dict[str, Any] = {"report": a.report.id, "title": a.report.title, "date": a.report.date,
+                           "candidate": a.report.candidate.label, "baseline": a.report.baseline.label}
+    s = views.speed(a)
+    if s:
+        speed: dict[str, Any] = {}
+        for i, c in enumerate(s["checkpoints"]):
+            entry: dict[str, Any] = {}
+            for row in s["count_rows"]:
+                cell = row["cells"][i]
+                if cell.get("counts"):
+                    entry[row["metric"]] = {k: int(str(v)) for k, v in cell["counts"].items()} | {"cells": cell["of"]}
+            for row in s["range_rows"]:
+                entry[row["key"]] = str(row["cells"][i]["text"])
+            if s["ttft"] and s["ttft"]["cells"][i]:
+                t = s["ttft"]["cells"][i]
+                entry["ttft"] = {"candidate": str(t["candidate"]), "baseline": str(t["baseline"])}
+            speed[c] = entry
+        out["speed"] = {"noise_band": s["band"], "errors": s["errors"], "checkpoints": speed}
+    p = views.precision(a)
+    if p:
+        out["precision"] = {
+            "reference": p["reference"],
+            "resolved": p["summary"]["resolved"], "pairs": p["summary"]["pairs"],
+            "further": p["summary"]["further"], "closer": p["summary"]["closer"],
+            "rows": [{"checkpoint": g["checkpoint"], "measure": str(r["label"]), "baseline": str(r["baseline"]),
+                      "candidate": str(r["candidate"]), "difference": str(r["difference"]), "interval": str(r["interval"]),
+                      "resolved": r["is_resolved"]} for g in p["groups"] for r in g["rows"]],
+        }
+    m = views.memory(a)
+    if m:
+        kv_row = m["rows"][1]
+        out["kv_pool"] = {c: {"candidate": str(cell["text"]), "ratio": str(cell["extra"])}
+                          for c, cell in zip(m["checkpoints"], kv_row["cells"])}
+    return out
+
+
+def as_json(items: list[dict[str, Any]]) -> str:
+    return json.dumps(items if len(items) != 1 else items[0], indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    speed = d.get("speed", {}).get("checkpoints", {})
+    for c, e in speed.items():
+        for metric in ("aggregate", "decode"):
+            if metric in e:
+                v = e[metric]
+                name = "aggregate" if metric == "aggregate" else "clean decode"
+                rows.append((f"Speed {c}, {name}", f"{v['faster']} faster · {v['level']} level · {v['slower']} slower (of {v['cells']})"))
+        for key, label in (("one_stream_decode", "decode, one stream"), ("aggregate_long_input", "aggregate, 32K–128K input")):
+            if key in e:
+                rows.append((f"Speed {c}, {label}", e[key]))
+    if "precision" in d:
+        p = d["precision"]
+        rows.append(("Precision gaps resolved", f"{p['resolved']} of {p['pairs']} ({p['further']} further from {p['reference']}, {p['closer']} closer)"))
+        for r in p["rows"]:
+            rows.append((f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {'resolved' if r['resolved'] else 'not resolved'}"))
+    for c, kv in d.get("kv_pool", {}).items():
+        rows.append((f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}"))
+    return rows
+
+
+def as_text(items: list[dict[str, Any]]) -> str:
+    out = []
+    for d in items:
+        out.append(f"{d['title']} ({d['date']})")
+        rows = _rows(d)
+        width = max((len(r[0]) for r in rows), default=0)
+        out += [f"  {label.ljust(width)}  {value}" for label, value in rows]
+        out.append("")
+    return "\n".join(out)
+
+
+def as_markdown(items: list[dict[str, Any]]) -> str:
+    out = []
+    for d in items:
+        out += [f"### {d['title']} ({d['date']})", "", f"{d['candidate']} against {d['baseline']}", "",
+                "| | |", "|---|---|"]
+        out += ["| " + label + " | " + value.replace("|", "\\|") + " |" for label, value in _rows(d)]
+        out.append("")
+    return "\n".join(out)

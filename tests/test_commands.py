@@ -1,0 +1,80 @@
+"""`check`, `summary` and `new` as a user runs them, in temporary folders."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_sitegen
+from htmlutil import parse, tables
+
+REPORT = "reports/cuteafd-v4.0.0"
+
+
+def test_check_passes_and_writes_nothing(project):
+    result = run_sitegen("check", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("OK: 1 report")
+    assert not (project / "site").exists()
+
+
+def test_check_fails_on_bad_receipt(project):
+    path = project / "data/cuteafd-v4.0.0/SUMMARY.json"
+    data = json.loads(path.read_text())
+    data["precision"]["results"][0]["interval"] = [0.01, 0.02]
+    path.write_text(json.dumps(data))
+    result = run_sitegen("check", cwd=project)
+    assert result.returncode == 1
+    assert "$.precision.results[0].interval" in result.stderr and "does not contain its difference" in result.stderr
+
+
+def test_summary_json_equals_what_the_site_shows(example_site):
+    result = run_sitegen("summary", "cuteafd-v4.0.0", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    doc = parse(example_site / REPORT / "index.html")
+    t = tables(doc)
+    speed = {r[0]: r[1:] for r in t["speed-summary"][1:]}
+    for i, c in enumerate(["K3.25", "K4"]):
+        agg = data["speed"]["checkpoints"][c]["aggregate"]
+        assert speed["Speed cells, aggregate of 22"][i].endswith(
+            f"{agg['faster']} faster · ● {agg['level']} level · ▼ {agg['slower']} slower")
+        assert speed["Decode, one stream"][i] == data["speed"]["checkpoints"][c]["one_stream_decode"]
+        assert speed["Aggregate, 32K–128K input"][i] == data["speed"]["checkpoints"][c]["aggregate_long_input"]
+    site_rows = [r for r in t["precision-table"] if len(r) == 6 and r[0] != "Measure"]
+    json_rows = [[r["measure"], r["baseline"], r["candidate"], r["difference"], r["interval"],
+                  "resolved" if r["resolved"] else "not resolved"] for r in data["precision"]["rows"]]
+    assert site_rows == json_rows
+    mem = t["memory-table"][2]
+    assert [data["kv_pool"][c]["candidate"] + " " + data["kv_pool"][c]["ratio"] for c in ("K3.25", "K4")] == mem[1:]
+
+
+def test_summary_text_and_markdown(project):
+    text = run_sitegen("summary", cwd=project)
+    assert text.returncode == 0
+    assert "Speed K4, aggregate" in text.stdout and "22 faster · 0 level · 0 slower (of 22)" in text.stdout
+    md = run_sitegen("summary", "--format", "markdown", cwd=project)
+    assert md.stdout.startswith("### CuteAFD v4.0.0 against tpurtell's vLLM fork")
+    assert "| Speed K3.25, clean decode | 15 faster · 7 level · 0 slower (of 22) |" in md.stdout
+
+
+def test_summary_unknown_report(project):
+    result = run_sitegen("summary", "nope", cwd=project)
+    assert result.returncode == 1 and "no report 'nope'" in result.stderr and "cuteafd-v4.0.0" in result.stderr
+
+
+def test_new_site_builds_at_once(tmp_path):
+    target = tmp_path / "mysite"
+    result = run_sitegen("new", str(target))
+    assert result.returncode == 0, result.stderr
+    assert (target / "mkdocs.yml").is_file() and (target / "data/example-report/SUMMARY.json").is_file()
+    build = run_sitegen("build", cwd=target)
+    assert build.returncode == 0, build.stderr
+    overview = parse(target / "site/reports/example-report/index.html")
+    assert tables(overview)["speed-summary"][1][1].endswith("3 faster · ● 1 level · ▼ 0 slower")
+    again = run_sitegen("new", str(target))
+    assert again.returncode == 1 and "--force" in again.stderr
+
+
+def test_help_has_examples():
+    for command in ("build", "check", "summary", "new"):
+        result = run_sitegen(command, "--help")
+        assert result.returncode == 0 and "examples:" in result.stdout, command
