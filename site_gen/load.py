@@ -1,13 +1,21 @@
-"""Receipt folders -> validated `Report` objects. Every input error is raised here."""
+"""Receipt folders -> validated `Report` objects. Every input error is raised here.
+
+Bad input of any kind — bytes, JSON, schema, meaning, folder names, links out of the data
+folder — becomes one `SitegenError` naming the file and the JSON path (or line) at fault.
+"""
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +25,11 @@ from site_gen.errors import SitegenError, json_path
 
 SUMMARY = "SUMMARY.json"
 SCHEMA_VERSION = 1
-_FOLDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_DEPTH = 64
+# Integers beyond 2**53 are not exact in JSON (RFC 8259, section 6) nor in a float column.
+MAX_INT = 2 ** 53
+MAX_WARNINGS = 20
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ class Report:
     size: int
     lede: str = ""
     warnings: list[str] = field(default_factory=list)
+    # The receipt's bytes as read and hashed: the site publishes these, not a second read.
+    raw: bytes = field(default=b"", repr=False, compare=False)
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -80,19 +93,73 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+def _python_patterns(node: Any) -> Any:
+    """The schema with each pattern's final `$` as `\\Z`.
+
+    JSON Schema patterns are ECMA-262, where `$` is the very end; in Python's `re` it also
+    matches before a final newline, which would let `"K4\\n"` pass as a checkpoint id.
+    """
+    if isinstance(node, dict):
+        out = {k: _python_patterns(v) for k, v in node.items()}
+        pattern = out.get("pattern")
+        if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
+            out["pattern"] = pattern[:-1] + "\\Z"
+        return out
+    if isinstance(node, list):
+        return [_python_patterns(v) for v in node]
+    return node
+
+
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(schema())
+    return jsonschema.Draft202012Validator(_python_patterns(schema()))
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
+# -- bytes and JSON ---------------------------------------------------------------------------
+
+class _Bad:
+    """Stands in for a value the parser must not hand back (NaN, 1e400, 2**64): the walk
+    after parsing finds it and names its JSON path."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
 
 
-def _depth_ok(text: str) -> bool:
-    depth = deepest = 0
+class _DupDict(dict):
+    """An object in which a key appears twice (json.loads would silently keep the last)."""
+
+    __slots__ = ("duplicate",)
+
+
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# Characters a receipt's text must not hold: C0 controls but tab and newlines, DEL, C1 controls,
+# lone surrogates (cannot be written as UTF-8), non-characters. HTML parsers reject them all.
+_BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+# Their escaped forms in JSON text (`\u0000`, `\ud800`); a match means: look closer.
+_ESCAPED_CHAR = re.compile(r"\\u(?:00[01]|007[fF]|00[89]|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF]{3}[eEfF])")
+
+
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line} column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _too_deep(text: str) -> int | None:
+    """Offset where nesting first goes deeper than MAX_DEPTH, else None.
+
+    The common case runs in C (strip strings, keep brackets, running sum); only a file that
+    looks too deep is scanned character by character to find where.
+    """
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    if not brackets or max(accumulate(map(_STEP.__getitem__, brackets))) <= MAX_DEPTH:
+        return None
+    depth = 0
     in_string = escape = False
-    for ch in text:
+    for i, ch in enumerate(text):
         if in_string:
             if escape:
                 escape = False
@@ -105,63 +172,222 @@ def _depth_ok(text: str) -> bool:
         elif ch in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                return False
+                return i
         elif ch in "]}":
             depth -= 1
-    return True
+    return None  # e.g. an unterminated string: the parser says so
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object", _DupDict: "object"}.get(type(value), type(value).__name__)
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    """json.loads that marks what it must not accept; returns (data, anything marked)."""
+    marked = False
+
+    def mark(message: str) -> _Bad:
+        nonlocal marked
+        marked = True
+        return _Bad(message)
+
+    def constant(name: str) -> _Bad:
+        return mark(f"{name} is not a number JSON allows; give a finite number or leave the field out")
+
+    def number(text: str) -> float | _Bad:
+        value = float(text)
+        if math.isinf(value):
+            return mark(f"number {text[:40]} is too large")
+        return value
+
+    def integer(text: str) -> int | _Bad:
+        if len(text) < 16:
+            return int(text)
+        try:
+            value = int(text)
+        except ValueError:  # more digits than Python converts
+            value = None
+        if value is None or abs(value) > MAX_INT:
+            shown = text if len(text) <= 24 else text[:20] + "…"
+            return mark(f"integer {shown} is too large; JSON integers are exact up to 2^53")
+        return value
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        out = dict(items)
+        if len(out) != len(items):
+            seen: set[str] = set()
+            twice = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+            out = _DupDict(out)
+            out.duplicate = twice
+            mark("")
+        return out
+
+    data = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=pairs)
+    return data, marked
+
+
+def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | None:
+    """The first marked value, duplicate key or (if `strings`) bad character, in document order."""
+    if isinstance(value, _Bad):
+        return path, value.message
+    if isinstance(value, str):
+        if strings and (m := _BAD_CHAR.search(value)):
+            return path, f"text holds the character U+{ord(m.group()):04X}, which a receipt must not contain"
+        return None
+    if isinstance(value, dict):
+        duplicate = getattr(value, "duplicate", None)
+        for key, item in value.items():
+            if strings and (m := _BAD_CHAR.search(key)):
+                return path + [key], f"field name holds the character U+{ord(m.group()):04X}"
+            if key == duplicate:
+                return path + [key], f"duplicate key '{key}' in one object; only one value can be kept"
+            found = _first_problem(item, path + [key], strings)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_problem(item, path + [i], strings)
+            if found:
+                return found
+    return None
+
+
+def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
+    """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO)."""
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise SitegenError("is a folder; expected a file", file)
+        if not stat.S_ISREG(st.st_mode):
+            raise SitegenError("is not a regular file", file)
+        if st.st_size > max_bytes:
+            raise SitegenError(
+                f"{what} is {st.st_size / 1048576:.1f} MB, over the {max_bytes / 1048576:g} MB limit "
+                "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
+    finally:
+        os.close(fd)
+    if len(raw) > max_bytes:  # grew since it was measured
+        raise SitegenError(f"{what} is over the {max_bytes / 1048576:g} MB limit "
+                           "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
+    return raw
+
+
+def decode_text(raw: bytes, file: Path) -> str:
+    """UTF-8 text without a byte-order mark, or a SitegenError saying where it is not."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise SitegenError("file starts with a byte-order mark; save it as UTF-8 without BOM", file, "line 1")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SitegenError("file is UTF-16; save it as UTF-8", file, "line 1")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SitegenError(f"bytes that are not UTF-8 at byte {exc.start} (0x{raw[exc.start]:02x}); save the file as UTF-8",
+                           file, f"line {line}") from None
 
 
 def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
-    """Reads and parses one receipt, refusing what json.loads would accept too kindly."""
-    try:
-        size = file.stat().st_size
-    except OSError as exc:
-        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
-    if size > max_bytes:
-        raise SitegenError(
-            f"receipt is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:g} MB limit "
-            "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
-    raw = file.read_bytes()
+    """Reads and parses one receipt, refusing what json.loads would accept too kindly:
+    NaN and Infinity, numbers too large to be exact, duplicate keys, control characters and
+    lone surrogates in text, nesting deeper than MAX_DEPTH. Returns (data, the bytes read)."""
+    raw = _read_limited(file, max_bytes)
     if not raw.strip():
         raise SitegenError("file is empty; expected a JSON object", file, "$")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raise SitegenError("file starts with a byte-order mark; save it as UTF-8 without BOM", file, "$")
+    text = decode_text(raw, file)
+    deep = _too_deep(text)
+    if deep is not None:
+        raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, _line_col(text, deep))
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SitegenError(f"bytes that are not UTF-8 at byte {exc.start}", file, f"line {line}") from None
-    if not _depth_ok(text):
-        raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, "$")
-    try:
-        return json.loads(text, parse_constant=_reject_constant), raw
+        data, marked = _loads(text)
     except json.JSONDecodeError as exc:
-        raise SitegenError(f"invalid JSON: {exc.msg}", file, f"line {exc.lineno} column {exc.colno}") from None
-    except ValueError as exc:
-        raise SitegenError(f"invalid JSON: {exc}", file, "$") from None
+        message = exc.msg
+        if message.startswith("Unterminated string"):
+            message = "unterminated string (is the file cut short?)"
+        elif exc.pos >= len(text.rstrip()):
+            message = f"the file ends before the JSON does ({message}; is it cut short?)"
+        raise SitegenError(f"invalid JSON: {message}", file, f"line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, "$") from None
+    except ValueError as exc:
+        raise SitegenError(f"invalid JSON: {exc}", file, "$") from None
+    strings = bool(_ESCAPED_CHAR.search(text) or _BAD_CHAR.search(text))
+    if marked or strings:
+        found = _first_problem(data, [], strings)
+        if found:
+            raise SitegenError(found[1], file, json_path(found[0]))
+    return data, raw
+
+
+# -- schema -----------------------------------------------------------------------------------
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _suggest(word: str, known) -> str:
+    close = difflib.get_close_matches(word, sorted(known), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _schema_message(error: jsonschema.ValidationError) -> str:
-    v = error.validator
+    v, value, limit = error.validator, error.instance, error.validator_value
     if v == "required":
         missing = re.search(r"'([^']+)' is a required property", error.message)
         return f"missing required field '{missing.group(1) if missing else error.message}'"
     if v == "type":
-        expected = error.validator_value
-        expected = " or ".join(expected) if isinstance(expected, list) else expected
-        return f"expected {expected}, got {type(error.instance).__name__} {json.dumps(error.instance)[:60]}"
+        expected = " or ".join(limit) if isinstance(limit, list) else limit
+        hint = ""
+        if isinstance(value, str) and expected in ("number", "integer"):
+            try:
+                float(value)
+                hint = " (write numbers without quotes)"
+            except ValueError:
+                pass
+        got = _shown(value) if value is None or isinstance(value, bool) else f"{_json_type(value)} {_shown(value)}"
+        return f"expected {expected}, got {got}{hint}"
     if v == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return f"unknown field {', '.join(repr(e) for e in extra)}"
+        known = error.schema.get("properties", {})
+        extra = [k for k in value if k not in known]
+        return "unknown field " + ", ".join(f"'{e}'{_suggest(e, known)}" for e in extra)
     if v == "const":
-        return f"expected {json.dumps(error.validator_value)}, got {json.dumps(error.instance)[:60]}"
+        return f"expected {_shown(limit)}, got {_shown(value)}"
     if v == "enum":
-        return f"expected one of {', '.join(json.dumps(x) for x in error.validator_value)}, got {json.dumps(error.instance)[:60]}"
+        return f"expected one of {', '.join(_shown(x) for x in limit)}, got {_shown(value)}"
     if v == "pattern":
         desc = error.schema.get("description")
-        return f"{json.dumps(error.instance)[:60]} does not have the expected form" + (f" ({desc})" if desc else f" {error.validator_value}")
+        return f"{_shown(value)} does not have the expected form" + (
+            f" ({desc})" if desc else f" (letters, digits, '.', '_' and '-', starting with a letter or digit)"
+            if "A-Za-z0-9" in limit else f" {limit}")
+    if v == "minItems":
+        return f"expected at least {_plural(limit, 'item')}, got {len(value)}"
+    if v == "maxItems":
+        return f"expected at most {_plural(limit, 'item')}, got {len(value)}"
+    if v == "minLength":
+        return "must not be empty" if limit == 1 else f"expected at least {_plural(limit, 'character')}"
+    if v == "maxLength":
+        return f"longer than {_plural(limit, 'character')}"
+    if v == "minimum":
+        return f"must be at least {limit}, got {_shown(value)}"
+    if v == "exclusiveMinimum":
+        return f"must be above {limit}, got {_shown(value)}"
+    if v == "maximum":
+        return f"must be at most {limit}, got {_shown(value)}"
     return error.message
 
 
@@ -174,31 +400,67 @@ def _fast_validator():
     """
     import fastjsonschema
 
-    return fastjsonschema.compile({**schema(), "$schema": "http://json-schema.org/draft-07/schema#"})
+    return fastjsonschema.compile({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"})
+
+
+def _document_order(data: Any, path) -> tuple:
+    """Sort key: where a JSON path sits in the file (keys in their written order, not by name)."""
+    out = []
+    node = data
+    for part in path:
+        if isinstance(node, dict):
+            try:
+                out.append(list(node).index(part))
+            except ValueError:
+                out.append(len(node))
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int):
+            out.append(part)
+            node = node[part] if part < len(node) else None
+        else:
+            break
+    return tuple(out)
 
 
 def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
-    """Raises on the first schema error (in document order); returns unknown-field warnings."""
-    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] != SCHEMA_VERSION:
+    """Raises on the first schema error (in document order).
+
+    Unknown fields are an error under `strict`; otherwise they are removed from `data`, so that
+    nothing downstream (tables, CSV) shows them, and returned as warnings, one per kind.
+    """
+    if isinstance(data, dict) and "schema_version" in data and (
+            isinstance(data["schema_version"], bool) or data["schema_version"] != SCHEMA_VERSION):
         raise SitegenError(
-            f"unknown schema_version {json.dumps(data['schema_version'])[:20]}; this sitegen reads version {SCHEMA_VERSION}",
+            f"unknown schema_version {_shown(data['schema_version'])[:20]}; this sitegen reads version {SCHEMA_VERSION}",
             file, "$.schema_version")
     try:
         _fast_validator()(data)
         return []
     except Exception:  # any failure: let jsonschema find and describe it
         pass
-    errors = sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    found: list[str] = []
+    errors = sorted(_validator().iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
+    unknown: dict[tuple, list] = {}
     for error in errors:
-        where = json_path(error.absolute_path)
-        message = _schema_message(error)
         if error.validator == "additionalProperties" and not strict:
-            found.append(f"{file}: {where}: {message} (ignored; an error under --strict)")
+            kind = (tuple(error.absolute_schema_path), tuple(k for k in error.instance if k not in error.schema.get("properties", {})))
+            unknown.setdefault(kind, []).append(error)
             continue
-        raise SitegenError(message, file, where)
+        raise SitegenError(_schema_message(error), file, json_path(error.absolute_path))
+    found: list[str] = []
+    for kind, group in unknown.items():
+        first = group[0]
+        more = f" and {_plural(len(group) - 1, 'more place')} like it" if len(group) > 1 else ""
+        found.append(f"{file}: {json_path(first.absolute_path)}: {_schema_message(first)}{more} "
+                     "(ignored; an error under --strict)")
+        for error in group:
+            for key in kind[1]:
+                error.instance.pop(key, None)
+    if len(found) > MAX_WARNINGS:
+        found = found[:MAX_WARNINGS] + [f"{file}: {len(found) - MAX_WARNINGS} more kinds of unknown field (ignored)"]
     return found
 
+
+# -- meaning ----------------------------------------------------------------------------------
 
 def _check(condition: bool, message: str, file: Path, where: str) -> None:
     if not condition:
@@ -208,7 +470,8 @@ def _check(condition: bool, message: str, file: Path, where: str) -> None:
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
     """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability."""
     checkpoints = [c["id"] for c in data["report"]["checkpoints"]]
-    _check(len(set(checkpoints)) == len(checkpoints), "checkpoint ids must be unique", file, "$.report.checkpoints")
+    for i, cid in enumerate(checkpoints):
+        _check(cid not in checkpoints[:i], f"duplicate checkpoint id '{cid}'", file, f"$.report.checkpoints[{i}].id")
     known = set(checkpoints)
 
     def checkpoint_ref(value: str, where: str) -> None:
@@ -216,8 +479,13 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     precision = data.get("precision")
     if precision:
-        measures = {m["id"]: m for m in precision["measures"]}
+        measures: dict[str, Any] = {}
+        for i, m in enumerate(precision["measures"]):
+            _check(m["id"] not in measures, f"duplicate measure id '{m['id']}'", file, f"$.precision.measures[{i}].id")
+            measures[m["id"]] = m
         rows = precision["rows"]
+        _check(bool(precision["results"]), "precision has no results; leave the section out until it has some",
+               file, "$.precision.results")
         seen = set()
         for i, r in enumerate(precision["results"]):
             where = f"$.precision.results[{i}]"
@@ -261,11 +529,19 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
             for role in ("baseline", "candidate"):
                 rate = cell[role]["rate"]
                 _check(rate > 0, f"rate must be above zero, got {rate}", file, f"{where}.{role}.rate")
+            ratio = cell["candidate"]["rate"] / cell["baseline"]["rate"]
+            _check(0 < ratio < math.inf, f"the rates' ratio {cell['candidate']['rate']} / {cell['baseline']['rate']} "
+                   "is not a representable number", file, where)
             key = (cell["checkpoint"], cell["workload"], cell["input_tokens"], cell["concurrency"], cell["metric"])
             _check(key not in seen_cells, f"duplicate speed cell (same checkpoint, workload, input, concurrency, metric as $.speed.cells[{seen_cells.get(key)}])", file, where)
             seen_cells[key] = i
+        seen_ttft: dict[str, int] = {}
         for i, t in enumerate(speed.get("ttft", [])):
             checkpoint_ref(t["checkpoint"], f"$.speed.ttft[{i}].checkpoint")
+            _check(t["checkpoint"] not in seen_ttft,
+                   f"duplicate time to first token for checkpoint '{t['checkpoint']}' (also $.speed.ttft[{seen_ttft.get(t['checkpoint'])}]); "
+                   "one per checkpoint", file, f"$.speed.ttft[{i}]")
+            seen_ttft[t["checkpoint"]] = i
 
     memory = data.get("memory")
     if memory:
@@ -279,12 +555,14 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     long_outputs = data.get("long_outputs")
     if long_outputs:
+        caps = long_outputs["caps"]
+        for i, cap in enumerate(caps):
+            _check(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
         arms = {}
         for i, arm in enumerate(long_outputs["arms"]):
             checkpoint_ref(arm["checkpoint"], f"$.long_outputs.arms[{i}].checkpoint")
             _check(arm["id"] not in arms, f"duplicate arm id '{arm['id']}'", file, f"$.long_outputs.arms[{i}].id")
             arms[arm["id"]] = arm
-        caps = set(long_outputs["caps"])
         seen_replies = set()
         for i, reply in enumerate(long_outputs["replies"]):
             where = f"$.long_outputs.replies[{i}]"
@@ -297,11 +575,18 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     versions = data.get("versions")
     if versions:
+        seen_panels = set()
         for i, r in enumerate(versions.get("precision", [])):
             checkpoint_ref(r["checkpoint"], f"$.versions.precision[{i}].checkpoint")
+            key = (r["panel"], r["checkpoint"])
+            _check(key not in seen_panels, f"duplicate comparison for panel {key[0]} / {key[1]}", file, f"$.versions.precision[{i}]")
+            seen_panels.add(key)
             low, high = r["interval"]
             _check(low <= high, f"interval low end {low} is above its high end {high}", file, f"$.versions.precision[{i}].interval")
+        seen_categories = set()
         for i, r in enumerate(versions.get("text", [])):
+            _check(r["category"] not in seen_categories, f"duplicate category '{r['category']}'", file, f"$.versions.text[{i}].category")
+            seen_categories.add(r["category"])
             _check(r["identical"] <= r["total"], "identical cannot exceed total", file, f"$.versions.text[{i}].identical")
 
     tools = data.get("tool_calling")
@@ -319,44 +604,64 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
                 names.add(s["id"])
 
 
+# -- folders and files ------------------------------------------------------------------------
+
+def check_report_id(name: str, file: str | Path | None = None, where: str | None = None) -> str:
+    """A report id is its folder name and its URL (`reports/<id>/`): nothing that could name
+    another folder, hide, or escape the data or site folder. Returns the name, or raises."""
+    problem = None
+    if "/" in name or "\\" in name:
+        problem = "contains a slash"
+    elif ".." in name:
+        problem = "contains '..'"
+    elif name.startswith("."):
+        problem = "starts with a dot"
+    elif not _FOLDER_NAME.fullmatch(name):
+        problem = "is not allowed"
+    if problem:
+        raise SitegenError(f"report folder name {name!r} {problem}: report names start with a letter or digit "
+                           "and use only letters, digits, '.', '_' and '-'", file, where)
+    return name
+
+
+def _inside(path: Path, data_dir: Path) -> bool:
+    return data_dir.resolve() in path.resolve().parents
+
+
 def _safe_folder(folder: Path, data_dir: Path) -> None:
-    name = folder.name
-    if not _FOLDER_NAME.match(name) or ".." in name:
-        raise SitegenError(
-            "report folder names must start with a letter or digit and use only letters, digits, '.', '_' and '-'",
-            folder)
-    real = folder.resolve()
-    if data_dir.resolve() not in real.parents:
-        raise SitegenError("report folder resolves outside the data folder (a symlink?); refused", folder)
+    check_report_id(folder.name, folder)
+    if not _inside(folder, data_dir):
+        raise SitegenError("report folder is a link that points outside the data folder; refused", folder)
 
 
-def _read_lede(folder: Path, value: str, data_dir: Path) -> str:
+def _read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int = 64 << 20) -> str:
     if value.endswith(".md") and "\n" not in value:
         path = folder / value
         if "/" in value or "\\" in value or value.startswith("."):
             raise SitegenError("lede file must sit beside SUMMARY.json", folder / SUMMARY, "$.report.lede")
         if not path.is_file():
             raise SitegenError(f"lede file '{value}' not found beside SUMMARY.json", folder / SUMMARY, "$.report.lede")
-        if data_dir.resolve() not in path.resolve().parents:
-            raise SitegenError("lede file resolves outside the data folder; refused", path)
-        try:
-            return path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise SitegenError("not UTF-8 text", path) from None
+        if not _inside(path, data_dir):
+            raise SitegenError("lede file is a link that points outside the data folder; refused", path)
+        text = decode_text(_read_limited(path, max_bytes, "lede file"), path)
+        if m := _BAD_CHAR.search(text):
+            raise SitegenError(f"text holds the character U+{ord(m.group()):04X}, which a receipt must not contain",
+                               path, f"line {text.count(chr(10), 0, m.start()) + 1}")
+        return text
     return value
 
 
 def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, strict: bool = False) -> Report:
     _safe_folder(folder, data_dir)
     file = folder / SUMMARY
-    if file.is_symlink() and data_dir.resolve() not in file.resolve().parents:
-        raise SitegenError("SUMMARY.json is a symlink that points outside the data folder; refused", file)
+    if not _inside(file, data_dir):
+        raise SitegenError("SUMMARY.json is a link that points outside the data folder; refused", file)
     data, raw = parse_json(file, max_bytes)
     found = validate_schema(data, file, strict)
     validate_meaning(data, file)
-    lede = _read_lede(folder, data["report"].get("lede", ""), data_dir)
+    lede = _read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
     return Report(id=folder.name, folder=folder, file=file, data=data, sha256=hashlib.sha256(raw).hexdigest(),
-                  size=len(raw), lede=lede, warnings=found)
+                  size=len(raw), lede=lede, warnings=found, raw=raw)
 
 
 def report_folders(data_dir: Path) -> list[Path]:
@@ -366,7 +671,7 @@ def report_folders(data_dir: Path) -> list[Path]:
     folders = []
     for entry in sorted(os.scandir(data_dir), key=lambda e: e.name):
         path = Path(entry.path)
-        if entry.is_dir() and (path / SUMMARY).exists():
+        if entry.is_dir() and (os.path.lexists(path / SUMMARY)):
             folders.append(path)
     return folders
 

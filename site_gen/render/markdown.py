@@ -111,6 +111,8 @@ def _args(tokens: list[str], offset: int) -> dict[str, str]:
         if not eq or not key:
             raise InlineError(f"expected key=value, got {token!r}", offset)
         args[key] = value.strip("\"'")
+        if key == "digits" and not (args[key].isdigit() and int(args[key]) <= 12):
+            raise InlineError(f"digits must be a whole number from 0 to 12, got {args[key]!r}", offset)
     return args
 
 
@@ -131,6 +133,8 @@ def format_figure(value, kind: str, args: dict[str, str]) -> str:
 
 def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
     """One `{{ … }}`: a figure shown as text, or a checked statement shown as the author's words."""
+    if not expr.split():
+        raise InlineError("empty {{ }}: name a figure, e.g. {{ speed_verdict }}", offset)
     if expr.split()[0] == "check":
         name, args, op, number, negate, text = parse_check(expr, offset)
         style = {k: args.pop(k) for k in FORMAT_ARGS if k in args}

@@ -167,6 +167,7 @@ class ReportPages:
     def _markdown(self, text: str, page_url: str, where: str, *, inline: bool = False, lede: bool = False) -> Markup:
         """Receipt markdown: raw HTML off, `page:` links resolved, inline figures from this report."""
         file = self.a.report.folder / self.a.report.meta["lede"] if lede and str(self.a.report.meta.get("lede", "")).endswith(".md") else self.a.report.file
+        lede = lede and file != self.a.report.file  # lines count in a lede file; an inline lede is at `where`
 
         def resolve_page(name: str) -> str | None:
             target = self.url(name)
@@ -271,7 +272,8 @@ class ReportPages:
         return [self.page(key, title, file) for key, title, file in self.sections]
 
     def files(self) -> dict[str, bytes]:
-        out = {self.base + "SUMMARY.json": self.a.report.file.read_bytes()}
+        # The bytes that were validated and hashed, not a second read that may differ.
+        out = {self.base + "SUMMARY.json": self.a.report.raw or self.a.report.file.read_bytes()}
         for name, table in csv_tables(self.a).items():
             out[self.base + f"csv/{name}.csv"] = csv_bytes(table)
         return out
