@@ -255,6 +255,10 @@ def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | 
     return None
 
 
+def _mb(size: int) -> str:
+    return f"{round(size / 1048576, 3):g}"
+
+
 def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
     """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO)."""
     try:
@@ -269,7 +273,7 @@ def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
             raise SitegenError("is not a regular file", file)
         if st.st_size > max_bytes:
             raise SitegenError(
-                f"{what} is {st.st_size / 1048576:.1f} MB, over the {max_bytes / 1048576:g} MB limit "
+                f"{what} is {st.st_size / 1048576:.1f} MB, over the {_mb(max_bytes)} MB limit "
                 "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
         with os.fdopen(fd, "rb", closefd=False) as f:
             raw = f.read(max_bytes + 1)
@@ -278,7 +282,7 @@ def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
     finally:
         os.close(fd)
     if len(raw) > max_bytes:  # grew since it was measured
-        raise SitegenError(f"{what} is over the {max_bytes / 1048576:g} MB limit "
+        raise SitegenError(f"{what} is over the {_mb(max_bytes)} MB limit "
                            "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
     return raw
 
@@ -311,11 +315,15 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
     try:
         data, marked = _loads(text)
     except json.JSONDecodeError as exc:
-        message = exc.msg
+        message, at = exc.msg, text[exc.pos:exc.pos + 2]
         if message.startswith("Unterminated string"):
             message = "unterminated string (is the file cut short?)"
         elif exc.pos >= len(text.rstrip()):
-            message = f"the file ends before the JSON does ({message}; is it cut short?)"
+            message = "the file ends before the JSON is complete (is it cut short?)"
+        elif at in ("//", "/*") or at[:1] == "#":
+            message = "JSON has no comments"
+        elif at[:1] == "'":
+            message = "JSON strings and names need double quotes, not single"
         raise SitegenError(f"invalid JSON: {message}", file, f"line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, "$") from None

@@ -1,10 +1,13 @@
 """Atomic output: a build lands whole or not at all."""
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import sys
 import tempfile
-from pathlib import Path
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 
 from site_gen.errors import SitegenError
 
@@ -20,29 +23,68 @@ def check_site_dir(site_dir: Path, protected: list[Path]) -> None:
 
 def write_tree(files: dict[str, bytes], root: Path) -> None:
     for rel in sorted(files):
+        parts = PurePosixPath(rel).parts
+        if not parts or PurePosixPath(rel).is_absolute() or ".." in parts or "\\" in rel:
+            raise ValueError(f"refusing to write outside the site folder: {rel!r}")
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(files[rel])
+
+
+_RENAME_EXCHANGE = 2
+
+
+@lru_cache(maxsize=1)
+def _renameat2():
+    """Linux's renameat2(2), or None where it is missing (other systems, old libc)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swaps two folders in one step, so a reader sees the old site or the new, never neither."""
+    fn = _renameat2()
+    if fn is None:
+        return False
+    AT_FDCWD = -100
+    return fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
 def write_site(files: dict[str, bytes], site_dir: Path) -> None:
     """Writes into a fresh folder beside site_dir, then swaps it in.
 
     A failure before the swap leaves the previous site byte for byte as it was; files of
-    removed reports do not survive, since the new tree replaces the old one whole.
+    removed reports do not survive, since the new tree replaces the old one whole. On Linux the
+    swap is one atomic exchange; elsewhere two renames, the old site put back if the second fails.
     """
     site_dir = site_dir.resolve()
+    if os.path.lexists(site_dir) and not site_dir.is_dir():
+        raise SitegenError("site_dir exists and is not a folder; refusing to replace it", site_dir)
     parent = site_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.new-", dir=parent))
     try:
         write_tree(files, staging)
         os.chmod(staging, 0o755)
-        if site_dir.exists():
+        if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
+            shutil.rmtree(staging, ignore_errors=True)  # now holds the previous site
+        elif site_dir.is_dir():
             old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.old-", dir=parent))
             old.rmdir()
             os.rename(site_dir, old)
-            os.rename(staging, site_dir)
+            try:
+                os.rename(staging, site_dir)
+            except BaseException:
+                os.rename(old, site_dir)
+                raise
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(staging, site_dir)
