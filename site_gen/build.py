@@ -20,6 +20,7 @@ from site_gen import load
 from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
 from site_gen.render import views
 from site_gen.render import format as fmt
+from site_gen.render.docs import DocsPages
 from site_gen.render.pages import Page, ReportPages, environment, render_page, report_base, theme_dir
 from site_gen.write import check_site_dir, write_site
 
@@ -280,6 +281,8 @@ class Builder:
         # Newest first on the dashboard and in navigation.
         analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
         site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
+        docs = DocsPages(config, analyses, strict=self.strict)  # markdown pages of docs_dir
+        site_nav = docs.nav + site_nav
         assets = theme_assets(config)
         asset_urls = {k: v[0] for k, v in assets.items()}
         files: dict[str, bytes] = {}
@@ -295,7 +298,9 @@ class Builder:
             warnings.extend(report_warnings)
         home = Page(url="index.html", title=config.site_name, template="home.html",
                     context={"reports": [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in analyses]})
-        pages.append(home)
+        pages.extend(docs.pages(home))  # docs/index.md, when there is one, is the home page
+        files.update(docs.files())
+        warnings.extend(docs.warnings)
         uses_charts = False
         for page in pages:
             files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)

@@ -147,6 +147,50 @@ def versions_identical(a: Analysis, panel: str = "P-A") -> Figure:
     return Figure(bool(row["identical"].iloc[0]), "bool", f"largest difference on {panel}: {row['max_abs_difference'].iloc[0]}")
 
 
+@figure("engine", "an engine's name and version (role=candidate|baseline|previous, show=label|name|version|long_name)")
+def engine(a: Analysis, role: str = "candidate", show: str = "label") -> Figure:
+    r = a.report
+    if role == "previous":
+        v = r.section("versions")
+        if v is None:
+            raise FigureError("the report has no previous version to compare with")
+        e = {"name": v["previous"]["name"], "version": v["previous"]["version"], "long_name": ""}
+    elif role in ("candidate", "baseline"):
+        eng = r.candidate if role == "candidate" else r.baseline
+        e = {"name": eng.name, "version": eng.version, "long_name": eng.long_name}
+    else:
+        raise FigureError(f"role must be one of candidate, baseline, previous; got {role!r}")
+    shown = {"label": f"{e['name']} v{e['version']}", "name": e["name"], "version": f"v{e['version']}",
+             "long_name": e["long_name"] or e["name"]}
+    if show not in shown:
+        raise FigureError(f"show must be one of {', '.join(shown)}; got {show!r}")
+    return Figure(shown[show], "phrase", f"the {role} engine as the receipt names it")
+
+
+@figure("precision_reference", "what precision is measured against (e.g. BF16)")
+def precision_reference(a: Analysis) -> Figure:
+    p = a.report.section("precision")
+    if p is None:
+        raise FigureError("the report has no precision results")
+    return Figure(p["reference"], "phrase", "the reference of the precision measures")
+
+
+@figure("hardware", "the hardware the report ran on, as the receipt states it")
+def hardware(a: Analysis) -> Figure:
+    text = a.report.meta.get("hardware", "")
+    if not text:
+        raise FigureError("the report does not state its hardware")
+    return Figure(text, "phrase", "report.hardware in the receipt")
+
+
+@figure("checkpoint_count", "number of checkpoints (paired=true: only those both engines ran)")
+def checkpoint_count(a: Analysis, paired: str = "false") -> Figure:
+    if paired not in ("true", "false"):
+        raise FigureError(f"paired must be true or false; got {paired!r}")
+    cps = a.paired_checkpoints if paired == "true" else a.checkpoints
+    return Figure(len(cps), "count", ("paired checkpoints: " if paired == "true" else "checkpoints: ") + ", ".join(cps))
+
+
 def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     if name not in REGISTRY:
         raise FigureError(f"unknown figure '{name}'; known: {', '.join(sorted(REGISTRY))}")

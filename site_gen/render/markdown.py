@@ -44,7 +44,8 @@ class MarkdownResult:
     failed_checks: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _link_fixer(resolve_page: Callable[[str], str | None], allow_relative: bool):
+def _link_fixer(resolve_page: Callable[[str], str | None], allow_relative: bool,
+                resolve_link: Callable[[str], str | None] | None = None):
     class Fixer(markdown.treeprocessors.Treeprocessor):
         def run(self, root: etree.Element) -> None:
             for el in root.iter():
@@ -64,21 +65,51 @@ def _link_fixer(resolve_page: Callable[[str], str | None], allow_relative: bool)
                 elif lowered.startswith(SAFE_SCHEMES) or lowered.startswith("#"):
                     continue
                 elif allow_relative and ":" not in lowered.split("/")[0]:
+                    if resolve_link is not None:
+                        fixed = resolve_link(target)
+                        if fixed is not None:
+                            el.set(attr, fixed)
                     continue
                 else:
                     del el.attrib[attr]
     return Fixer
 
 
-def _markdown(resolve_page, trusted: bool) -> markdown.Markdown:
-    exts = ["tables", "footnotes", "attr_list", "admonition", "sane_lists"] if trusted else ["sane_lists"]
+AUTHOR_EXTENSIONS = ["tables", "fenced_code", "footnotes", "attr_list", "admonition", "sane_lists", "toc"]
+
+
+def _markdown(resolve_page, trusted: bool, extensions: list | None = None,
+              resolve_link: Callable[[str], str | None] | None = None) -> markdown.Markdown:
+    exts = (extensions or AUTHOR_EXTENSIONS) if trusted else ["sane_lists"]
     md = markdown.Markdown(extensions=exts, output_format="html")
     if not trusted:
         # Receipts are data: their HTML is shown as text, never passed through.
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
-    md.treeprocessors.register(_link_fixer(resolve_page, trusted)(md), "sitegen_links", 0)
+    md.treeprocessors.register(_link_fixer(resolve_page, trusted, resolve_link if trusted else None)(md), "sitegen_links", 0)
     return md
+
+
+def author_markdown(resolve_page, resolve_link=None, extensions: list | None = None) -> markdown.Markdown:
+    """Markdown for pages the site's author writes: trusted, raw HTML allowed, relative links kept."""
+    return _markdown(resolve_page, True, extensions, resolve_link)
+
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[`~]*[ \t]*$|\Z)", re.M | re.S)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.S)
+
+
+def code_ranges(text: str) -> list[tuple[int, int]]:
+    """Where fenced code blocks and inline code spans sit: `{{ … }}` there is shown as written."""
+    ranges = [m.span() for m in _FENCE.finditer(text)]
+    for m in _CODE_SPAN.finditer(text):
+        if not any(a <= m.start() < b for a, b in ranges):
+            ranges.append(m.span())
+    return sorted(ranges)
+
+
+def in_ranges(offset: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(a <= offset < b for a, b in ranges)
 
 
 def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None, float | None, bool, str]:

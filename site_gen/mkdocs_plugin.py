@@ -1,0 +1,332 @@
+"""`sitegen` inside `mkdocs build` and `mkdocs serve`: a thin adapter over the pipeline.
+
+    plugins:
+      - sitegen:
+          data_dir: data
+
+- on_config: loads and analyses the receipts (the same `load` and `analyse` as `sitegen build`).
+- on_files: adds every report page as a generated page at the path `sitegen build` gives it
+  (`reports/ID/speed.html`), the receipts and CSVs, the stylesheet and the chart script, and a
+  home page with the table of reports when the docs have no index.md.
+- on_page_markdown / on_page_content: sitegen blocks and `{{ … }}` figures of markdown pages
+  become HTML (the same `AuthorBlocks` as `sitegen build`); a report page's content is the
+  report page's own HTML, rendered by the same templates.
+- on_post_page: the chart script on the pages that draw a chart, once.
+
+Works with MkDocs 1.6 and ProperDocs (which serves `mkdocs.*` imports itself), with the default
+theme and with Material for MkDocs. `sitegen build` stays the main product: MkDocs 2.0 drops
+plugins, and Zensical ignores third-party ones.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from html import unescape
+from pathlib import Path
+from typing import Any
+
+import yaml
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.structure.files import File, Files
+
+from site_gen.analyse.report import Analysis, analyse
+from site_gen.config import PLUGIN_DEFAULTS, Config, _plugin_options
+from site_gen.errors import SitegenError
+from site_gen.load import load_reports
+from site_gen.render.docs import AuthorBlocks, Expanded
+from site_gen.render.pages import SECTIONS, Page, ReportPages, rel, render_content, report_base
+
+log = get_plugin_logger("sitegen")
+
+EMBED_CSS = "sitegen-embed.css"
+# Variables that follow the host theme where it has them (Material), else sitegen's light values.
+_HOST_VARS = {"--bg": "--md-default-bg-color", "--fg": "--md-default-fg-color", "--muted": "--md-default-fg-color--light",
+              "--line": "--md-default-fg-color--lightest", "--soft": "--md-code-bg-color",
+              "--accent": "--md-typeset-a-color", "--font": "--md-text-font-family", "--mono": "--md-code-font-family"}
+# Rules of the stand-alone theme that style the page around the content: left to the host theme.
+_CHROME = re.compile(r"^(\*|html|body|a|code|h1|h2|h2 a|h2 a:hover|:target|:focus-visible)$|"
+                     r"^(\.skip|\.topbar|\.brand|\.crumb[\w-]*|\.layout|\.sidenav|\.sitenav|\.content|\.page-site|"
+                     r"\.footer|\.doc)(?![\w-])")
+_SCOPES = (".sitegen-block", ".sitegen-inline")  # blocks, and figures inside the author's sentences
+_ROOT = ", ".join(_SCOPES)
+_DARK = ('[data-md-color-scheme="slate"]', '[data-bs-theme="dark"]')
+
+
+def _blocks(css: str) -> list[tuple[str, str]]:
+    """Top-level `prelude { body }` pairs of a stylesheet (comments removed)."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    out, i = [], 0
+    while True:
+        j = css.find("{", i)
+        if j < 0:
+            return out
+        depth, k = 1, j + 1
+        while depth and k < len(css):
+            depth += {"{": 1, "}": -1}.get(css[k], 0)
+            k += 1
+        out.append((css[i:j].strip(), css[j + 1:k - 1]))
+        i = k
+
+
+def _declarations(body: str) -> dict[str, str]:
+    out = {}
+    for part in body.split(";"):
+        name, sep, value = part.partition(":")
+        if sep and name.strip():
+            out[name.strip()] = value.strip()
+    return out
+
+
+def _scope_rules(css: str) -> list[str]:
+    out = []
+    for prelude, body in _blocks(css):
+        if prelude.startswith("@media"):
+            if "prefers-color-scheme" in prelude:
+                continue  # the host theme decides light or dark: see the variables
+            inner = _scope_rules(body)
+            if inner:
+                out.append(prelude + " {\n" + "\n".join("  " + r for r in inner) + "\n}")
+            continue
+        if prelude.startswith("@"):
+            continue
+        selectors = [s.strip() for s in prelude.split(",")]
+        kept = [f"{scope} {s}" for s in selectors if s and not s.startswith(":root") and not _CHROME.match(s)
+                for scope in _SCOPES]
+        if kept:
+            out.append(", ".join(kept) + " { " + body.strip() + " }")
+    return out
+
+
+def embed_css(css: str) -> str:
+    """The stand-alone stylesheet, for inside another theme: every rule scoped to `.sitegen-block`
+    (and `.sitegen-inline`),
+    the page chrome left out, colours following Material's palette (or the default theme's dark mode)."""
+    light: dict[str, str] = {}
+    dark: dict[str, str] = {}
+    for prelude, body in _blocks(css):
+        if prelude == ":root":
+            light.update(_declarations(body))
+        elif prelude.startswith("@media") and "prefers-color-scheme: dark" in prelude:
+            for inner, inner_body in _blocks(body):
+                if inner == ":root":
+                    dark.update(_declarations(inner_body))
+    light = {k: v for k, v in light.items() if k.startswith("--")}
+    dark = {k: v for k, v in dark.items() if k.startswith("--")}
+    lines = ["/* sitegen blocks inside an MkDocs theme: generated from sitegen.css by the sitegen plugin. */"]
+    lines.append(_ROOT + " { " + " ".join(
+        f"{k}: var({_HOST_VARS[k]}, {v});" if k in _HOST_VARS else f"{k}: {v};" for k, v in light.items()) + " }")
+    if dark:
+        for scheme, skip in zip(_DARK, (_HOST_VARS, ())):
+            lines.append(", ".join(f"{scheme} {s}" for s in _SCOPES) + " { " +
+                         " ".join(f"{k}: {v};" for k, v in dark.items() if k not in skip) + " }")
+    lines.append(".sitegen-block { color: var(--fg); }")
+    # Host themes style bare elements inside their content (Material centres figures, makes tables blocks).
+    lines.append(".sitegen-block table.data { display: table; } .sitegen-block figure { display: block; width: auto; max-width: none; }")
+    lines.append(".sitegen-block figcaption { max-width: none; margin: 0 0 0.4em; font-style: normal; text-align: left; }")
+    # Sizes relative to the text around the block: host themes set their own root size (Material: 20px).
+    lines.extend(re.sub(r"(\d*\.?\d+)rem\b", r"\1em", rule) for rule in _scope_rules(css))
+    return "\n".join(lines) + "\n"
+
+
+def _asset(name: str, data: bytes) -> str:
+    stem, _, ext = name.rpartition(".")
+    return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
+
+
+class SitegenPluginConfig(base.Config):
+    data_dir = c.Type(str, default=PLUGIN_DEFAULTS["data_dir"])
+    noise_band = c.Type((int, float), default=PLUGIN_DEFAULTS["noise_band"])
+    ratio_scale = c.Type(list, default=list(PLUGIN_DEFAULTS["ratio_scale"]))
+    max_receipt_mb = c.Type((int, float), default=PLUGIN_DEFAULTS["max_receipt_mb"])
+    custom_dir = c.Optional(c.Type(str))
+
+
+class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
+    """The sitegen report pages and blocks inside an MkDocs (or ProperDocs) site."""
+
+    def __init__(self) -> None:
+        self.sg: Config | None = None
+        self.analyses: list[Analysis] = []
+        self.blocks: AuthorBlocks | None = None
+        self.report_pages: dict[str, Page] = {}      # src_uri -> sitegen page
+        self.expanded: dict[str, Expanded] = {}
+        self.charts: set[str] = set()                 # src_uri of pages that draw a chart
+        self.assets: dict[str, tuple[str, bytes]] = {}
+
+    # -- configuration and receipts -------------------------------------------------------------
+    def on_config(self, config):
+        file = Path(config.config_file_path or "mkdocs.yml").resolve()
+        options = {k: self.config[k] for k in PLUGIN_DEFAULTS if self.config[k] is not None}
+        try:
+            opts = _plugin_options([{"sitegen": options}], file)
+            root = file.parent
+            self.sg = Config(
+                config_file=file, site_name=config.site_name, site_dir=Path(config.site_dir),
+                docs_dir=Path(config.docs_dir), data_dir=root / opts["data_dir"],
+                site_url=config.site_url or "", site_description=config.site_description or "",
+                copyright=config.copyright or "", repo_url=config.repo_url or "", extra=dict(config.extra or {}),
+                noise_band=opts["noise_band"], ratio_scale=tuple(opts["ratio_scale"]),
+                max_receipt_bytes=int(opts["max_receipt_mb"] * 1024 * 1024),
+                custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None)
+            reports = load_reports(self.sg.data_dir, max_bytes=self.sg.max_receipt_bytes, strict=False)
+        except SitegenError as exc:
+            raise PluginError(f"sitegen: {exc}") from None
+        for r in reports:
+            for message in r.warnings:
+                log.warning(message)
+        self.analyses = sorted((analyse(r, self.sg.noise_band, self.sg.ratio_scale) for r in reports),
+                               key=lambda a: (a.report.date, a.report.id), reverse=True)
+        from site_gen.build import dashboard_row, theme_assets
+
+        rows = [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in self.analyses]
+        self.blocks = AuthorBlocks(self.analyses, self.sg, dashboard=rows)
+        themed = theme_assets(self.sg)
+        css = embed_css(themed["css"][1].decode("utf-8")).encode("utf-8")
+        self.assets = {"css": (_asset(EMBED_CSS, css), css)}
+        self.assets.update({k: v for k, v in themed.items() if k != "css"})
+        config.extra_css.append(self.assets["css"][0])
+        self.report_pages, self.expanded, self.charts = {}, {}, set()
+        return config
+
+    def on_serve(self, server, config, builder):
+        assert self.sg is not None
+        server.watch(str(self.sg.data_dir))
+        if self.sg.custom_dir:
+            server.watch(str(self.sg.custom_dir))
+        return server
+
+    # -- the files of the site ------------------------------------------------------------------
+    def _add(self, files: Files, config, src_uri: str, content: str | bytes, dest_uri: str | None = None) -> File:
+        existing = files.get_file_from_path(src_uri)
+        if existing is not None and existing.generated_by is None:
+            raise PluginError(f"sitegen: {existing.src_uri} in the docs would replace a page sitegen generates; "
+                              "move or rename it")
+        if existing is not None:
+            files.remove(existing)
+        f = File.generated(config, src_uri, content=content)
+        if dest_uri is not None:
+            f.dest_uri = dest_uri
+            folder, name = posixpath.split(dest_uri)
+            f.url = (folder + "/" if folder else "./") if name == "index.html" and config.use_directory_urls else dest_uri
+        files.append(f)
+        return f
+
+    def on_files(self, files: Files, config):
+        assert self.sg is not None
+        for a in self.analyses:
+            rp = ReportPages(a, self.sg, [], strict=False)
+            for key, title, name in rp.sections:
+                page = rp.page(key, title, name)
+                for message in rp.warnings:
+                    log.warning(message)
+                rp.warnings.clear()
+                src = report_base(a.report.id) + posixpath.splitext(name)[0] + ".md"
+                meta = yaml.safe_dump({"title": title}, allow_unicode=True)
+                self._add(files, config, src, f"---\n{meta}---\n\n<!-- sitegen: {a.report.id} {key} -->\n", page.url)
+                self.report_pages[src] = page
+            for path, data in rp.files().items():
+                self._add(files, config, path, data)
+        for path, data in self.assets.values():
+            self._add(files, config, path, data)
+        if not any(files.get_file_from_path(n) for n in ("index.md", "README.md")):
+            heading = f"# {self.sg.site_name}\n\n" + (f"{self.sg.site_description}\n\n" if self.sg.site_description else "")
+            self._add(files, config, "index.md", heading + "```sitegen\nblock: dashboard\n```\n")
+        return files
+
+    def on_nav(self, nav, config, files):
+        """In an automatic nav, each report's folder is titled with the report and lists its pages in
+        sitegen's order; a nav written in mkdocs.yml is left as it is."""
+        if config.nav:
+            return nav
+        order = {posixpath.splitext(name)[0]: i for i, (_, _, name) in enumerate(SECTIONS)}
+        titles = {a.report.id: a.report.title for a in self.analyses}
+        newest = {a.report.id: i for i, a in enumerate(self.analyses)}
+
+        def report_of(item) -> str | None:
+            if item.is_page and item.file.src_uri in self.report_pages:
+                return item.file.src_uri.split("/")[1]
+            if item.is_section:
+                ids = {report_of(child) for child in item.children}
+                return ids.pop() if len(ids) == 1 else None
+            return None
+
+        def walk(items) -> None:
+            for item in items:
+                if not item.is_section:
+                    continue
+                rid = report_of(item)
+                if rid is not None and all(ch.is_page for ch in item.children):
+                    item.title = titles[rid]
+                    item.children.sort(key=lambda p: order.get(posixpath.splitext(posixpath.basename(p.file.src_uri))[0], 99))
+                else:
+                    walk(item.children)
+                    if item.children and all(ch.is_section and report_of(ch) for ch in item.children):
+                        item.children.sort(key=lambda s: newest.get(report_of(s), 99))
+        walk(nav.items)
+        return nav
+
+    # -- pages ----------------------------------------------------------------------------------
+    def on_page_markdown(self, markdown: str, page, config, files):
+        src = page.file.src_uri
+        if src in self.report_pages:
+            return markdown
+        assert self.blocks is not None
+        source = page.file.content_string if page.file.generated_by is None else markdown
+        offset = source.count("\n", 0, len(source) - len(markdown)) if source.endswith(markdown) else 0
+        where = page.file.abs_src_path or src
+        try:
+            expanded = self.blocks.expand(markdown, file=where, page_path=page.file.dest_uri, meta=page.meta,
+                                          line_offset=offset, home=src in ("index.md", "README.md"))
+        except SitegenError as exc:
+            raise PluginError(f"sitegen: {exc}") from None
+        for message in expanded.warnings:
+            log.warning(message)
+        self.expanded[src] = expanded
+        if expanded.charts:
+            self.charts.add(src)
+        return expanded.markdown
+
+    def on_page_content(self, html: str, page, config, files):
+        src = page.file.src_uri
+        if src in self.report_pages:
+            assert self.sg is not None
+            sg_page = self.report_pages[src]
+            asset_urls = {k: v[0] for k, v in self.assets.items()}
+            content = render_content(sg_page, self.sg, [], asset_urls)
+            if sg_page.charts:
+                self.charts.add(src)
+            page.toc = _toc(content)
+            return f'<div class="sitegen-block sitegen-page page-{sg_page.section}">\n{content}\n</div>\n'
+        expanded = self.expanded.pop(src, None)
+        return expanded.restore(html) if expanded else html
+
+    def on_post_page(self, output: str, page, config):
+        if page.file.src_uri not in self.charts:
+            return output
+        keys = sorted((k for k in self.assets if k != "css"), key=lambda k: k != "plotly")  # a library before its user
+        scripts = "".join(f'<script src="{rel(page.file.dest_uri, self.assets[k][0])}" defer></script>' for k in keys)
+        at = output.rfind("</body>")
+        return output[:at] + scripts + "\n" + output[at:] if at >= 0 else output + scripts
+
+
+_HEADING = re.compile(r'<h([12])\s+id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+
+
+def _toc(html: str):
+    """The table of contents of a report page (its h1 and h2), for the theme's sidebar."""
+    from mkdocs.structure.toc import get_toc
+
+    tokens: list[dict[str, Any]] = []
+    for level, ident, inner in _HEADING.findall(html):
+        inner = re.sub(r'<a class="anchor".*?</a>', "", inner, flags=re.S)
+        name = unescape(re.sub(r"<[^>]+>", "", inner)).strip()
+        token = {"level": int(level), "id": ident, "name": name, "html": name, "data-toc-label": "", "children": []}
+        if int(level) == 1 or not tokens:
+            tokens.append(token)
+        else:
+            tokens[-1]["children"].append(token)
+    return get_toc(tokens)

@@ -1,0 +1,573 @@
+"""Author pages: markdown in `docs_dir` with report blocks and inline figures from the receipts.
+
+An author embeds a block with a fenced block (or the one-line directive `{{ block NAME key=value }}`)
+
+    ```sitegen
+    report: cuteafd-v4.0.0
+    block: speed-cells
+    checkpoint: K4
+    ```
+
+and a figure or a checked statement inline: `{{ kv_ratio report=cuteafd-v4.0.0 checkpoint=K4 }}`,
+`{{ check looped_replies == 0 : no reply looped }}`. The report may be left out when the page
+names one in its front matter (`report: ID`) or when there is only one.
+
+`AuthorBlocks.expand` turns blocks and figures into HTML pieces, leaving a placeholder token in the
+markdown; `Expanded.restore` puts the pieces back into the HTML. Any markdown processor can run in
+between: python-markdown here (`DocsPages`, for `sitegen build`), MkDocs' own in the plugin. The
+blocks render through the same jinja macros and page contexts as the report pages, so a number in
+a block is the number on the report page.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+from html import unescape
+from markupsafe import Markup
+
+from site_gen.analyse import figures as figs
+from site_gen.analyse.report import Analysis
+from site_gen.config import Config
+from site_gen.errors import SitegenError
+from site_gen.render import markdown as md
+from site_gen.render.pages import Page, ReportPages, environment, present_sections, rel, report_base
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    section: str | None          # the report page whose context the block shows; None: site-wide
+    view: str | None             # the context entry that must exist (the report has that section)
+    options: tuple[str, ...]
+    template: str
+    doc: str
+    default_id: str = ""
+
+
+_IMPORT = '{% from "_macros.html" import precision_headline, precision_table, speed_summary, speed_cells, speed_chart, memory_table, long_table, versions_table, tool_summary, dashboard_table with context %}'
+
+BLOCKS: dict[str, BlockSpec] = {
+    "precision-table": BlockSpec(
+        "precision", "precision", ("checkpoint", "headline"),
+        "{% if headline %}{{ precision_headline(precision, engines) }}{% endif %}{{ precision_table(precision, engines, id=id) }}",
+        "paired precision differences with 95% intervals (checkpoint: one checkpoint; headline: true adds the summary sentence)",
+        "precision-table"),
+    "speed-summary": BlockSpec(
+        "speed", "speed", ("checkpoint",),
+        "{{ speed_summary(speed, engines, id=id) }}",
+        "speed verdict counts, ratio ranges with bars, time to first token (checkpoint: one column)",
+        "speed-summary"),
+    "speed-cells": BlockSpec(
+        "speed", "speed", ("checkpoint", "metric", "chart"),
+        "{% if chart %}{{ speed_chart(speed.captions[checkpoint], speed_figures[checkpoint], id) }}{% endif %}"
+        "{% for t in tables %}{{ speed_cells(t, speed, engines, id ~ '-' ~ t.metric) }}{% endfor %}",
+        "every speed cell of one checkpoint with its ratio bar (metric: aggregate|decode; chart: true adds the Plotly chart)",
+        "cells"),
+    "memory-table": BlockSpec("memory", "memory", (), "{{ memory_table(memory, id=id) }}",
+                              "KV pool sizes and startup times", "memory-table"),
+    "long-outputs": BlockSpec("long-outputs", "long_outputs", (), "{{ long_table(long_outputs, id=id) }}",
+                              "long-output table: finished, tests, JSON, looped", "long-outputs-table"),
+    "versions": BlockSpec("versions", "versions", (), "{{ versions_table(versions, id=id) }}",
+                          "this version against the previous one", "versions-table"),
+    "tool-calling": BlockSpec("tool-calling", "tool_calling", (), '<div id="{{ id }}">{{ tool_summary(tool_calling, engines) }}</div>',
+                              "tool-calling summary sentence", "tool-calling"),
+    "dashboard": BlockSpec(None, None, (), "{{ dashboard_table(reports) }}", "the table of every report (site-wide, no report)",
+                           "reports"),
+}
+COMMON_OPTIONS = ("block", "report", "id")
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+# A ```sitegen fenced block: its body is `key: value` lines.
+_SITEGEN_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*\n(?P<body>.*?)^[ \t]*(?P=fence)[`~]*[ \t]*$",
+    re.M | re.S)
+_SITEGEN_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*sitegen[ \t]*$", re.M)
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S)
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+
+
+def split_front_matter(text: str, file: str | Path) -> tuple[dict[str, Any], str, int]:
+    """YAML front matter (as MkDocs reads it), the body, and how many lines came before the body."""
+    m = _FRONT_MATTER.match(text)
+    if not m:
+        return {}, text, 0
+    try:
+        meta = yaml.safe_load(m.group(1)) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise SitegenError(f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}", file,
+                           f"line {mark.line + 2}" if mark else "line 1") from None
+    if not isinstance(meta, dict):
+        meta = {}
+    body = text[m.end():].lstrip("\n")
+    return meta, body, text.count("\n", 0, len(text) - len(body))
+
+
+def _bool(value: str, key: str, file, line: int) -> bool:
+    v = value.strip().lower()
+    if v in _TRUE:
+        return True
+    if v in _FALSE:
+        return False
+    raise SitegenError(f"option '{key}' expects true or false, got {value!r}", file, f"line {line}")
+
+
+@dataclass
+class Expanded:
+    """An author page's markdown with blocks and figures swapped for tokens, and their HTML."""
+
+    markdown: str
+    pieces: list[str] = field(default_factory=list)
+    nonce: str = ""
+    charts: bool = False
+    blocks: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    failed: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of contradicted statements
+
+    def token(self, i: int) -> str:
+        return f"SITEGEN{self.nonce}X{i}X"
+
+    def restore(self, html: str) -> str:
+        """Puts each piece where its token ended up; a block's token stands alone in a paragraph."""
+        for i, piece in reversed(list(enumerate(self.pieces))):
+            tok = self.token(i)
+            html = html.replace(f"<p>{tok}</p>", piece).replace(tok, piece)
+        return html
+
+
+class AuthorBlocks:
+    """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
+
+    def __init__(self, analyses: list[Analysis], config: Config, *, dashboard: list[dict[str, str]] | None = None):
+        self.config = config
+        self.analyses = {a.report.id: a for a in analyses}
+        self.dashboard = dashboard or []
+        self._pages: dict[tuple[str, str], ReportPages] = {}
+        self._contexts: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self._templates: dict[str, Any] = {}
+
+    # -- where things are ---------------------------------------------------------------------
+    def report_url(self, report_id: str, section: str = "overview") -> str | None:
+        """Site path of a report's page (`reports/ID/speed.html`), or None if the report lacks it."""
+        a = self.analyses.get(report_id)
+        if a is None:
+            return None
+        for key, _, file in present_sections(a):
+            if key == section:
+                return report_base(report_id) + file
+        return None
+
+    def _report(self, name: str | None, default: str | None, file, line: int, what: str) -> Analysis:
+        rid = name or default
+        if rid is None:
+            if len(self.analyses) == 1:
+                return next(iter(self.analyses.values()))
+            raise SitegenError(f"{what} needs a report: add report=ID (or 'report: ID' in the page's front matter); "
+                               f"reports: {', '.join(sorted(self.analyses)) or 'none'}", file, f"line {line}")
+        if rid not in self.analyses:
+            raise SitegenError(f"unknown report '{rid}'; reports: {', '.join(sorted(self.analyses)) or 'none'}",
+                               file, f"line {line}")
+        return self.analyses[rid]
+
+    def _context(self, a: Analysis, section: str, page_path: str) -> dict[str, Any]:
+        """The report page context of a section, with links relative to the author page."""
+        folder = posixpath.dirname(page_path)
+        key = (a.report.id, section, folder)
+        if key not in self._contexts:
+            rp = self._pages.get((a.report.id, folder))
+            if rp is None:
+                # One per report and folder: receipt notes inside views link relative to the page.
+                rp = self._pages[(a.report.id, folder)] = ReportPages(a, self.config, [], strict=False)
+            self._contexts[key] = rp.context(section, page_path)
+        return self._contexts[key]
+
+    def _template(self, name: str):
+        if name not in self._templates:
+            env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
+            self._templates[name] = env.from_string(_IMPORT + BLOCKS[name].template)
+        return self._templates[name]
+
+    # -- one block ----------------------------------------------------------------------------
+    def block(self, options: dict[str, tuple[str, int]], *, file, line: int, page_path: str,
+              default_report: str | None, used_ids: set[str]) -> tuple[str, bool]:
+        """HTML of one block from its options {key: (value, line)}; and whether it draws a chart."""
+        if "block" not in options:
+            raise SitegenError(f"a sitegen block needs 'block: NAME'; blocks: {', '.join(BLOCKS)}", file, f"line {line}")
+        name, name_line = options["block"]
+        if name not in BLOCKS:
+            raise SitegenError(f"unknown block '{name}'{_suggest(name, BLOCKS)}; blocks: {', '.join(BLOCKS)}",
+                               file, f"line {name_line}")
+        spec = BLOCKS[name]
+        known = COMMON_OPTIONS + spec.options if spec.section else ("block", "id")
+        for key, (_, key_line) in options.items():
+            if key not in known:
+                raise SitegenError(f"unknown option '{key}' for block '{name}'{_suggest(key, known)}; "
+                                   f"options: {', '.join(known)}", file, f"line {key_line}")
+        opt = {k: v for k, (v, _) in options.items()}
+        at = {k: ln for k, (_, ln) in options.items()}
+        ident = opt.get("id")
+        if ident is not None and (not re.fullmatch(r"[A-Za-z][\w-]*", ident) or ident in used_ids):
+            raise SitegenError(f"id '{ident}' is " + ("already used on this page" if ident in used_ids else
+                               "not a valid HTML id (a letter, then letters, digits, - or _)"), file, f"line {at['id']}")
+        charts = False
+        if spec.section is None:
+            ctx: dict[str, Any] = {"reports": [{**r, "url": rel(page_path, r["url"])} for r in self.dashboard]}
+            report_id = ""
+            ident = ident or spec.default_id
+        else:
+            a = self._report(opt.get("report"), default_report, file, at.get("report", line), f"block '{name}'")
+            report_id = a.report.id
+            ctx = dict(self._context(a, spec.section, page_path))
+            if not ctx.get(spec.view):
+                raise SitegenError(f"report '{report_id}' has no {spec.view.replace('_', ' ')} results for block '{name}'",
+                                   file, f"line {name_line}")
+            ctx.update(self._options(name, a, ctx, opt, at, file, line))
+            charts = bool(ctx.get("chart"))
+            base = spec.default_id + (f"-{_slug(ctx['checkpoint'])}" if name == "speed-cells" else "")
+            ident = ident or base
+        if ident in used_ids:
+            n = 2
+            while f"{ident}-{n}" in used_ids:
+                n += 1
+            ident = f"{ident}-{n}"
+        used_ids.add(ident)
+        ctx["id"] = ident
+        html = self._template(name).render(ctx).strip()
+        wrapper = Markup('<div class="sitegen-block" data-block="{}"{}>\n').format(
+            name, Markup(' data-report="{}"').format(report_id) if report_id else "")
+        return str(wrapper) + html + "\n</div>", charts
+
+    def _options(self, name: str, a: Analysis, ctx: dict[str, Any], opt: dict[str, str], at: dict[str, int],
+                 file, line: int) -> dict[str, Any]:
+        """Applies a block's own options to (copies of) the section's view."""
+        out: dict[str, Any] = {"headline": False, "chart": False}
+        if name == "precision-table":
+            p = ctx["precision"]
+            out["headline"] = _bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False
+            if "checkpoint" in opt:
+                cp = self._checkpoint(opt["checkpoint"], p["paired_checkpoints"], file, at["checkpoint"], "paired precision results")
+                if out["headline"]:
+                    raise SitegenError("headline summarises every checkpoint; leave out checkpoint or headline",
+                                       file, f"line {at['headline']}")
+                out["precision"] = {**p, "groups": [g for g in p["groups"] if g["checkpoint"] == cp], "unpaired": []}
+        elif name == "speed-summary" and "checkpoint" in opt:
+            s = ctx["speed"]
+            cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "a speed comparison")
+            i = s["checkpoints"].index(cp)
+            part = a.speed[a.speed["checkpoint"] == cp]
+            out["speed"] = {
+                **s, "checkpoints": [cp],
+                "count_rows": [{**r, "cells": [r["cells"][i]], "sub": f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else ""}
+                               for r in s["count_rows"]],
+                "range_rows": [{**r, "cells": [r["cells"][i]]} for r in s["range_rows"]],
+                "ttft": {**s["ttft"], "cells": [s["ttft"]["cells"][i]]} if s["ttft"] else None,
+                "gains": [], "unpaired": [],
+                "errors": int(part["errors"].sum()), "cells_with_errors": int((part["errors"] > 0).sum()),
+            }
+        elif name == "speed-cells":
+            s = ctx["speed"]
+            if "checkpoint" in opt:
+                cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "a speed comparison")
+            elif len(s["checkpoints"]) == 1:
+                cp = s["checkpoints"][0]
+            else:
+                raise SitegenError(f"block 'speed-cells' needs 'checkpoint:', one of {', '.join(s['checkpoints'])}",
+                                   file, f"line {line}")
+            metric = opt.get("metric")
+            if metric is not None and metric not in ("aggregate", "decode"):
+                raise SitegenError(f"option 'metric' expects aggregate or decode, got {metric!r}", file, f"line {at['metric']}")
+            out["checkpoint"] = cp
+            out["tables"] = [t for t in s["tables"] if t["checkpoint"] == cp and (metric is None or t["metric"] == metric)]
+            out["chart"] = _bool(opt["chart"], "chart", file, at["chart"]) if "chart" in opt else False
+        return out
+
+    @staticmethod
+    def _checkpoint(value: str, allowed: list[str], file, line: int, what: str) -> str:
+        if value not in allowed:
+            raise SitegenError(f"checkpoint '{value}' has no {what}; checkpoints: {', '.join(allowed) or 'none'}",
+                               file, f"line {line}")
+        return value
+
+    # -- a whole page -------------------------------------------------------------------------
+    def expand(self, text: str, *, file, page_path: str, meta: dict[str, Any] | None = None, line_offset: int = 0,
+               strict: bool = False, home: bool = False,
+               resolve_page: Callable[[str], str | None] | None = None) -> Expanded:
+        """Swaps every sitegen block and `{{ … }}` of an author page's markdown for a token.
+
+        `page_path` is the site path of the page's HTML file (`guide/index.html`): links inside
+        blocks are made relative to it. Errors name `file` and the line (plus `line_offset`, the
+        lines of front matter above `text`). A contradicted checked statement raises under
+        `strict`, and otherwise is shown marked and listed in `warnings`.
+        """
+        meta = meta or {}
+        default = meta.get("report")
+        if default is not None and not isinstance(default, str):
+            raise SitegenError("front matter 'report' must be a report id", file, "line 1")
+        if default is not None and default not in self.analyses:
+            raise SitegenError(f"unknown report '{default}' in front matter; reports: {', '.join(sorted(self.analyses)) or 'none'}",
+                               file, "line 1")
+        out = Expanded(markdown=text, nonce=secrets.token_hex(4))
+        used_ids: set[str] = set()
+        edits: list[tuple[int, int, str]] = []
+        line_at = lambda offset: md.line_of(text, offset) + line_offset
+
+        def add_block(options, line: int, indent: str) -> str:
+            html, charts = self.block(options, file=file, line=line, page_path=page_path, default_report=default,
+                                      used_ids=used_ids)
+            out.pieces.append(html)
+            out.charts |= charts
+            out.blocks.append(options["block"][0])
+            return f"\n{indent}{out.token(len(out.pieces) - 1)}\n"
+
+        fences = list(_SITEGEN_FENCE.finditer(text))
+        for m in _SITEGEN_OPEN.finditer(text):
+            if not any(f.start() <= m.start() < f.end() for f in fences):
+                raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
+        for m in fences:
+            options: dict[str, tuple[str, int]] = {}
+            first = line_at(m.start("body"))
+            for i, raw in enumerate(m.group("body").split("\n")):
+                content = re.sub(r"(^|\s)#.*$", "", raw).strip()
+                if not content:
+                    continue
+                key, sep, value = content.partition(":")
+                key = key.strip()
+                if not sep or not key or not value.strip():
+                    raise SitegenError(f"expected 'key: value' in a sitegen block, got {content!r}", file, f"line {first + i}")
+                if key in options:
+                    raise SitegenError(f"option '{key}' given twice", file, f"line {first + i}")
+                options[key] = (value.strip().strip("\"'"), first + i)
+            edits.append((m.start(), m.end(), add_block(options, line_at(m.start()), m.group("indent"))))
+
+        code = md.code_ranges(text)
+
+        def resolve_figure(name: str, args: dict[str, str], offset: int):
+            a = self._report(args.pop("report", None), default, file, line_at(offset), f"figure '{name}'")
+            try:
+                return figs.resolve(a, name, args)
+            except figs.FigureError as exc:
+                raise SitegenError(str(exc), file, f"line {line_at(offset)}") from None
+
+        for m in md.INLINE.finditer(text):
+            if md.in_ranges(m.start(), code):
+                continue
+            expr = m.group(1)
+            if expr.split()[0] == "block":
+                start = text.rfind("\n", 0, m.start()) + 1
+                end = text.find("\n", m.end())
+                end = len(text) if end < 0 else end
+                if text[start:m.start()].strip() or text[m.end():end].strip():
+                    raise SitegenError("a {{ block … }} directive must stand on a line of its own", file,
+                                       f"line {line_at(m.start())}")
+                tokens = expr.split()[1:]
+                if not tokens or "=" in tokens[0]:
+                    raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(BLOCKS)}", file,
+                                       f"line {line_at(m.start())}")
+                try:
+                    args = md._args(tokens[1:], m.start())
+                except md.InlineError as exc:
+                    raise SitegenError(str(exc), file, f"line {line_at(m.start())}") from None
+                line = line_at(m.start())
+                options = {"block": (tokens[0], line), **{k: (v, line) for k, v in args.items()}}
+                if "block" in args:
+                    raise SitegenError("name the block once, right after 'block'", file, f"line {line}")
+                edits.append((start, end, add_block(options, line, text[start:m.start()])))
+                continue
+            try:
+                piece = md.render_inline(expr, m.start(), resolve_figure)
+            except md.InlineError as exc:
+                raise SitegenError(str(exc), file, f"line {line_at(exc.offset)}") from None
+            if piece.failed:
+                if strict:
+                    raise SitegenError(piece.failed, file, f"line {line_at(m.start())}")
+                out.failed.append((line_at(m.start()), piece.failed))
+                out.warnings.append(f"{file}: line {line_at(m.start())}: {piece.failed}")
+            out.pieces.append(f'<span class="sitegen-inline">{piece.html}</span>')
+            edits.append((m.start(), m.end(), out.token(len(out.pieces) - 1)))
+
+        if home and "dashboard" not in out.blocks:
+            html, _ = self.block({"block": ("dashboard", 0)}, file=file, line=0, page_path=page_path, default_report=None,
+                                 used_ids=used_ids)
+            out.pieces.append(html)
+            out.blocks.append("dashboard")
+            edits.append((len(text), len(text), f"\n\n{out.token(len(out.pieces) - 1)}\n"))
+
+        parts, pos = [], 0
+        for start, end, replacement in sorted(edits):
+            parts.append(text[pos:start])
+            parts.append(replacement)
+            pos = end
+        parts.append(text[pos:])
+        out.markdown = "".join(parts)
+        return out
+
+
+def _slug(value: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")
+
+
+def _suggest(key: str, known) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def title_of(meta: dict[str, Any], body: str, fallback: str) -> str:
+    """The page title as MkDocs picks it: front matter, else the first `# heading`, else the file name."""
+    if isinstance(meta.get("title"), str) and meta["title"].strip():
+        return meta["title"].strip()
+    code = md.code_ranges(body)
+    for m in _H1.finditer(body):
+        if not md.in_ranges(m.start(), code):
+            import markdown as _markdown
+
+            html = _markdown.markdown(md.INLINE.sub("", m.group(1)))
+            return unescape(re.sub(r"<[^>]+>", "", html)).strip() or fallback
+    return fallback
+
+
+def file_title(src: str) -> str:
+    """`getting-started.md` -> `Getting started` (MkDocs' rule for a page without a heading)."""
+    stem = posixpath.splitext(posixpath.basename(src))[0]
+    if stem in ("index", "README"):
+        stem = posixpath.basename(posixpath.dirname(src)) or "Home"
+    title = stem.replace("-", " ").replace("_", " ")
+    return title[:1].upper() + title[1:] if title[:1].islower() else title
+
+
+@dataclass
+class _Source:
+    src: str        # path inside docs_dir, '/'-separated
+    path: Path
+    url: str        # site path of the output
+    text: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    offset: int = 0
+    title: str = ""
+
+
+class DocsPages:
+    """`sitegen build`'s side: the markdown pages (and other files) of `docs_dir`, as site pages.
+
+    `docs/guide.md` becomes `guide.html`, `docs/a/index.md` becomes `a/index.html`; every other file
+    is copied as it is. `docs/index.md` is the home page: its text, then the table of reports unless
+    the page places that itself with a `dashboard` block. Pages join the site navigation.
+    """
+
+    def __init__(self, config: Config, analyses: list[Analysis], *, strict: bool = False):
+        self.config = config
+        self.strict = strict
+        self.analyses = analyses
+        self.warnings: list[str] = []
+        self.sources: dict[str, _Source] = {}
+        self.static: dict[str, Path] = {}
+        self._discover()
+        for s in self.sources.values():
+            self._read(s)
+        self.nav = [{"title": s.title, "url": s.url, "report": None}
+                    for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
+
+    @property
+    def has_home(self) -> bool:
+        return any(s.url == "index.html" for s in self.sources.values())
+
+    def _discover(self) -> None:
+        root = self.config.docs_dir
+        if not root.is_dir():
+            return
+        reserved = tuple(report_base(a.report.id) for a in self.analyses) + ("assets/",)
+        found: list[tuple[str, Path]] = []
+        for path in sorted(root.rglob("*")):
+            rel_path = path.relative_to(root).as_posix()
+            parts = rel_path.split("/")
+            if any(p.startswith(".") for p in parts) or parts[0] == "templates" or not path.is_file():
+                continue
+            found.append((rel_path, path))
+        md_srcs = {s for s, _ in found if s.lower().endswith(MARKDOWN_SUFFIXES)}
+        for src, path in found:
+            if src in md_srcs:
+                folder, name = posixpath.split(src)
+                stem = posixpath.splitext(name)[0]
+                if stem == "README" and posixpath.join(folder, "index.md") in md_srcs:
+                    continue  # MkDocs' rule: README.md is the index only where there is no index.md
+                url = posixpath.join(folder, "index.html" if stem in ("index", "README") else stem + ".html")
+                out = url
+            else:
+                out = src
+            if out.startswith(reserved):
+                raise SitegenError(f"would replace a file sitegen generates ({out}); move it elsewhere in docs", path)
+            if src in md_srcs:
+                if any(s.url == out for s in self.sources.values()):
+                    raise SitegenError(f"two pages would both become {out}", path)
+                self.sources[src] = _Source(src=src, path=path, url=out)
+            else:
+                self.static[out] = path
+
+    def _read(self, s: _Source) -> None:
+        try:
+            s.text = s.path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            raise SitegenError("not UTF-8 text", s.path) from None
+        s.meta, s.body, s.offset = split_front_matter(s.text, s.path)
+        fallback = self.config.site_name if s.url == "index.html" else file_title(s.src)
+        s.title = title_of(s.meta, s.body, fallback)
+
+    def _extensions(self) -> list:
+        exts = list(md.AUTHOR_EXTENSIONS)
+        for name in self.config.markdown_extensions:
+            if name not in exts:
+                exts.append(name)
+        return exts
+
+    def pages(self, home: Page) -> list[Page]:
+        """Every docs page; `home` (the dashboard) is kept only when docs has no index.md."""
+        blocks = AuthorBlocks(self.analyses, self.config, dashboard=home.context.get("reports", []))
+        by_id = {a.report.id: a for a in self.analyses}
+        out = [] if self.has_home else [home]
+        exts = self._extensions()
+        for s in sorted(self.sources.values(), key=lambda s: s.src):
+            default = s.meta.get("report") if isinstance(s.meta.get("report"), str) else None
+
+            def resolve_page(target: str, s=s, default=default) -> str | None:
+                report, _, section = target.rpartition("/")
+                report = report or default or (next(iter(by_id)) if len(by_id) == 1 else "")
+                url = blocks.report_url(report, section or "overview")
+                return rel(s.url, url) if url else None
+
+            def resolve_link(target: str, s=s) -> str | None:
+                path, hash_, anchor = target.partition("#")
+                if not path.lower().endswith(MARKDOWN_SUFFIXES):
+                    return None
+                src = posixpath.normpath(posixpath.join(posixpath.dirname(s.src), path))
+                if src not in self.sources:
+                    message = f"{s.path}: links to '{path}', which is not a page in {self.config.docs_dir.name}/"
+                    if self.strict:
+                        raise SitegenError(f"links to '{path}', which is not a page in {self.config.docs_dir.name}/", s.path)
+                    self.warnings.append(message)
+                    return None
+                return rel(s.url, self.sources[src].url) + hash_ + anchor
+
+            expanded = blocks.expand(s.body, file=s.path, page_path=s.url, meta=s.meta, line_offset=s.offset,
+                                     strict=self.strict, home=s.url == "index.html")
+            self.warnings.extend(expanded.warnings)
+            try:
+                converter = md.author_markdown(resolve_page, resolve_link, exts)
+            except (ImportError, AttributeError, TypeError, ValueError) as exc:
+                raise SitegenError(f"a markdown extension could not be loaded: {exc}", self.config.config_file,
+                                   "markdown_extensions") from None
+            html = expanded.restore(converter.convert(expanded.markdown))
+            out.append(Page(url=s.url, title=s.title, template="page.html", charts=expanded.charts,
+                            context={"content": Markup(html), "doc": {"src": s.src}}))
+        return out
+
+    def files(self) -> dict[str, bytes]:
+        return {out: path.read_bytes() for out, path in self.static.items()}
