@@ -69,8 +69,11 @@ def write_site(files: dict[str, bytes], site_dir: Path) -> None:
     if os.path.lexists(site_dir) and not site_dir.is_dir():
         raise SitegenError("site_dir exists and is not a folder; refusing to replace it", site_dir)
     parent = site_dir.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.new-", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.new-", dir=parent))
+    except OSError as exc:
+        raise SitegenError(f"cannot write the site: {exc.strerror or exc}", exc.filename or parent) from exc
     try:
         write_tree(files, staging)
         os.chmod(staging, 0o755)
@@ -88,6 +91,9 @@ def write_site(files: dict[str, bytes], site_dir: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(staging, site_dir)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):  # disk full, permissions: the machine's problem, not a bug
+            raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
+                               exc.filename or site_dir) from exc
         raise
