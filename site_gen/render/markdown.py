@@ -211,6 +211,8 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
 
     source = INLINE.sub(swap, text)
     html = _markdown(resolve_page, trusted).convert(source)
+    # Python-Markdown's placeholder marks (STX, ETX) can leak from malformed links: never into a page.
+    html = html.replace("\x02", "").replace("\x03", "")
     if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
     for i, piece in enumerate(pieces):
