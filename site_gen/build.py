@@ -20,6 +20,7 @@ from site_gen import load
 from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
 from site_gen.render import views
 from site_gen.render import format as fmt
+from site_gen.render import docs as docs_module
 from site_gen.render.docs import DocsPages
 from site_gen.render.pages import Page, ReportPages, environment, render_page, report_base, theme_dir
 from site_gen.write import check_site_dir, write_site
@@ -127,6 +128,8 @@ class Builder:
         self._template_gen: dict[str, int] = {}
         self._closures: dict[str, tuple[str, ...]] = {}
         self._any_template = 0
+        self._docs_gen = 0  # bumped when a file under docs_dir changes
+        self._docs: tuple | None = None    # (key, DocsPages, (pages, files, warnings) or None)
         self.stats: dict[str, int] = {}
 
     # -- what changed -------------------------------------------------------------------------
@@ -140,6 +143,7 @@ class Builder:
         the file system's timestamp granularity can look unchanged: the watcher's word settles it.
         """
         data = self.config.data_dir.resolve()
+        docs = self.config.docs_dir.resolve()
         roots = [r.resolve() for r in self.template_roots()]
         templates: set[str] = set()
         for path in paths:
@@ -149,6 +153,8 @@ class Builder:
                 folder = self.config.data_dir / parts[0]
                 (self._reload if len(parts) == 1 or parts[1] == SUMMARY else self._reprose).add(folder)
                 continue
+            if docs == path or docs in path.parents:
+                self._docs_gen += 1
             for root in roots:
                 if root in path.parents:
                     name = path.relative_to(root).as_posix()
@@ -234,6 +240,19 @@ class Builder:
             files = self._report_files[r.id] = (r.sha256, rp.files())
         return pages, files[1], warnings
 
+    def _docs_stamp(self) -> tuple:
+        root = self.config.docs_dir
+        if not root.is_dir():
+            return ()
+        out = []
+        for path in sorted(root.rglob("*")):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            out.append((path.as_posix(), st.st_mtime_ns, st.st_size))
+        return tuple(out)
+
     def _closure(self, name: str) -> tuple[str, ...]:
         """A template and every template it extends, includes or imports."""
         if name not in self._closures:
@@ -281,7 +300,15 @@ class Builder:
         # Newest first on the dashboard and in navigation.
         analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
         site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
-        docs = DocsPages(config, analyses, strict=self.strict)  # markdown pages of docs_dir
+        # Markdown pages of docs_dir, remade only when docs, a report or a template changed.
+        # (A report's lede shows only on its overview, which no docs block draws on.)
+        data_key = tuple((a.report.id, a.report.sha256) for a in analyses)
+        ledes = tuple(a.report.lede for a in analyses) if any(
+            getattr(spec, "section", None) == "overview" for spec in getattr(docs_module, "BLOCKS", {}).values()) else ()
+        docs_key = (self._docs_stamp(), self._docs_gen, data_key, ledes, self._any_template)
+        if self._docs is None or self._docs[0] != docs_key:
+            self._docs = (docs_key, DocsPages(config, analyses, strict=self.strict), None)
+        docs = self._docs[1]
         site_nav = docs.nav + site_nav
         assets = theme_assets(config)
         asset_urls = {k: v[0] for k, v in assets.items()}
@@ -298,9 +325,13 @@ class Builder:
             warnings.extend(report_warnings)
         home = Page(url="index.html", title=config.site_name, template="home.html",
                     context={"reports": [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in analyses]})
-        pages.extend(docs.pages(home))  # docs/index.md, when there is one, is the home page
-        files.update(docs.files())
-        warnings.extend(docs.warnings)
+        if self._docs[2] is None:
+            self._docs = (self._docs[0], docs, (docs.pages(home), docs.files(), list(docs.warnings)))
+        docs_pages, docs_files, docs_warnings = self._docs[2]
+        pages.extend(docs_pages)  # docs/index.md, when there is one, is the home page
+        cached_pages.update(id(p) for p in docs_pages)
+        files.update(docs_files)
+        warnings.extend(docs_warnings)
         uses_charts = False
         for page in pages:
             files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)
