@@ -475,11 +475,27 @@ def _check(condition: bool, message: str, file: Path, where: str) -> None:
         raise SitegenError(message, file, where)
 
 
+def anchor_key(ident: str) -> str:
+    """What is left of an id in a page anchor (`K3.25` -> `k3-25`): case and punctuation go."""
+    return re.sub(r"[^a-z0-9]+", "-", ident.lower()).strip("-")
+
+
+def _unique_ids(ids: list[str], what: str, where: str, file: Path) -> None:
+    """Ids must differ, and differ in more than case and punctuation: pages use them as anchors,
+    and two checkpoints sharing one would share a chart."""
+    seen: dict[str, str] = {}
+    for i, ident in enumerate(ids):
+        _check(ident not in ids[:i], f"duplicate {what} id '{ident}'", file, f"{where}[{i}].id")
+        key = anchor_key(ident)
+        _check(key not in seen, f"{what} ids '{seen.get(key)}' and '{ident}' differ only in case or punctuation; "
+               "on the pages both would be '" + key + "'", file, f"{where}[{i}].id")
+        seen[key] = ident
+
+
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
     """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability."""
     checkpoints = [c["id"] for c in data["report"]["checkpoints"]]
-    for i, cid in enumerate(checkpoints):
-        _check(cid not in checkpoints[:i], f"duplicate checkpoint id '{cid}'", file, f"$.report.checkpoints[{i}].id")
+    _unique_ids(checkpoints, "checkpoint", "$.report.checkpoints", file)
     known = set(checkpoints)
 
     def checkpoint_ref(value: str, where: str) -> None:
@@ -487,10 +503,8 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     precision = data.get("precision")
     if precision:
-        measures: dict[str, Any] = {}
-        for i, m in enumerate(precision["measures"]):
-            _check(m["id"] not in measures, f"duplicate measure id '{m['id']}'", file, f"$.precision.measures[{i}].id")
-            measures[m["id"]] = m
+        _unique_ids([m["id"] for m in precision["measures"]], "measure", "$.precision.measures", file)
+        measures = {m["id"]: m for m in precision["measures"]}
         rows = precision["rows"]
         _check(bool(precision["results"]), "precision has no results; leave the section out until it has some",
                file, "$.precision.results")

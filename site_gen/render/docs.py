@@ -286,6 +286,11 @@ class AuthorBlocks:
             out["checkpoint"] = cp
             out["tables"] = [t for t in s["tables"] if t["checkpoint"] == cp and (metric is None or t["metric"] == metric)]
             out["chart"] = _bool(opt["chart"], "chart", file, at["chart"]) if "chart" in opt else False
+            if metric is not None and out["chart"] and ctx.get("speed_figures", {}).get(cp):
+                # The chart draws what the tables below it list, one metric: every point has its row.
+                fig = ctx["speed_figures"][cp]
+                traces = [t for t in fig["data"] if (t.get("meta") or {}).get("role") == metric]
+                out["speed_figures"] = {**ctx["speed_figures"], cp: {**fig, "data": traces}}
         return out
 
     @staticmethod
