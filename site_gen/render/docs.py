@@ -259,7 +259,7 @@ class AuthorBlocks:
                 out["precision"] = {**p, "groups": [g for g in p["groups"] if g["checkpoint"] == cp], "unpaired": []}
         elif name == "speed-summary" and "checkpoint" in opt:
             s = ctx["speed"]
-            cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "a speed comparison")
+            cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "speed comparison")
             i = s["checkpoints"].index(cp)
             part = a.speed[a.speed["checkpoint"] == cp]
             out["speed"] = {
@@ -274,7 +274,7 @@ class AuthorBlocks:
         elif name == "speed-cells":
             s = ctx["speed"]
             if "checkpoint" in opt:
-                cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "a speed comparison")
+                cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "speed comparison")
             elif len(s["checkpoints"]) == 1:
                 cp = s["checkpoints"][0]
             else:

@@ -1,0 +1,289 @@
+"""The same small site built both ways — `sitegen build` and `mkdocs build --strict` with the sitegen
+plugin — shows the same figures: in author pages' blocks and sentences, and on the report pages."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SEED_TOOL, run_sitegen
+from htmlutil import NS, cell_text, parse, tables, text
+
+REPORT = "cuteafd-v4.0.0"
+
+CONFIG = """site_name: Small benchmarks
+site_description: Two ways to build one site.
+docs_dir: docs
+plugins:
+  - sitegen:
+      data_dir: data
+      noise_band: 0.08
+      ratio_scale: [0.8, 1.8]
+"""
+
+GUIDE = """---
+report: cuteafd-v4.0.0
+---
+# Guide
+
+Across every cell it is {{ speed_verdict }}; on K4 one-stream decode is {{ speed_range checkpoint=K4 }},
+the KV pool {{ kv_ratio checkpoint=K4 }} and {{ speed_count checkpoint=K4 verdict=faster }} cells are faster.
+{{ check speed_count verdict=slower == 0 : No speed cell is slower }},
+{{ check precision_unresolved == 0 : every precision gap is resolved }},
+{{ check looped_replies == 0 : no reply looped }} and
+{{ check startup_max engine=candidate < 100 : startup is under 100 s }}.
+
+```sitegen
+block: speed-summary
+checkpoint: K4
+```
+
+```sitegen
+block: speed-cells      # every K4 cell with its ratio bar
+checkpoint: K4
+chart: true
+```
+
+{{ block precision-table }}
+
+```sitegen
+block: long-outputs
+```
+
+```sitegen
+block: memory-table
+```
+
+```sitegen
+block: versions
+```
+
+~~~sitegen
+block: tool-calling
+~~~
+
+Back to [the start](index.md). Written as code, a figure stays as typed: `{{ speed_verdict }}`.
+"""
+
+INDEX = """# Small benchmarks
+
+{{ engine report=cuteafd-v4.0.0 }} against {{ engine report=cuteafd-v4.0.0 role=baseline }}: see the [guide](guide.md).
+"""
+
+
+def mkdocs(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=300)
+
+
+def make_project(root: Path, docs: dict[str, str], config: str = CONFIG) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "mkdocs.yml").write_text(config)
+    shutil.copytree(ROOT / "data" / REPORT, root / "data" / REPORT)
+    for name, body in docs.items():
+        path = root / "docs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+    return root
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The small site: (sitegen output, mkdocs output)."""
+    root = make_project(tmp_path_factory.mktemp("small"), {"index.md": INDEX, "guide.md": GUIDE})
+    sg = run_sitegen("build", "--strict", "-q", "-d", str(root / "out-sitegen"), cwd=root)
+    assert sg.returncode == 0, sg.stderr
+    mk = mkdocs("build", "--strict", "-d", str(root / "out-mkdocs"), cwd=root)
+    assert mk.returncode == 0, mk.stderr
+    return root / "out-sitegen", root / "out-mkdocs"
+
+
+def figures(doc) -> dict:
+    """What a reader gets from the receipts on a page: inline figures and statements, block tables."""
+    inline = []
+    for el in doc.iter(f"{NS}span"):
+        if el.get("class") == "sitegen-inline":
+            inner = [c for c in el if c.tag in (f"{NS}span", f"{NS}mark")][0]
+            inline.append((inner.get("class"), cell_text(inner), inner.get("title")))
+    blocks = {}
+    for el in doc.iter(f"{NS}div"):
+        if "sitegen-block" in (el.get("class") or "").split():
+            key = (el.get("data-block"), el.get("data-report"))
+            blocks[key] = (tables(el), cell_text(el))
+    return {"inline": inline, "blocks": blocks}
+
+
+def test_author_page_figures_are_the_same_both_ways(built):
+    sg, mk = built
+    a, b = figures(parse(sg / "guide.html")), figures(parse(mk / "guide" / "index.html"))
+    assert a == b
+    assert [i[1] for i in a["inline"]][:4] == ["faster or level in every speed cell", "1.07–1.42x", "1.40x", "41"]
+    assert all(cls == "check" for cls, _, _ in a["inline"][4:8])
+    names = sorted(k[0] for k in a["blocks"])
+    assert names == sorted(["speed-summary", "speed-cells", "precision-table", "long-outputs", "memory-table",
+                            "versions", "tool-calling"])
+
+
+def test_blocks_match_the_report_pages(built):
+    sg, _ = built
+    guide = parse(sg / "guide.html")
+    overview = tables(parse(sg / "reports" / REPORT / "index.html"))
+    speed = tables(parse(sg / "reports" / REPORT / "speed.html"))
+    t = tables(guide)
+    # One checkpoint's column of the speed summary, the same cells as the report's K4 column.
+    assert t["speed-summary"][0] == ["", "K4"]
+    assert [r[:1] + r[2:] for r in overview["speed-summary"]] == t["speed-summary"]
+    assert t["cells-k4-aggregate"] == speed["cells-k4-aggregate"]
+    assert t["cells-k4-decode"] == speed["cells-k4-decode"]
+    assert t["precision-table"] == overview["precision-table"]
+    assert t["long-outputs-table"] == overview["long-outputs-table"]
+    assert t["memory-table"] == overview["memory-table"]
+    # Code stays code.
+    assert "{{ speed_verdict }}" in text(guide)
+
+
+def test_report_pages_are_the_same_both_ways(built):
+    sg, mk = built
+    pages = sorted(p.relative_to(sg) for p in (sg / "reports" / REPORT).glob("*.html"))
+    assert len(pages) >= 8
+    for page in pages:
+        a, b = parse(sg / page), parse(mk / page)
+        assert tables(a) == tables(b), page
+        main_a = [el for el in a.iter(f"{NS}main")][0]
+        assert text(main_a) in text(b), page
+    for data in ("SUMMARY.json", "csv/precision.csv"):
+        assert (mk / "reports" / REPORT / data).read_bytes() == (sg / "reports" / REPORT / data).read_bytes()
+
+
+def test_home_has_the_reports_table_both_ways(built):
+    sg, mk = built
+    a, b = tables(parse(sg / "index.html"))["reports"], tables(parse(mk / "index.html"))["reports"]
+    assert a == b and len(a) == 2
+
+
+def test_chart_script_once_and_only_where_charts_are(built):
+    sg, mk = built
+    for page in (mk / "guide" / "index.html", mk / "reports" / REPORT / "speed.html",
+                 sg / "guide.html", sg / "reports" / REPORT / "speed.html"):
+        html = page.read_text()
+        scripts = [s for s in html.split('<script src="')[1:] if "sitegen." in s.split('"')[0]]
+        assert len(scripts) == 1, page
+        assert (page.parent / scripts[0].split('"')[0]).resolve().is_file(), page
+    for page in (mk / "index.html", mk / "reports" / REPORT / "memory.html"):
+        assert "assets/sitegen." not in page.read_text().replace("sitegen-embed", ""), page
+
+
+def test_links_inside_blocks_work_from_mkdocs_pages(built):
+    _, mk = built
+    doc = parse(mk / "guide" / "index.html")
+    blocks = [el for el in doc.iter(f"{NS}div") if "sitegen-block" in (el.get("class") or "").split()]
+    hrefs = {a.get("href") for b in blocks for a in b.iter(f"{NS}a") if a.get("href")}
+    assert any("reports/" in h for h in hrefs)
+    for href in hrefs:
+        assert (mk / "guide" / href.split("#")[0]).resolve().is_file(), href
+
+
+def test_nav_titles_reports_in_sitegen_order(built):
+    _, mk = built
+    html = (mk / "reports" / REPORT / "speed.html").read_text()
+    assert "CuteAFD v4.0.0 against tpurtell&#39;s vLLM fork" in html or "CuteAFD v4.0.0 against tpurtell's vLLM fork" in html
+    assert html.index(">Overview<") < html.index(">Precision<") < html.index(">Speed<") < html.index(">Numbers<")
+
+
+BAD_PAGES = {  # body after "# Bad", a blank line, "Intro." and a blank line; the line of the error; its words
+    "unknown block": ("```sitegen\nreport: cuteafd-v4.0.0\nblock: speed-sumary\n```\n", 7,
+                      "unknown block 'speed-sumary' (did you mean 'speed-summary'?)"),
+    "unknown report": ("```sitegen\nreport: cuteafd-v9\nblock: speed-summary\n```\n", 6, "unknown report 'cuteafd-v9'"),
+    "unknown option": ("```sitegen\nblock: speed-summary\ncheckpint: K4\n```\n", 7, "unknown option 'checkpint'"),
+    "unknown checkpoint": ("{{ block speed-cells checkpoint=K9 }}\n", 5, "checkpoint 'K9' has no speed comparison"),
+    "unknown figure": ("Text {{ kv_ratio_rnge }} here.\n", 5, "unknown figure 'kv_ratio_rnge'"),
+    "unknown figure option": ("Text\nand {{ kv_ratio checkpoint=K4 engine=x }} here.\n", 6, "figure 'kv_ratio'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PAGES))
+@pytest.mark.parametrize("front_matter", [False, True])
+def test_bad_block_names_page_and_line_both_ways(tmp_path, case, front_matter):
+    body, line, message = BAD_PAGES[case]
+    page = "# Bad\n\nIntro.\n\n" + body
+    if front_matter:
+        page, line = "---\ntitle: Bad page\n---\n" + page, line + 3
+    root = make_project(tmp_path, {"bad.md": page})
+    sg = run_sitegen("build", "-d", str(tmp_path / "a"), cwd=root)
+    assert sg.returncode == 1, sg.stderr
+    error = [l for l in sg.stderr.splitlines() if l.startswith("Error")]
+    assert len(error) == 1 and "Traceback" not in sg.stderr, sg.stderr
+    assert f"bad.md: line {line}: " in error[0] and message in error[0], error[0]
+    mk = mkdocs("build", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode != 0
+    assert f"bad.md: line {line}: " in mk.stderr and message in mk.stderr, mk.stderr
+
+
+CONTRADICTED = "# Claims\n\nEvery cell is slower: {{ check speed_count verdict=faster == 0 : no cell is faster }}.\n"
+
+
+def test_contradicted_statement_fails_strict_both_ways(tmp_path):
+    root = make_project(tmp_path, {"claims.md": CONTRADICTED})
+    sg = run_sitegen("build", "--strict", "-d", str(tmp_path / "a"), cwd=root)
+    assert sg.returncode == 1 and "claims.md: line 3: " in sg.stderr and "no cell is faster" in sg.stderr, sg.stderr
+    assert not (tmp_path / "a").exists()
+    mk = mkdocs("build", "--strict", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode != 0
+    assert "claims.md: line 3: " in mk.stderr and "contradicted by the data" in mk.stderr, mk.stderr
+
+
+def test_contradicted_statement_is_marked_and_warned_without_strict(tmp_path):
+    root = make_project(tmp_path, {"claims.md": CONTRADICTED})
+    sg = run_sitegen("build", "-d", str(tmp_path / "a"), cwd=root)
+    assert sg.returncode == 0, sg.stderr
+    assert "WARNING" in sg.stderr and "claims.md: line 3: " in sg.stderr
+    mk = mkdocs("build", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode == 0, mk.stderr
+    assert "WARNING" in mk.stderr and "claims.md: line 3: " in mk.stderr
+    for page in (tmp_path / "a" / "claims.html", tmp_path / "b" / "claims" / "index.html"):
+        marks = [el for el in parse(page).iter(f"{NS}mark") if el.get("class") == "check-failed"]
+        assert len(marks) == 1 and "contradicted by the receipts" in cell_text(marks[0]), page
+
+
+def test_plugin_options_are_checked_like_sitegen(tmp_path):
+    root = make_project(tmp_path, {"index.md": "# Home\n"}, CONFIG.replace("noise_band: 0.08", "noise_band: 2"))
+    mk = mkdocs("build", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode != 0 and "noise_band" in mk.stderr and "between 0.0 and 1.0" in mk.stderr, mk.stderr
+
+
+def test_no_index_gets_a_home_with_the_reports_table(tmp_path):
+    root = make_project(tmp_path, {"guide.md": "# Guide\n"})
+    mk = mkdocs("build", "--strict", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode == 0, mk.stderr
+    assert tables(parse(tmp_path / "b" / "index.html"))["reports"][1][0].startswith("CuteAFD v4.0.0")
+
+
+def test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure(tmp_path):
+    site = tmp_path / "site"
+    mk = mkdocs("build", "--strict", "-d", str(site), cwd=ROOT)
+    assert mk.returncode == 0, mk.stderr
+    result = subprocess.run([sys.executable, str(SEED_TOOL), str(site)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    assert "61 of 61 found" in result.stdout
+
+
+def test_material_theme(tmp_path):
+    if importlib.util.find_spec("material") is None:
+        if os.environ.get("CI"):
+            pytest.fail("mkdocs-material is not installed; the test extras install it")
+        pytest.skip("mkdocs-material not installed (pip install -e '.[test]')")
+    root = make_project(tmp_path, {"index.md": INDEX, "guide.md": GUIDE}, CONFIG + "theme:\n  name: material\n")
+    mk = mkdocs("build", "--strict", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode == 0, mk.stderr
+    sg = run_sitegen("build", "-q", "-d", str(tmp_path / "a"), cwd=root)
+    assert sg.returncode == 0, sg.stderr
+    assert figures(parse(tmp_path / "a" / "guide.html")) == figures(parse(tmp_path / "b" / "guide" / "index.html"))
+    speed = "reports/" + REPORT + "/speed.html"
+    assert tables(parse(tmp_path / "a" / speed)) == tables(parse(tmp_path / "b" / speed))
+    html = (tmp_path / "b" / speed).read_text()
+    assert "md-content" in html and "sitegen-embed." in html
