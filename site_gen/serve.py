@@ -143,6 +143,10 @@ class Debouncer:
 
     One worker thread runs the callbacks, so rebuilds never overlap; events that arrive during a
     rebuild make the next one. A steady stream of events still gets a rebuild every `max_wait`.
+
+    Where the platform reports that a writer closed a file (inotify does), a file that was written
+    to but not yet closed holds the rebuild back (up to `max_wait`): a slow writer that pauses
+    between truncating and writing a receipt does not produce a build of half a file.
     """
 
     def __init__(self, callback: Callable[[list[str]], None], quiet: float = QUIET, max_wait: float = MAX_WAIT):
@@ -151,6 +155,8 @@ class Debouncer:
         self.max_wait = max_wait
         self._cond = threading.Condition()
         self._pending: dict[str, None] = {}
+        self._writing: set[str] = set()
+        self._closes = False  # seen a close event: the platform reports them
         self._first = self._last = 0.0
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="sitegen-rebuild", daemon=True)
@@ -159,13 +165,20 @@ class Debouncer:
         self._thread.start()
         return self
 
-    def add(self, paths: Iterable[str]) -> None:
+    def add(self, paths: Iterable[str], kind: str = "") -> None:
+        """`kind` is the event's: "modified" (being written), "closed" (written and closed), or other."""
         with self._cond:
             now = time.monotonic()
             if not self._pending:
                 self._first = now
             for p in paths:
-                self._pending[str(p)] = None
+                p = str(p)
+                self._pending[p] = None
+                if kind == "modified":
+                    self._writing.add(p)
+                else:
+                    self._writing.discard(p)
+                    self._closes |= kind == "closed"
             self._last = now
             self._cond.notify_all()
 
@@ -176,7 +189,10 @@ class Debouncer:
                     self._cond.wait()
                 while not self._stopping:
                     now = time.monotonic()
-                    due = min(self._last + self.quiet, self._first + self.max_wait)
+                    due = self._last + self.quiet
+                    if self._closes and self._writing:
+                        due = max(due, self._first + self.max_wait)
+                    due = min(due, self._first + self.max_wait)
                     if now >= due:
                         break
                     self._cond.wait(due - now)
@@ -184,6 +200,7 @@ class Debouncer:
                     return
                 batch = list(self._pending)
                 self._pending.clear()
+                self._writing.clear()
             try:
                 self.callback(batch)
             except Exception:  # a bug in a rebuild must not end the preview
@@ -212,7 +229,8 @@ class _Events:
         paths = [os.fsdecode(p) for p in paths]
         relevant = [p for p in paths if not ignored(p) and self.preview.watches(p)]
         if relevant:
-            self.preview.debouncer.add(relevant)
+            kind = event.event_type if not event.is_directory else ""
+            self.preview.debouncer.add(relevant, kind)
 
 
 # -- the preview -----------------------------------------------------------------------------------

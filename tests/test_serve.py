@@ -55,11 +55,15 @@ def get(preview: Preview, raw_path: str) -> tuple[int, bytes, dict]:
         conn.close()
 
 
-def edit_and_wait(preview: Preview, write) -> None:
-    """Makes an edit and waits for the rebuild it causes (the version moves on)."""
+def edit_and_wait(preview: Preview, write, until=None) -> None:
+    """Makes an edit and waits for the rebuild it causes, and until `until()` holds when given."""
     version = preview.version
     write()
     assert preview.wait_version(version, WAIT), "no rebuild after the edit"
+    deadline = time.monotonic() + WAIT
+    while until is not None and not until() and time.monotonic() < deadline:
+        preview.wait_version(preview.version, 0.5)
+    assert until is None or until(), "the rebuilds after the edit did not give the expected state"
 
 
 def summary(project: Path, report: str = REPORT) -> Path:
@@ -218,6 +222,29 @@ def test_debounce_runs_one_rebuild_at_a_time_and_keeps_events_that_arrive_during
     assert batches == [["a"], ["b", "c"]]
 
 
+def test_debounce_waits_for_a_file_being_written_to_be_closed():
+    batches: list[list[str]] = []
+    got = threading.Event()
+
+    def callback(paths):
+        batches.append(paths)
+        got.set()
+
+    d = Debouncer(callback, quiet=0.02, max_wait=WAIT).start()
+    try:
+        d.add(["a"], "closed")  # the platform reports closes
+        assert got.wait(WAIT)
+        got.clear()
+        d.add(["r/SUMMARY.json"], "modified")  # truncated, not yet written and closed
+        time.sleep(0.3)
+        assert batches == [["a"]]  # held back: no build of half a file
+        d.add(["r/SUMMARY.json"], "closed")
+        assert got.wait(WAIT)
+    finally:
+        d.stop()
+    assert batches == [["a"], ["r/SUMMARY.json"]]
+
+
 def test_debouncer_stop_joins_its_thread():
     d = Debouncer(lambda paths: None).start()
     d.stop()
@@ -299,7 +326,9 @@ def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
     raw, slower, _, _ = slower_cell(project)
     with serving(project) as preview:
         good = dict(preview.files)
-        edit_and_wait(preview, lambda: summary(project).write_bytes(slower))
+        key = f"reports/{REPORT}/SUMMARY.json"
+        edit_and_wait(preview, lambda: summary(project).write_bytes(slower),
+                      until=lambda: preview.files.get(key) == slower and preview.error is None)
         assert preview.error is None
         assert preview.files[f"reports/{REPORT}/SUMMARY.json"] == slower
         edited = dict(preview.files)
@@ -307,14 +336,14 @@ def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
         assert re.search(rf"^Rebuilt .*reports/{REPORT}.* \(data/{REPORT}/SUMMARY\.json changed\) in \d+\.\d\d s$",
                          preview.lines[-1]), preview.lines
 
-        edit_and_wait(preview, lambda: summary(project).write_bytes(slower[:-40]))
+        edit_and_wait(preview, lambda: summary(project).write_bytes(slower[:-40]), until=lambda: preview.error)
         assert preview.error and f"data/{REPORT}/SUMMARY.json" in preview.error and "invalid JSON" in preview.error
         assert preview.files == edited  # the last good pages stay
         status, body, _ = get(preview, f"/reports/{REPORT}/")
         assert status == 200 and body.startswith(edited[f"reports/{REPORT}/index.html"][:200])
         assert preview.errors[-1] == preview.error
 
-        edit_and_wait(preview, lambda: summary(project).write_bytes(raw))
+        edit_and_wait(preview, lambda: summary(project).write_bytes(raw), until=lambda: preview.files == good)
         assert preview.error is None and preview.files == good
 
 
@@ -349,7 +378,8 @@ def test_preview_follows_new_renamed_and_deleted_reports_and_config(project):
 
         config = project / "mkdocs.yml"
         edit_and_wait(preview, lambda: config.write_text(config.read_text().replace(
-            "site_name: Inference engine benchmarks", "site_name: Renamed while serving")))
+            "site_name: Inference engine benchmarks", "site_name: Renamed while serving")),
+            until=lambda: b"Renamed while serving" in preview.files.get("index.html", b""))
         assert b"Renamed while serving" in preview.files["index.html"]
 
 
