@@ -19,6 +19,7 @@ import jinja2.meta
 from site_gen import load
 from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
 from site_gen.render import views
+from site_gen.render import publish
 from site_gen.render import format as fmt
 from site_gen.render import docs as docs_module
 from site_gen.render.docs import DocsPages
@@ -35,12 +36,6 @@ class BuildResult:
     seconds: float = 0.0
 
 
-@lru_cache(maxsize=1)
-def plotly_js() -> bytes:
-    """Plotly's own bundle, shipped by the plotly package: served from the site, never a CDN."""
-    return resources.files("plotly").joinpath("package_data/plotly.min.js").read_bytes()
-
-
 def _asset(name: str, data: bytes) -> tuple[str, bytes]:
     stem, dot, ext = name.rpartition(".")
     return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}", data
@@ -54,8 +49,6 @@ def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
         if config.custom_dir and (config.custom_dir / name).is_file():
             path = config.custom_dir / name
         out[key] = _asset(name, path.read_bytes())
-    import plotly
-    out["plotly"] = (f"assets/plotly-{plotly.__version__}.min.js", plotly_js())
     return out
 
 
@@ -130,6 +123,7 @@ class Builder:
         self._any_template = 0
         self._docs_gen = 0  # bumped when a file under docs_dir changes
         self._docs: tuple | None = None    # (key, DocsPages, (pages, files, warnings) or None)
+        self._extra: tuple | None = None   # (key, publishing files)
         self.stats: dict[str, int] = {}
 
     # -- what changed -------------------------------------------------------------------------
@@ -339,6 +333,10 @@ class Builder:
         for key, (path, data) in assets.items():
             if key != "plotly" or uses_charts:
                 files[path] = data
+        extra_key = (data_key, self._any_template, tuple(sorted(files)))
+        if self._extra is None or self._extra[0] != extra_key:
+            self._extra = (extra_key, publish.extra_files(config, analyses, files))  # 404.html, sitemap.xml, share cards
+        files.update(self._extra[1])
         # Forget what no longer exists (a deleted or renamed report, a section gone).
         ids = {a.report.id for a in analyses}
         for rid in set(self._analyses) - ids:

@@ -11,7 +11,7 @@ import site_gen
 from site_gen.cli_util import error
 from site_gen.errors import SitegenError
 
-COMMANDS = ["build", "serve", "check", "summary", "new"]
+COMMANDS = ["build", "serve", "check", "summary", "new", "gh-deploy"]
 
 
 def parser() -> argparse.ArgumentParser:

@@ -1,6 +1,8 @@
 """The example site in Chromium: pages load with no console error, the chart draws, themes apply."""
 from __future__ import annotations
 
+import pytest
+
 REPORT = "reports/cuteafd-v4.0.0"
 
 
@@ -11,14 +13,68 @@ def test_overview_loads_without_errors(example_site, page):
     assert page.errors == []
 
 
-def test_speed_page_draws_plotly_chart(example_site, page):
+def test_speed_page_draws_chart(example_site, page):
     page.goto((example_site / REPORT / "speed.html").as_uri())
-    page.wait_for_selector("#chart-k4 .plotly.ready .main-svg", timeout=20000)
-    # Plotly drew one point per cell and metric.
-    assert page.locator("#chart-k4 .scatterlayer .point").count() == 44
+    page.wait_for_selector("#chart-k4 [data-figure].ready svg.chart-svg", timeout=20000)
+    svg = page.locator("#chart-k4 svg.chart-svg")
+    # One point per cell and metric, on the fixed scale, with the noise band.
+    assert svg.locator(".point").count() == 44
+    assert svg.get_attribute("data-range") == "0.8 1.8"
+    axis = svg.locator(".axis-line")
+    x0, x1 = float(axis.get_attribute("x1")), float(axis.get_attribute("x2"))
+    band = svg.locator("rect.band")
+    assert (band.get_attribute("data-x0"), band.get_attribute("data-x1")) == ("0.92", "1.08")
+    assert float(band.get_attribute("x")) == pytest.approx(x0 + 0.12 * (x1 - x0), abs=0.01)
+    assert float(band.get_attribute("width")) == pytest.approx(0.16 * (x1 - x0), abs=0.01)
+    assert float(svg.locator("line.one").get_attribute("x1")) == pytest.approx(x0 + 0.2 * (x1 - x0), abs=0.01)
     # The text fallback hides once the chart is drawn.
     assert not page.locator("#chart-k4 .chart-fallback").is_visible()
     assert page.errors == []
+
+
+def test_chart_hover_zoom_and_legend(example_site, page):
+    page.goto((example_site / REPORT / "speed.html").as_uri())
+    page.wait_for_selector("#chart-k4 [data-figure].ready svg.chart-svg", timeout=20000)
+    chart = page.locator("#chart-k4")
+    chart.scroll_into_view_if_needed()
+    # Hover: the cell, its ratio and verdict, the metric.
+    chart.locator("svg.chart-svg .m-aggregate .point").first.hover()
+    tip = chart.locator(".chart-tip")
+    assert tip.is_visible()
+    assert "1K in" in tip.inner_text() and "faster" in tip.inner_text() and "aggregate" in tip.inner_text()
+    # Drag across the plot: the ratio axis zooms; a double-click returns to the fixed scale.
+    box = chart.locator("svg.chart-svg").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + 60)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.85, box["y"] + 80, steps=5)
+    page.mouse.up()
+    low, high = map(float, chart.locator("svg.chart-svg").get_attribute("data-range").split())
+    assert 0.8 < low < high < 1.8
+    assert chart.locator(".chart-legend .reset").is_visible()
+    assert chart.locator("svg.chart-svg .point").count() < 44
+    chart.locator("svg.chart-svg").dblclick(position={"x": box["width"] / 2, "y": 60})
+    assert chart.locator("svg.chart-svg").get_attribute("data-range") == "0.8 1.8"
+    assert chart.locator("svg.chart-svg .point").count() == 44
+    # The legend shows or hides a metric.
+    decode = chart.locator(".chart-legend button", has_text="clean decode")
+    decode.click()
+    assert decode.get_attribute("aria-pressed") == "false"
+    assert chart.locator("svg.chart-svg .point").count() == 22
+    decode.click()
+    assert chart.locator("svg.chart-svg .point").count() == 44
+    assert page.errors == []
+
+
+def test_chart_follows_the_colour_scheme(example_site, browser):
+    fills = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(color_scheme=scheme)
+        pg = context.new_page()
+        pg.goto((example_site / REPORT / "speed.html").as_uri())
+        pg.wait_for_selector("#chart-k4 [data-figure].ready svg.chart-svg")
+        fills[scheme] = pg.eval_on_selector("#chart-k4 .m-aggregate .point", "e => getComputedStyle(e).fill")
+        context.close()
+    assert fills["light"] != fills["dark"]
 
 
 def test_dark_scheme_changes_colours(example_site, browser):

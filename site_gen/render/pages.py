@@ -21,6 +21,7 @@ from site_gen.analyse.report import Analysis
 from site_gen.config import Config
 from site_gen.errors import SitegenError
 from site_gen.render import charts, format as fmt, markdown as md, views
+from site_gen.render import publish
 from site_gen.render.provenance import Fig, collect
 
 REPORTS_DIR = "reports"
@@ -237,6 +238,7 @@ class ReportPages:
             "band": f"\u00b1{a.band * 100:g}%",
             "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
             "number_word": views.number_word,
+            "share": publish.share_meta(a, self.config),  # link previews: Open Graph, Twitter card
         }
         if key in ("overview",):
             lede = r.lede

@@ -1,0 +1,195 @@
+"""Share card images: a small RGB canvas, bitmap text and a PNG writer, in pure Python.
+
+Chat apps and forums show a PNG (not an SVG) beside a posted link. The card is drawn from the
+report's data with Spleen bitmap glyphs (`cardfont.py`) and written with zlib: the same input
+gives the same bytes, with no imaging library.
+"""
+from __future__ import annotations
+
+import base64
+import struct
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+from site_gen.render.cardfont import FONTS
+
+Colour = tuple[int, int, int]
+
+
+def hex_colour(value: str) -> Colour:
+    value = value.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+
+@dataclass(frozen=True)
+class Font:
+    width: int
+    height: int
+    runs: dict[str, tuple[tuple[int, int, int], ...]]  # char -> (row, first column, length) of lit pixels
+
+    def glyph(self, ch: str) -> tuple[tuple[int, int, int], ...]:
+        if ch in self.runs:
+            return self.runs[ch]
+        folded = unicodedata.normalize("NFKD", ch)[:1]
+        return self.runs.get(folded) or self.runs.get({"—": "–"}.get(ch, "?"), ())
+
+    def measure(self, text: str) -> int:
+        return len(text) * self.width
+
+
+@lru_cache(maxsize=None)
+def font(height: int) -> Font:
+    """Spleen at 32 or 64 pixels high."""
+    w, h, chars, data = FONTS[height]
+    raw = zlib.decompress(base64.b64decode(data))
+    per_row = (w + 7) // 8
+    size = per_row * h
+    runs: dict[str, tuple[tuple[int, int, int], ...]] = {}
+    for i, ch in enumerate(chars):
+        glyph = raw[i * size:(i + 1) * size]
+        out = []
+        for row in range(h):
+            bits = int.from_bytes(glyph[row * per_row:(row + 1) * per_row], "big")
+            col = 0
+            while col < w:
+                if bits >> (per_row * 8 - 1 - col) & 1:
+                    start = col
+                    while col < w and bits >> (per_row * 8 - 1 - col) & 1:
+                        col += 1
+                    out.append((row, start, col - start))
+                else:
+                    col += 1
+        runs[ch] = tuple(out)
+    return Font(w, h, runs)
+
+
+class Canvas:
+    def __init__(self, width: int, height: int, background: Colour):
+        self.width, self.height = width, height
+        self.rows = [bytearray(bytes(background) * width) for _ in range(height)]
+
+    def rect(self, x: int, y: int, w: int, h: int, colour: Colour) -> None:
+        x0, x1 = max(0, x), min(self.width, x + w)
+        if x1 <= x0:
+            return
+        fill = bytes(colour) * (x1 - x0)
+        for row in range(max(0, y), min(self.height, y + h)):
+            self.rows[row][x0 * 3:x1 * 3] = fill
+
+    def blend(self, x: int, y: int, colour: Colour, alpha: float) -> None:
+        if 0 <= x < self.width and 0 <= y < self.height and alpha > 0:
+            row, i = self.rows[y], x * 3
+            for k in range(3):
+                row[i + k] = round(row[i + k] * (1 - alpha) + colour[k] * alpha)
+
+    def dot(self, cx: float, cy: float, r: float, colour: Colour) -> None:
+        """A filled circle with soft edges (coverage from the distance to the rim)."""
+        for y in range(int(cy - r - 1), int(cy + r + 2)):
+            for x in range(int(cx - r - 1), int(cx + r + 2)):
+                d = ((x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2) ** 0.5
+                self.blend(x, y, colour, min(1.0, max(0.0, r + 0.5 - d)))
+
+    def text(self, x: int, y: int, text: str, size: int, colour: Colour) -> int:
+        """Draws text with its top-left corner at (x, y); returns the x after it."""
+        f = font(size)
+        for ch in text:
+            for row, start, length in f.glyph(ch):
+                self.rect(x + start, y + row, length, 1, colour)
+            x += f.width
+        return x
+
+    def png(self) -> bytes:
+        def chunk(kind: bytes, data: bytes) -> bytes:
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+        raw = b"".join(b"\x00" + bytes(row) for row in self.rows)
+        return (b"\x89PNG\r\n\x1a\n"
+                + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 9))
+                + chunk(b"IEND", b""))
+
+
+def fit(text: str, size: int, width: int) -> str:
+    """Cuts text to a pixel width with an ellipsis."""
+    chars = width // font(size).width
+    if len(text) <= chars:
+        return text
+    cut = text[:max(chars - 1, 0)]
+    if " " in cut and len(cut.rsplit(" ", 1)[0]) > chars // 2:  # at a word's end when one is near
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:·") + "…"
+
+
+def wrap(text: str, size: int, width: int, lines: int) -> list[str]:
+    """Breaks text at spaces into at most `lines` lines of a pixel width; the last is cut if need be."""
+    chars = width // font(size).width
+    out: list[str] = []
+    words = text.split()
+    while words and len(out) < lines:
+        line = words.pop(0)
+        while words and len(line) + 1 + len(words[0]) <= chars:
+            line += " " + words.pop(0)
+        out.append(line)
+    if words:
+        out[-1] = fit(out[-1] + " " + " ".join(words), size, width)
+    return [fit(line, size, width) for line in out]
+
+
+# The site's dark theme: the card reads the same in a light or a dark chat window.
+THEME = {"bg": "#0f1217", "fg": "#e6e8eb", "muted": "#9aa4af", "line": "#2f3742", "soft": "#171c23",
+         "accent": "#6cb4ff", "faster": "#5aa9e6", "level": "#9ca3af", "slower": "#f08c4a", "band": "#262c35"}
+WIDTH, HEIGHT = 1200, 630
+
+
+@lru_cache(maxsize=64)
+def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str, str], ...],
+               strip: tuple[tuple[float, str, int], ...], strip_caption: str, scale: tuple[float, float],
+               band: float, footer: str) -> bytes:
+    """The card as PNG bytes.
+
+    lines: (label, text, verdict colour key) headline verdicts; strip: (ratio, verdict, row) of
+    every speed cell, drawn on the fixed ratio scale with the noise band; empty for none.
+    """
+    c = {k: hex_colour(v) for k, v in THEME.items()}
+    card = Canvas(WIDTH, HEIGHT, c["bg"])
+    left, inner = 60, WIDTH - 120
+    card.rect(0, 0, WIDTH, 10, c["accent"])
+    card.text(left, 40, fit(site, 32, inner), 32, c["muted"])
+    y = 86
+    for line in wrap(title, 64, inner, 2):
+        card.text(left, y, line, 64, c["fg"])
+        y += 68
+    card.text(left, y + 4, fit(subtitle, 32, inner), 32, c["muted"])
+    y += 56
+    for label, text, key in lines:
+        card.dot(left + 8, y + 17, 7, c[key])
+        x = card.text(left + 28, y, label + " ", 32, c["muted"])
+        card.text(x, y, fit(text, 32, WIDTH - 60 - x), 32, c["fg"])
+        y += 40
+    if strip:
+        low, high = scale
+        top, rows = max(y + 54, 452), 1 + max(r for _, _, r in strip)
+        card.text(left, top - 42, fit(strip_caption, 32, inner), 32, c["muted"])
+        height = 22 * rows + 14
+
+        def sx(v: float) -> float:
+            return left + (min(max(v, low), high) - low) / (high - low) * inner
+
+        card.rect(left, top, inner, height, c["soft"])
+        card.rect(round(sx(1 - band)), top, round(sx(1 + band) - sx(1 - band)), height, c["band"])
+        card.rect(round(sx(1.0)) - 1, top, 2, height, c["fg"])
+        for ratio, verdict, row in strip:
+            card.dot(sx(ratio), top + 18 + 22 * row, 6.5, c.get(verdict, c["level"]))
+        step = 0.2 if high - low > 0.6 else 0.1
+        v = low
+        while v <= high + 1e-9:
+            label = f"{v:.1f}x"
+            x = round(sx(v))
+            card.rect(x, top + height, 1, 6, c["muted"])
+            card.text(min(max(x - font(32).measure(label) // 2, left), left + inner - font(32).measure(label)),
+                      top + height + 6, label, 32, c["muted"])
+            v += step
+    card.text(left, HEIGHT - 44, fit(footer, 32, inner), 32, c["muted"])
+    return card.png()

@@ -1,0 +1,118 @@
+"""Files for publishing: sitemap.xml, 404.html, and each report's share card and link metadata.
+
+Nothing here depends on where or when the site is built: URLs come from `site_url` alone,
+lists are sorted, and the card is drawn from the receipt's data.
+"""
+from __future__ import annotations
+
+from typing import Any
+from xml.sax.saxutils import escape
+
+import site_gen
+from site_gen.analyse.report import Analysis
+from site_gen.config import Config
+from site_gen.render import card
+from site_gen.render import format as fmt
+
+CARD = "card.png"
+
+
+def site_root(config: Config) -> str:
+    """`site_url` ending in one slash, or "" when none is set."""
+    url = (config.site_url or "").strip()
+    return url.rstrip("/") + "/" if url else ""
+
+
+def absolute(config: Config, path: str) -> str:
+    root = site_root(config)
+    return root + path if root else ""
+
+
+def _report_base(report_id: str) -> str:
+    from site_gen.render.pages import report_base
+    return report_base(report_id)
+
+
+def headlines(a: Analysis) -> list[tuple[str, str, str]]:
+    """(label, text, colour key) of the report's headline verdicts, as the dashboard counts them."""
+    out: list[tuple[str, str, str]] = []
+    counts = a.speed_counts
+    if counts is not None and not counts.empty:
+        faster, level, slower = (int(counts[k].sum()) for k in ("faster", "level", "slower"))
+        cells = faster + level + slower
+        key = "faster" if faster > slower else "slower" if slower > faster else "level"
+        out.append(("Speed:", f"{faster} of {cells} cells faster, {level} level, {slower} slower", key))
+    s = a.precision_summary
+    if s:
+        precision = a.report.section("precision") or {}
+        reference = f" from {precision['reference']}" if precision.get("reference") else ""
+        key = "slower" if s["further"] > s["closer"] else "faster" if s["closer"] > s["further"] else "level"
+        out.append(("Precision:", f"{s['further']} further{reference}, {s['closer']} closer "
+                                  f"({s['resolved']} of {s['pairs']} resolved)", key))
+    if a.kv is not None and not a.kv["ratio"].dropna().empty:
+        low, high = a.kv["ratio"].min(), a.kv["ratio"].max()
+        key = "faster" if low > 1 else "slower" if high < 1 else "level"
+        out.append(("KV pool:", f"holds {fmt.ratio_range(low, high)} the baseline's context", key))
+    return out
+
+
+def description(a: Analysis) -> str:
+    """One sentence for link previews and search results."""
+    parts = [f"{label} {text}" for label, text, _ in headlines(a)]
+    return (" · ".join(parts) + ".") if parts else a.report.title
+
+
+def share_meta(a: Analysis, config: Config) -> dict[str, Any]:
+    """What base.html puts in Open Graph and Twitter card tags for the report's pages."""
+    image = absolute(config, _report_base(a.report.id) + CARD)
+    return {"description": description(a), "image": image, "width": card.WIDTH, "height": card.HEIGHT,
+            "image_alt": f"{a.report.title}: " + "; ".join(f"{label} {text}" for label, text, _ in headlines(a))}
+
+
+def share_card(a: Analysis, config: Config) -> bytes:
+    r = a.report
+    strip: tuple[tuple[float, str, int], ...] = ()
+    if a.speed is not None and not a.speed.empty:
+        metrics = list(dict.fromkeys(a.speed["metric"]))
+        strip = tuple((float(row.ratio), str(row.verdict), metrics.index(row.metric))
+                      for row in a.speed.sort_values(["metric", "checkpoint", "ratio"], kind="stable").itertuples())
+    subtitle = " · ".join(x for x in (r.date, ", ".join(a.checkpoints)) if x)
+    caption = f"Every speed cell, {r.candidate.name} / {r.baseline.name}; band ±{a.band * 100:g}%:"
+    return card.share_card(config.site_name, r.title, subtitle, tuple(headlines(a)), strip, caption, tuple(a.scale),
+                           a.band, "Every figure is computed from the receipts · sitegen")
+
+
+def sitemap(config: Config, files: dict[str, bytes]) -> bytes:
+    """Every page's canonical URL, sorted; no dates (they would change with every build)."""
+    pages = sorted(p for p in files if p.endswith(".html") and p != "404.html")
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    lines += [f"  <url><loc>{escape(absolute(config, p))}</loc></url>" for p in pages]
+    lines.append("</urlset>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def not_found(config: Config, analyses: list[Analysis]) -> bytes:
+    """404.html: served by the host for any missing path, at any depth, so it links nothing relative.
+
+    With `site_url` its links are absolute; without, it is a self-contained note.
+    """
+    from site_gen.render.pages import environment
+
+    env = environment(str(config.custom_dir) if config.custom_dir else None)
+    reports = [{"title": a.report.title, "url": absolute(config, _report_base(a.report.id) + "index.html")}
+               for a in analyses] if site_root(config) else []
+    return env.get_template("404.html").render(
+        site={"name": config.site_name, "url": site_root(config)}, reports=reports,
+        version=site_gen.__version__).encode("utf-8")
+
+
+def extra_files(config: Config, analyses: list[Analysis], files: dict[str, bytes]) -> dict[str, bytes]:
+    """The publishing files for a site whose other files are `files` (a file of docs_dir of the same
+    name, such as the author's own 404.html, wins)."""
+    out = {"404.html": not_found(config, analyses)}
+    for a in analyses:
+        out[_report_base(a.report.id) + CARD] = share_card(a, config)
+    if site_root(config):
+        out["sitemap.xml"] = sitemap(config, {**files, **out})
+    return {path: data for path, data in out.items() if path not in files}

@@ -1,0 +1,162 @@
+"""The built site works from anywhere: under a sub-path of a plain static server, and from file://.
+
+Chromium starts at the home page and follows every link: each page loads with no failed request,
+no HTTP error and no console error; each linked file exists; each #fragment names an element of
+its page; every page of the site is reached. The host's 404 page works at any depth.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urlsplit
+
+import pytest
+
+from conftest import run_sitegen
+
+PREFIX = "/some/prefix/"
+
+
+class SubPathHandler(SimpleHTTPRequestHandler):
+    """Serves `directory` under PREFIX only; anything else, or missing, gets the site's 404.html
+    with status 404, as GitHub Pages does."""
+
+    def translate_path(self, path: str) -> str:
+        path = urlsplit(path).path
+        if not path.startswith(PREFIX):
+            return str(Path(self.directory) / ".missing" / "none")
+        return super().translate_path("/" + path[len(PREFIX):])
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A plain static file server on 127.0.0.1 serving a site built with site_url at its sub-path."""
+    site = tmp_path_factory.mktemp("served") / "site"
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(SubPathHandler, directory=str(site)))
+    base = f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
+    project = tmp_path_factory.mktemp("project")
+    root = Path(__file__).resolve().parent.parent
+    import shutil
+    shutil.copytree(root / "data", project / "data")
+    if (root / "docs").is_dir():
+        shutil.copytree(root / "docs", project / "docs")
+    config = (root / "mkdocs.yml").read_text()
+    config = re.sub(r"(?m)^site_url:.*$", f"site_url: {base}", config)
+    (project / "mkdocs.yml").write_text(config if "site_url:" in config else f"site_url: {base}\n" + config)
+    result = run_sitegen("build", "-q", "-d", str(site), cwd=project)
+    assert result.returncode == 0, result.stderr
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield base, site
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def watch(page) -> list[str]:
+    """Problems on the page: console errors, page errors, failed requests and HTTP errors."""
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} {r.failure}"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    return problems
+
+
+def crawl(context, start: str, base: str, exists) -> set[str]:
+    """Visits every page reachable from `start` by links under `base`; returns their site paths."""
+    page = context.new_page()
+    problems = watch(page)
+    todo, ids_of, fragments = [start], {}, {}
+    while todo:
+        url = todo.pop()
+        if url in ids_of:
+            continue
+        page.goto(url, wait_until="load")
+        assert problems == [], (url, problems)
+        if page.locator("[data-figure]").count():  # charts draw (their script loaded and ran)
+            page.wait_for_selector("[data-figure].ready svg", timeout=10000)
+            assert page.locator("[data-figure]:not(.ready)").count() == 0, url
+        ids_of[url] = set(page.eval_on_selector_all("[id], a[name]", "els => els.map(e => e.id || e.getAttribute('name'))"))
+        for href, raw in page.eval_on_selector_all("a[href]", "els => els.map(e => [e.href, e.getAttribute('href')])"):
+            target, fragment = urldefrag(href)
+            if raw.startswith(("http://", "https://", "mailto:")) and not href.startswith(base):
+                continue  # a link off the site: not followed offline
+            assert target.startswith(base), f"{url}: link {raw!r} leaves the site ({href})"
+            if target.endswith("/"):
+                target += "index.html"
+            if target.endswith(".html"):
+                if fragment:
+                    fragments.setdefault(target, set()).add(fragment)
+                todo.append(target)
+            else:
+                assert exists(target), f"{url}: link {raw!r} points to a missing file"
+    for target, wanted in fragments.items():
+        assert wanted <= ids_of[target], f"{target} lacks {wanted - ids_of[target]}"
+    assert problems == []
+    page.close()
+    return {url[len(base):] or "index.html" for url in ids_of}
+
+
+def pages_of(site: Path) -> set[str]:
+    return {p.relative_to(site).as_posix() for p in site.rglob("*.html") if p.name != "404.html"}
+
+
+def test_sub_path_of_a_static_server(server, browser):
+    base, site = server
+    context = browser.new_context()
+    request = context.request
+    visited = crawl(context, base, base, lambda url: request.get(url).status == 200)
+    assert visited >= pages_of(site) and len(visited) >= 10
+    context.close()
+
+
+def test_file_urls(example_site, browser):
+    base = example_site.as_uri() + "/"
+    context = browser.new_context()
+    visited = crawl(context, base + "index.html", base,
+                    lambda url: (example_site / unquote(url[len(base):])).is_file())
+    assert visited == pages_of(example_site)
+    context.close()
+
+
+def test_host_404_page_works_at_any_depth(server, browser):
+    base, site = server
+    context = browser.new_context()
+    page = context.new_page()
+    problems = watch(page)
+    response = page.goto(base + "reports/no-such-report/deep/page.html")
+    assert response.status == 404
+    assert page.locator("h1").inner_text() == "Page not found"
+    assert [p for p in problems if not p.startswith("console: Failed to load resource")] == \
+        [f"HTTP 404: {base}reports/no-such-report/deep/page.html"]  # the page itself, and nothing it loads
+    problems.clear()
+    # Its links are absolute (from site_url): they lead home from any depth.
+    page.locator("main a").first.click()
+    page.wait_for_load_state("load")
+    assert page.url == base
+    assert problems == []
+    links = page.context.new_page()
+    links.goto(base + "x/y/z")
+    hrefs = links.eval_on_selector_all("main a", "els => els.map(e => e.href)")
+    assert hrefs and all(h.startswith(base) for h in hrefs)
+    for href in hrefs:
+        assert context.request.get(href).status == 200, href
+    context.close()

@@ -1,0 +1,205 @@
+"""Publishing files and metadata: sitemap.xml, 404.html, link previews, share cards, page weights."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import struct
+import sys
+import zlib
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from conftest import ROOT, run_sitegen
+from htmlutil import NS, parse
+
+REPORT = "reports/cuteafd-v4.0.0"
+SITE_URL = "https://example.org/bench/"
+
+
+def with_site_url(project: Path, url: str = SITE_URL) -> None:
+    config = project / "mkdocs.yml"
+    text = config.read_text()
+    text = re.sub(r"(?m)^site_url:.*$", f"site_url: {url}", text) if "site_url:" in text else f"site_url: {url}\n" + text
+    config.write_text(text)
+
+
+def build(project: Path, out: Path) -> Path:
+    result = run_sitegen("build", "-q", "-d", str(out), cwd=project)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def meta(doc) -> dict[str, str]:
+    out = {}
+    for el in doc.iter(f"{NS}meta"):
+        key = el.get("property") or el.get("name")
+        if key:
+            out[key] = el.get("content")
+    return out
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> Path:
+    """The example site built with site_url set."""
+    project = tmp_path_factory.mktemp("published")
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(ROOT / "data", project / "data", ignore=shutil.ignore_patterns("*.py"))
+    if (ROOT / "docs").is_dir():
+        shutil.copytree(ROOT / "docs", project / "docs")
+    with_site_url(project)
+    return build(project, project / "site")
+
+
+def test_sitemap_lists_every_page_sorted(published):
+    tree = ElementTree.fromstring((published / "sitemap.xml").read_bytes())
+    urls = [el.text for el in tree.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
+    pages = sorted(p.relative_to(published).as_posix() for p in published.rglob("*.html") if p.name != "404.html")
+    assert urls == [SITE_URL + p for p in pages]
+    assert SITE_URL + f"{REPORT}/speed.html" in urls
+    assert b"lastmod" not in (published / "sitemap.xml").read_bytes()
+
+
+def test_no_sitemap_or_preview_image_without_site_url(example_site):
+    assert not (example_site / "sitemap.xml").exists()
+    tags = meta(parse(example_site / REPORT / "index.html"))
+    assert "og:image" not in tags and "og:url" not in tags
+    assert tags["twitter:card"] == "summary"
+    assert "75 of 88 cells faster" in tags["og:description"]
+
+
+def test_output_does_not_depend_on_where_it_was_built(project, tmp_path):
+    """Same sources in two places, two output folders: the same bytes, no local path inside."""
+    with_site_url(project)
+    other = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(project, other)
+    a = files(build(project, tmp_path / "out-a"))
+    b = files(build(other, tmp_path / "deep" / "out-b"))
+    assert a.keys() == b.keys()
+    assert [k for k in a if a[k] != b[k]] == []
+    for path, data in a.items():
+        assert str(tmp_path).encode() not in data, path
+        assert b"file://" not in data, path
+
+
+def test_404_page_links_absolutely_from_site_url(published):
+    doc = parse(published / "404.html")
+    hrefs = [a.get("href") for a in doc.iter(f"{NS}a")]
+    assert hrefs and all(h.startswith(SITE_URL) for h in hrefs)
+    assert SITE_URL + f"{REPORT}/index.html" in hrefs
+    # Nothing it loads: it works whatever depth the host serves it at.
+    html = (published / "404.html").read_text()
+    assert "<script" not in html and 'rel="stylesheet"' not in html and "src=" not in html
+
+
+def test_404_page_without_site_url_is_self_contained(example_site):
+    html = (example_site / "404.html").read_text()
+    assert "Page not found" in html
+    assert "<script" not in html and 'rel="stylesheet"' not in html and "href=\"" not in html.replace('rel="icon" href="data:', "")
+
+
+def test_docs_file_of_the_same_name_wins(project, tmp_path):
+    (project / "docs").mkdir(exist_ok=True)
+    (project / "docs" / "404.html").write_text("<!doctype html><title>Mine</title>\n")
+    site = build(project, tmp_path / "site")
+    assert (site / "404.html").read_text() == "<!doctype html><title>Mine</title>\n"
+
+
+def test_report_pages_carry_open_graph_and_twitter_cards(published):
+    for name in ("index", "speed"):
+        doc = parse(published / REPORT / f"{name}.html")
+        tags = meta(doc)
+        canonical = [l.get("href") for l in doc.iter(f"{NS}link") if l.get("rel") == "canonical"][0]
+        assert canonical == SITE_URL + f"{REPORT}/{name}.html"
+        assert tags["og:url"] == canonical
+        assert tags["og:image"] == SITE_URL + f"{REPORT}/card.png"
+        assert tags["twitter:image"] == tags["og:image"]
+        assert tags["twitter:card"] == "summary_large_image"
+        assert (tags["og:image:width"], tags["og:image:height"]) == ("1200", "630")
+        assert "CuteAFD v4.0.0 against tpurtell's vLLM fork" in tags["og:title"]
+        assert tags["og:site_name"] == "Inference engine benchmarks"
+        desc = tags["og:description"]
+        assert "75 of 88 cells faster, 13 level, 0 slower" in desc and "8 further from BF16" in desc
+        assert "1.22–1.40x" in desc
+        assert tags["description"] == desc == tags["twitter:description"]
+        assert tags["og:image:alt"].startswith("CuteAFD v4.0.0")
+    home = meta(parse(published / "index.html"))
+    assert home["og:type"] == "website" and "og:image" not in home
+
+
+def png_size_and_pixels(data: bytes) -> tuple[int, int, bytes]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, size = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        assert zlib.crc32(kind + body) & 0xFFFFFFFF == struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0]
+        if kind == b"IHDR":
+            size = struct.unpack(">II", body[:8])
+            assert body[8:10] == b"\x08\x02"  # 8-bit RGB
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    return size[0], size[1], zlib.decompress(idat)
+
+
+def test_share_card_is_a_png_drawn_from_the_data(project, tmp_path):
+    site = build(project, tmp_path / "a")
+    card = (site / REPORT / "card.png").read_bytes()
+    width, height, raw = png_size_and_pixels(card)
+    assert (width, height) == (1200, 630) and len(raw) == height * (1 + width * 3)
+    assert len(card) < 100_000
+    # Another title, another card; the same data, the same bytes.
+    path = project / "data/cuteafd-v4.0.0/SUMMARY.json"
+    path.write_text(path.read_text().replace('"title": "CuteAFD v4.0.0 against', '"title": "Renamed v4.0.0 against', 1))
+    again = build(project, tmp_path / "b")
+    assert (again / REPORT / "card.png").read_bytes() != card
+    for other in site.glob("reports/*/card.png"):
+        if other.parent.name != "cuteafd-v4.0.0":
+            assert (again / other.relative_to(site)).read_bytes() == other.read_bytes()
+
+
+def test_card_text_uses_the_bitmap_font():
+    from site_gen.render import card
+
+    canvas = card.Canvas(100, 40, (0, 0, 0))
+    end = canvas.text(2, 2, "Aé·?", 32, (255, 255, 255))
+    assert end == 2 + 4 * 16
+    lit = sum(1 for row in canvas.rows for i in range(0, len(row), 3) if row[i])
+    assert lit > 50
+    assert card.wrap("one two three four five", 32, 16 * 9, 2) == ["one two", "three…"]
+
+
+def test_pages_without_a_chart_load_no_script(example_site):
+    for path in example_site.rglob("*.html"):
+        html = path.read_text()
+        if "data-figure=" in html:
+            assert re.findall(r'<script src="[^"]*sitegen\.[0-9a-f]+\.js"', html), path
+        else:
+            assert "<script" not in html, path
+
+
+def weight_module():
+    spec = importlib.util.spec_from_file_location("weight", ROOT / "benchmarks" / "weight.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["weight"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_page_weights_meet_the_goal(example_site):
+    weight = weight_module()
+    weights = {w.page: w for w in weight.page_weights(example_site)}
+    speed = weights[f"{REPORT}/speed.html"]
+    assert speed.scripts == 1 and speed.total < 1_200_000
+    assert weight.failures(list(weights.values())) == []
+    assert all(w.total < 100_000 for p, w in weights.items() if not p.endswith("speed.html"))
+    assert weights[f"{REPORT}/index.html"].scripts == 0
+    text = weight.report(list(weights.values()))
+    assert f"{REPORT}/speed.html" in text and "Plotly basic partial bundle" in text
