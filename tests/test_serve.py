@@ -376,6 +376,14 @@ def test_preview_follows_new_renamed_and_deleted_reports_and_config(project):
             preview.wait_version(preview.version, 1.0)
         assert not any("moved-v1" in k for k in preview.files)
 
+        page = project / "docs" / "made-while-serving.md"
+        page.parent.mkdir(exist_ok=True)
+        edit_and_wait(preview, lambda: page.write_text("# Made while serving\n\nNew prose.\n", encoding="utf-8"),
+                      until=lambda: b"New prose." in preview.files.get("made-while-serving.html", b""))
+        edit_and_wait(preview, lambda: page.write_text("# Made while serving\n\nEdited prose.\n", encoding="utf-8"),
+                      until=lambda: b"Edited prose." in preview.files.get("made-while-serving.html", b""))
+        edit_and_wait(preview, page.unlink, until=lambda: "made-while-serving.html" not in preview.files)
+
         config = project / "mkdocs.yml"
         edit_and_wait(preview, lambda: config.write_text(config.read_text().replace(
             "site_name: Inference engine benchmarks", "site_name: Renamed while serving")),
