@@ -188,4 +188,6 @@
     }
   });
   window.addEventListener("pagehide", function () { events.close(); });
+  // Back from the back/forward cache the page missed every event since it left: start afresh.
+  window.addEventListener("pageshow", function (e) { if (e.persisted) { location.reload(); } });
 })();
