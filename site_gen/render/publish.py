@@ -5,6 +5,7 @@ lists are sorted, and the card is drawn from the receipt's data.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -75,7 +76,8 @@ def share_card(a: Analysis, config: Config) -> bytes:
     if a.speed is not None and not a.speed.empty:
         metrics = list(dict.fromkeys(a.speed["metric"]))
         strip = tuple((float(row.ratio), str(row.verdict), metrics.index(row.metric))
-                      for row in a.speed.sort_values(["metric", "checkpoint", "ratio"], kind="stable").itertuples())
+                      for row in a.speed.sort_values(["metric", "checkpoint", "ratio"], kind="stable").itertuples()
+                      if math.isfinite(row.ratio))
     subtitle = " · ".join(x for x in (r.date, ", ".join(a.checkpoints)) if x)
     caption = f"Every speed cell, {r.candidate.name} / {r.baseline.name}; band ±{a.band * 100:g}%:"
     return card.share_card(config.site_name, r.title, subtitle, tuple(headlines(a)), strip, caption, tuple(a.scale),
