@@ -69,8 +69,9 @@ def environment(custom_dir: str | None) -> jinja2.Environment:
 
 
 def json_script(value: Any) -> Markup:
-    """JSON safe inside <script type=application/json>: no `</script>`, no `<!--`."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    """JSON safe inside <script type=application/json>: no `</script>`, no `<!--`; and JSON that
+    JSON.parse accepts (a NaN would stop the chart, so it stops the build instead)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
