@@ -6,6 +6,7 @@ import hashlib
 import json
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,7 @@ def test_reader_never_finds_the_site_missing(tmp_path):
     try:
         for i in range(1, 60):
             write.write_site({"index.html": str(i).encode(), "a/b.html": str(i).encode()}, site)
+            time.sleep(0.002)  # let the reader in between swaps too
     finally:
         stop.set()
         thread.join()
