@@ -18,7 +18,9 @@ import jinja2.meta
 
 from site_gen import load
 from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
-from site_gen.render import views
+from site_gen.errors import SitegenError
+from site_gen.render import dashboard, views
+from site_gen.render import history as history_view
 from site_gen.render import publish
 from site_gen.render import format as fmt
 from site_gen.render import docs as docs_module
@@ -44,7 +46,7 @@ def _asset(name: str, data: bytes) -> tuple[str, bytes]:
 def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
     """Stylesheet and script of the theme (a user's custom_dir may override either)."""
     out = {}
-    for key, name in (("css", "sitegen.css"), ("js", "sitegen.js")):
+    for key, name in (("css", "sitegen.css"), ("js", "sitegen.js"), ("dashboard", "dashboard.js")):
         path = theme_dir("static") / name
         if config.custom_dir and (config.custom_dir / name).is_file():
             path = config.custom_dir / name
@@ -52,20 +54,9 @@ def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
     return out
 
 
-def dashboard_row(a: Analysis, url: str) -> dict[str, str]:
-    counts = a.speed_counts
-    speed = "—"
-    if counts is not None:
-        speed = f"{int(counts['faster'].sum())} faster · {int(counts['level'].sum())} level · {int(counts['slower'].sum())} slower"
-    precision = "—"
-    if a.precision_summary:
-        s = a.precision_summary
-        precision = f"{s['resolved']} of {s['pairs']} resolved; {s['further']} further, {s['closer']} closer"
-    kv = "—"
-    if a.kv is not None and not a.kv["ratio"].dropna().empty:
-        kv = fmt.ratio_range(a.kv["ratio"].min(), a.kv["ratio"].max())
-    return {"title": a.report.title, "date": a.report.date, "url": url, "checkpoints": ", ".join(a.checkpoints),
-            "speed": speed, "precision": precision, "kv": kv}
+def dashboard_row(a: Analysis, url: str) -> dict:
+    """Kept for front ends that build the dashboard themselves (the MkDocs plugin)."""
+    return dashboard.row(a, url)
 
 
 def _stamp(folder: Path) -> tuple:
@@ -125,6 +116,9 @@ class Builder:
         self._docs: tuple | None = None    # (key, DocsPages, (pages, files, warnings) or None)
         self._extra: tuple | None = None   # (key, publishing files)
         self.stats: dict[str, int] = {}
+        self._rows: dict[tuple[str, str], dict] = {}
+        self._history: tuple | None = None
+        self._history_rows: dict = {}
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -282,6 +276,21 @@ class Builder:
         self._rendered[page.url] = _Rendered(page, key, html)
         return html
 
+    def _dashboard_row(self, a: Analysis) -> dict:
+        """A report's dashboard row, kept until its receipt changes."""
+        key = (a.report.id, a.report.sha256)
+        if key not in self._rows:
+            self._rows[key] = dashboard.row(a, url=report_base(a.report.id) + "index.html")
+        return dict(self._rows[key])
+
+    def _history_page(self, analyses: list[Analysis], data_key: tuple) -> Page:
+        """The history page; its context is remade only when some receipt changed."""
+        if self._history is None or self._history[0] != data_key:
+            ctx = history_view.context(analyses, lambda rid: report_base(rid) + "index.html", self._history_rows)
+            self._history = (data_key, Page(url=history_view.HISTORY_URL, title="History", template="history.html",
+                                            context={"history": ctx}))
+        return self._history[1]
+
     # -- the whole site -----------------------------------------------------------------------
     def build(self, reports: list[Report] | None = None) -> BuildResult:
         """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
@@ -291,9 +300,12 @@ class Builder:
         if reports is None:
             reports = self._load()
         analyses = [self._analysis(r) for r in reports]
+        check_supersedes(analyses)
         # Newest first on the dashboard and in navigation.
         analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
         site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
+        if len(analyses) > 1:
+            site_nav = [{"title": "History", "url": history_view.HISTORY_URL, "report": None}] + site_nav
         # Markdown pages of docs_dir, remade only when docs, a report or a template changed.
         # (A report's lede shows only on its overview, which no docs block draws on.)
         data_key = tuple((a.report.id, a.report.sha256) for a in analyses)
@@ -318,7 +330,9 @@ class Builder:
             files.update(report_files)
             warnings.extend(report_warnings)
         home = Page(url="index.html", title=config.site_name, template="home.html",
-                    context={"reports": [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in analyses]})
+                    context={"reports": dashboard.split([self._dashboard_row(a) for a in analyses])})
+        if len(analyses) > 1:
+            pages.append(self._history_page(analyses, data_key))
         if self._docs[2] is None:
             self._docs = (self._docs[0], docs, (docs.pages(home), docs.files(), list(docs.warnings)))
         docs_pages, docs_files, docs_warnings = self._docs[2]
@@ -349,6 +363,16 @@ class Builder:
             del self._rendered[url]
         return BuildResult(files=files, pages=len(pages), reports=len(reports), warnings=warnings,
                            seconds=time.perf_counter() - start)
+
+
+def check_supersedes(analyses: list[Analysis]) -> None:
+    """A report may supersede (rerun) another; the one it names must exist and not be itself."""
+    ids = {a.report.id for a in analyses}
+    for a in analyses:
+        target = a.report.meta.get("supersedes")
+        if target is not None and (target not in ids or target == a.report.id):
+            raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(ids))}",
+                               a.report.file, "$.report.supersedes")
 
 
 def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None) -> BuildResult:

@@ -182,7 +182,9 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                                key=lambda a: (a.report.date, a.report.id), reverse=True)
         from site_gen.build import dashboard_row, theme_assets
 
-        rows = [dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in self.analyses]
+        from site_gen.render.dashboard import split
+
+        rows = split([dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in self.analyses])
         self.blocks = AuthorBlocks(self.analyses, self.sg, dashboard=rows)
         themed = theme_assets(self.sg)
         css = embed_css(themed["css"][1].decode("utf-8")).encode("utf-8")

@@ -37,7 +37,8 @@ def test_build_prints_one_summary_line(project):
     result = run_sitegen("build", cwd=project)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Built ") and " pages from 1 report into " in lines[0], lines
+    reports = len(list((project / "data").glob("*/SUMMARY.json")))
+    assert len(lines) == 1 and lines[0].startswith("Built ") and f" pages from {reports} reports into " in lines[0], lines
     assert (project / "site" / "index.html").is_file()
 
 

@@ -572,7 +572,8 @@ class DocsPages:
                                    "markdown_extensions") from None
             html = expanded.restore(converter.convert(expanded.markdown))
             out.append(Page(url=s.url, title=s.title, template="page.html", charts=expanded.charts,
-                            context={"content": Markup(html), "doc": {"src": s.src}}))
+                            context={"content": Markup(html), "doc": {"src": s.src},
+                                     "dashboard": "dashboard" in expanded.blocks}))
         return out
 
     def files(self) -> dict[str, bytes]:

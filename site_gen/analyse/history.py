@@ -1,0 +1,140 @@
+"""Across reports: how each checkpoint and measure moves, release after release.
+
+Series are keyed by everything that makes two receipts comparable. Precision points share a
+series only when their measure, panel, vocabulary and evaluated rows (plan, teacher, sha256) are
+the same; anything else is a separate series, never a continuation. Speed and KV pool points share
+a series when the engines' names and the checkpoint are the same.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from site_gen.analyse.report import Analysis
+
+SPEED_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "metric",
+                 "median", "low", "high", "cells", "faster", "level", "slower"]
+
+
+def _engines(a: Analysis) -> dict[str, str]:
+    r = a.report
+    return {"report": r.id, "date": r.date, "candidate": r.candidate.name, "version": r.candidate.version,
+            "baseline": r.baseline.label}
+
+
+def _order(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sort_values(["series", "date", "report"], kind="stable").reset_index(drop=True)
+
+
+def speed_rows(a: Analysis) -> list[dict]:
+    """Per checkpoint and metric of one report: median and range of cell ratios, and the verdict counts."""
+    rows: list[dict] = []
+    for a in [a]:
+        if a.speed is None:
+            continue
+        e = _engines(a)
+        stats = a.speed.groupby(["checkpoint", "metric"], sort=False)["ratio"].agg(["median", "min", "max", "count"])
+        counts = a.speed_counts.set_index(["checkpoint", "metric"])
+        for (checkpoint, metric), s in stats.iterrows():
+            c = counts.loc[(checkpoint, metric)]
+            rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {metric}", "checkpoint": checkpoint,
+                         "metric": metric, "median": s["median"], "low": s["min"], "high": s["max"], "cells": int(s["count"]),
+                         "faster": int(c["faster"]), "level": int(c["level"]), "slower": int(c["slower"])})
+    return rows
+
+
+def speed(analyses: list[Analysis]) -> pd.DataFrame:
+    return _order(pd.DataFrame([r for a in analyses for r in speed_rows(a)], columns=SPEED_COLUMNS))
+
+
+KV_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "candidate_tokens",
+              "baseline_tokens", "ratio"]
+STARTUP_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "cold_s", "warm_s"]
+PRECISION_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "measure", "label", "panel",
+                     "vocabulary", "unit", "further", "rows", "difference", "low", "high", "resolved", "oriented",
+                     "oriented_low", "oriented_high", "different_days"]
+
+
+def kv_rows(a: Analysis) -> list[dict]:
+    """Per checkpoint of one report: both engines' KV pool tokens and their ratio."""
+    rows: list[dict] = []
+    for a in [a]:
+        if a.kv is None:
+            continue
+        e = _engines(a)
+        for _, k in a.kv.iterrows():
+            rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {k['checkpoint']}", "checkpoint": k["checkpoint"],
+                         "candidate_tokens": k["candidate"], "baseline_tokens": k["baseline"], "ratio": k["ratio"]})
+    return rows
+
+
+def kv_pool(analyses: list[Analysis]) -> pd.DataFrame:
+    return _order(pd.DataFrame([r for a in analyses for r in kv_rows(a)], columns=KV_COLUMNS))
+
+
+def startup_rows(a: Analysis) -> list[dict]:
+    rows: list[dict] = []
+    for a in [a]:
+        if a.startup is None or a.startup.empty:
+            continue
+        e = _engines(a)
+        for _, s in a.startup[a.startup["engine"] == "candidate"].iterrows():
+            rows.append({**e, "series": f"{e['candidate']} · {s['checkpoint']}", "checkpoint": s["checkpoint"],
+                         "cold_s": s["cold_s"], "warm_s": s["warm_s"]})
+    return rows
+
+
+def startup(analyses: list[Analysis]) -> pd.DataFrame:
+    return _order(pd.DataFrame([r for a in analyses for r in startup_rows(a)], columns=STARTUP_COLUMNS))
+
+
+def precision_rows(a: Analysis) -> list[dict]:
+    """Paired differences with intervals of one report, keyed by comparable (measure, rows) identity."""
+    rows: list[dict] = []
+    for a in [a]:
+        if a.precision is None:
+            continue
+        e = _engines(a)
+        identities = a.report.section("precision")["rows"]
+        results = a.report.section("precision")["results"]
+        for (_, p), raw in zip(a.precision.iterrows(), results):
+            if not p["paired"]:
+                continue
+            ident = identities[raw["candidate"]["rows"]]
+            key = f"{p['panel']} · {ident['plan']} · {ident['teacher']} · rows {ident['sha256'][:8]}"
+            rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {p['checkpoint']} · {p['label']} · {key}",
+                         "checkpoint": p["checkpoint"], "measure": p["measure"], "label": p["label"], "panel": p["panel"],
+                         "vocabulary": p["vocabulary"], "unit": p["unit"], "further": p["further"], "rows": key,
+                         "difference": p["difference"], "low": p["low"], "high": p["high"], "resolved": p["resolved"],
+                         "oriented": p["oriented"], "oriented_low": p["oriented_low"], "oriented_high": p["oriented_high"],
+                         "different_days": p["baseline_date"] != p["candidate_date"]})
+    return rows
+
+
+def precision(analyses: list[Analysis]) -> pd.DataFrame:
+    return _order(pd.DataFrame([r for a in analyses for r in precision_rows(a)], columns=PRECISION_COLUMNS))
+
+
+_KINDS = {"speed": (speed_rows, SPEED_COLUMNS), "kv": (kv_rows, KV_COLUMNS), "startup": (startup_rows, STARTUP_COLUMNS),
+          "precision": (precision_rows, PRECISION_COLUMNS)}
+
+
+def frames(analyses: list[Analysis], cache: dict | None = None) -> dict[str, pd.DataFrame]:
+    """All four history frames; per-report rows come from `cache` when its receipt is unchanged."""
+    cache = {} if cache is None else cache
+    live = set()
+    out: dict[str, list[dict]] = {k: [] for k in _KINDS}
+    for a in analyses:
+        key = (a.report.id, a.report.sha256)
+        live.add(key)
+        if key not in cache:
+            cache[key] = {k: fn(a) for k, (fn, _) in _KINDS.items()}
+        for k in _KINDS:
+            out[k].extend(cache[key][k])
+    for stale in set(cache) - live:
+        del cache[stale]
+    return {k: _order(pd.DataFrame(rows, columns=_KINDS[k][1])) for k, rows in out.items()}
+
+
+def supersession(analyses: list[Analysis]) -> dict[str, str]:
+    """Report id -> id of the report that supersedes it (a rerun)."""
+    return {a.report.meta["supersedes"]: a.report.id for a in analyses if a.report.meta.get("supersedes")}

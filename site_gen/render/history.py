@@ -1,0 +1,69 @@
+"""The history page: each checkpoint and measure across reports, every point linking to its report."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from site_gen.analyse import history
+from site_gen.analyse.report import Analysis
+from site_gen.render import charts
+from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
+
+HISTORY_URL = "history.html"
+
+
+def _release(row) -> str:
+    return f"{row['candidate']} v{row['version']}"
+
+
+def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> dict[str, Any]:
+    """Display data for history.html. `report_url(id)` gives a report overview's link from the page.
+
+    `cache` keeps each report's history rows between builds (keyed by receipt hash), so a preview
+    rebuild after one edit recomputes that report's rows only.
+    """
+    frames = history.frames(analyses, cache)
+    band = analyses[0].band if analyses else 0.08
+    scale = analyses[0].scale if analyses else (0.8, 1.8)
+    speed_rows = []
+    sp = frames['speed']
+    for series, group in sp.groupby("series", sort=False):
+        points = [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
+                   "median": Fig(fmt.ratio(r["median"]), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}"),
+                   "range": fmt.ratio_range(r["low"], r["high"]),
+                   "counts": f"{r['faster']} faster · {r['level']} level · {r['slower']} slower",
+                   "bar": charts.range_bar(r["low"], r["high"], scale, band)}
+                  for _, r in group.iterrows()]
+        speed_rows.append({"series": series, "points": points})
+    kv_rows = []
+    for series, group in frames['kv'].groupby("series", sort=False):
+        kv_rows.append({"series": series, "points": [
+            {"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
+             "candidate": fmt.thousands(r["candidate_tokens"]), "baseline": fmt.thousands(r["baseline_tokens"]),
+             "ratio": Fig(fmt.ratio(r["ratio"]), how=f"candidate / baseline KV pool tokens, {r['checkpoint']}")}
+            for _, r in group.iterrows()]})
+    startup_rows = []
+    for series, group in frames['startup'].groupby("series", sort=False):
+        startup_rows.append({"series": series, "points": [
+            {"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
+             "startup": fmt.seconds_pair(r["cold_s"], r["warm_s"])} for _, r in group.iterrows()]})
+    prec = frames['precision']
+    precision_rows = []
+    for series, group in prec.groupby("series", sort=False):
+        # One forest facet per series: its rows are the releases, on the series' own axis.
+        frame = group.assign(checkpoint=[_release(r) for _, r in group.iterrows()], paired=True, measure=series)
+        facet = charts.forest(frame)[0]
+        for row, (_, r) in zip(facet["rows"], group.iterrows()):
+            row["url"] = report_url(r["report"])
+        precision_rows.append({
+            "series": series, "facet": facet, "label": group["label"].iloc[0], "checkpoint": group["checkpoint"].iloc[0],
+            "rows_identity": group["rows"].iloc[0],
+            "points": [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
+                        "difference": fmt.measure_difference(r["difference"], r["unit"]),
+                        "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
+                        "resolved": "resolved" if r["resolved"] else "not resolved",
+                        "different_days": bool(r["different_days"])} for _, r in group.iterrows()]})
+    return {"speed": speed_rows, "kv": kv_rows, "startup": startup_rows, "precision": precision_rows,
+            "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}

@@ -1,0 +1,135 @@
+"""Many reports in one site: the dashboard, history across releases, comparability, supersession."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import ROOT, run_sitegen
+from htmlutil import NS, cell_text, find_id, parse, tables
+
+V4 = "cuteafd-v4.0.0"
+V3 = "cuteafd-v3.0.1"
+
+
+def test_example_dashboard_shows_both_versions(example_site):
+    doc = parse(example_site / "index.html")
+    t = tables(doc)["reports"]
+    titles = [r[0] for r in t[1:]]
+    assert titles[0].startswith("CuteAFD v4.0.0 against") and titles[1].startswith("CuteAFD v3.0.1 against")
+    assert t[1][5] == "1.22–1.40x" and t[2][5] == "0.32x"
+    assert t[1][3].startswith("75 faster · 13 level · 0 slower")
+
+
+def test_history_shows_kv_and_precision_across_releases(example_site):
+    doc = parse(example_site / "history.html")
+    k4 = [tbl for fig_id, tbl in tables(doc).items() if fig_id and fig_id.startswith("history-kv")]
+    rows = [r for tbl in k4 for r in tbl if r and r[0].startswith("CuteAFD v3.0.1")]
+    assert rows == [["CuteAFD v3.0.1", "2026-11-20", "447,488", "1,377,179", "0.32x"]]
+    links = [a.get("href") for a in doc.iter(f"{NS}a") if (a.get("href") or "").startswith("reports/")]
+    assert f"reports/{V3}/index.html" in links and f"reports/{V4}/index.html" in links
+    # P-A on v3.0.1 is bit-identical to v4.0.0: the same measured difference in both releases.
+    series = [tbl for fid, tbl in tables(doc).items() if fid and fid.startswith("history-precision")]
+    first = series[0]
+    assert first[1][1:3] == first[2][1:3]
+
+
+def write_report(data_dir, name, receipt):
+    folder = data_dir / name
+    folder.mkdir(parents=True)
+    (folder / "SUMMARY.json").write_text(json.dumps(receipt))
+
+
+def base_receipt():
+    return json.loads((ROOT / "data" / V3 / "SUMMARY.json").read_text())
+
+
+def small_project(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("site_name: T\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    (tmp_path / "data").mkdir()
+    return tmp_path
+
+
+def test_panels_that_differ_are_refused(tmp_path):
+    project = small_project(tmp_path)
+    receipt = base_receipt()
+    # The candidate's rows for a P-A measure now come from panel P-B: not comparable.
+    receipt["precision"]["results"][0]["candidate"]["rows"] = "pb-k325"
+    write_report(project / "data", "r1", receipt)
+    result = run_sitegen("build", cwd=project)
+    assert result.returncode == 1
+    assert "$.precision.results[0].candidate.rows" in result.stderr
+    assert "different panels are not comparable" in result.stderr
+
+
+def test_rows_that_differ_are_refused(tmp_path):
+    project = small_project(tmp_path)
+    receipt = base_receipt()
+    receipt["precision"]["rows"]["pa-other"] = dict(receipt["precision"]["rows"]["pa-k325"], teacher="another teacher")
+    receipt["precision"]["results"][0]["candidate"]["rows"] = "pa-other"
+    write_report(project / "data", "r1", receipt)
+    result = run_sitegen("build", cwd=project)
+    assert result.returncode == 1 and "not comparable" in result.stderr and "teacher" in result.stderr
+
+
+def test_history_keeps_incomparable_receipts_in_separate_series(tmp_path):
+    project = small_project(tmp_path)
+    a = base_receipt()
+    b = base_receipt()
+    b["report"]["date"] = "2026-12-01"
+    b["report"]["engines"]["candidate"]["version"] = "3.0.2"
+    # Same measure, but evaluated on other rows (a new plan): a new series, never a continuation.
+    for key, ident in b["precision"]["rows"].items():
+        ident["plan"] = "fidelity-plan-4"
+    write_report(project / "data", "a", a)
+    write_report(project / "data", "b", b)
+    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    doc = parse(project / "site" / "history.html")
+    captions = [cell_text(f) for f in doc.iter(f"{NS}figcaption")]
+    kl = [c for c in captions if c.startswith("K3.25 · KL, P-A full vocabulary")]
+    assert len(kl) == 2
+    assert any("fidelity-plan-3" in c for c in kl) and any("fidelity-plan-4" in c for c in kl)
+
+
+def test_supersedes_keeps_older_reachable(tmp_path):
+    project = small_project(tmp_path)
+    old = base_receipt()
+    new = base_receipt()
+    new["report"]["date"] = "2026-11-25"
+    new["report"]["title"] = "CuteAFD v3.0.1 rerun"
+    new["report"]["supersedes"] = "first"
+    write_report(project / "data", "first", old)
+    write_report(project / "data", "rerun", new)
+    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    doc = parse(project / "site" / "index.html")
+    rows = tables(doc)["reports"][1:]
+    assert [r[0].split(" CuteAFD")[0] for r in rows] == ["CuteAFD v3.0.1 rerun"]
+    older = find_id(doc, "superseded")
+    assert older is not None
+    links = [a.get("href") for a in doc.iter(f"{NS}a")]
+    assert "reports/first/index.html" in links
+    assert (project / "site/reports/first/index.html").is_file()
+
+
+def test_supersedes_unknown_report_is_an_error(tmp_path):
+    project = small_project(tmp_path)
+    receipt = base_receipt()
+    receipt["report"]["supersedes"] = "nope"
+    write_report(project / "data", "r1", receipt)
+    result = run_sitegen("build", cwd=project)
+    assert result.returncode == 1 and "$.report.supersedes" in result.stderr and "nope" in result.stderr
+
+
+def test_dashboard_sorts_and_filters_in_the_browser(example_site, page):
+    page.goto((example_site / "index.html").as_uri())
+    assert page.locator("#reports-count").inner_text() == "2 of 2 reports"
+    page.fill("#reports-filter", "v3.0.1")
+    assert page.locator("#reports tbody tr:visible").count() == 1
+    page.fill("#reports-filter", "")
+    page.click("#reports thead th:nth-child(6) button")  # KV pool, ascending
+    first = page.locator("#reports tbody tr").first.inner_text()
+    assert "v3.0.1" in first
+    page.click("#reports thead th:nth-child(6) button")  # descending
+    assert "v4.0.0" in page.locator("#reports tbody tr").first.inner_text()
+    assert page.errors == []
