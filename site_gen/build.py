@@ -267,7 +267,10 @@ class Builder:
         templates = tuple((t, self._template_gen.get(t, 0)) for t in closure)
         if "*" in closure:
             templates += (("*", self._any_template),)
-        key = (repr(site_nav), repr(sorted(asset_urls.items())), templates)
+        # Report entries of the navigation are not drawn on pages (see page_context): leaving them out
+        # of the key keeps pages cached when another report is added, and lets workers prefill.
+        nav = [item for item in site_nav if not item.get("report")]
+        key = (repr(nav), repr(sorted(asset_urls.items())), templates)
         cached = self._rendered.get(page.url)
         if cache and cached and cached.page is page and cached.key == key:
             return cached.html
@@ -291,6 +294,44 @@ class Builder:
                                             context={"history": ctx}))
         return self._history[1]
 
+    # -- a cold build of many reports, on every core -------------------------------------------
+    def _prefill(self) -> None:
+        """Loads, analyses and renders the reports' own pages in forked workers, filling the caches.
+
+        Only for a fresh builder with many reports. `build()` then finds every report cached and
+        renders just the site-wide pages; whatever a worker made under other assumptions (a cache
+        key that does not match) is simply made again, so the output is the same bytes either way.
+        """
+        workers = min(os.cpu_count() or 1, 4)
+        if self._loaded or workers < 2 or not hasattr(os, "fork"):
+            return
+        try:
+            folders = report_folders(self.config.data_dir)
+        except SitegenError:
+            return
+        if len(folders) < PARALLEL_MIN_REPORTS:
+            return
+        import multiprocessing
+
+        nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
+        if len(folders) > 1:
+            nav = nav + [{"title": "History", "url": history_view.HISTORY_URL, "report": None}]
+        numbered = list(enumerate(folders))
+        chunks = [numbered[i::workers] for i in range(workers)]
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.map(_prefill_chunk, [(self.config, self.strict, chunk, nav) for chunk in chunks])
+        errors = [r[1] for r in results if r[0] == "error"]
+        if errors:
+            index, message, file, where = min(errors, key=lambda e: e[0])
+            raise SitegenError(message, file, where)
+        for _, items in results:
+            for folder, loaded, analysis, pages, files, rendered in items:
+                self._loaded[folder] = loaded
+                self._analyses[loaded.report.id] = (loaded.report.sha256, analysis)
+                self._pages.update(pages)
+                self._report_files[loaded.report.id] = files
+                self._rendered.update(rendered)
+
     # -- the whole site -----------------------------------------------------------------------
     def build(self, reports: list[Report] | None = None) -> BuildResult:
         """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
@@ -298,6 +339,7 @@ class Builder:
         self.stats = {}
         config = self.config
         if reports is None:
+            self._prefill()
             reports = self._load()
         analyses = [self._analysis(r) for r in reports]
         check_supersedes(analyses)
@@ -363,6 +405,32 @@ class Builder:
             del self._rendered[url]
         return BuildResult(files=files, pages=len(pages), reports=len(reports), warnings=warnings,
                            seconds=time.perf_counter() - start)
+
+
+PARALLEL_MIN_REPORTS = 48
+
+
+def _prefill_chunk(args) -> tuple:
+    """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
+    config, strict, folders, nav = args
+    b = Builder(config, strict=strict)
+    asset_urls = {k: v[0] for k, v in theme_assets(config).items()}
+    out = []
+    for index, folder in folders:
+        try:
+            stamp = _stamp(folder)
+            report = load_report(folder, config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
+            a = b._analysis(report)
+            pages, _, _ = b._report_pages(a, nav)
+            for page in pages:
+                b._render(page, nav, asset_urls, cache=False)
+        except SitegenError as exc:
+            return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
+        loaded = _Loaded(report, stamp, tuple(x for x in stamp if x[0] == SUMMARY))
+        mine = {k: v for k, v in b._pages.items() if k[0] == report.id}
+        rendered = {p.url: b._rendered[p.url] for p in pages}
+        out.append((folder, loaded, a, mine, b._report_files[report.id], rendered))
+    return ("ok", out)
 
 
 def check_supersedes(analyses: list[Analysis]) -> None:

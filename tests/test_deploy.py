@@ -64,7 +64,7 @@ def test_deploy_twice_branch_holds_the_second_site_only(repo):
     assert first.returncode == 0, first.stderr
     assert "Pushed gh-pages to origin" in first.stdout
     files = tree(remote, env)
-    assert {".nojekyll", "index.html", "404.html", f"{REPORT}/speed.html", f"{REPORT}/card.png"} <= files
+    assert {".nojekyll", "index.html", "404.html", f"{REPORT}/speed.html", f"{REPORT}/SUMMARY.json"} <= files
     assert not any(f.startswith(("data/", "site/")) or f == "mkdocs.yml" for f in files)
     source = git(project, "rev-parse", "HEAD", env=env)
     assert git(remote, "log", "-1", "--format=%s", "gh-pages", env=env) == f"Deploy {source} with sitegen 0.1.0"

@@ -133,3 +133,48 @@ def test_dashboard_sorts_and_filters_in_the_browser(example_site, page):
     page.click("#reports thead th:nth-child(6) button")  # descending
     assert "v4.0.0" in page.locator("#reports tbody tr").first.inner_text()
     assert page.errors == []
+
+
+def many_reports(tmp_path, n):
+    project = small_project(tmp_path)
+    receipt = json.loads((ROOT / "data" / V4 / "SUMMARY.json").read_text())
+    receipt["report"]["lede"] = "A copy."
+    for i in range(n):
+        receipt["report"]["title"] = f"Copy {i}"
+        write_report(project / "data", f"r{i:03d}", receipt)
+    return project
+
+
+def test_parallel_cold_build_equals_sequential(tmp_path):
+    from site_gen.build import PARALLEL_MIN_REPORTS, Builder
+    from site_gen.config import load_config
+
+    project = many_reports(tmp_path, PARALLEL_MIN_REPORTS)
+    config = load_config(project / "mkdocs.yml")
+    parallel = Builder(config)
+    parallel._prefill()
+    assert len(parallel._loaded) == PARALLEL_MIN_REPORTS  # the workers did the reports
+    files = parallel.build().files
+    assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
+    import site_gen.build as b
+    saved = b.PARALLEL_MIN_REPORTS
+    b.PARALLEL_MIN_REPORTS = 10 ** 9
+    try:
+        plain = Builder(config).build().files
+    finally:
+        b.PARALLEL_MIN_REPORTS = saved
+    assert files == plain
+
+
+def test_parallel_build_reports_the_first_bad_receipt(tmp_path):
+    from site_gen.build import PARALLEL_MIN_REPORTS
+
+    project = many_reports(tmp_path, PARALLEL_MIN_REPORTS)
+    for name in ("r007", "r030"):
+        path = project / "data" / name / "SUMMARY.json"
+        data = json.loads(path.read_text())
+        data["speed"]["cells"][2]["baseline"]["rate"] = 0
+        path.write_text(json.dumps(data))
+    result = run_sitegen("build", cwd=project)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "r007/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr

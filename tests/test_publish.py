@@ -149,7 +149,13 @@ def png_size_and_pixels(data: bytes) -> tuple[int, int, bytes]:
     return size[0], size[1], zlib.decompress(idat)
 
 
+def test_no_card_without_site_url(example_site):
+    # Without site_url no page can point og:image at a card, so none is drawn.
+    assert list(example_site.glob("reports/*/card.png")) == []
+
+
 def test_share_card_is_a_png_drawn_from_the_data(project, tmp_path):
+    with_site_url(project)
     site = build(project, tmp_path / "a")
     card = (site / REPORT / "card.png").read_bytes()
     width, height, raw = png_size_and_pixels(card)

@@ -9,24 +9,21 @@ def per_arm(replies: pd.DataFrame, arms: pd.DataFrame) -> pd.DataFrame:
 
     Medians of code replies use the code replies of that arm and cap, finished or not.
     """
-    rows = []
-    for (arm, cap), group in replies.groupby(["arm", "cap"], sort=False):
-        code = group[group["category"] == "code"]
-        json = group[group["category"] == "json"]
-        rows.append({
-            "arm": arm, "cap": cap, "replies": len(group),
-            "finished": int(group["finished"].sum()),
-            "looped": int(group["looped"].sum()),
-            "capped": int((~group["finished"]).sum()),
-            "still_thinking": int(group["still_thinking"].sum()),
-            "code_replies": len(code),
-            "code_tests_passed": int(code["tests_passed"].fillna(False).astype(bool).sum()) if len(code) else 0,
-            "json_replies": len(json),
-            "json_valid": int(json["json_valid"].fillna(False).astype(bool).sum()) if len(json) else 0,
-            "code_reply_median": code["reply_tokens"].median() if len(code) else float("nan"),
-            "code_thinking_median": code["thinking_tokens"].median() if len(code) else float("nan"),
-        })
-    out = pd.DataFrame(rows)
+    r = replies.assign(
+        code=replies["category"] == "code", json=replies["category"] == "json",
+        capped=~replies["finished"].astype(bool),
+        passed=replies["tests_passed"].fillna(False).astype(bool) & (replies["category"] == "code"),
+        valid=replies["json_valid"].fillna(False).astype(bool) & (replies["category"] == "json"),
+    )
+    keys = ["arm", "cap"]
+    out = r.groupby(keys, sort=False).agg(
+        replies=("prompt", "size"), finished=("finished", "sum"), looped=("looped", "sum"), capped=("capped", "sum"),
+        still_thinking=("still_thinking", "sum"), code_replies=("code", "sum"), code_tests_passed=("passed", "sum"),
+        json_replies=("json", "sum"), json_valid=("valid", "sum"))
+    code = r[r["code"]].groupby(keys, sort=False).agg(
+        code_reply_median=("reply_tokens", "median"), code_thinking_median=("thinking_tokens", "median"))
+    out = out.join(code).astype({c: int for c in ("finished", "looped", "capped", "still_thinking", "code_replies",
+                                                    "code_tests_passed", "json_replies", "json_valid")}).reset_index()
     order = {a: i for i, a in enumerate(arms["id"])}
     out["arm_order"] = out["arm"].map(order)
     out = out.merge(arms[["id", "label", "checkpoint", "engine", "run", "date"]].rename(columns={"id": "arm"}), on="arm")

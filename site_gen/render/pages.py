@@ -159,6 +159,7 @@ class ReportPages:
         self.site_nav = site_nav
         self.warnings: list[str] = []
         self._views: dict[str, Any] = {}
+        self._share = publish.share_meta(a, config)
 
     def url(self, key: str) -> str | None:
         for k, _, file in self.sections:
@@ -239,7 +240,7 @@ class ReportPages:
             "band": f"\u00b1{a.band * 100:g}%",
             "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
             "number_word": views.number_word,
-            "share": publish.share_meta(a, self.config),  # link previews: Open Graph, Twitter card
+            "share": self._share,  # link previews: Open Graph, Twitter card
         }
         if key in ("overview",):
             lede = r.lede
@@ -309,8 +310,10 @@ def page_context(page: Page, config: Config, site_nav: list[dict[str, str]], ass
         "page": {"url": page.url, "title": page.title, "section": page.section, "charts": page.charts},
         "site": {"name": config.site_name, "description": config.site_description, "url": config.site_url,
                  "copyright": config.copyright, "extra": config.extra, "home": root},
-        "site_nav": [{**item, "url": rel(page.url, item["url"]), "current": item["url"] == page.url or
-                      (page.report is not None and item.get("report") == page.report)} for item in site_nav],
+        # Only the site's own pages show in the top bar (reports are reached from the dashboard):
+        # linking every report from every page would make a site of n reports cost n² links.
+        "site_nav": [{**item, "url": rel(page.url, item["url"]), "current": item["url"] == page.url}
+                     for item in site_nav if not item.get("report")],
         "asset": {name: rel(page.url, path) for name, path in assets.items()},
         "canonical": (config.site_url.rstrip("/") + "/" + page.url) if config.site_url else "",
     })

@@ -109,12 +109,22 @@ def not_found(config: Config, analyses: list[Analysis]) -> bytes:
         version=site_gen.__version__).encode("utf-8")
 
 
+# Cards by report and receipt: drawing one takes ~20 ms, so a rebuild redraws only changed reports.
+_CARDS: dict[tuple, bytes] = {}
+
+
 def extra_files(config: Config, analyses: list[Analysis], files: dict[str, bytes]) -> dict[str, bytes]:
     """The publishing files for a site whose other files are `files` (a file of docs_dir of the same
     name, such as the author's own 404.html, wins)."""
     out = {"404.html": not_found(config, analyses)}
-    for a in analyses:
-        out[_report_base(a.report.id) + CARD] = share_card(a, config)
+    if site_root(config):  # a card is only shown through og:image, which needs an absolute URL
+        for a in analyses:
+            key = (a.report.id, a.report.sha256, config.site_name, config.site_url, a.band, a.scale)
+            if key not in _CARDS:
+                if len(_CARDS) > 4096:
+                    _CARDS.clear()
+                _CARDS[key] = share_card(a, config)
+            out[_report_base(a.report.id) + CARD] = _CARDS[key]
     if site_root(config):
         out["sitemap.xml"] = sitemap(config, {**files, **out})
     return {path: data for path, data in out.items() if path not in files}

@@ -167,7 +167,7 @@ def speed(a: Analysis) -> dict[str, Any] | None:
                      "ratio": fmt.ratio(r["ratio"]), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
                      "errors": int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s"}
-                    for _, r in part.iterrows()]
+                    for r in part.to_dict("records")]
             count = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == metric)].iloc[0]
             tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
                            "counts": _counts_text(count), "cells": int(count["cells"])})
@@ -333,11 +333,12 @@ def tool_calling(a: Analysis) -> dict[str, Any] | None:
                for role in ("baseline", "candidate")}
     runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": a.report.baseline.name if r["engine"] == "baseline" else a.report.candidate.name,
              "date": r["date"], "points": int(r["points"]), "max": maximum, "latency": fmt.seconds(r["latency"])}
-            for _, r in a.tool_totals.iterrows()]
+            for r in a.tool_totals.to_dict("records")]
     run_ids = [r["id"] for r in runs]
+    failed = set(a.tool_failed)
     split = [{"scenario": s["scenario"], "points": [("" if pd.isna(s[rid]) else str(int(s[rid]))) for rid in run_ids],
-              "failed": s["scenario"] in a.tool_failed}
-             for _, s in a.tool_scenarios.iterrows()]
+              "failed": s["scenario"] in failed}
+             for s in a.tool_scenarios.to_dict("records")]
     return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "per_checkpoint": per_cp,
             "failed": a.tool_failed, "failed_count": len(a.tool_failed), "latency": latency,
             "concurrency": t.get("concurrency"), "note": t.get("note", ""), "runs": runs, "split": split}
