@@ -38,6 +38,12 @@ class BuildResult:
     seconds: float = 0.0
 
 
+@lru_cache(maxsize=1)
+def plotly_js() -> bytes:
+    """Plotly's full bundle as the plotly package ships it (used only with `charts: plotly`)."""
+    return resources.files("plotly").joinpath("package_data/plotly.min.js").read_bytes()
+
+
 def _asset(name: str, data: bytes) -> tuple[str, bytes]:
     stem, dot, ext = name.rpartition(".")
     return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}", data
@@ -46,11 +52,18 @@ def _asset(name: str, data: bytes) -> tuple[str, bytes]:
 def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
     """Stylesheet and script of the theme (a user's custom_dir may override either)."""
     out = {}
-    for key, name in (("css", "sitegen.css"), ("js", "sitegen.js"), ("dashboard", "dashboard.js")):
+    chart_script = ("plotly_charts", "plotly-charts.js") if config.charts == "plotly" else ("js", "sitegen.js")
+    names = [("css", "sitegen.css"), chart_script, ("dashboard", "dashboard.js")]
+    for key, name in names:
         path = theme_dir("static") / name
         if config.custom_dir and (config.custom_dir / name).is_file():
             path = config.custom_dir / name
         out[key] = _asset(name, path.read_bytes())
+    if config.charts == "plotly":
+        # Plotly's own bundle from the plotly package, served from the site (never a CDN).
+        import plotly
+
+        out["plotly"] = (f"assets/plotly-{plotly.__version__}.min.js", plotly_js())
     return out
 
 
@@ -387,7 +400,7 @@ class Builder:
             files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)
             uses_charts |= page.charts
         for key, (path, data) in assets.items():
-            if key != "plotly" or uses_charts:
+            if key not in ("plotly", "plotly_charts") or uses_charts:
                 files[path] = data
         extra_key = (data_key, self._any_template, tuple(sorted(files)))
         if self._extra is None or self._extra[0] != extra_key:

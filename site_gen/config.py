@@ -26,7 +26,9 @@ PLUGIN_DEFAULTS: dict[str, Any] = {
     "ratio_scale": [0.8, 1.8],
     "max_receipt_mb": 64,
     "custom_dir": None,
+    "charts": "svg",
 }
+CHART_ENGINES = ("svg", "plotly")
 
 
 class _Loader(yaml.SafeLoader):
@@ -72,6 +74,7 @@ class Config:
     ratio_scale: tuple[float, float] = (0.8, 1.8)
     max_receipt_bytes: int = 64 * 1024 * 1024
     custom_dir: Path | None = None
+    charts: str = "svg"  # how interactive charts are drawn: "svg" (built in, light) or "plotly" (Plotly's bundle)
     dev_addr: str = "127.0.0.1:8000"
     remote_branch: str = "gh-pages"
     remote_name: str = "origin"
@@ -139,6 +142,8 @@ def _plugin_options(raw: Any, file: Path) -> dict[str, Any]:
         options["max_receipt_mb"] = _number(options["max_receipt_mb"], f"{where}.max_receipt_mb", file, 0.001)
         if options["data_dir"] is None or not isinstance(options["data_dir"], str):
             raise SitegenError("expected a folder path", file, f"{where}.data_dir")
+        if options["charts"] not in CHART_ENGINES:
+            raise SitegenError(f"expected one of {', '.join(CHART_ENGINES)}, got {options['charts']!r}", file, f"{where}.charts")
     return options
 
 
@@ -192,6 +197,7 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         ratio_scale=tuple(options["ratio_scale"]),
         max_receipt_bytes=int(options["max_receipt_mb"] * 1024 * 1024),
         custom_dir=(root / options["custom_dir"]) if options["custom_dir"] else None,
+        charts=options["charts"],
         dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),
         remote_branch=_string(raw, "remote_branch", file, "gh-pages"),
         remote_name=_string(raw, "remote_name", file, "origin"),

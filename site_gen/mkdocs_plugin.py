@@ -143,6 +143,7 @@ class SitegenPluginConfig(base.Config):
     ratio_scale = c.Type(list, default=list(PLUGIN_DEFAULTS["ratio_scale"]))
     max_receipt_mb = c.Type((int, float), default=PLUGIN_DEFAULTS["max_receipt_mb"])
     custom_dir = c.Optional(c.Type(str))
+    charts = c.Type(str, default=PLUGIN_DEFAULTS["charts"])
 
 
 class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
@@ -171,7 +172,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 copyright=config.copyright or "", repo_url=config.repo_url or "", extra=dict(config.extra or {}),
                 noise_band=opts["noise_band"], ratio_scale=tuple(opts["ratio_scale"]),
                 max_receipt_bytes=int(opts["max_receipt_mb"] * 1024 * 1024),
-                custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None)
+                custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"])
             reports = load_reports(self.sg.data_dir, max_bytes=self.sg.max_receipt_bytes, strict=False)
         except SitegenError as exc:
             raise PluginError(f"sitegen: {exc}") from None

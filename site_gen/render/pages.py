@@ -308,7 +308,7 @@ def page_context(page: Page, config: Config, site_nav: list[dict[str, str]], ass
     ctx = dict(page.context)
     ctx.update({
         "page": {"url": page.url, "title": page.title, "section": page.section, "charts": page.charts},
-        "site": {"name": config.site_name, "description": config.site_description, "url": config.site_url,
+        "site": {"name": config.site_name, "description": config.site_description, "url": config.site_url, "charts": config.charts,
                  "copyright": config.copyright, "extra": config.extra, "home": root},
         # Only the site's own pages show in the top bar (reports are reached from the dashboard):
         # linking every report from every page would make a site of n reports cost n² links.

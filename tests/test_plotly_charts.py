@@ -1,0 +1,42 @@
+"""`charts: plotly`: the same chart spec drawn by Plotly's bundle, served from the site itself."""
+from __future__ import annotations
+
+import re
+
+from conftest import run_sitegen
+
+REPORT = "reports/cuteafd-v4.0.0"
+
+
+def plotly_site(project):
+    cfg = project / "mkdocs.yml"
+    cfg.write_text(cfg.read_text().replace("      data_dir: data\n", "      data_dir: data\n      charts: plotly\n"))
+    result = run_sitegen("build", "-q", cwd=project)
+    assert result.returncode == 0, result.stderr
+    return project / "site"
+
+
+def test_plotly_bundle_served_locally_only_on_chart_pages(project):
+    site = plotly_site(project)
+    speed = (site / REPORT / "speed.html").read_text()
+    scripts = re.findall(r'<script src="([^"]+)"', speed)
+    assert any("plotly-" in s for s in scripts) and any("plotly-charts." in s for s in scripts)
+    assert all(not s.startswith(("http:", "https:", "//")) for s in scripts)
+    bundle = [s for s in scripts if "plotly-" in s and "charts" not in s][0]
+    assert (site / REPORT / bundle).resolve().stat().st_size > 1_000_000
+    assert "plotly" not in (site / REPORT / "index.html").read_text()
+
+
+def test_plotly_draws_every_cell(project, page):
+    site = plotly_site(project)
+    page.goto((site / REPORT / "speed.html").as_uri())
+    page.wait_for_selector("#chart-k4 [data-figure].ready .main-svg", timeout=30000)
+    assert page.locator("#chart-k4 .scatterlayer .point").count() == 44
+    assert page.errors == []
+
+
+def test_unknown_chart_engine_is_refused(project):
+    cfg = project / "mkdocs.yml"
+    cfg.write_text(cfg.read_text().replace("      data_dir: data\n", "      data_dir: data\n      charts: d3\n"))
+    result = run_sitegen("build", cwd=project)
+    assert result.returncode == 1 and "charts" in result.stderr and "svg, plotly" in result.stderr
