@@ -132,6 +132,8 @@ class Builder:
         self._rows: dict[tuple[str, str], dict] = {}
         self._history: tuple | None = None
         self._history_rows: dict = {}
+        self._key_base: tuple | None = None       # (ids of nav and assets, their reprs, the objects kept alive)
+        self._template_keys: dict[str, tuple] = {}  # template -> generations of it and what it uses
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -164,6 +166,7 @@ class Builder:
                     break
         if templates:
             self._any_template += 1
+            self._template_keys = {}
             self._closures = {k: v for k, v in self._closures.items() if not templates & set(v)}
             # Drop the changed templates from jinja's cache (the others stay compiled): its own
             # check of modification times can miss a save within the timestamp granularity.
@@ -277,13 +280,19 @@ class Builder:
 
     def _render(self, page: Page, site_nav: list[dict[str, str]], asset_urls: dict[str, str], cache: bool) -> bytes:
         closure = self._closure(page.template)
-        templates = tuple((t, self._template_gen.get(t, 0)) for t in closure)
-        if "*" in closure:
-            templates += (("*", self._any_template),)
+        templates = self._template_keys.get(page.template)
+        if templates is None:
+            templates = tuple((t, self._template_gen.get(t, 0)) for t in closure)
+            if "*" in closure:
+                templates += (("*", self._any_template),)
+            self._template_keys[page.template] = templates
         # Report entries of the navigation are not drawn on pages (see page_context): leaving them out
         # of the key keeps pages cached when another report is added, and lets workers prefill.
-        nav = [item for item in site_nav if not item.get("report")]
-        key = (repr(nav), repr(sorted(asset_urls.items())), templates)
+        base = (id(site_nav), id(asset_urls))
+        if self._key_base is None or self._key_base[0] != base:
+            nav = [item for item in site_nav if not item.get("report")]
+            self._key_base = (base, (repr(nav), repr(sorted(asset_urls.items()))), site_nav, asset_urls)
+        key = self._key_base[1] + (templates,)
         cached = self._rendered.get(page.url)
         if cache and cached and cached.page is page and cached.key == key:
             return cached.html
@@ -377,9 +386,15 @@ class Builder:
         warnings: list[str] = []
         pages: list[Page] = []
         cached_pages: set[int] = set()
-        for a in analyses:
+        for i, a in enumerate(analyses):
             warnings.extend(a.report.warnings)
             report_pages, report_files, report_warnings = self._report_pages(a, site_nav)
+            if a.report.raw:  # analysed and published: keep the analysis, drop the records
+                analyses[i] = a = _lighten(a)
+                self._analyses[a.report.id] = (a.report.sha256, a)
+                loaded = self._loaded.get(a.report.folder)
+                if loaded is not None and loaded.report.sha256 == a.report.sha256:
+                    self._loaded[a.report.folder] = dataclasses.replace(loaded, report=a.report)
             pages.extend(report_pages)
             cached_pages.update(id(p) for p in report_pages)
             files.update(report_files)
@@ -421,6 +436,18 @@ class Builder:
 
 
 PARALLEL_MIN_REPORTS = 48
+# Record lists that only the analysis reads: once a report is analysed and its files are made, the
+# builder keeps the analysis, not these (on a site of a thousand reports they are most of the memory).
+_RECORD_LISTS = (("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs"))
+
+
+def _lighten(a: Analysis) -> Analysis:
+    """The analysis with its report's record lists and raw bytes dropped (the receipt file keeps them)."""
+    data = dict(a.report.data)
+    for section, key in _RECORD_LISTS:
+        if isinstance(data.get(section), dict) and data[section].get(key):
+            data[section] = {**data[section], key: []}
+    return dataclasses.replace(a, report=dataclasses.replace(a.report, data=data, raw=b""))
 
 
 def _prefill_chunk(args) -> tuple:
@@ -439,7 +466,8 @@ def _prefill_chunk(args) -> tuple:
                 b._render(page, nav, asset_urls, cache=False)
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
-        loaded = _Loaded(report, stamp, tuple(x for x in stamp if x[0] == SUMMARY))
+        a = _lighten(a)
+        loaded = _Loaded(a.report, stamp, tuple(x for x in stamp if x[0] == SUMMARY))
         mine = {k: v for k, v in b._pages.items() if k[0] == report.id}
         rendered = {p.url: b._rendered[p.url] for p in pages}
         out.append((folder, loaded, a, mine, b._report_files[report.id], rendered))

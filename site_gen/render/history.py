@@ -12,6 +12,15 @@ from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
 
 HISTORY_URL = "history.html"
+# Releases shown per series: the newest ones. A site of hundreds of releases keeps a page a reader
+# can take in (and a preview rebuild that does not grow with the site); every report stays on the
+# dashboard and each series' full run is in the history CSVs of its reports.
+MAX_POINTS = 24
+
+
+def _newest(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The newest MAX_POINTS releases of a series (frames are ordered by date), and how many are left out."""
+    return group.tail(MAX_POINTS), max(0, len(group) - MAX_POINTS)
 
 
 def _release(row) -> str:
@@ -30,28 +39,32 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
     speed_rows = []
     sp = frames['speed']
     for series, group in sp.groupby("series", sort=False):
+        group, older = _newest(group)
         points = [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
                    "median": Fig(fmt.ratio(r["median"]), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}"),
                    "range": fmt.ratio_range(r["low"], r["high"]),
                    "counts": f"{r['faster']} faster · {r['level']} level · {r['slower']} slower",
                    "bar": charts.range_bar(r["low"], r["high"], scale, band)}
-                  for _, r in group.iterrows()]
-        speed_rows.append({"series": series, "points": points})
+                  for r in group.to_dict("records")]
+        speed_rows.append({"series": series, "points": points, "older": older})
     kv_rows = []
     for series, group in frames['kv'].groupby("series", sort=False):
-        kv_rows.append({"series": series, "points": [
+        group, older = _newest(group)
+        kv_rows.append({"series": series, "older": older, "points": [
             {"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
              "candidate": fmt.thousands(r["candidate_tokens"]), "baseline": fmt.thousands(r["baseline_tokens"]),
              "ratio": Fig(fmt.ratio(r["ratio"]), how=f"candidate / baseline KV pool tokens, {r['checkpoint']}")}
             for _, r in group.iterrows()]})
     startup_rows = []
     for series, group in frames['startup'].groupby("series", sort=False):
-        startup_rows.append({"series": series, "points": [
+        group, older = _newest(group)
+        startup_rows.append({"series": series, "older": older, "points": [
             {"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
              "startup": fmt.seconds_pair(r["cold_s"], r["warm_s"])} for _, r in group.iterrows()]})
     prec = frames['precision']
     precision_rows = []
     for series, group in prec.groupby("series", sort=False):
+        group, older = _newest(group)
         # One forest facet per series: its rows are the releases, on the series' own axis.
         frame = group.assign(checkpoint=[_release(r) for _, r in group.iterrows()], paired=True, measure=series)
         facet = charts.forest(frame)[0]
@@ -59,7 +72,7 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
             row["url"] = report_url(r["report"])
         precision_rows.append({
             "series": series, "facet": facet, "label": group["label"].iloc[0], "checkpoint": group["checkpoint"].iloc[0],
-            "rows_identity": group["rows"].iloc[0],
+            "rows_identity": group["rows"].iloc[0], "older": older,
             "points": [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
                         "difference": fmt.measure_difference(r["difference"], r["unit"]),
                         "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),

@@ -159,7 +159,7 @@ class ReportPages:
         self.site_nav = site_nav
         self.warnings: list[str] = []
         self._views: dict[str, Any] = {}
-        self._share = publish.share_meta(a, config)
+        self._share_meta: dict[str, Any] | None = None
 
     def url(self, key: str) -> str | None:
         for k, _, file in self.sections:
@@ -192,6 +192,13 @@ class ReportPages:
                 raise SitegenError(message, file, f"line {md.line_of(text, offset)}" if lede else where)
             self.warnings.append(f"{location}: {message}")
         return result.html
+
+    @property
+    def share(self) -> dict[str, Any]:
+        """Link-preview tags, the same on every page of the report (made on first use)."""
+        if self._share_meta is None:
+            self._share_meta = publish.share_meta(self.a, self.config)
+        return self._share_meta
 
     def view(self, name: str, mdx: Callable[..., Markup]) -> Any:
         """A section's display data, computed once per report and shared by every page that shows it.
@@ -240,7 +247,7 @@ class ReportPages:
             "band": f"\u00b1{a.band * 100:g}%",
             "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
             "number_word": views.number_word,
-            "share": self._share,  # link previews: Open Graph, Twitter card
+            "share": self.share,  # link previews: Open Graph, Twitter card
         }
         if key in ("overview",):
             lede = r.lede
