@@ -482,7 +482,8 @@ class _Handler(BaseHTTPRequestHandler):
         if request_path(self.path) == EVENTS:
             return self._events()
         key = site_path(self.path)
-        files, version, instance = preview.files, preview.version, preview.instance
+        with preview.cond:  # one build's files and its version: a rebuild swaps both under this lock
+            files, version, instance = preview.files, preview.version, preview.instance
         if key is not None and key in files:
             data = files[key]
             ctype = content_type(key)

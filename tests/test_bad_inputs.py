@@ -264,6 +264,59 @@ def test_plain_report_ids_pass(name):
     assert check_report_id(name) == name
 
 
+# -- author pages naming a report (docs/, which the corpus's report-folder cases cannot express) -----
+
+PAGE_HEAD = "# A page\n\nSome prose.\n\n"  # four lines above the part each case adds
+DOCS_CASES = {
+    "fenced-unknown-report": ("```sitegen\nreport: nope\nblock: speed-summary\n```\n", 6, "unknown report 'nope'; reports: " + REPORT),
+    "inline-unknown-report": ("Speed: {{ speed_verdict report=nope }}.\n", 5, "unknown report 'nope'; reports: " + REPORT),
+    "directive-unknown-report": ("{{ block speed-summary report=nope }}\n", 5, "unknown report 'nope'"),
+    "fenced-report-on-line-two": ("```sitegen\nblock: speed-summary\nreport: nope\n```\n", 7, "unknown report 'nope'"),
+    # Names that could climb out of the data or site folder are refused as such, not looked up.
+    "fenced-dot-dot": ("```sitegen\nreport: ..\nblock: speed-summary\n```\n", 6, "report folder name '..' contains '..'"),
+    "fenced-climbs": (f"```sitegen\nreport: ../{REPORT}\nblock: speed-summary\n```\n", 6, "contains a slash"),
+    "inline-slash": ("Speed: {{ speed_verdict report=a/b }}.\n", 5, "report folder name 'a/b' contains a slash"),
+    "inline-dot-dot-in-name": ("Speed: {{ speed_verdict report=x..y }}.\n", 5, "contains '..'"),
+    "directive-backslash": ("{{ block memory-table report=..\\x }}\n", 5, "contains a slash"),
+}
+
+
+@pytest.mark.parametrize("case", DOCS_CASES)
+def test_docs_page_names_a_bad_report(case, tmp_path, capsys):
+    root = tmp_path / "project"
+    example_project(root)
+    body, line, message = DOCS_CASES[case]
+    (root / "docs").mkdir()
+    (root / "docs" / "x.md").write_text(PAGE_HEAD + body, encoding="utf-8")
+    code, _, err = build_in_process(root, capsys)
+    error = assert_one_error(code, err, root, [f"docs/x.md: line {line}: ", message])
+    assert error.index(f"line {line}: ") < error.index(message)
+
+
+@pytest.mark.parametrize("front, problem", [("nope", "unknown report 'nope' in front matter"),
+                                            ("../x", "report folder name '../x' contains a slash")])
+def test_docs_front_matter_names_a_bad_report(front, problem, tmp_path, capsys):
+    root = tmp_path / "project"
+    example_project(root)
+    (root / "docs").mkdir()
+    (root / "docs" / "x.md").write_text(f"---\nreport: {front}\n---\n{PAGE_HEAD}Speed: {{{{ speed_verdict }}}}.\n",
+                                        encoding="utf-8")
+    code, _, err = build_in_process(root, capsys)
+    assert_one_error(code, err, root, [f"docs/x.md: line 1: {problem}"])
+
+
+def test_docs_page_unknown_report_cli(tmp_path):
+    """The fenced case end to end, as a user sees it on the terminal."""
+    root = tmp_path / "project"
+    example_project(root)
+    (root / "docs").mkdir()
+    (root / "docs" / "x.md").write_text(PAGE_HEAD + DOCS_CASES["fenced-unknown-report"][0], encoding="utf-8")
+    result = run_sitegen("build", cwd=root)
+    assert result.stdout == ""
+    error = assert_one_error(result.returncode, result.stderr, root, ["docs/x.md: line 6: unknown report 'nope'"])
+    assert error == f"Error: {root / 'docs' / 'x.md'}: line 6: unknown report 'nope'; reports: {REPORT}"
+
+
 # -- warnings -----------------------------------------------------------------------------------
 
 def test_unknown_field_is_a_warning_without_strict_and_is_ignored(tmp_path, capsys):

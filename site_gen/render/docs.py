@@ -35,6 +35,7 @@ from site_gen.analyse import figures as figs
 from site_gen.analyse.report import Analysis
 from site_gen.config import Config
 from site_gen.errors import SitegenError
+from site_gen.load import check_report_id
 from site_gen.render import markdown as md
 from site_gen.render.pages import Page, ReportPages, environment, present_sections, rel, report_base
 
@@ -172,6 +173,7 @@ class AuthorBlocks:
             raise SitegenError(f"{what} needs a report: add report=ID (or 'report: ID' in the page's front matter); "
                                f"reports: {', '.join(sorted(self.analyses)) or 'none'}", file, f"line {line}")
         if rid not in self.analyses:
+            check_report_id(rid, file, f"line {line}")  # a name that could climb out says so plainly
             raise SitegenError(f"unknown report '{rid}'; reports: {', '.join(sorted(self.analyses)) or 'none'}",
                                file, f"line {line}")
         return self.analyses[rid]
@@ -316,6 +318,7 @@ class AuthorBlocks:
         if default is not None and not isinstance(default, str):
             raise SitegenError("front matter 'report' must be a report id", file, "line 1")
         if default is not None and default not in self.analyses:
+            check_report_id(default, file, "line 1")
             raise SitegenError(f"unknown report '{default}' in front matter; reports: {', '.join(sorted(self.analyses)) or 'none'}",
                                file, "line 1")
         # The tokens' nonce comes from the text: the same page gives the same HTML on every build.
