@@ -431,7 +431,7 @@ class Builder:
             del self._pages[k]
         for url in set(self._rendered) - set(files):
             del self._rendered[url]
-        return BuildResult(files=files, pages=len(pages), reports=len(reports), warnings=warnings,
+        return BuildResult(files=files, pages=sum(1 for f in files if f.endswith(".html")), reports=len(reports), warnings=warnings,
                            seconds=time.perf_counter() - start)
 
 

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "run", None):
         p.print_help()
         return 2
-    show_traceback = args.traceback or bool(os.environ.get("SITEGEN_TRACEBACK"))
+    show_traceback = getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK"))
     try:
         return args.run(args)
     except SitegenError as exc:

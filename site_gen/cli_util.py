@@ -1,6 +1,7 @@
 """Bits every subcommand shares: config flags, quiet/verbose, coloured messages on a terminal only."""
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -9,6 +10,8 @@ from site_gen.config import Config, load_config
 
 def add_common(p) -> None:
     p.add_argument("-f", "--config-file", metavar="CONFIG", default="mkdocs.yml", help="configuration file (default: mkdocs.yml)")
+    # Also accepted after the command (`sitegen build --traceback`); SUPPRESS keeps the global value.
+    p.add_argument("--traceback", action="store_true", default=argparse.SUPPRESS, help="show a Python traceback on errors")
     g = p.add_mutually_exclusive_group()
     g.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only")
     g.add_argument("-v", "--verbose", action="store_true", help="print more detail")

@@ -1,6 +1,7 @@
 """The one error type users see: where the problem is and what was expected."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -10,6 +11,15 @@ def json_path(parts) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as the user typed it: relative to the working folder when inside it."""
+    try:
+        # abspath, not resolve: a path through a symlink is shown as the user reaches it.
+        return str(Path(os.path.abspath(path)).relative_to(os.path.abspath(os.getcwd())))
+    except (ValueError, OSError):
+        return str(path)
 
 
 class SitegenError(Exception):
@@ -27,7 +37,7 @@ class SitegenError(Exception):
     def __str__(self) -> str:
         location = ""
         if self.file:
-            location = self.file + (f": {self.where}" if self.where else "")
+            location = shown_path(self.file) + (f": {self.where}" if self.where else "")
         elif self.where:
             location = self.where
         return f"{location}: {self.message}" if location else self.message

@@ -114,14 +114,17 @@ def build_in_process(root: Path, capsys, *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def assert_one_error(code: int, stderr: str, root: Path, needles: list[str]) -> str:
+def assert_one_error(code: int, stderr: str, root: Path, needles: list[str], cwd: Path | None = None) -> str:
     assert code == 1, f"exit {code}: {stderr}"
     assert "Traceback" not in stderr, stderr
     lines = [line for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("Error: ")]
     assert len(errors) == 1 and len(lines) == 1, stderr
     error = errors[0]
-    assert str(root) in error, f"the message does not name the file: {error}"
+    # The file is named as the user would type it: relative to the working folder when inside it.
+    named = Path(error[len("Error: "):].split(": ")[0])
+    named = named if named.is_absolute() else (cwd or Path.cwd()) / named
+    assert Path(os.path.abspath(root)) in Path(os.path.abspath(named)).parents, f"the message does not name the file: {error}"
     for needle in needles:
         assert needle in error, f"expected {needle!r} in: {error}"
     assert not (root / "site").exists(), "a failed build wrote a site"
@@ -158,7 +161,7 @@ def test_bad_input_cli(name, tmp_path):
     args = case_project(name, root)
     result = run_sitegen("build", *args, cwd=root)
     assert result.stdout == ""
-    assert_one_error(result.returncode, result.stderr, root, expected(name))
+    assert_one_error(result.returncode, result.stderr, root, expected(name), cwd=root)
 
 
 # -- inputs that cannot live in git -------------------------------------------------------------
@@ -245,7 +248,7 @@ def test_receipt_is_a_fifo_and_the_build_does_not_hang(tmp_path):
     (report / "SUMMARY.json").unlink()
     os.mkfifo(report / "SUMMARY.json")
     result = run_sitegen("build", cwd=root)  # run_sitegen has a timeout: a hang fails the test
-    assert_one_error(result.returncode, result.stderr, root, [f"{REPORT}/SUMMARY.json: is not a regular file"])
+    assert_one_error(result.returncode, result.stderr, root, [f"{REPORT}/SUMMARY.json: is not a regular file"], cwd=root)
 
 
 @pytest.mark.parametrize("name, problem", [
@@ -313,8 +316,8 @@ def test_docs_page_unknown_report_cli(tmp_path):
     (root / "docs" / "x.md").write_text(PAGE_HEAD + DOCS_CASES["fenced-unknown-report"][0], encoding="utf-8")
     result = run_sitegen("build", cwd=root)
     assert result.stdout == ""
-    error = assert_one_error(result.returncode, result.stderr, root, ["docs/x.md: line 6: unknown report 'nope'"])
-    assert error == f"Error: {root / 'docs' / 'x.md'}: line 6: unknown report 'nope'; reports: {REPORT}"
+    error = assert_one_error(result.returncode, result.stderr, root, ["docs/x.md: line 6: unknown report 'nope'"], cwd=root)
+    assert error == f"Error: docs/x.md: line 6: unknown report 'nope'; reports: {REPORT}"  # relative to cwd
 
 
 # -- warnings -----------------------------------------------------------------------------------

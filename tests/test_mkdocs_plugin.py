@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SEED_TOOL, run_sitegen
+from conftest import ROOT, SEED_TOOL, need_seed_tool, run_sitegen
 from htmlutil import NS, cell_text, parse, tables, text
 
 REPORT = "cuteafd-v4.0.0"
@@ -267,6 +267,7 @@ def test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure(tmp_pa
     site = tmp_path / "site"
     mk = mkdocs("build", "--strict", "-d", str(site), cwd=ROOT)
     assert mk.returncode == 0, mk.stderr
+    need_seed_tool()
     result = subprocess.run([sys.executable, str(SEED_TOOL), str(site)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     assert "61 of 61 found" in result.stdout

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SEED_TOOL
+from conftest import ROOT, SEED_TOOL, need_seed_tool
 from htmlutil import NS, cell_text, find_id, parse, rows, tables, text
 
 REPORT = "reports/cuteafd-v4.0.0"
@@ -20,6 +20,7 @@ def overview(example_site):
 
 
 def test_seed_figures_all_found(example_site):
+    need_seed_tool()
     result = subprocess.run([sys.executable, str(SEED_TOOL), str(example_site)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     assert "61 of 61 found" in result.stdout

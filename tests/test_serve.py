@@ -347,7 +347,8 @@ def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
         assert preview.error is None and preview.files == good
 
 
-def test_preview_error_message_is_the_one_build_prints(project):
+def test_preview_error_message_is_the_one_build_prints(project, monkeypatch):
+    monkeypatch.chdir(project)  # paths in messages are shown relative to where the command runs
     summary(project).write_text('{"schema_version": 1, "report": 3}')
     cli = run_sitegen("build", "-q", "-d", str(project / "out"), cwd=project)
     assert cli.returncode == 1

@@ -26,5 +26,5 @@ def run(args) -> int:
     for message in result.warnings:
         warn(message)
     say(args, f"OK: {result.reports} report{'s' if result.reports != 1 else ''}, {result.pages} pages checked "
-              f"in {result.seconds:.2f} s" + (f", {len(result.warnings)} warnings" if result.warnings else ""))
+              f"in {result.seconds:.2f} s" + (f", {len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}" if result.warnings else ""))
     return 0
