@@ -112,9 +112,10 @@ class Builder:
     returns the whole site, the same bytes a fresh `build_files` gives.
     """
 
-    def __init__(self, config: Config, *, strict: bool = False):
+    def __init__(self, config: Config, *, strict: bool = False, progress=None):
         self.config = config
         self.strict = strict
+        self.progress = progress  # progress(what, done, total), e.g. a terminal progress bar
         self._loaded: dict[Path, _Loaded] = {}
         self._reload: set[Path] = set()      # report folders whose SUMMARY.json changed
         self._reprose: set[Path] = set()     # report folders where another file changed
@@ -316,6 +317,10 @@ class Builder:
                                             context={"history": ctx}))
         return self._history[1]
 
+    def _progress(self, what: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(what, done, total)
+
     # -- a cold build of many reports, on every core -------------------------------------------
     def _prefill(self) -> None:
         """Loads, analyses and renders the reports' own pages in forked workers, filling the caches.
@@ -339,9 +344,16 @@ class Builder:
         if len(folders) > 1:
             nav = nav + [{"title": "History", "url": history_view.HISTORY_URL, "report": None}]
         numbered = list(enumerate(folders))
-        chunks = [numbered[i::workers] for i in range(workers)]
+        # Small interleaved shares: the work stays balanced, results stream back (less memory held at
+        # once), and progress can be shown as shares finish.
+        size = max(4, min(32, len(folders) // (workers * 8) or 4))
+        chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
+        results, done = [], 0
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.map(_prefill_chunk, [(self.config, self.strict, chunk, nav) for chunk in chunks])
+            for result in pool.imap(_prefill_chunk, [(self.config, self.strict, chunk, nav) for chunk in chunks]):
+                results.append(result)
+                done += len(result[1]) if result[0] == "ok" else 0
+                self._progress("reports", done, len(folders))
         errors = [r[1] for r in results if r[0] == "error"]
         if errors:
             index, message, file, where = min(errors, key=lambda e: e[0])
@@ -387,6 +399,8 @@ class Builder:
         pages: list[Page] = []
         cached_pages: set[int] = set()
         for i, a in enumerate(analyses):
+            if i % 10 == 0:
+                self._progress("reports", i, len(analyses))
             warnings.extend(a.report.warnings)
             report_pages, report_files, report_warnings = self._report_pages(a, site_nav)
             if a.report.raw:  # analysed and published: keep the analysis, drop the records
@@ -411,9 +425,11 @@ class Builder:
         files.update(docs_files)
         warnings.extend(docs_warnings)
         uses_charts = False
-        for page in pages:
+        for n, page in enumerate(pages, 1):
             files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)
             uses_charts |= page.charts
+            if n % 50 == 0 or n == len(pages):
+                self._progress("pages", n, len(pages))
         for key, (path, data) in assets.items():
             if key not in ("plotly", "plotly_charts") or uses_charts:
                 files[path] = data
@@ -484,14 +500,14 @@ def check_supersedes(analyses: list[Analysis]) -> None:
                                a.report.file, "$.report.supersedes")
 
 
-def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None) -> BuildResult:
+def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None, progress=None) -> BuildResult:
     """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
-    return Builder(config, strict=strict).build(reports)
+    return Builder(config, strict=strict, progress=progress).build(reports)
 
 
-def build(config: Config, *, strict: bool = False) -> BuildResult:
+def build(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
     check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
                                      config.config_file, *( [config.custom_dir] if config.custom_dir else [])])
-    result = build_files(config, strict=strict)
+    result = build_files(config, strict=strict, progress=progress)
     write_site(result.files, config.site_dir)
     return result

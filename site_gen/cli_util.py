@@ -38,3 +38,30 @@ def warn(message: str) -> None:
 
 def error(message: str) -> None:
     print(_colour(sys.stderr, "31", "Error") + ": " + message, file=sys.stderr, flush=True)
+
+
+class Progress:
+    """A one-line progress bar on a terminal; silent when piped, with -q, or for quick builds."""
+
+    def __init__(self, args, stream=None, delay: float = 0.5):
+        import time
+
+        self.stream = stream or sys.stderr
+        self.on = self.stream.isatty() and not getattr(args, "quiet", False)
+        self.start, self.delay, self.shown = time.monotonic(), delay, False
+        self._time = time.monotonic
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if not self.on or total <= 0 or self._time() - self.start < self.delay:
+            return
+        width = 30
+        filled = int(width * done / total)
+        self.stream.write(f"\r{what:<8} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        self.stream.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False

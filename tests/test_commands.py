@@ -79,3 +79,48 @@ def test_help_has_examples():
     for command in ("build", "check", "summary", "new"):
         result = run_sitegen(command, "--help")
         assert result.returncode == 0 and "examples:" in result.stdout, command
+
+
+def test_build_reports_progress_to_its_callback(project):
+    from site_gen.build import build_files
+    from site_gen.config import load_config
+
+    seen = []
+    result = build_files(load_config(project / "mkdocs.yml"), progress=lambda what, done, total: seen.append((what, done, total)))
+    pages = [s for s in seen if s[0] == "pages"]
+    assert pages and pages[-1][1] == pages[-1][2] and [p[1] for p in pages] == sorted(p[1] for p in pages)
+    assert any(s[0] == "reports" for s in seen)
+    assert result.pages >= pages[-1][2]
+
+
+class FakeTerminal:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_only_on_a_terminal_and_not_quiet():
+    import argparse
+
+    from site_gen.cli_util import Progress
+
+    term = FakeTerminal(True)
+    bar = Progress(argparse.Namespace(quiet=False), stream=term, delay=0)
+    bar("pages", 5, 10)
+    assert "pages" in term.text and "5/10" in term.text and "#" * 15 in term.text
+    bar.done()
+    assert term.text.endswith("\r\033[K")
+    for tty, quiet in ((False, False), (True, True)):
+        other = FakeTerminal(tty)
+        bar = Progress(argparse.Namespace(quiet=quiet), stream=other, delay=0)
+        bar("pages", 5, 10)
+        bar.done()
+        assert other.text == ""

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from site_gen.build import build
-from site_gen.cli_util import add_common, load, say, warn
+from site_gen.cli_util import Progress, add_common, load, say, warn
 
 HELP = "Build the site from the receipts."
 EPILOG = """examples:
@@ -25,7 +25,11 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     config = load(args)
-    result = build(config, strict=args.strict)
+    progress = Progress(args)
+    try:
+        result = build(config, strict=args.strict, progress=progress)
+    finally:
+        progress.done()
     for message in result.warnings:
         warn(message)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
