@@ -135,6 +135,7 @@ class Builder:
         self._history_rows: dict = {}
         self._key_base: tuple | None = None       # (ids of nav and assets, their reprs, the objects kept alive)
         self._template_keys: dict[str, tuple] = {}  # template -> generations of it and what it uses
+        self._report_whole: dict[str, tuple] = {}  # report id -> ((sha256, lede), (pages, files, warnings))
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -227,6 +228,9 @@ class Builder:
 
     def _report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> tuple[list[Page], dict[str, bytes], list[str]]:
         r = a.report
+        whole = self._report_whole.get(r.id)
+        if whole is not None and whole[0] == (r.sha256, r.lede):
+            return whole[1]  # nothing of this report changed: skip even listing its sections
         rp = ReportPages(a, self.config, site_nav, strict=self.strict)
         pages, warnings = [], []
         for key, title, file in rp.sections:
@@ -243,7 +247,9 @@ class Builder:
         files = self._report_files.get(r.id)
         if files is None or files[0] != r.sha256:
             files = self._report_files[r.id] = (r.sha256, rp.files())
-        return pages, files[1], warnings
+        result = (pages, files[1], warnings)
+        self._report_whole[r.id] = ((r.sha256, r.lede), result)
+        return result
 
     def _docs_stamp(self) -> tuple:
         root = self.config.docs_dir
@@ -443,6 +449,8 @@ class Builder:
             del self._analyses[rid]
         for rid in set(self._report_files) - ids:
             del self._report_files[rid]
+        for rid in set(self._report_whole) - ids:
+            del self._report_whole[rid]
         for k in [k for k, v in self._pages.items() if id(v[1]) not in cached_pages]:
             del self._pages[k]
         for url in set(self._rendered) - set(files):
