@@ -36,37 +36,32 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
     frames = history.frames(analyses, cache)
     band = analyses[0].band if analyses else 0.08
     scale = analyses[0].scale if analyses else (0.8, 1.8)
-    speed_rows = []
-    sp = frames['speed']
-    for series, group in sp.groupby("series", sort=False):
-        group, older = _newest(group)
-        points = [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
-                   "median": Fig(fmt.ratio(r["median"]), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}"),
-                   "range": fmt.ratio_range(r["low"], r["high"]),
-                   "counts": f"{r['faster']} faster · {r['level']} level · {r['slower']} slower",
-                   "bar": charts.range_bar(r["low"], r["high"], scale, band)}
-                  for r in group.to_dict("records")]
-        speed_rows.append({"series": series, "points": points, "older": older})
-    kv_rows = []
-    for series, group in frames['kv'].groupby("series", sort=False):
-        group, older = _newest(group)
-        kv_rows.append({"series": series, "older": older, "points": [
-            {"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
-             "candidate": fmt.thousands(r["candidate_tokens"]), "baseline": fmt.thousands(r["baseline_tokens"]),
-             "ratio": Fig(fmt.ratio(r["ratio"]), how=f"candidate / baseline KV pool tokens, {r['checkpoint']}")}
-            for _, r in group.iterrows()]})
-    startup_rows = []
-    for series, group in frames['startup'].groupby("series", sort=False):
-        group, older = _newest(group)
-        startup_rows.append({"series": series, "older": older, "points": [
-            {"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
-             "startup": fmt.seconds_pair(r["cold_s"], r["warm_s"])} for _, r in group.iterrows()]})
+    def table(frame: pd.DataFrame, caption: str, columns: list[tuple[str, bool]], cells) -> list[dict[str, Any]]:
+        """One table per series: a row per release (newest MAX_POINTS), `cells(row)` its figures."""
+        out = []
+        for series, group in frame.groupby("series", sort=False):
+            group, older = _newest(group)
+            out.append({"series": series, "caption": caption.format(series=series), "columns": columns, "older": older,
+                        "rows": [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]), "cells": cells(r)}
+                                 for r in group.to_dict("records")]})
+        return out
+
+    speed_rows = table(frames["speed"], "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
+        {"text": Fig(fmt.ratio(r["median"]), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}")},
+        {"text": fmt.ratio_range(r["low"], r["high"]), "bar": charts.range_bar(r["low"], r["high"], scale, band)},
+        {"text": f"{r['faster']} faster · {r['level']} level · {r['slower']} slower"}])
+    kv_rows = table(frames["kv"], "{series}", [("Candidate tokens", True), ("Baseline tokens", True), ("Ratio", True)], lambda r: [
+        {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
+        {"text": Fig(fmt.ratio(r["ratio"]), how=f"candidate / baseline KV pool tokens, {r['checkpoint']}")}])
+    startup_rows = table(frames["startup"], "{series}, cold / warm", [("Startup", True)], lambda r: [
+        {"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
     prec = frames['precision']
     precision_rows = []
     for series, group in prec.groupby("series", sort=False):
         group, older = _newest(group)
         # One forest facet per series: its rows are the releases, on the series' own axis.
-        frame = group.assign(checkpoint=[_release(r) for _, r in group.iterrows()], paired=True, measure=series)
+        # The series names the engine; each row is a version of it.
+        frame = group.assign(checkpoint=[f"v{r['version']}" for _, r in group.iterrows()], paired=True, measure=series)
         facet = charts.forest(frame)[0]
         for row, (_, r) in zip(facet["rows"], group.iterrows()):
             row["url"] = report_url(r["report"])
