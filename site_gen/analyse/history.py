@@ -28,17 +28,16 @@ def _order(frame: pd.DataFrame) -> pd.DataFrame:
 def speed_rows(a: Analysis) -> list[dict]:
     """Per checkpoint and metric of one report: median and range of cell ratios, and the verdict counts."""
     rows: list[dict] = []
-    for a in [a]:
-        if a.speed is None:
-            continue
-        e = _engines(a)
-        stats = a.speed.groupby(["checkpoint", "metric"], sort=False)["ratio"].agg(["median", "min", "max", "count"])
-        counts = a.speed_counts.set_index(["checkpoint", "metric"])
-        for (checkpoint, metric), s in stats.iterrows():
-            c = counts.loc[(checkpoint, metric)]
-            rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {metric}", "checkpoint": checkpoint,
-                         "metric": metric, "median": s["median"], "low": s["min"], "high": s["max"], "cells": int(s["count"]),
-                         "faster": int(c["faster"]), "level": int(c["level"]), "slower": int(c["slower"])})
+    if a.speed is None:
+        return rows
+    e = _engines(a)
+    stats = a.speed.groupby(["checkpoint", "metric"], sort=False)["ratio"].agg(["median", "min", "max", "count"])
+    counts = a.speed_counts.set_index(["checkpoint", "metric"])
+    for (checkpoint, metric), s in stats.iterrows():
+        c = counts.loc[(checkpoint, metric)]
+        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {metric}", "checkpoint": checkpoint,
+                     "metric": metric, "median": s["median"], "low": s["min"], "high": s["max"], "cells": int(s["count"]),
+                     "faster": int(c["faster"]), "level": int(c["level"]), "slower": int(c["slower"])})
     return rows
 
 
@@ -57,13 +56,12 @@ PRECISION_COLUMNS = ["series", "report", "date", "candidate", "version", "baseli
 def kv_rows(a: Analysis) -> list[dict]:
     """Per checkpoint of one report: both engines' KV pool tokens and their ratio."""
     rows: list[dict] = []
-    for a in [a]:
-        if a.kv is None:
-            continue
-        e = _engines(a)
-        for _, k in a.kv.iterrows():
-            rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {k['checkpoint']}", "checkpoint": k["checkpoint"],
-                         "candidate_tokens": k["candidate"], "baseline_tokens": k["baseline"], "ratio": k["ratio"]})
+    if a.kv is None:
+        return rows
+    e = _engines(a)
+    for _, k in a.kv.iterrows():
+        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {k['checkpoint']}", "checkpoint": k["checkpoint"],
+                     "candidate_tokens": k["candidate"], "baseline_tokens": k["baseline"], "ratio": k["ratio"]})
     return rows
 
 
@@ -73,13 +71,12 @@ def kv_pool(analyses: list[Analysis]) -> pd.DataFrame:
 
 def startup_rows(a: Analysis) -> list[dict]:
     rows: list[dict] = []
-    for a in [a]:
-        if a.startup is None or a.startup.empty:
-            continue
-        e = _engines(a)
-        for _, s in a.startup[a.startup["engine"] == "candidate"].iterrows():
-            rows.append({**e, "series": f"{e['candidate']} · {s['checkpoint']}", "checkpoint": s["checkpoint"],
-                         "cold_s": s["cold_s"], "warm_s": s["warm_s"]})
+    if a.startup is None or a.startup.empty:
+        return rows
+    e = _engines(a)
+    for _, s in a.startup[a.startup["engine"] == "candidate"].iterrows():
+        rows.append({**e, "series": f"{e['candidate']} · {s['checkpoint']}", "checkpoint": s["checkpoint"],
+                     "cold_s": s["cold_s"], "warm_s": s["warm_s"]})
     return rows
 
 
@@ -90,23 +87,22 @@ def startup(analyses: list[Analysis]) -> pd.DataFrame:
 def precision_rows(a: Analysis) -> list[dict]:
     """Paired differences with intervals of one report, keyed by comparable (measure, rows) identity."""
     rows: list[dict] = []
-    for a in [a]:
-        if a.precision is None:
+    if a.precision is None:
+        return rows
+    e = _engines(a)
+    identities = a.report.section("precision")["rows"]
+    results = a.report.section("precision")["results"]
+    for (_, p), raw in zip(a.precision.iterrows(), results):
+        if not p["paired"]:
             continue
-        e = _engines(a)
-        identities = a.report.section("precision")["rows"]
-        results = a.report.section("precision")["results"]
-        for (_, p), raw in zip(a.precision.iterrows(), results):
-            if not p["paired"]:
-                continue
-            ident = identities[raw["candidate"]["rows"]]
-            key = f"{p['panel']} · {ident['plan']} · {ident['teacher']} · rows {ident['sha256'][:8]}"
-            rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {p['checkpoint']} · {p['label']} · {key}",
-                         "checkpoint": p["checkpoint"], "measure": p["measure"], "label": p["label"], "panel": p["panel"],
-                         "vocabulary": p["vocabulary"], "unit": p["unit"], "further": p["further"], "rows": key,
-                         "difference": p["difference"], "low": p["low"], "high": p["high"], "resolved": p["resolved"],
-                         "oriented": p["oriented"], "oriented_low": p["oriented_low"], "oriented_high": p["oriented_high"],
-                         "different_days": p["baseline_date"] != p["candidate_date"]})
+        ident = identities[raw["candidate"]["rows"]]
+        key = f"{p['panel']} · {ident['plan']} · {ident['teacher']} · rows {ident['sha256'][:8]}"
+        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {p['checkpoint']} · {p['label']} · {key}",
+                     "checkpoint": p["checkpoint"], "measure": p["measure"], "label": p["label"], "panel": p["panel"],
+                     "vocabulary": p["vocabulary"], "unit": p["unit"], "further": p["further"], "rows": key,
+                     "difference": p["difference"], "low": p["low"], "high": p["high"], "resolved": p["resolved"],
+                     "oriented": p["oriented"], "oriented_low": p["oriented_low"], "oriented_high": p["oriented_high"],
+                     "different_days": p["baseline_date"] != p["candidate_date"]})
     return rows
 
 
