@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from html import unescape
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +181,12 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 log.warning(message)
         self.analyses = sorted((analyse(r, self.sg.noise_band, self.sg.ratio_scale) for r in reports),
                                key=lambda a: (a.report.date, a.report.id), reverse=True)
-        from site_gen.build import dashboard_row, theme_assets
+        from site_gen.build import check_supersedes, dashboard_row, theme_assets
+
+        try:
+            check_supersedes(self.analyses)
+        except SitegenError as exc:
+            raise PluginError(f"sitegen: {exc}") from None
 
         from site_gen.render.dashboard import split
 
@@ -228,7 +233,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                     log.warning(message)
                 rp.warnings.clear()
                 src = report_base(a.report.id) + posixpath.splitext(name)[0] + ".md"
-                meta = yaml.safe_dump({"title": title}, allow_unicode=True)
+                meta = yaml.safe_dump({"title": escape(title)}, allow_unicode=True)  # themes print titles raw
                 self._add(files, config, src, f"---\n{meta}---\n\n<!-- sitegen: {a.report.id} {key} -->\n", page.url)
                 self.report_pages[src] = page
             for path, data in rp.files().items():
@@ -326,7 +331,9 @@ def _toc(html: str):
     tokens: list[dict[str, Any]] = []
     for level, ident, inner in _HEADING.findall(html):
         inner = re.sub(r'<a class="anchor".*?</a>', "", inner, flags=re.S)
-        name = unescape(re.sub(r"<[^>]+>", "", inner)).strip()
+        # MkDocs themes print toc titles unescaped (autoescape is off there): keep the text escaped,
+        # so a report title from a receipt stays text in the sidebar.
+        name = escape(unescape(re.sub(r"<[^>]+>", "", inner)).strip())
         token = {"level": int(level), "id": ident, "name": name, "html": name, "data-toc-label": "", "children": []}
         if int(level) == 1 or not tokens:
             tokens.append(token)

@@ -32,3 +32,9 @@ def references(refs: pd.DataFrame, kv: pd.DataFrame) -> pd.DataFrame:
     out = refs.merge(cand, on="checkpoint", how="left")
     out["ratio"] = out["candidate"] / out["kv_pool_tokens"]
     return out
+
+
+def kv_range(wide: pd.DataFrame) -> tuple[float, float, int] | None:
+    """Lowest and highest candidate / baseline KV pool ratio across checkpoints, and how many."""
+    ratios = wide["ratio"].dropna() if "ratio" in wide else wide
+    return (float(ratios.min()), float(ratios.max()), int(len(ratios))) if len(ratios) else None

@@ -46,6 +46,7 @@ def summary(table: pd.DataFrame) -> dict:
         "resolved": int(paired["resolved"].sum()),
         "checkpoints": paired["checkpoint"].nunique(),
         "panels": paired["panel"].nunique(),
+        "resolved_share": paired["resolved"].mean() if len(paired) else float("nan"),
     }
 
 

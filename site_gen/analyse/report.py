@@ -25,6 +25,8 @@ class Analysis:
     speed_counts: pd.DataFrame | None = None
     speed_ranges: pd.DataFrame | None = None
     speed_gains: pd.DataFrame | None = None
+    speed_totals: dict[str, Any] = field(default_factory=dict)
+    kv_range: tuple[float, float, int] | None = None
     ttft: pd.DataFrame | None = None
     kv: pd.DataFrame | None = None
     startup: pd.DataFrame | None = None
@@ -76,11 +78,13 @@ def analyse(report: Report, band: float = 0.08, scale: tuple[float, float] = (0.
         a.speed_counts = speed.verdict_counts(a.speed)
         a.speed_ranges = speed.ratio_ranges(a.speed)
         a.speed_gains = speed.workload_gains(a.speed)
+        a.speed_totals = speed.totals(a.speed, a.speed_counts)
         a.ttft = speed.ttft(records(s.get("ttft", []), "$.speed.ttft"))
 
     if (m := data.get("memory")) is not None:
         kv = records(m.get("kv_pool", []), "$.memory.kv_pool", ["checkpoint", "engine", "tokens"])
         a.kv = memory.kv_pool(kv)
+        a.kv_range = memory.kv_range(a.kv)
         a.startup = memory.startup(records(m.get("startup", []), "$.memory.startup", ["checkpoint", "engine", "cold_s", "warm_s"]))
         a.kv_references = memory.references(
             records(m.get("references", []), "$.memory.references", ["checkpoint", "name", "version", "kv_pool_tokens"]), kv)

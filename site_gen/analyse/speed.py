@@ -93,3 +93,14 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
     out = ttft_records.rename(columns={"baseline_seconds": "baseline", "candidate_seconds": "candidate"})
     out["ratio"] = out["candidate"] / out["baseline"]
     return out[["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"]]
+
+
+def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:
+    """Headline totals over every checkpoint and metric: verdict counts, errors, the aggregate range."""
+    out = {k: int(counts[k].sum()) for k in (*VERDICTS, "cells")}
+    out["faster_share"] = out["faster"] / out["cells"] if out["cells"] else float("nan")
+    out["errors"] = int(ratios["errors"].sum())
+    out["cells_with_errors"] = int((ratios["errors"] > 0).sum())
+    agg = ratios.loc[ratios["metric"] == "aggregate", "ratio"]
+    out["aggregate"] = (float(agg.min()), float(agg.max()), int(len(agg))) if len(agg) else None
+    return out

@@ -12,30 +12,29 @@ from site_gen.render.provenance import Fig
 def row(a: Analysis, url: str) -> dict[str, Any]:
     """One report's dashboard row: display strings plus the plain values it sorts by."""
     r = a.report
-    counts = a.speed_counts
     out: dict[str, Any] = {
         "id": r.id, "title": r.title, "date": r.date, "url": url,
         "engines": f"{r.candidate.label} vs {r.baseline.label}",
         "checkpoints": ", ".join(a.checkpoints), "supersedes": r.meta.get("supersedes"),
         "speed": "—", "speed_sort": "", "speed_bar": None, "speed_range": None, "superseded_by": None, "precision": "—", "precision_sort": "", "kv": "—", "kv_sort": "",
     }
-    if counts is not None:
-        f, lv, s, n = (int(counts[k].sum()) for k in ("faster", "level", "slower", "cells"))
-        out["speed"] = f"{f} faster · {lv} level · {s} slower"
-        out["speed_sort"] = f"{f / n:.6f}" if n else ""
-        agg = a.speed[a.speed["metric"] == "aggregate"]["ratio"] if a.speed is not None else None
-        if agg is not None and len(agg):
-            out["speed_bar"] = charts.range_bar(agg.min(), agg.max(), a.scale, a.band)
-            out["speed_range"] = Fig(fmt.ratio_range(agg.min(), agg.max()),
-                                     how=f"lowest and highest candidate / baseline over {len(agg)} aggregate cells")
-    if a.precision_summary and a.precision_summary["pairs"]:
-        p = a.precision_summary
+    t = a.speed_totals
+    if t:
+        out["speed"] = f"{t['faster']} faster · {t['level']} level · {t['slower']} slower"
+        out["speed_sort"] = f"{t['faster_share']:.6f}"
+        if t["aggregate"]:
+            low, high, n = t["aggregate"]
+            out["speed_bar"] = charts.range_bar(low, high, a.scale, a.band)
+            out["speed_range"] = Fig(fmt.ratio_range(low, high),
+                                     how=f"lowest and highest candidate / baseline over {n} aggregate cells")
+    p = a.precision_summary
+    if p and p["pairs"]:
         out["precision"] = f"{p['resolved']} of {p['pairs']} resolved; {p['further']} further, {p['closer']} closer"
-        out["precision_sort"] = f"{p['resolved'] / p['pairs']:.6f}"
-    if a.kv is not None and not a.kv["ratio"].dropna().empty:
-        ratios = a.kv["ratio"].dropna()
-        out["kv"] = fmt.ratio_range(ratios.min(), ratios.max())
-        out["kv_sort"] = f"{ratios.max():.6f}"
+        out["precision_sort"] = f"{p['resolved_share']:.6f}"
+    if a.kv_range:
+        low, high, _ = a.kv_range
+        out["kv"] = fmt.ratio_range(low, high)
+        out["kv_sort"] = f"{high:.6f}"
     return out
 
 

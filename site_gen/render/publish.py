@@ -37,10 +37,9 @@ def _report_base(report_id: str) -> str:
 def headlines(a: Analysis) -> list[tuple[str, str, str]]:
     """(label, text, colour key) of the report's headline verdicts, as the dashboard counts them."""
     out: list[tuple[str, str, str]] = []
-    counts = a.speed_counts
-    if counts is not None and not counts.empty:
-        faster, level, slower = (int(counts[k].sum()) for k in ("faster", "level", "slower"))
-        cells = faster + level + slower
+    t = a.speed_totals
+    if t:
+        faster, level, slower, cells = t["faster"], t["level"], t["slower"], t["cells"]
         key = "faster" if faster > slower else "slower" if slower > faster else "level"
         out.append(("Speed:", f"{faster} of {cells} cells faster, {level} level, {slower} slower", key))
     s = a.precision_summary
@@ -50,8 +49,8 @@ def headlines(a: Analysis) -> list[tuple[str, str, str]]:
         key = "slower" if s["further"] > s["closer"] else "faster" if s["closer"] > s["further"] else "level"
         out.append(("Precision:", f"{s['further']} further{reference}, {s['closer']} closer "
                                   f"({s['resolved']} of {s['pairs']} resolved)", key))
-    if a.kv is not None and not a.kv["ratio"].dropna().empty:
-        low, high = a.kv["ratio"].min(), a.kv["ratio"].max()
+    if a.kv_range:
+        low, high, _ = a.kv_range
         key = "faster" if low > 1 else "slower" if high < 1 else "level"
         out.append(("KV pool:", f"holds {fmt.ratio_range(low, high)} the baseline's context", key))
     return out

@@ -20,10 +20,9 @@ def summary_data(a: Analysis) -> dict[str, Any]:
         speed: dict[str, Any] = {}
         for i, c in enumerate(s["checkpoints"]):
             entry: dict[str, Any] = {}
-            for row in s["count_rows"]:
-                cell = row["cells"][i]
-                if cell.get("counts"):
-                    entry[row["metric"]] = {k: int(str(v)) for k, v in cell["counts"].items()} | {"cells": cell["of"]}
+            counts = a.speed_counts[a.speed_counts["checkpoint"] == c].set_index("metric")
+            for metric, row in counts.iterrows():
+                entry[metric] = {k: int(row[k]) for k in ("faster", "level", "slower", "cells")}
             for row in s["range_rows"]:
                 entry[row["key"]] = str(row["cells"][i]["text"])
             if s["ttft"] and s["ttft"]["cells"][i]:

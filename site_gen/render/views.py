@@ -154,8 +154,8 @@ def speed(a: Analysis) -> dict[str, Any] | None:
                       if c in t.index else None for c in cols],
         }
     gains = a.speed_gains.head(2)
-    errors = int(a.speed["errors"].sum())
-    cells_with_errors = int((a.speed["errors"] > 0).sum())
+    errors = a.speed_totals["errors"]
+    cells_with_errors = a.speed_totals["cells_with_errors"]
     tables = []
     for c in cols:
         for metric in ("aggregate", "decode"):
@@ -221,7 +221,7 @@ def memory(a: Analysis) -> dict[str, Any] | None:
                                             f"{part.loc[c, 'source']}.cold_s and .warm_s") if c in part.index else fmt.MISSING}
                                for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
-             "ratio": fmt.ratio(r["ratio"], 1), "candidate": a.report.candidate.label.split(" ", 1)[-1]}
+             "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
             for _, r in a.kv_references.iterrows()] if a.kv_references is not None else []
     return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", "")}
 
@@ -339,7 +339,7 @@ def tool_calling(a: Analysis) -> dict[str, Any] | None:
     split = [{"scenario": s["scenario"], "points": [("" if pd.isna(s[rid]) else str(int(s[rid]))) for rid in run_ids],
               "failed": s["scenario"] in failed}
              for s in a.tool_scenarios.to_dict("records")]
-    return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "per_checkpoint": per_cp,
+    return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "max_points": t["max_points"], "per_checkpoint": per_cp,
             "failed": a.tool_failed, "failed_count": len(a.tool_failed), "latency": latency,
             "concurrency": t.get("concurrency"), "note": t.get("note", ""), "runs": runs, "split": split}
 
