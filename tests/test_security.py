@@ -205,3 +205,13 @@ def test_author_pages_keep_raw_html_receipt_markdown_does_not(tmp_path):
     overview = (tmp_path / "site" / "reports" / "payloads" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;pwn(1)&lt;/script&gt;" in overview
     assert "<script>pwn(" not in overview
+
+
+def test_figure_syntax_inside_code_in_a_receipt_is_shown_as_written():
+    from site_gen.render.markdown import render
+
+    def no_figures(*args):
+        raise AssertionError("a figure inside code must not be evaluated")
+
+    html = render("Write `{{ kv_ratio_range }}` in a lede.", resolve_page=lambda n: None, resolve_figure=no_figures).html
+    assert "<code>{{ kv_ratio_range }}</code>" in html

@@ -200,7 +200,11 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
     pieces: list[Inline] = []
     failed: list[tuple[int, str]] = []
 
+    code = code_ranges(text)
+
     def swap(match: re.Match) -> str:
+        if in_ranges(match.start(), code):
+            return match.group(0)  # inside code: shown as written
         if resolve_figure is None:
             raise InlineError("figures are not available here", match.start())
         piece = render_inline(match.group(1), match.start(), resolve_figure)
