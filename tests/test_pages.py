@@ -152,3 +152,14 @@ def test_stable_anchors(overview):
     for ident in ("what-was-tested", "precision", "speed", "memory-and-startup", "long-outputs", "versions",
                   "tool-calling", "not-covered", "numbers", "precision-table", "speed-summary"):
         assert find_id(overview, ident) is not None, ident
+
+
+def test_precision_page_says_when_sides_come_from_different_days(example_site):
+    import json as _json
+
+    receipt = _json.loads((ROOT / "data/cuteafd-v4.0.0/SUMMARY.json").read_text())
+    paired = [r for r in receipt["precision"]["results"] if "baseline" in r and "candidate" in r]
+    differ = sum(r["baseline"]["date"] != r["candidate"]["date"] for r in paired)
+    assert differ > 0
+    body = text(parse(example_site / REPORT / "precision.html"))
+    assert f"{differ} of {len(paired)} pairs set receipts from different days side by side" in body

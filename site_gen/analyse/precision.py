@@ -47,6 +47,8 @@ def summary(table: pd.DataFrame) -> dict:
         "checkpoints": paired["checkpoint"].nunique(),
         "panels": paired["panel"].nunique(),
         "resolved_share": paired["resolved"].mean() if len(paired) else float("nan"),
+        # Pairs whose two sides were measured on different days (still on identical rows).
+        "different_days": int((paired["baseline_date"] != paired["candidate_date"]).sum()),
     }
 
 
