@@ -156,3 +156,26 @@ def test_versions_identical_and_resolution():
     t = versions.text(pd.DataFrame([{"category": "code", "identical": 25, "total": 25},
                                     {"category": "json", "identical": 0, "total": 25}]))
     assert t.iloc[0]["categories"] == ["code"] and t.iloc[1]["total"] == 25
+
+
+def test_direction_and_largest_gap():
+    assert precision.direction({"pairs": 3, "further": 3, "closer": 0}) == "further"
+    assert precision.direction({"pairs": 3, "further": 0, "closer": 3}) == "closer"
+    assert precision.direction({"pairs": 3, "further": 2, "closer": 1}) == "mixed"
+    assert precision.direction({"pairs": 0, "further": 0, "closer": 0}) == "mixed"
+    t = precision.differences(results([
+        ("A", "kl", 0.040, 0.041, 0.001, [0.0005, 0.0015]),
+        ("B", "kl", 0.020, 0.024, 0.004, [0.002, 0.006]),
+        ("A", "top1", 93.0, 92.0, -1.0, [-1.5, -0.5]),
+        ("B", "top1", 95.0, 94.5, -0.5, [-0.8, -0.2]),
+    ]), MEASURES)
+    gaps = precision.checkpoint_gaps(t)
+    top = precision.largest_gap(gaps)
+    # kl: largest engine gap 0.004 over checkpoint gap 0.017; top1: 1.0 over 2.5 -> top1 wins.
+    assert top["measure"] == "top1" and top["share"] == pytest.approx(0.4)
+    assert precision.largest_gap(gaps.iloc[0:0]) is None
+
+
+def test_tool_calling_scale():
+    points = pd.DataFrame({"scenario": ["S1", "S2", "S1", "S2", "S3"], "points": [2, 1, 0, 2, 2]})
+    assert tool_calling.scale(points, 2) == {"scenarios": 3, "max_total": 6}

@@ -68,3 +68,20 @@ def checkpoint_gaps(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"measure": measure, "label": group["label"].iloc[0], "engine_gap": largest,
                      "checkpoint_gap": spread, "share": largest / spread if spread else np.nan})
     return pd.DataFrame(rows, columns=["measure", "label", "engine_gap", "checkpoint_gap", "share"])
+
+
+def largest_gap(gaps: pd.DataFrame) -> dict | None:
+    """The measure whose engine gap is the largest share of its checkpoint gap."""
+    if gaps is None or gaps.empty or not gaps["share"].notna().any():
+        return None
+    top = gaps.loc[gaps["share"].idxmax()]
+    return {"measure": top["measure"], "label": top["label"], "share": float(top["share"])}
+
+
+def direction(summary_: dict) -> str:
+    """further / closer when every paired gap points one way, else mixed."""
+    if summary_["pairs"] and summary_["further"] == summary_["pairs"]:
+        return "further"
+    if summary_["pairs"] and summary_["closer"] == summary_["pairs"]:
+        return "closer"
+    return "mixed"

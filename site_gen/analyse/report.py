@@ -21,6 +21,8 @@ class Analysis:
     precision: pd.DataFrame | None = None
     precision_summary: dict[str, Any] = field(default_factory=dict)
     precision_gaps: pd.DataFrame | None = None
+    precision_largest_gap: dict | None = None
+    precision_direction: str = "mixed"
     speed: pd.DataFrame | None = None
     speed_counts: pd.DataFrame | None = None
     speed_ranges: pd.DataFrame | None = None
@@ -44,6 +46,7 @@ class Analysis:
     tool_latency: pd.DataFrame | None = None
     tool_failed: list[str] = field(default_factory=list)
     tool_scenarios: pd.DataFrame | None = None
+    tool_scale: dict = field(default_factory=dict)
 
     def has(self, section: str) -> bool:
         return self.report.section(section) is not None
@@ -71,6 +74,8 @@ def analyse(report: Report, band: float = 0.08, scale: tuple[float, float] = (0.
                                             pd.DataFrame(p["measures"]))
         a.precision_summary = precision.summary(a.precision)
         a.precision_gaps = precision.checkpoint_gaps(a.precision)
+        a.precision_largest_gap = precision.largest_gap(a.precision_gaps)
+        a.precision_direction = precision.direction(a.precision_summary)
 
     if (s := data.get("speed")) is not None and s["cells"]:
         cells = records(s["cells"], "$.speed.cells")
@@ -112,4 +117,5 @@ def analyse(report: Report, band: float = 0.08, scale: tuple[float, float] = (0.
         a.tool_latency = tool_calling.latency_ranges(a.tool_totals)
         a.tool_failed = tool_calling.failed_everywhere(a.tool_points)
         a.tool_scenarios = tool_calling.scenario_table(a.tool_points)
+        a.tool_scale = tool_calling.scale(a.tool_points, t["max_points"])
     return a

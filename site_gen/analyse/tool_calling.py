@@ -36,3 +36,9 @@ def scenario_table(points: pd.DataFrame) -> pd.DataFrame:
     wide = wide.reindex(columns=list(dict.fromkeys(points["run"])))
     wide.columns.name = None
     return wide.reset_index()
+
+
+def scale(points: pd.DataFrame, max_points: int) -> dict:
+    """How many scenarios the runs cover, and the most points a run can score."""
+    scenarios = int(points["scenario"].nunique())
+    return {"scenarios": scenarios, "max_total": scenarios * max_points}

@@ -54,11 +54,8 @@ def precision(a: Analysis) -> dict[str, Any] | None:
             })
         groups.append({"checkpoint": checkpoint, "rows": rows})
     s = a.precision_summary
-    gaps = a.precision_gaps
-    largest = None
-    if gaps is not None and not gaps.empty and gaps["share"].notna().any():
-        top = gaps.loc[gaps["share"].idxmax()]
-        largest = {"share": f"{top['share']:.0%}", "label": top["label"]}
+    top = a.precision_largest_gap
+    largest = {"share": f"{top['share']:.0%}", "label": top["label"]} if top else None
     unpaired = []
     for checkpoint in a.checkpoints:
         if checkpoint not in a.paired_checkpoints:
@@ -67,7 +64,7 @@ def precision(a: Analysis) -> dict[str, Any] | None:
         "reference": p["reference"], "note": p.get("note", ""), "groups": groups, "summary": s,
         "largest_gap": largest, "paired_checkpoints": [g["checkpoint"] for g in groups],
         "forest": charts.forest(a.precision), "unpaired": unpaired,
-        "direction": "further" if s["further"] == s["pairs"] else "closer" if s["closer"] == s["pairs"] else "mixed",
+        "direction": a.precision_direction,
     }
 
 
@@ -319,8 +316,7 @@ def tool_calling(a: Analysis) -> dict[str, Any] | None:
     t = a.report.section("tool_calling")
     if t is None or a.tool_totals is None:
         return None
-    scenarios = int(a.tool_points["scenario"].nunique())
-    maximum = scenarios * t["max_points"]
+    scenarios, maximum = a.tool_scale["scenarios"], a.tool_scale["max_total"]
     per_cp = []
     for c in a.paired_checkpoints:
         r = a.tool_ranges[a.tool_ranges["checkpoint"] == c].set_index("engine")
