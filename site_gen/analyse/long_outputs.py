@@ -47,3 +47,8 @@ def categories(replies: pd.DataFrame) -> dict[str, int]:
     """Replies per category in one arm and cap (the design: 8 of each)."""
     first = replies.groupby(["arm", "cap"], sort=False).ngroup() == 0
     return replies[first]["category"].value_counts().sort_index().to_dict()
+
+
+def looped_per_arm(table: pd.DataFrame) -> dict[str, int]:
+    """Replies that looped, per arm, over every cap."""
+    return {arm: int(n) for arm, n in table.groupby("arm", sort=False)["looped"].sum().items()}

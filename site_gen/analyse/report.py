@@ -38,6 +38,7 @@ class Analysis:
     long_caps: list[int] = field(default_factory=list)
     long_thinking: pd.DataFrame | None = None
     long_categories: dict[str, int] = field(default_factory=dict)
+    long_looped: dict[str, int] = field(default_factory=dict)
     versions_precision: pd.DataFrame | None = None
     versions_text: pd.DataFrame | None = None
     tool_points: pd.DataFrame | None = None
@@ -105,6 +106,7 @@ def analyse(report: Report, band: float = 0.08, scale: tuple[float, float] = (0.
         a.long_arms = long_outputs.complete_arms(a.long_table, a.long_caps)
         a.long_thinking = long_outputs.thinking_at_cap(a.long_table)
         a.long_categories = long_outputs.categories(replies)
+        a.long_looped = long_outputs.looped_per_arm(a.long_table)
 
     if (v := data.get("versions")) is not None:
         a.versions_precision = versions.precision(pd.DataFrame(v.get("precision", []), columns=["panel", "checkpoint", "max_abs_difference", "interval"]))

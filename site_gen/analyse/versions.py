@@ -25,8 +25,9 @@ def precision(rows: pd.DataFrame) -> pd.DataFrame:
 def text(rows: pd.DataFrame) -> pd.DataFrame:
     """Replies grouped by whether every reply of a category was identical."""
     if rows.empty:
-        return pd.DataFrame(columns=["all_identical", "categories", "identical", "total"])
+        return pd.DataFrame(columns=["all_identical", "categories", "identical", "total", "differ"])
     rows = rows.assign(all_identical=rows["identical"] == rows["total"])
     out = rows.groupby("all_identical", sort=False).agg(
         categories=("category", list), identical=("identical", "sum"), total=("total", "sum"))
+    out["differ"] = out["total"] - out["identical"]
     return out.reset_index().sort_values("all_identical", ascending=False).reset_index(drop=True)

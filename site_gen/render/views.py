@@ -260,7 +260,8 @@ def long_outputs(a: Analysis) -> dict[str, Any] | None:
          "cells": [fig(arm, top, "", str(int(cell(arm, top, "json_valid"))), "JSON replies that parse and validate")
                    for arm in arms]},
         {"label": "Replies that looped", "sub": "",
-         "cells": [str(int(t[t["arm"] == arm]["looped"].sum())) for arm in arms]},
+         "cells": [Fig(str(a.long_looped[arm]), how=f"replies that looped, {labels[arm]}, every cap: grouped from "
+                       "the reply records in $.long_outputs.replies") for arm in arms]},
     ]
     per_cap = sorted({int(n) for n in t["replies"]})
     cats = a.long_categories
@@ -304,8 +305,7 @@ def versions(a: Analysis) -> dict[str, Any] | None:
             if r["all_identical"]:
                 parts.append(f"{joined} replies identical ({int(r['identical'])}/{int(r['total'])})")
             else:
-                differ = int(r["total"] - r["identical"])
-                parts.append(f"{joined} replies differ ({differ}/{int(r['total'])})")
+                parts.append(f"{joined} replies differ ({int(r['differ'])}/{int(r['total'])})")
         rows.append({"label": "Long-output text", "text": "; ".join(parts)})
     return {"previous": f"v{prev['version']}", "previous_label": f"{prev['name']} v{prev['version']}",
             "candidate": f"v{a.report.candidate.version}", "note": v.get("note", ""), "rows": rows,
