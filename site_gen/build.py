@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import os
 import time
@@ -9,8 +10,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import site_gen
+from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis, analyse
 from site_gen.config import Config
 import jinja2
@@ -23,10 +26,9 @@ from site_gen.render import dashboard, views
 from site_gen.render import history as history_view
 from site_gen.render import publish
 from site_gen.render import format as fmt
-from site_gen.render import docs as docs_module
 from site_gen.render.docs import DocsPages
-from site_gen.render.pages import Page, ReportPages, environment, render_page, report_base, theme_dir
-from site_gen.write import check_site_dir, write_site
+from site_gen.render.pages import SECTIONS, Page, ReportPages, environment, render_page, report_base, theme_dir
+from site_gen.write import Staging, check_site_dir
 
 
 @dataclass
@@ -112,10 +114,15 @@ class Builder:
     returns the whole site, the same bytes a fresh `build_files` gives.
     """
 
-    def __init__(self, config: Config, *, strict: bool = False, progress=None):
+    def __init__(self, config: Config, *, strict: bool = False, progress=None, watched: bool = False):
         self.config = config
         self.strict = strict
         self.progress = progress  # progress(what, done, total), e.g. a terminal progress bar
+        # Watched (the preview): every change under data_dir is reported through `changed()`, so a
+        # rebuild looks only at the report folders it names instead of every folder of the site.
+        self.watched = watched
+        self._folders: list[Path] | None = None  # report folders as last listed
+        self._rescan = True
         self._loaded: dict[Path, _Loaded] = {}
         self._reload: set[Path] = set()      # report folders whose SUMMARY.json changed
         self._reprose: set[Path] = set()     # report folders where another file changed
@@ -127,15 +134,20 @@ class Builder:
         self._closures: dict[str, tuple[str, ...]] = {}
         self._any_template = 0
         self._docs_gen = 0  # bumped when a file under docs_dir changes
-        self._docs: tuple | None = None    # (key, DocsPages, (pages, files, warnings) or None)
+        self._docs: tuple | None = None    # (key, DocsPages, its static files or None)
+        self._docs_pages: dict = {}        # DocsPages.pages' cache
         self._extra: tuple | None = None   # (key, publishing files)
         self.stats: dict[str, int] = {}
         self._rows: dict[tuple[str, str], dict] = {}
+        self._row_macro: tuple | None = None      # (generation of _macros.html, its dashboard_row macro)
+        self._row_html: dict[tuple[str, str], Any] = {}
         self._history: tuple | None = None
         self._history_rows: dict = {}
         self._key_base: tuple | None = None       # (ids of nav and assets, their reprs, the objects kept alive)
         self._template_keys: dict[str, tuple] = {}  # template -> generations of it and what it uses
         self._report_whole: dict[str, tuple] = {}  # report id -> ((sha256, lede), (pages, files, warnings))
+        self._streamed: dict[str, _Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
+        self._report_done: dict[str, tuple] = {}  # report id -> (key, every file of it, warnings, draws charts)
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -153,6 +165,9 @@ class Builder:
         templates: set[str] = set()
         for path in paths:
             path = Path(path).resolve()
+            if data == path:
+                self._rescan = True
+                continue
             if data in path.parents:
                 parts = path.relative_to(data).parts
                 folder = self.config.data_dir / parts[0]
@@ -179,12 +194,34 @@ class Builder:
                         del env.cache[key]
 
     # -- the steps, each cached ---------------------------------------------------------------
+    def _report_folders(self) -> tuple[list[Path], set[Path] | None]:
+        """The report folders, and which of them may have changed (None: any of them)."""
+        if not self.watched or self._folders is None or self._rescan:
+            self._rescan = False
+            self._folders = report_folders(self.config.data_dir)
+            return self._folders, None
+        named = self._reload | self._reprose
+        listed = set(self._folders)
+        for folder in named:
+            # A folder the watcher named may have gained or lost its receipt, or come or gone whole.
+            if os.path.isdir(folder) and os.path.lexists(folder / SUMMARY):
+                listed.add(folder)
+            else:
+                listed.discard(folder)
+        if len(listed) != len(self._folders) or not listed.issuperset(self._folders):
+            self._folders = sorted(listed, key=lambda f: f.name)
+        return self._folders, named
+
     def _load(self) -> list[Report]:
-        folders = report_folders(self.config.data_dir)
+        folders, named = self._report_folders()
         if not folders:
             return load_reports(self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
         reports = []
         for folder in folders:
+            cached = self._loaded.get(folder)
+            if named is not None and cached is not None and folder not in named:
+                reports.append(cached.report)  # the watcher said nothing of it: unchanged
+                continue
             stamp = _stamp(folder)
             summary = tuple(s for s in stamp if s[0] == SUMMARY)
             cached = self._loaded.get(folder)
@@ -244,6 +281,10 @@ class Builder:
                 self.stats["contexts"] = self.stats.get("contexts", 0) + 1
             pages.append(cached[1])
             warnings.extend(cached[2])
+        present = {key for key, _, _ in rp.sections}
+        for key, _, _ in SECTIONS:
+            if key not in present:
+                self._pages.pop((r.id, key), None)  # a section the receipt no longer has
         files = self._report_files.get(r.id)
         if files is None or files[0] != r.sha256:
             files = self._report_files[r.id] = (r.sha256, rp.files())
@@ -315,6 +356,32 @@ class Builder:
             self._rows[key] = dashboard.row(a, url=report_base(a.report.id) + "index.html")
         return dict(self._rows[key])
 
+    def _dashboard_rows(self, analyses: list[Analysis]) -> list[dict]:
+        """Every report's row, each with its HTML (`row_html`) when the theme's own macro draws it.
+
+        A thousand rows take ~40 ms to render; kept per receipt, a preview rebuild after one edit
+        renders one. A custom_dir that overrides the macros is rendered whole, as it may use the
+        page's context.
+        """
+        rows = [self._dashboard_row(a) for a in analyses]
+        if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
+            return rows
+        generation = self._template_gen.get("_macros.html", 0)
+        if self._row_macro is None or self._row_macro[0] != generation:
+            env = environment(None)
+            self._row_macro = (generation, getattr(env.get_template("_macros.html").module, "dashboard_row", None))
+            self._row_html = {}
+        macro = self._row_macro[1]
+        if macro is None:
+            return rows
+        live = {}
+        for a, row in zip(analyses, rows):
+            key = (a.report.id, a.report.sha256)
+            live[key] = self._row_html.get(key) or macro(row)
+            row["row_html"] = live[key]
+        self._row_html = live
+        return rows
+
     def _history_page(self, analyses: list[Analysis], data_key: tuple) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != data_key:
@@ -328,12 +395,14 @@ class Builder:
             self.progress(what, done, total)
 
     # -- a cold build of many reports, on every core -------------------------------------------
-    def _prefill(self) -> None:
+    def _prefill(self, out: Staging | None = None) -> None:
         """Loads, analyses and renders the reports' own pages in forked workers, filling the caches.
 
         Only for a fresh builder with many reports. `build()` then finds every report cached and
         renders just the site-wide pages; whatever a worker made under other assumptions (a cache
         key that does not match) is simply made again, so the output is the same bytes either way.
+        With `out`, workers write each report's files straight into it and send back only the
+        light analysis, so neither they nor this process ever hold the site's pages.
         """
         workers = min(os.cpu_count() or 1, 4)
         if self._loaded or workers < 2 or not hasattr(os, "fork"):
@@ -355,8 +424,8 @@ class Builder:
         size = max(4, min(32, len(folders) // (workers * 8) or 4))
         chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
         results, done = [], 0
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for result in pool.imap(_prefill_chunk, [(self.config, self.strict, chunk, nav) for chunk in chunks]):
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start) as pool:
+            for result in pool.imap(_prefill_chunk, [(self.config, self.strict, chunk, nav, out) for chunk in chunks]):
                 results.append(result)
                 done += len(result[1]) if result[0] == "ok" else 0
                 self._progress("reports", done, len(folders))
@@ -365,21 +434,32 @@ class Builder:
             index, message, file, where = min(errors, key=lambda e: e[0])
             raise SitegenError(message, file, where)
         for _, items in results:
-            for folder, loaded, analysis, pages, files, rendered in items:
+            for folder, loaded, analysis, made, summaries in items:
                 self._loaded[folder] = loaded
                 self._analyses[loaded.report.id] = (loaded.report.sha256, analysis)
+                key = (loaded.report.id, loaded.report.sha256)
+                self._rows[key], self._history_rows[key] = summaries
+                if isinstance(made, _Streamed):
+                    self._streamed[loaded.report.id] = made
+                    continue
+                pages, files, rendered = made
                 self._pages.update(pages)
                 self._report_files[loaded.report.id] = files
                 self._rendered.update(rendered)
 
     # -- the whole site -----------------------------------------------------------------------
-    def build(self, reports: list[Report] | None = None) -> BuildResult:
-        """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
+    def build(self, reports: list[Report] | None = None, *, out: Staging | None = None) -> BuildResult:
+        """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing.
+
+        With `out`, a one-shot build for publishing: each report's files are written to `out` as
+        soon as they are made and are not kept, so memory does not grow with the number of pages;
+        the site-wide files are written at the end, and `files` holds only those.
+        """
         start = time.perf_counter()
         self.stats = {}
         config = self.config
         if reports is None:
-            self._prefill()
+            self._prefill(out)
             reports = self._load()
         analyses = [self._analysis(r) for r in reports]
         check_supersedes(analyses)
@@ -388,15 +468,15 @@ class Builder:
         site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
         if len(analyses) > 1:
             site_nav = [{"title": "History", "url": history_view.HISTORY_URL, "report": None}] + site_nav
-        # Markdown pages of docs_dir, remade only when docs, a report or a template changed.
-        # (A report's lede shows only on its overview, which no docs block draws on.)
+        # Markdown pages of docs_dir: found and read again when docs, the set of reports or a template
+        # changed; each page remade only when it or a report it draws on changed (see DocsPages.pages).
         data_key = tuple((a.report.id, a.report.sha256) for a in analyses)
-        ledes = tuple(a.report.lede for a in analyses) if any(
-            getattr(spec, "section", None) == "overview" for spec in getattr(docs_module, "BLOCKS", {}).values()) else ()
-        docs_key = (self._docs_stamp(), self._docs_gen, data_key, ledes, self._any_template)
+        docs_key = (self._docs_stamp(), self._docs_gen, tuple(sorted(a.report.id for a in analyses)), self._any_template)
         if self._docs is None or self._docs[0] != docs_key:
             self._docs = (docs_key, DocsPages(config, analyses, strict=self.strict), None)
+            self._docs_pages = {}
         docs = self._docs[1]
+        docs.analyses = analyses
         site_nav = docs.nav + site_nav
         assets = theme_assets(config)
         asset_urls = {k: v[0] for k, v in assets.items()}
@@ -404,45 +484,78 @@ class Builder:
         warnings: list[str] = []
         pages: list[Page] = []
         cached_pages: set[int] = set()
+        written: list[str] = []  # files already in `out`
+        uses_charts = False
+        remade: list[tuple] = []  # reports whose files were made (or looked at) in this build
+        # What a report page is rendered with besides its own context (page_context draws no report
+        # entries of the navigation, so adding a report leaves the others' pages as they were).
+        render_key = (repr([item for item in site_nav if not item.get("report")]), repr(sorted(asset_urls.items())),
+                      self._any_template)
         for i, a in enumerate(analyses):
             if i % 10 == 0:
                 self._progress("reports", i, len(analyses))
             warnings.extend(a.report.warnings)
-            report_pages, report_files, report_warnings = self._report_pages(a, site_nav)
+            if out is not None:
+                made = self._streamed.pop(a.report.id, None)
+                if made is None or made.sha256 != a.report.sha256:
+                    made = _write_report(a, config, self.strict, site_nav, asset_urls, out)
+                written.extend(made.names)
+                warnings.extend(made.warnings)
+                uses_charts |= made.charts
+            else:
+                done = self._report_done.get(a.report.id)
+                if done is not None and done[0] == (a.report.sha256, a.report.lede, render_key):
+                    # Nothing this report's files are made from changed: take them whole, without
+                    # even looking at its pages (a thousand reports are nine thousand pages).
+                    files.update(done[1])
+                    warnings.extend(done[2])
+                    uses_charts |= done[3]
+                else:
+                    report_pages, report_files, report_warnings = self._report_pages(a, site_nav)
+                    pages.extend(report_pages)
+                    cached_pages.update(id(p) for p in report_pages)
+                    files.update(report_files)
+                    warnings.extend(report_warnings)
+                    remade.append(((a.report.sha256, a.report.lede, render_key), a.report.id, report_pages, report_files,
+                                   report_warnings))
             if a.report.raw:  # analysed and published: keep the analysis, drop the records
                 analyses[i] = a = _lighten(a)
                 self._analyses[a.report.id] = (a.report.sha256, a)
                 loaded = self._loaded.get(a.report.folder)
                 if loaded is not None and loaded.report.sha256 == a.report.sha256:
                     self._loaded[a.report.folder] = dataclasses.replace(loaded, report=a.report)
-            pages.extend(report_pages)
-            cached_pages.update(id(p) for p in report_pages)
-            files.update(report_files)
-            warnings.extend(report_warnings)
         home = Page(url="index.html", title=config.site_name, template="home.html",
-                    context={"reports": dashboard.split([self._dashboard_row(a) for a in analyses])})
+                    context={"reports": dashboard.split(self._dashboard_rows(analyses))})
         if len(analyses) > 1:
             pages.append(self._history_page(analyses, data_key))
         if self._docs[2] is None:
-            self._docs = (self._docs[0], docs, (docs.pages(home), docs.files(), list(docs.warnings)))
-        docs_pages, docs_files, docs_warnings = self._docs[2]
+            self._docs = (self._docs[0], docs, docs.files())
+        docs.warnings = []
+        docs_pages, docs_files, docs_warnings = docs.pages(home, self._docs_pages), self._docs[2], docs.warnings
         pages.extend(docs_pages)  # docs/index.md, when there is one, is the home page
         cached_pages.update(id(p) for p in docs_pages)
         files.update(docs_files)
         warnings.extend(docs_warnings)
-        uses_charts = False
         for n, page in enumerate(pages, 1):
             files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)
             uses_charts |= page.charts
             if n % 50 == 0 or n == len(pages):
                 self._progress("pages", n, len(pages))
+        for key, rid, report_pages, report_files, report_warnings in remade:
+            self._report_done[rid] = (key, {**report_files, **{p.url: files[p.url] for p in report_pages}},
+                                      report_warnings, any(p.charts for p in report_pages))
         for key, (path, data) in assets.items():
             if key not in ("plotly", "plotly_charts") or uses_charts:
                 files[path] = data
-        extra_key = (data_key, self._any_template, tuple(sorted(files)))
+        names = set(files).union(written)
+        # The site's file names follow from its reports, docs pages and templates: no need to list them.
+        extra_key = (data_key, self._any_template, self._docs[0], len(names))
         if self._extra is None or self._extra[0] != extra_key:
-            self._extra = (extra_key, publish.extra_files(config, analyses, files))  # 404.html, sitemap.xml, share cards
+            self._extra = (extra_key, publish.extra_files(config, analyses, names))  # 404.html, sitemap.xml, share cards
         files.update(self._extra[1])
+        if out is not None:
+            out.write(files)
+            names.update(files)
         # Forget what no longer exists (a deleted or renamed report, a section gone).
         ids = {a.report.id for a in analyses}
         for rid in set(self._analyses) - ids:
@@ -451,11 +564,14 @@ class Builder:
             del self._report_files[rid]
         for rid in set(self._report_whole) - ids:
             del self._report_whole[rid]
-        for k in [k for k, v in self._pages.items() if id(v[1]) not in cached_pages]:
+        for rid in set(self._report_done) - ids:
+            del self._report_done[rid]
+        for k in [k for k in self._pages if k[0] not in ids]:
             del self._pages[k]
         for url in set(self._rendered) - set(files):
             del self._rendered[url]
-        return BuildResult(files=files, pages=sum(1 for f in files if f.endswith(".html")), reports=len(reports), warnings=warnings,
+        pages_made = sum(1 for f in (names if out is not None else files) if f.endswith(".html"))
+        return BuildResult(files=files, pages=pages_made, reports=len(reports), warnings=warnings,
                            seconds=time.perf_counter() - start)
 
 
@@ -466,17 +582,57 @@ _RECORD_LISTS = (("speed", "cells"), ("long_outputs", "replies"), ("tool_calling
 
 
 def _lighten(a: Analysis) -> Analysis:
-    """The analysis with its report's record lists and raw bytes dropped (the receipt file keeps them)."""
+    """The analysis with its report's record lists and raw bytes dropped (the receipt file keeps them),
+    and the per-scenario points frame that only the analysis itself reads."""
+    if not a.report.raw and a.tool_points is None:
+        return a
     data = dict(a.report.data)
     for section, key in _RECORD_LISTS:
         if isinstance(data.get(section), dict) and data[section].get(key):
             data[section] = {**data[section], key: []}
-    return dataclasses.replace(a, report=dataclasses.replace(a.report, data=data, raw=b""))
+    return dataclasses.replace(a, report=dataclasses.replace(a.report, data=data, raw=b""), tool_points=None)
+
+
+@dataclass
+class _Streamed:
+    """What a one-shot build wrote for one report: file names, page warnings, whether a page draws charts."""
+    sha256: str
+    names: list[str]
+    warnings: list[str]
+    charts: bool
+
+
+def _write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, str]], asset_urls: dict[str, str],
+                  out: Staging) -> _Streamed:
+    """Every file of one report, rendered and written to `out` at once, nothing kept."""
+    rp = ReportPages(a, config, nav, strict=strict)
+    pages = rp.pages()
+    files = rp.files()
+    for page in pages:
+        files[page.url] = render_page(page, config, nav, asset_urls)
+    if publish.site_root(config):  # its link-preview card, drawn here too (in a worker, on every core)
+        files[rp.base + publish.CARD] = publish.share_card(a, config)
+    out.write(files)
+    return _Streamed(a.report.sha256, sorted(files), rp.warnings, any(p.charts for p in pages))
+
+
+def _worker_start() -> None:
+    # What the worker inherited is never garbage: keep the collector off it. Each share collects
+    # once at its end instead of every few thousand allocations (pandas allocates a great many).
+    gc.freeze()
+    gc.disable()
 
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    config, strict, folders, nav = args
+    config, strict, folders, nav, stream = args
+    try:
+        return _prefill_share(config, strict, folders, nav, stream)
+    finally:
+        gc.collect()
+
+
+def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tuple:
     b = Builder(config, strict=strict)
     asset_urls = {k: v[0] for k, v in theme_assets(config).items()}
     out = []
@@ -485,16 +641,23 @@ def _prefill_chunk(args) -> tuple:
             stamp = _stamp(folder)
             report = load_report(folder, config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
             a = b._analysis(report)
-            pages, _, _ = b._report_pages(a, nav)
-            for page in pages:
-                b._render(page, nav, asset_urls, cache=False)
+            if stream is not None:
+                made = _write_report(a, config, strict, nav, asset_urls, stream)
+            else:
+                pages, _, _ = b._report_pages(a, nav)
+                for page in pages:
+                    b._render(page, nav, asset_urls, cache=False)
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
-        a = _lighten(a)
+        a = dataclasses.replace(_lighten(a), displayed={})  # its pages are made: not worth sending back
         loaded = _Loaded(a.report, stamp, tuple(x for x in stamp if x[0] == SUMMARY))
-        mine = {k: v for k, v in b._pages.items() if k[0] == report.id}
-        rendered = {p.url: b._rendered[p.url] for p in pages}
-        out.append((folder, loaded, a, mine, b._report_files[report.id], rendered))
+        if stream is None:
+            mine = {k: v for k, v in b._pages.items() if k[0] == report.id}
+            made = (mine, b._report_files[report.id], {p.url: b._rendered[p.url] for p in pages})
+        b._analyses.clear()
+        # The site-wide pages' share of the work, done here on every core rather than after.
+        summaries = (dashboard.row(a, url=report_base(report.id) + "index.html"), history_rows.report_rows(a))
+        out.append((folder, loaded, a, made, summaries))
     return ("ok", out)
 
 
@@ -516,6 +679,7 @@ def build_files(config: Config, *, strict: bool = False, reports: list[Report] |
 def build(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
     check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
                                      config.config_file, *( [config.custom_dir] if config.custom_dir else [])])
-    result = build_files(config, strict=strict, progress=progress)
-    write_site(result.files, config.site_dir)
+    with Staging(config.site_dir) as out:
+        result = Builder(config, strict=strict, progress=progress).build(out=out)
+        out.commit()
     return result

@@ -58,42 +58,71 @@ def _exchange(a: Path, b: Path) -> bool:
     return fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
-def write_site(files: dict[str, bytes], site_dir: Path) -> None:
-    """Writes into a fresh folder beside site_dir, then swaps it in.
+class Staging:
+    """A fresh folder beside site_dir that a build writes into as it goes, then swaps in whole.
 
-    A failure before the swap leaves the previous site byte for byte as it was; files of
-    removed reports do not survive, since the new tree replaces the old one whole. On Linux the
-    swap is one atomic exchange; elsewhere two renames, the old site put back if the second fails.
+    A failure before `commit()` (bad input found late, a full disk, Ctrl-C) removes the folder and
+    leaves the previous site byte for byte as it was; files of removed reports do not survive a
+    commit, since the new tree replaces the old one whole. On Linux the swap is one atomic exchange;
+    elsewhere two renames, the old site put back if the second fails. Forked workers may write into
+    it too (it pickles as its path).
     """
-    site_dir = site_dir.resolve()
-    if os.path.lexists(site_dir) and not site_dir.is_dir():
-        raise SitegenError("site_dir exists and is not a folder; refusing to replace it", site_dir)
-    parent = site_dir.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.new-", dir=parent))
-    except OSError as exc:
-        raise SitegenError(f"cannot write the site: {exc.strerror or exc}", exc.filename or parent) from exc
-    try:
-        write_tree(files, staging)
-        os.chmod(staging, 0o755)
-        if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
-            shutil.rmtree(staging, ignore_errors=True)  # now holds the previous site
-        elif site_dir.is_dir():
-            old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.old-", dir=parent))
-            old.rmdir()
-            os.rename(site_dir, old)
-            try:
+
+    def __init__(self, site_dir: Path):
+        self.site_dir = Path(site_dir).resolve()
+        if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
+            raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
+        parent = self.site_dir.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.path = Path(tempfile.mkdtemp(prefix=f".{self.site_dir.name}.new-", dir=parent))
+        except OSError as exc:
+            raise SitegenError(f"cannot write the site: {exc.strerror or exc}", exc.filename or parent) from exc
+        self.committed = False
+
+    def write(self, files: dict[str, bytes]) -> None:
+        try:
+            write_tree(files, self.path)
+        except OSError as exc:  # disk full, permissions: the machine's problem, not a bug
+            raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
+                               exc.filename or self.site_dir) from exc
+
+    def commit(self) -> None:
+        site_dir, staging, parent = self.site_dir, self.path, self.site_dir.parent
+        try:
+            os.chmod(staging, 0o755)
+            if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
+                shutil.rmtree(staging, ignore_errors=True)  # now holds the previous site
+            elif site_dir.is_dir():
+                old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.old-", dir=parent))
+                old.rmdir()
+                os.rename(site_dir, old)
+                try:
+                    os.rename(staging, site_dir)
+                except BaseException:
+                    os.rename(old, site_dir)
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
                 os.rename(staging, site_dir)
-            except BaseException:
-                os.rename(old, site_dir)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(staging, site_dir)
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, OSError):  # disk full, permissions: the machine's problem, not a bug
+            self.committed = True
+        except OSError as exc:
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
                                exc.filename or site_dir) from exc
-        raise
+
+    def discard(self) -> None:
+        if not self.committed:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        self.discard()  # after a commit, nothing to do
+
+
+def write_site(files: dict[str, bytes], site_dir: Path) -> None:
+    """Writes every file into a fresh folder beside site_dir, then swaps it in (see `Staging`)."""
+    with Staging(site_dir) as staging:
+        staging.write(files)
+        staging.commit()

@@ -114,21 +114,45 @@ _KINDS = {"speed": (speed_rows, SPEED_COLUMNS), "kv": (kv_rows, KV_COLUMNS), "st
           "precision": (precision_rows, PRECISION_COLUMNS)}
 
 
-def frames(analyses: list[Analysis], cache: dict | None = None) -> dict[str, pd.DataFrame]:
-    """All four history frames; per-report rows come from `cache` when its receipt is unchanged."""
+def report_rows(a: Analysis) -> dict[str, list[dict]]:
+    """One report's rows of each history frame (what `frames` caches per receipt)."""
+    return {k: fn(a) for k, (fn, _) in _KINDS.items()}
+
+
+def frames(analyses: list[Analysis], cache: dict | None = None, newest: int | None = None) -> dict[str, pd.DataFrame]:
+    """All four history frames; per-report rows come from `cache` when its receipt is unchanged.
+
+    With `newest`, each series keeps only its newest rows, and an `older` column says how many it
+    left out: a page showing the latest releases then costs little more at a thousand reports.
+    """
     cache = {} if cache is None else cache
     live = set()
-    out: dict[str, list[dict]] = {k: [] for k in _KINDS}
     for a in analyses:
         key = (a.report.id, a.report.sha256)
         live.add(key)
         if key not in cache:
-            cache[key] = {k: fn(a) for k, (fn, _) in _KINDS.items()}
-        for k in _KINDS:
-            out[k].extend(cache[key][k])
+            cache[key] = report_rows(a)
     for stale in set(cache) - live:
         del cache[stale]
-    return {k: _order(pd.DataFrame(rows, columns=_KINDS[k][1])) for k, rows in out.items()}
+    if newest is None:
+        return {k: _order(pd.DataFrame([r for a in analyses for r in cache[(a.report.id, a.report.sha256)][k]], columns=cols))
+                for k, (_, cols) in _KINDS.items()}
+    # Newest reports first: each series takes rows until it has `newest`, then only counts.
+    ordered = sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)
+    kept: dict[str, dict[str, list[dict]]] = {k: {} for k in _KINDS}
+    older: dict[str, dict[str, int]] = {k: {} for k in _KINDS}
+    for a in ordered:
+        rows = cache[(a.report.id, a.report.sha256)]
+        for k in _KINDS:
+            for row in rows[k]:
+                got = kept[k].setdefault(row["series"], [])
+                if len(got) < newest:
+                    got.append(row)
+                else:
+                    older[k][row["series"]] = older[k].get(row["series"], 0) + 1
+    return {k: _order(pd.DataFrame([{**r, "older": older[k].get(series, 0)} for series, got in kept[k].items() for r in got],
+                                   columns=[*cols, "older"]))
+            for k, (_, cols) in _KINDS.items()}
 
 
 def supersession(analyses: list[Analysis]) -> dict[str, str]:

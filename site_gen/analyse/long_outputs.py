@@ -9,21 +9,24 @@ def per_arm(replies: pd.DataFrame, arms: pd.DataFrame) -> pd.DataFrame:
 
     Medians of code replies use the code replies of that arm and cap, finished or not.
     """
-    r = replies.assign(
-        code=replies["category"] == "code", json=replies["category"] == "json",
-        capped=~replies["finished"].astype(bool),
-        passed=replies["tests_passed"].fillna(False).astype(bool) & (replies["category"] == "code"),
-        valid=replies["json_valid"].fillna(False).astype(bool) & (replies["category"] == "json"),
-    )
+    category = replies["category"]
+    r = pd.DataFrame({
+        "arm": replies["arm"], "cap": replies["cap"],
+        "finished": replies["finished"].astype(bool), "looped": replies["looped"].astype(bool),
+        "capped": ~replies["finished"].astype(bool), "still_thinking": replies["still_thinking"].astype(bool),
+        "code_replies": category == "code", "json_replies": category == "json",
+        "code_tests_passed": replies["tests_passed"].fillna(False).astype(bool) & (category == "code"),
+        "json_valid": replies["json_valid"].fillna(False).astype(bool) & (category == "json"),
+    })
     keys = ["arm", "cap"]
-    out = r.groupby(keys, sort=False).agg(
-        replies=("prompt", "size"), finished=("finished", "sum"), looped=("looped", "sum"), capped=("capped", "sum"),
-        still_thinking=("still_thinking", "sum"), code_replies=("code", "sum"), code_tests_passed=("passed", "sum"),
-        json_replies=("json", "sum"), json_valid=("valid", "sum"))
-    code = r[r["code"]].groupby(keys, sort=False).agg(
-        code_reply_median=("reply_tokens", "median"), code_thinking_median=("thinking_tokens", "median"))
-    out = out.join(code).astype({c: int for c in ("finished", "looped", "capped", "still_thinking", "code_replies",
-                                                    "code_tests_passed", "json_replies", "json_valid")}).reset_index()
+    counts = ["finished", "looped", "capped", "still_thinking", "code_replies", "code_tests_passed", "json_replies", "json_valid"]
+    # One reduction over all count columns (a named aggregation per column costs ~1 ms each).
+    grouped = r.groupby(keys, sort=False)
+    out = grouped[counts].sum().astype(int)
+    out.insert(0, "replies", grouped.size())
+    code = replies.loc[r["code_replies"], keys + ["reply_tokens", "thinking_tokens"]].groupby(keys, sort=False).median()
+    out = out.join(code.rename(columns={"reply_tokens": "code_reply_median", "thinking_tokens": "code_thinking_median"}))
+    out = out.reset_index()
     order = {a: i for i, a in enumerate(arms["id"])}
     out["arm_order"] = out["arm"].map(order)
     out = out.merge(arms[["id", "label", "checkpoint", "engine", "run", "date"]].rename(columns={"id": "arm"}), on="arm")
@@ -38,8 +41,8 @@ def complete_arms(table: pd.DataFrame, caps: list[int]) -> list[str]:
 
 def thinking_at_cap(table: pd.DataFrame) -> pd.DataFrame:
     """Across every arm: capped replies per cap and how many were still thinking when cut."""
-    out = table.groupby("cap", sort=True).agg(
-        arms=("arm", "nunique"), capped=("capped", "sum"), still_thinking=("still_thinking", "sum"))
+    g = table.groupby("cap", sort=True)
+    out = pd.DataFrame({"arms": g["arm"].nunique(), "capped": g["capped"].sum(), "still_thinking": g["still_thinking"].sum()})
     return out.reset_index()
 
 

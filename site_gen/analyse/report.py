@@ -48,6 +48,9 @@ class Analysis:
     tool_failed: list[str] = field(default_factory=list)
     tool_scenarios: pd.DataFrame | None = None
     tool_scale: dict = field(default_factory=dict)
+    # Display data made from this analysis (render/views.py), kept by whoever draws it first: a
+    # report's own pages and the author pages that show its blocks then share one computation.
+    displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def has(self, section: str) -> bool:
         return self.report.section(section) is not None

@@ -6,21 +6,23 @@ import pandas as pd
 
 def run_totals(points: pd.DataFrame) -> pd.DataFrame:
     """One row per run: total points, scenarios, median turn latency."""
-    out = points.groupby(["run", "checkpoint", "engine", "date"], sort=False).agg(
-        points=("points", "sum"), scenarios=("scenario", "nunique"), latency=("turn_latency_s", "median"))
+    g = points.groupby(["run", "checkpoint", "engine", "date"], sort=False)
+    out = pd.DataFrame({"points": g["points"].sum(), "scenarios": g["scenario"].nunique(), "latency": g["turn_latency_s"].median()})
     return out.reset_index()
 
 
 def ranges(totals: pd.DataFrame) -> pd.DataFrame:
     """Per checkpoint and engine: lowest and highest total across runs."""
-    out = totals.groupby(["checkpoint", "engine"], sort=False).agg(
-        low=("points", "min"), high=("points", "max"), runs=("run", "count"), scenarios=("scenarios", "max"))
+    g = totals.groupby(["checkpoint", "engine"], sort=False)
+    out = pd.DataFrame({"low": g["points"].min(), "high": g["points"].max(), "runs": g["run"].count(),
+                        "scenarios": g["scenarios"].max()})
     return out.reset_index()
 
 
 def latency_ranges(totals: pd.DataFrame) -> pd.DataFrame:
     """Per engine, across all its runs: range of the runs' median turn latency."""
-    out = totals.groupby("engine", sort=False).agg(low=("latency", "min"), high=("latency", "max"), runs=("run", "count"))
+    g = totals.groupby("engine", sort=False)
+    out = pd.DataFrame({"low": g["latency"].min(), "high": g["latency"].max(), "runs": g["run"].count()})
     return out.reset_index()
 
 

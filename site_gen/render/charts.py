@@ -80,7 +80,7 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
             return round(left + (v - lo) / (hi - lo) * plot_w, 2)
 
         rows = []
-        for i, (_, r) in enumerate(group.iterrows()):
+        for i, r in enumerate(group.to_dict("records")):
             y = 18 + i * 22
             rows.append({"y": y, "checkpoint": r["checkpoint"], "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
                          "x": x(r["oriented"]), "resolved": bool(r["resolved"]),

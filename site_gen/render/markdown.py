@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass, field
 from typing import Callable
@@ -87,6 +88,23 @@ def _markdown(resolve_page, trusted: bool, extensions: list | None = None,
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_link_fixer(resolve_page, trusted, resolve_link if trusted else None)(md), "sitegen_links", 0)
+    return md
+
+
+_RECEIPT = threading.local()
+
+
+def _receipt_markdown(resolve_page: Callable[[str], str | None]) -> markdown.Markdown:
+    """The receipt converter, reused: making one costs more than converting a note with it, and a
+    report has a dozen notes. Receipt converters differ only in the page resolver, which is swapped."""
+    md = getattr(_RECEIPT, "md", None)
+    if md is None:
+        holder: dict[str, Callable[[str], str | None]] = {}
+        md = _markdown(lambda name: holder["resolve"](name), False)
+        md.sitegen_holder = holder
+        _RECEIPT.md = md
+    md.sitegen_holder["resolve"] = resolve_page
+    md.reset()
     return md
 
 
@@ -214,7 +232,7 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
         return _TOKEN.format(len(pieces) - 1)
 
     source = INLINE.sub(swap, text)
-    html = _markdown(resolve_page, trusted).convert(source)
+    html = (_markdown(resolve_page, trusted) if trusted else _receipt_markdown(resolve_page)).convert(source)
     # Python-Markdown's placeholder marks (STX, ETX) can leak from malformed links: never into a page.
     html = html.replace("\x02", "").replace("\x03", "")
     if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:

@@ -113,13 +113,23 @@ def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
     return out
 
 
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """CSV with spreadsheet formulas defused: a text cell starting with = + - @ gets a leading quote."""
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column]):
-            out[column] = out[column].map(
-                lambda v: ("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v)
+    defused = {}
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype == object or pd.api.types.is_string_dtype(values):
+            items = values.tolist()
+            if any(isinstance(v, str) and v[:1] in _FORMULA for v in items):
+                defused[column] = [("'" + v) if isinstance(v, str) and v[:1] in _FORMULA else v for v in items]
+    out = frame
+    if defused:  # most tables have nothing to defuse, and are not copied
+        out = frame.copy()
+        for column, items in defused.items():
+            out[column] = items
     buffer = io.StringIO()
     out.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     return buffer.getvalue().encode("utf-8")
@@ -208,8 +218,11 @@ class ReportPages:
         """
         if name in self._views:
             return self._views[name]
-        view = getattr(views, name)(self.a)
+        if name not in self.a.displayed:
+            self.a.displayed[name] = getattr(views, name)(self.a)
+        view = self.a.displayed[name]
         if isinstance(view, dict):
+            view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
             if view.get("note"):
                 view["note_html"] = mdx(view["note"], f"$.{name}.note")
             if name == "versions":

@@ -6,7 +6,7 @@ lists are sorted, and the card is drawn from the receipt's data.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Iterable
 from xml.sax.saxutils import escape
 
 import site_gen
@@ -83,9 +83,9 @@ def share_card(a: Analysis, config: Config) -> bytes:
                            a.band, "Every figure is computed from the receipts · sitegen")
 
 
-def sitemap(config: Config, files: dict[str, bytes]) -> bytes:
+def sitemap(config: Config, names: Iterable[str]) -> bytes:
     """Every page's canonical URL, sorted; no dates (they would change with every build)."""
-    pages = sorted(p for p in files if p.endswith(".html") and p != "404.html")
+    pages = sorted(p for p in names if p.endswith(".html") and p != "404.html")
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     lines += [f"  <url><loc>{escape(absolute(config, p))}</loc></url>" for p in pages]
@@ -112,18 +112,22 @@ def not_found(config: Config, analyses: list[Analysis]) -> bytes:
 _CARDS: dict[tuple, bytes] = {}
 
 
-def extra_files(config: Config, analyses: list[Analysis], files: dict[str, bytes]) -> dict[str, bytes]:
-    """The publishing files for a site whose other files are `files` (a file of docs_dir of the same
-    name, such as the author's own 404.html, wins)."""
+def extra_files(config: Config, analyses: list[Analysis], names: Iterable[str]) -> dict[str, bytes]:
+    """The publishing files for a site whose other files are named `names` (a file of docs_dir of
+    the same name, such as the author's own 404.html, wins)."""
+    names = set(names)
     out = {"404.html": not_found(config, analyses)}
     if site_root(config):  # a card is only shown through og:image, which needs an absolute URL
         for a in analyses:
+            path = _report_base(a.report.id) + CARD
+            if path in names:
+                continue  # drawn and written with the report's own files
             key = (a.report.id, a.report.sha256, config.site_name, config.site_url, a.band, a.scale)
             if key not in _CARDS:
                 if len(_CARDS) > 4096:
                     _CARDS.clear()
                 _CARDS[key] = share_card(a, config)
-            out[_report_base(a.report.id) + CARD] = _CARDS[key]
+            out[path] = _CARDS[key]
     if site_root(config):
-        out["sitemap.xml"] = sitemap(config, {**files, **out})
-    return {path: data for path, data in out.items() if path not in files}
+        out["sitemap.xml"] = sitemap(config, names | set(out))
+    return {path: data for path, data in out.items() if path not in names}

@@ -32,12 +32,13 @@ def precision(a: Analysis) -> dict[str, Any] | None:
         return None
     p = a.report.section("precision")
     groups = []
+    records = a.precision.to_dict("records")
     for checkpoint in a.checkpoints:
-        part = a.precision[(a.precision["checkpoint"] == checkpoint) & a.precision["paired"]]
-        if part.empty:
+        part = [r for r in records if r["checkpoint"] == checkpoint and r["paired"]]
+        if not part:
             continue
         rows = []
-        for _, r in part.iterrows():
+        for r in part:
             rows.append({
                 "label": r["label"], "measure": r["measure"], "panel": r["panel"],
                 "baseline": Fig(fmt.measure_value(r["baseline"], r["unit"]), f"{r['source']}.baseline.value", date=r["baseline_date"]),
@@ -78,22 +79,22 @@ def _missing_reason(a: Analysis, checkpoint: str, role: str) -> str:
 def checkpoints(a: Analysis) -> list[dict[str, Any]]:
     """Every checkpoint with each engine's values, saying plainly where an engine did not run."""
     out = []
+    records = a.precision.to_dict("records") if a.precision is not None else []
+    kv = {r["checkpoint"]: r for r in reversed(a.kv.to_dict("records"))} if a.kv is not None else {}  # the first row wins
     for c in a.report.meta["checkpoints"]:
         cid = c["id"]
         rows = []
         if a.precision is not None:
-            for _, r in a.precision[a.precision["checkpoint"] == cid].iterrows():
+            for r in (r for r in records if r["checkpoint"] == cid):
                 rows.append({"label": r["label"], "baseline": fmt.measure_value(r["baseline"], r["unit"]),
                              "baseline_missing": bool(pd.isna(r["baseline"])),
                              "candidate": fmt.measure_value(r["candidate"], r["unit"]),
                              "difference": fmt.measure_difference(r["difference"], r["unit"]) if r["paired"] else None,
                              "source": r["source"]})
-        kv = None
-        if a.kv is not None and cid in set(a.kv["checkpoint"]):
-            k = a.kv[a.kv["checkpoint"] == cid].iloc[0]
-            kv = {"baseline": fmt.thousands(k["baseline"]), "candidate": fmt.thousands(k["candidate"]), "ratio": fmt.ratio(k["ratio"])}
-        out.append({"id": cid, "description": c.get("description", ""), "missing": c.get("missing", {}),
-                    "rows": rows, "kv": kv})
+        k = kv.get(cid)
+        out.append({"id": cid, "description": c.get("description", ""), "missing": c.get("missing", {}), "rows": rows,
+                    "kv": {"baseline": fmt.thousands(k["baseline"]), "candidate": fmt.thousands(k["candidate"]),
+                           "ratio": fmt.ratio(k["ratio"])} if k is not None else None})
     return out
 
 
@@ -104,21 +105,28 @@ def _counts_text(row: pd.Series) -> str:
 def speed(a: Analysis) -> dict[str, Any] | None:
     if a.speed is None:
         return None
-    cols = [c for c in a.paired_checkpoints if c in set(a.speed["checkpoint"])]
+    # Rows looked up by (checkpoint, metric or selection): a handful of small tables, read once
+    # as records rather than filtered once per cell.
+    counts = {(r["checkpoint"], r["metric"]): r for r in a.speed_counts.to_dict("records")}
+    ranges = {(r["checkpoint"], r["selection"]): r for r in a.speed_ranges.to_dict("records")}
+    cell_rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in a.speed.to_dict("records"):
+        cell_rows.setdefault((r["checkpoint"], r["metric"]), []).append(r)
+    present = {c for c, _ in cell_rows}
+    cols = [c for c in a.paired_checkpoints if c in present]
+    rule = {"faster": f"ratio above {1 + a.band:.2f}", "level": f"ratio within {1 - a.band:.2f}–{1 + a.band:.2f}",
+            "slower": f"ratio below {1 - a.band:.2f}"}
     count_rows = []
     for metric in ("aggregate", "decode"):
-        part = a.speed_counts[a.speed_counts["metric"] == metric].set_index("checkpoint")
-        if part.empty:
+        if not any(m == metric for _, m in counts):
             continue
-        totals = {int(part.loc[c, "cells"]) for c in cols if c in part.index}
+        totals = {int(counts[(c, metric)]["cells"]) for c in cols if (c, metric) in counts}
         cells = []
         for c in cols:
-            if c not in part.index:
+            row = counts.get((c, metric))
+            if row is None:
                 cells.append({"text": fmt.MISSING, "counts": None})
                 continue
-            row = part.loc[c]
-            rule = {"faster": f"ratio above {1 + a.band:.2f}", "level": f"ratio within {1 - a.band:.2f}–{1 + a.band:.2f}",
-                    "slower": f"ratio below {1 - a.band:.2f}"}
             cells.append({"text": _counts_text(row), "of": int(row["cells"]), "counts": {
                 k: Fig(str(int(row[k])), how=f"{int(row[k])} {k}: {int(row['cells'])} {METRIC_LABELS[metric]} cells of {c}, {rule[k]}")
                 for k in ("faster", "level", "slower")}})
@@ -126,15 +134,14 @@ def speed(a: Analysis) -> dict[str, Any] | None:
                            "sub": f"of {totals.pop()}" if len(totals) == 1 else "", "cells": cells})
     range_rows = []
     for sel in DEFAULT_SELECTIONS:
-        part = a.speed_ranges[a.speed_ranges["selection"] == sel.key].set_index("checkpoint")
-        if part.empty:
+        if not any(k == sel.key for _, k in ranges):
             continue
         cells = []
         for c in cols:
-            if c not in part.index:
+            r = ranges.get((c, sel.key))
+            if r is None:
                 cells.append({"text": fmt.MISSING, "bar": None})
                 continue
-            r = part.loc[c]
             cells.append({"text": Fig(fmt.ratio_range(r["low"], r["high"]),
                                       how=f"lowest and highest candidate / baseline rate over {int(r['cells'])} cells: {sel.label}, {c}"),
                           "cells": int(r["cells"]),
@@ -142,13 +149,13 @@ def speed(a: Analysis) -> dict[str, Any] | None:
         range_rows.append({"label": sel.label, "key": sel.key, "cells": cells})
     ttft_row = None
     if a.ttft is not None and not a.ttft.empty:
-        t = a.ttft.set_index("checkpoint")
+        t = {r["checkpoint"]: r for r in a.ttft.to_dict("records")}
         inputs = sorted(set(a.ttft["input_tokens"]))
         ttft_row = {
             "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 else "Time to first token",
-            "cells": [{"candidate": Fig(fmt.seconds(t.loc[c, "candidate"]), f"{t.loc[c, 'source']}.candidate.seconds"),
-                       "baseline": Fig(fmt.seconds(t.loc[c, "baseline"]), f"{t.loc[c, 'source']}.baseline.seconds")}
-                      if c in t.index else None for c in cols],
+            "cells": [{"candidate": Fig(fmt.seconds(t[c]["candidate"]), f"{t[c]['source']}.candidate.seconds"),
+                       "baseline": Fig(fmt.seconds(t[c]["baseline"]), f"{t[c]['source']}.baseline.seconds")}
+                      if c in t else None for c in cols],
         }
     gains = a.speed_gains.head(2)
     errors = a.speed_totals["errors"]
@@ -156,36 +163,34 @@ def speed(a: Analysis) -> dict[str, Any] | None:
     tables = []
     for c in cols:
         for metric in ("aggregate", "decode"):
-            part = a.speed[(a.speed["checkpoint"] == c) & (a.speed["metric"] == metric)]
-            if part.empty:
+            part = cell_rows.get((c, metric))
+            if not part:
                 continue
             rows = [{"workload": r["workload"], "input": fmt.tokens_k(r["input_tokens"]), "concurrency": int(r["concurrency"]),
                      "baseline": f"{r['baseline_rate']:,.1f}", "candidate": f"{r['candidate_rate']:,.1f}",
                      "ratio": fmt.ratio(r["ratio"]), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
                      "errors": int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s"}
-                    for r in part.to_dict("records")]
-            count = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == metric)].iloc[0]
+                    for r in part]
+            count = counts[(c, metric)]
             tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
                            "counts": _counts_text(count), "cells": int(count["cells"])})
     captions = {}
     for c in cols:
-        agg = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == "aggregate")]
-        dec = a.speed_counts[(a.speed_counts["checkpoint"] == c) & (a.speed_counts["metric"] == "decode")]
         parts = []
-        for frame, name in ((agg, "aggregate"), (dec, "clean decode")):
-            if not frame.empty:
-                f = frame.iloc[0]
+        for metric, name in (("aggregate", "aggregate"), ("decode", "clean decode")):
+            f = counts.get((c, metric))
+            if f is not None:
                 parts.append(f"{f['faster']} of {f['cells']} {name} cells faster, {f['level']} level, {f['slower']} slower")
-        rng = a.speed_ranges[(a.speed_ranges["checkpoint"] == c) & (a.speed_ranges["selection"] == "aggregate_long_input")]
+        rng = ranges.get((c, "aggregate_long_input"))
         text = f"{c}: " + "; ".join(parts)
-        if not rng.empty:
-            text += f"; aggregate {fmt.ratio_range(rng.iloc[0]['low'], rng.iloc[0]['high'])} at 32K\u2013128K input"
+        if rng is not None:
+            text += f"; aggregate {fmt.ratio_range(rng['low'], rng['high'])} at 32K\u2013128K input"
         captions[c] = text
     return {
         "checkpoints": cols, "count_rows": count_rows, "range_rows": range_rows, "ttft": ttft_row,
         "band": f"\u00b1{a.band * 100:g}%", "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
-        "gains": [{"workload": g["workload"], "median": f"~{g['median']:.1f}x"} for _, g in gains.iterrows()],
+        "gains": [{"workload": g["workload"], "median": f"~{g['median']:.1f}x"} for g in gains.to_dict("records")],
         "errors": errors, "cells_with_errors": cells_with_errors, "tables": tables, "captions": captions,
         "ticks": charts.scale_ticks(a.scale),
         "unpaired": [{"checkpoint": c, "reason": _missing_reason(a, c, "baseline")} for c in a.checkpoints if c not in a.paired_checkpoints],
@@ -219,7 +224,7 @@ def memory(a: Analysis) -> dict[str, Any] | None:
                                for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
              "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
-            for _, r in a.kv_references.iterrows()] if a.kv_references is not None else []
+            for r in a.kv_references.to_dict("records")] if a.kv_references is not None else []
     return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", "")}
 
 
@@ -229,13 +234,14 @@ def long_outputs(a: Analysis) -> dict[str, Any] | None:
     lo = a.report.section("long_outputs")
     t = a.long_table
     arms = a.long_arms
-    labels = {r["arm"]: r["label"] for _, r in t.drop_duplicates("arm").iterrows()}
+    labels = {r["arm"]: r["label"] for r in t.drop_duplicates("arm").to_dict("records")}
     top = a.long_caps[-1]
 
-    by_arm_cap = t.set_index(["arm", "cap"])
+    by_arm_cap = {(r["arm"], r["cap"]): r for r in t.to_dict("records")}
 
     def cell(arm: str, cap: int, column: str):
-        return by_arm_cap.at[(arm, cap), column] if (arm, cap) in by_arm_cap.index else None
+        row = by_arm_cap.get((arm, cap))
+        return row[column] if row is not None else None
 
     def fig(arm: str, cap: int, column: str, text: str, what: str) -> Fig:
         return Fig(text, how=f"{what}, {labels[arm]}, {fmt.tokens_k(cap)} cap: grouped from "
@@ -266,7 +272,7 @@ def long_outputs(a: Analysis) -> dict[str, Any] | None:
     per_cap = sorted({int(n) for n in t["replies"]})
     cats = a.long_categories
     thinking = [{"cap": fmt.tokens_k(r["cap"]), "arms": int(r["arms"]), "capped": int(r["capped"]),
-                 "still_thinking": int(r["still_thinking"])} for _, r in a.long_thinking.iterrows()]
+                 "still_thinking": int(r["still_thinking"])} for r in a.long_thinking.to_dict("records")]
     small = thinking[0] if thinking else None
     partial = [labels[arm] for arm in labels if arm not in arms]
     return {
@@ -279,7 +285,7 @@ def long_outputs(a: Analysis) -> dict[str, Any] | None:
                       "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
                       "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
                       "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.kilo(r["code_thinking_median"])}
-                     for _, r in t.iterrows()],
+                     for r in t.to_dict("records")],
     }
 
 
@@ -289,7 +295,7 @@ def versions(a: Analysis) -> dict[str, Any] | None:
         return None
     prev = v["previous"]
     rows = []
-    for _, r in a.versions_precision.iterrows():
+    for r in a.versions_precision.to_dict("records"):
         cps = " and ".join(r["checkpoints"]) if r["identical"] else ""
         label = f"Panel {r['panel']}" + (f", {cps}" if cps else "")
         if r["identical"]:
@@ -299,7 +305,7 @@ def versions(a: Analysis) -> dict[str, Any] | None:
         rows.append({"label": label, "text": text})
     if a.versions_text is not None and not a.versions_text.empty:
         parts = []
-        for _, r in a.versions_text.iterrows():
+        for r in a.versions_text.to_dict("records"):
             names = [("JSON" if c == "json" else c) for c in r["categories"]]
             joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             if r["all_identical"]:
