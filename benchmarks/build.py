@@ -69,7 +69,7 @@ def _edit_latency(config: Path, edits: int) -> float:
     from site_gen.build import Builder
     from site_gen.config import load_config
 
-    builder = Builder(load_config(config))
+    builder = Builder(load_config(config), watched=True)  # as `sitegen serve` makes it
     builder.build()
     receipts = sorted((config.parent / "data").glob("*/SUMMARY.json"))
     with_speed = [r for r in receipts if "speed" in json.loads(r.read_text())]

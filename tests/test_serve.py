@@ -245,6 +245,35 @@ def test_debounce_waits_for_a_file_being_written_to_be_closed():
     assert batches == [["a"], ["r/SUMMARY.json"]]
 
 
+def test_debounce_starts_sooner_once_every_changed_file_was_closed():
+    times: list[float] = []
+    got = threading.Event()
+
+    def callback(paths):
+        times.append(time.monotonic())
+        got.set()
+
+    quiet = 1.0
+    d = Debouncer(callback, quiet=quiet, max_wait=5 * quiet, settle=0.01).start()
+    try:
+        d.add(["a"], "closed")  # the platform reports closes
+        assert got.wait(WAIT)
+        got.clear()
+        start = time.monotonic()
+        d.add(["r/SUMMARY.json"], "modified")
+        d.add(["r/SUMMARY.json"], "closed")  # written and closed: its writer is done
+        assert got.wait(WAIT)
+        closed_after = times[-1] - start
+        got.clear()
+        start = time.monotonic()
+        d.add(["r/lede.md"], "created")  # created, maybe not yet written: the whole quiet window
+        assert got.wait(WAIT)
+        created_after = times[-1] - start
+    finally:
+        d.stop()
+    assert closed_after < quiet / 2 <= created_after
+
+
 def test_debouncer_stop_joins_its_thread():
     d = Debouncer(lambda paths: None).start()
     d.stop()

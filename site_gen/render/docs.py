@@ -143,6 +143,19 @@ class Expanded:
         return html
 
 
+def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
+    """A dashboard row with its links made relative to another page (and without the home page's
+    rendered HTML of the row, whose links are relative to the site root)."""
+    url = rel(page_path, row["url"])
+    if url == row["url"]:
+        return row  # a page at the site's root: the row (and its rendered HTML) as the home page has it
+    out = {k: v for k, v in row.items() if k != "row_html"}
+    out["url"] = url
+    if row.get("superseded_by"):
+        out["superseded_by"] = {**row["superseded_by"], "url": rel(page_path, row["superseded_by"]["url"])}
+    return out
+
+
 class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
@@ -153,6 +166,9 @@ class AuthorBlocks:
         self._pages: dict[tuple[str, str], ReportPages] = {}
         self._contexts: dict[tuple[str, str, str], dict[str, Any]] = {}
         self._templates: dict[str, Any] = {}
+        # What the page being expanded drew on: report ids, or every report (the dashboard).
+        self.used: set[str] = set()
+        self.used_all = False
 
     # -- where things are ---------------------------------------------------------------------
     def report_url(self, report_id: str, section: str = "overview") -> str | None:
@@ -160,6 +176,7 @@ class AuthorBlocks:
         a = self.analyses.get(report_id)
         if a is None:
             return None
+        self.used.add(report_id)
         for key, _, file in present_sections(a):
             if key == section:
                 return report_base(report_id) + file
@@ -169,13 +186,16 @@ class AuthorBlocks:
         rid = name or default
         if rid is None:
             if len(self.analyses) == 1:
-                return next(iter(self.analyses.values()))
+                a = next(iter(self.analyses.values()))
+                self.used.add(a.report.id)
+                return a
             raise SitegenError(f"{what} needs a report: add report=ID (or 'report: ID' in the page's front matter); "
                                f"reports: {', '.join(sorted(self.analyses)) or 'none'}", file, f"line {line}")
         if rid not in self.analyses:
             check_report_id(rid, file, f"line {line}")  # a name that could climb out says so plainly
             raise SitegenError(f"unknown report '{rid}'; reports: {', '.join(sorted(self.analyses)) or 'none'}",
                                file, f"line {line}")
+        self.used.add(rid)
         return self.analyses[rid]
 
     def _context(self, a: Analysis, section: str, page_path: str) -> dict[str, Any]:
@@ -220,7 +240,8 @@ class AuthorBlocks:
                                "not a valid HTML id (a letter, then letters, digits, - or _)"), file, f"line {at['id']}")
         charts = False
         if spec.section is None:
-            ctx: dict[str, Any] = {"reports": [{**r, "url": rel(page_path, r["url"])} for r in self.dashboard]}
+            self.used_all = True
+            ctx: dict[str, Any] = {"reports": [_dashboard_row_at(r, page_path) for r in self.dashboard]}
             report_id = ""
             ident = ident or spec.default_id
         else:
@@ -537,13 +558,36 @@ class DocsPages:
                 exts.append(name)
         return exts
 
-    def pages(self, home: Page) -> list[Page]:
-        """Every docs page; `home` (the dashboard) is kept only when docs has no index.md."""
+    def pages(self, home: Page, cache: dict | None = None) -> list[Page]:
+        """Every docs page; `home` (the dashboard) is kept only when docs has no index.md.
+
+        With `cache` (kept by the caller between builds), a page is remade only when its text or a
+        report it draws on changed: a receipt edit remakes the pages that show that report (and a
+        page with the dashboard), not every page of docs.
+        """
         blocks = AuthorBlocks(self.analyses, self.config, dashboard=home.context.get("reports", []))
         by_id = {a.report.id: a for a in self.analyses}
+        # A report's lede shows only on its overview, which no block draws on.
+        lede = any(spec.section == "overview" for spec in BLOCKS.values())
+        versions = {a.report.id: (a.report.sha256, a.report.lede if lede else None) for a in self.analyses}
+        every = tuple(sorted(versions.items()))
+        ids = tuple(sorted(versions))
         out = [] if self.has_home else [home]
         exts = self._extensions()
+        live = {}
         for s in sorted(self.sources.values(), key=lambda s: s.src):
+            if cache is not None:
+                hit = cache.get(s.src)
+                if hit is not None:
+                    (text, url, had, used, used_all, seen), page, warnings = hit
+                    now = every if used_all else tuple((rid, versions.get(rid)) for rid in used)
+                    if (text, url, had) == (s.text, s.url, ids) and now == seen:
+                        live[s.src] = hit
+                        out.append(page)
+                        self.warnings.extend(warnings)
+                        continue
+            blocks.used, blocks.used_all = set(), False
+            warned = len(self.warnings)
             default = s.meta.get("report") if isinstance(s.meta.get("report"), str) else None
 
             def resolve_page(target: str, s=s, default=default) -> str | None:
@@ -574,9 +618,18 @@ class DocsPages:
                 raise SitegenError(f"a markdown extension could not be loaded: {exc}", self.config.config_file,
                                    "markdown_extensions") from None
             html = expanded.restore(converter.convert(expanded.markdown))
-            out.append(Page(url=s.url, title=s.title, template="page.html", charts=expanded.charts,
-                            context={"content": Markup(html), "doc": {"src": s.src},
-                                     "dashboard": "dashboard" in expanded.blocks}))
+            page = Page(url=s.url, title=s.title, template="page.html", charts=expanded.charts,
+                        context={"content": Markup(html), "doc": {"src": s.src},
+                                 "dashboard": "dashboard" in expanded.blocks})
+            out.append(page)
+            if cache is not None:
+                used = tuple(sorted(blocks.used))
+                seen = every if blocks.used_all else tuple((rid, versions.get(rid)) for rid in used)
+                live[s.src] = ((s.text, s.url, ids, used, blocks.used_all, seen), page,
+                               self.warnings[warned:])
+        if cache is not None:
+            cache.clear()
+            cache.update(live)
         return out
 
     def files(self) -> dict[str, bytes]:

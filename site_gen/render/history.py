@@ -18,9 +18,12 @@ HISTORY_URL = "history.html"
 MAX_POINTS = 24
 
 
-def _newest(group: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The newest MAX_POINTS releases of a series (frames are ordered by date), and how many are left out."""
-    return group.tail(MAX_POINTS), max(0, len(group) - MAX_POINTS)
+def _series(frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    """A history frame's rows by series, in frame order (a frame is read once, not once per series)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in frame.to_dict("records"):
+        out.setdefault(r["series"], []).append(r)
+    return out
 
 
 def _release(row) -> str:
@@ -33,17 +36,17 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
     `cache` keeps each report's history rows between builds (keyed by receipt hash), so a preview
     rebuild after one edit recomputes that report's rows only.
     """
-    frames = history.frames(analyses, cache)
+    frames = history.frames(analyses, cache, newest=MAX_POINTS)
     band = analyses[0].band if analyses else 0.08
     scale = analyses[0].scale if analyses else (0.8, 1.8)
     def table(frame: pd.DataFrame, caption: str, columns: list[tuple[str, bool]], cells) -> list[dict[str, Any]]:
         """One table per series: a row per release (newest MAX_POINTS), `cells(row)` its figures."""
         out = []
-        for series, group in frame.groupby("series", sort=False):
-            group, older = _newest(group)
-            out.append({"series": series, "caption": caption.format(series=series), "columns": columns, "older": older,
+        for series, group in _series(frame).items():
+            out.append({"series": series, "caption": caption.format(series=series), "columns": columns,
+                        "older": int(group[0]["older"]),  # the frames keep the newest MAX_POINTS releases
                         "rows": [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]), "cells": cells(r)}
-                                 for r in group.to_dict("records")]})
+                                 for r in group]})
         return out
 
     speed_rows = table(frames["speed"], "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
@@ -57,21 +60,21 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
         {"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
     prec = frames['precision']
     precision_rows = []
-    for series, group in prec.groupby("series", sort=False):
-        group, older = _newest(group)
+    for series, records in _series(prec).items():
         # One forest facet per series: its rows are the releases, on the series' own axis.
         # The series names the engine; each row is a version of it.
-        frame = group.assign(checkpoint=[f"v{r['version']}" for _, r in group.iterrows()], paired=True, measure=series)
+        frame = pd.DataFrame([{**r, "checkpoint": f"v{r['version']}", "paired": True, "measure": series} for r in records])
         facet = charts.forest(frame)[0]
-        for row, (_, r) in zip(facet["rows"], group.iterrows()):
+        for row, r in zip(facet["rows"], records):
             row["url"] = report_url(r["report"])
+        first = records[0]
         precision_rows.append({
-            "series": series, "facet": facet, "label": group["label"].iloc[0], "checkpoint": group["checkpoint"].iloc[0],
-            "rows_identity": group["rows"].iloc[0], "older": older,
+            "series": series, "facet": facet, "label": first["label"], "checkpoint": first["checkpoint"],
+            "rows_identity": first["rows"], "older": int(first["older"]),
             "points": [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]),
                         "difference": fmt.measure_difference(r["difference"], r["unit"]),
                         "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
                         "resolved": "resolved" if r["resolved"] else "not resolved",
-                        "different_days": bool(r["different_days"])} for _, r in group.iterrows()]})
+                        "different_days": bool(r["different_days"])} for r in records]})
     return {"speed": speed_rows, "kv": kv_rows, "startup": startup_rows, "precision": precision_rows,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}
