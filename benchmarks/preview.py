@@ -274,7 +274,7 @@ def main() -> int:
     if builds:
         med, p90 = stats(builds)
         print(f"(sitegen's own rebuild times, all kinds: median {med:.0f} ms, p90 {p90:.0f} ms; "
-              "the rest is the 50 ms quiet window, the fetch and the patch)")
+              "the rest is the settle window (10 ms after a close, 50 ms otherwise), the fetch and the patch)")
     return 0
 
 

@@ -5,6 +5,7 @@ import dataclasses
 import gc
 import hashlib
 import os
+import signal
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -421,7 +422,7 @@ class Builder:
         numbered = list(enumerate(folders))
         # Small interleaved shares: the work stays balanced, results stream back (less memory held at
         # once), and progress can be shown as shares finish.
-        size = max(4, min(32, len(folders) // (workers * 8) or 4))
+        size = max(4, min(16, len(folders) // (workers * 8) or 4))
         chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
         results, done = [], 0
         with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start) as pool:
@@ -621,6 +622,9 @@ def _worker_start() -> None:
     # once at its end instead of every few thousand allocations (pandas allocates a great many).
     gc.freeze()
     gc.disable()
+    # The builder process answers Ctrl-C and SIGTERM, and stops the pool; a worker just stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _prefill_chunk(args) -> tuple:

@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
 
 import site_gen
@@ -24,6 +26,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the main thread is, so that `finally` and `with` blocks run."""
+
+
+def _terminate(signum, frame):
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
@@ -31,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         p.print_help()
         return 2
     show_traceback = getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK"))
+    # A stop asked for by the system (a CI job cancelled, `kill`) unwinds like Ctrl-C: a build's
+    # staging folder is removed and its workers stopped, instead of being left behind.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         return args.run(args)
     except SitegenError as exc:
@@ -40,8 +54,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except _Terminated:
+        return 143
     except Exception as exc:  # a bug in sitegen, not in the input
         if show_traceback:
             traceback.print_exc()
         error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
         return 2
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
