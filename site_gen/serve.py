@@ -298,6 +298,7 @@ class Preview:
         try:
             if config_changed or self.builder is None:
                 self.builder = None  # a config that fails to load is retried on the next event
+                gc.unfreeze()  # the previous builder's site may now be collected
                 try:
                     self.config = load_config(self.config_file)
                 finally:
@@ -325,10 +326,13 @@ class Preview:
                 self.cond.notify_all()
             self.err(error)
             return
-        # What the builder keeps from build to build is long-lived: leave it out of the collector's
-        # full passes, which on a site of a thousand reports (millions of objects) would pause an
-        # edit for a second or more. Garbage without cycles is still freed at once.
-        gc.freeze()
+        if paths is None or config_changed:
+            # A whole site just built is long-lived: leave it out of the collector's full passes,
+            # which on a site of a thousand reports (millions of objects) would pause a later edit
+            # for a second or more. Only this build's objects are frozen (the previous builder's
+            # were unfrozen before it): freezing after every edit would keep each edit's cyclic
+            # garbage forever.
+            gc.freeze()
         old = self.files
         changed = sorted(k for k, v in result.files.items() if old.get(k) != v)
         removed = sorted(set(old) - set(result.files))
