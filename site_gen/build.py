@@ -91,6 +91,17 @@ def _stamp(folder: Path) -> tuple:
     return tuple(out)
 
 
+def _has_links(folder: Path) -> bool:
+    """Whether a report folder is, or holds, a symbolic link."""
+    if os.path.islink(folder):
+        return True
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.is_symlink() for e in entries)
+    except OSError:
+        return False
+
+
 @dataclass
 class _Loaded:
     report: Report
@@ -123,6 +134,7 @@ class Builder:
         # rebuild looks only at the report folders it names instead of every folder of the site.
         self.watched = watched
         self._folders: list[Path] | None = None  # report folders as last listed
+        self._linked: set[Path] = set()           # ... those that are, or hold, a symbolic link
         self._rescan = True
         self._loaded: dict[Path, _Loaded] = {}
         self._reload: set[Path] = set()      # report folders whose SUMMARY.json changed
@@ -200,6 +212,7 @@ class Builder:
         if not self.watched or self._folders is None or self._rescan:
             self._rescan = False
             self._folders = report_folders(self.config.data_dir)
+            self._linked = {f for f in self._folders if _has_links(f)}
             return self._folders, None
         named = self._reload | self._reprose
         listed = set(self._folders)
@@ -209,9 +222,12 @@ class Builder:
                 listed.add(folder)
             else:
                 listed.discard(folder)
+            (self._linked.add if _has_links(folder) else self._linked.discard)(folder)
         if len(listed) != len(self._folders) or not listed.issuperset(self._folders):
             self._folders = sorted(listed, key=lambda f: f.name)
-        return self._folders, named
+        # The watcher names a link's target, never the link: a folder that is or holds a link is
+        # looked at on every build (by its files' sizes and times).
+        return self._folders, named | self._linked
 
     def _load(self) -> list[Report]:
         folders, named = self._report_folders()
@@ -226,16 +242,18 @@ class Builder:
             stamp = _stamp(folder)
             summary = tuple(s for s in stamp if s[0] == SUMMARY)
             cached = self._loaded.get(folder)
+            # A folder leaves _reload / _reprose only once it loaded: one that failed stays marked,
+            # so the next build tries it again (and fails again) however few folders the watcher names.
             if cached and folder not in self._reload and cached.summary == summary:
                 if cached.stamp != stamp or folder in self._reprose:
-                    self._reprose.discard(folder)
                     report = self._reread_prose(cached.report)
                     cached = self._loaded[folder] = _Loaded(report, stamp, summary)
+                    self._reprose.discard(folder)
                 reports.append(cached.report)
                 continue
+            report = load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
             self._reload.discard(folder)
             self._reprose.discard(folder)
-            report = load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
             self.stats["loaded"] = self.stats.get("loaded", 0) + 1
             self._loaded[folder] = _Loaded(report, stamp, summary)
             reports.append(report)

@@ -19,6 +19,7 @@ from conftest import ROOT, run_sitegen
 from htmlutil import NS
 from site_gen.build import PARALLEL_MIN_REPORTS, Builder, build, build_files
 from site_gen.config import load_config
+from site_gen.errors import SitegenError
 
 V4 = "cuteafd-v4.0.0"
 
@@ -192,3 +193,40 @@ def test_a_build_stopped_midway_removes_its_staging_folder(tmp_path, sig, code):
     assert proc.returncode == code and "Traceback" not in err
     assert [p.name for p in project.iterdir() if p.name.startswith(".site.")] == []
     assert tree(project / "site") == before
+
+
+def test_watched_builder_keeps_a_broken_receipt_broken_until_it_is_fixed(tmp_path):
+    project = project_with(tmp_path, 3, docs={"index.md": "# Home\n"})
+    config = load_config(project / "mkdocs.yml")
+    b = Builder(config, watched=True)
+    b.build()
+    receipt = project / "data" / "r001" / "SUMMARY.json"
+    good = receipt.read_text()
+    receipt.write_text(good.replace('"schema_version"', '"schema_versio"', 1))
+    b.changed([receipt])
+    with pytest.raises(SitegenError, match="schema_version"):
+        b.build()
+    # A later save elsewhere must not bring back the last good receipt as if nothing were wrong.
+    (project / "docs" / "index.md").write_text("# Home, edited\n")
+    b.changed([project / "docs" / "index.md"])
+    with pytest.raises(SitegenError, match="schema_version"):
+        b.build()
+    receipt.write_text(good)
+    b.changed([receipt])
+    assert b.build().files == in_memory(config)
+
+
+def test_watched_builder_follows_a_report_folder_that_is_a_link(tmp_path):
+    project = project_with(tmp_path, 2)
+    os.symlink("r000", project / "data" / "latest")
+    config = load_config(project / "mkdocs.yml")
+    b = Builder(config, watched=True)
+    assert "reports/latest/index.html" in b.build().files
+    receipt = project / "data" / "r000" / "SUMMARY.json"
+    data = json.loads(receipt.read_text())
+    data["report"]["title"] = "Edited through the link's target"
+    receipt.write_text(json.dumps(data))
+    b.changed([receipt])  # the watcher names the real path only
+    after = b.build()
+    assert b"Edited through the link" in after.files["reports/latest/index.html"]
+    assert after.files == in_memory(config)

@@ -98,6 +98,8 @@ def _receipt_markdown(resolve_page: Callable[[str], str | None]) -> markdown.Mar
     """The receipt converter, reused: making one costs more than converting a note with it, and a
     report has a dozen notes. Receipt converters differ only in the page resolver, which is swapped."""
     md = getattr(_RECEIPT, "md", None)
+    if md is not None and md.sitegen_holder.get("busy"):
+        return _markdown(resolve_page, False)  # re-entered (a resolver that renders markdown): one of its own
     if md is None:
         holder: dict[str, Callable[[str], str | None]] = {}
         md = _markdown(lambda name: holder["resolve"](name), False)
@@ -232,7 +234,15 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
         return _TOKEN.format(len(pieces) - 1)
 
     source = INLINE.sub(swap, text)
-    html = (_markdown(resolve_page, trusted) if trusted else _receipt_markdown(resolve_page)).convert(source)
+    converter = _markdown(resolve_page, trusted) if trusted else _receipt_markdown(resolve_page)
+    holder = getattr(converter, "sitegen_holder", None)
+    if holder is not None:
+        holder["busy"] = True
+    try:
+        html = converter.convert(source)
+    finally:
+        if holder is not None:
+            holder["busy"] = False
     # Python-Markdown's placeholder marks (STX, ETX) can leak from malformed links: never into a page.
     html = html.replace("\x02", "").replace("\x03", "")
     if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
