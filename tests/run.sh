@@ -11,7 +11,8 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 set +e
-.venv/bin/python -m pytest "$@"
+# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
+.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile "$@"
 status=$?
 set -e
 # pytest's 5 means no test ran: that is a failure here, not a pass.
