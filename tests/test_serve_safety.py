@@ -116,6 +116,23 @@ def test_eight_tabs_of_one_browser_all_update_and_a_ninth_loads(project, browser
         context.close()
 
 
+def test_a_browser_without_shared_workers_keeps_a_stream_per_tab(project, browser):
+    page_md = project / "docs" / "receipts.md"
+    context = browser.new_context()
+    context.add_init_script("delete window.SharedWorker")
+    try:
+        with serving(project) as preview:
+            tab = context.new_page()
+            tab.goto(preview.url + "receipts.html", wait_until="load", timeout=10_000)
+            assert tab.evaluate("() => typeof SharedWorker") == "undefined"
+            page_md.write_text(page_md.read_text(encoding="utf-8") + "\n\nEdited without a worker.\n",
+                               encoding="utf-8")
+            tab.wait_for_function("() => document.body.textContent.includes('Edited without a worker.')",
+                                  timeout=10_000)
+    finally:
+        context.close()
+
+
 # -- 3. a watched folder replaced ------------------------------------------------------------------
 
 
@@ -158,6 +175,24 @@ def test_first_slow_save_after_start_is_not_built_half_written(project):
             f.write(slower[len(slower) // 2:])
         assert wait_for(lambda: preview.files.get(key) == slower, preview=preview)
         assert preview.error is None and not preview.errors
+
+
+def test_a_save_during_the_first_build_is_followed(project, monkeypatch):
+    lede = project / "data" / REPORT / "lede.md"
+    real_build = Builder.build
+    calls = []
+
+    def build_then_save(self):
+        result = real_build(self)
+        if not calls:  # the first build has read every file: a save lands before it is served
+            lede.write_text(lede.read_text(encoding="utf-8") + "\n\nSaved during the first build.\n", encoding="utf-8")
+        calls.append(1)
+        return result
+
+    monkeypatch.setattr(Builder, "build", build_then_save)
+    with serving(project) as preview:
+        overview = f"reports/{REPORT}/index.html"
+        assert wait_for(lambda: b"Saved during the first build." in preview.files[overview], preview=preview)
 
 
 # -- 5. errors in the rebuild thread -------------------------------------------------------------
