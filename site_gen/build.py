@@ -177,7 +177,7 @@ class Builder:
         roots = [r.resolve() for r in self.template_roots()]
         templates: set[str] = set()
         for path in paths:
-            path = Path(path).resolve()
+            path = Path(os.path.realpath(path))  # not resolve(): a path in a symlink loop raises there
             if data == path:
                 self._rescan = True
                 continue

@@ -37,6 +37,7 @@ from site_gen.errors import SitegenError
 from site_gen.render.pages import theme_dir
 
 EVENTS = "/__sitegen__/events"
+WORKER = "/__sitegen__/worker.js"  # holds the one event stream a browser's preview tabs share
 QUIET = 0.05        # seconds without a new event before a rebuild starts
 SETTLE = 0.01       # ...when every changed file was closed, moved or deleted: its writer is done
 MAX_WAIT = 1.0      # a rebuild starts after this long even if events keep coming
@@ -87,8 +88,8 @@ def content_type(key: str) -> str:
     return known.get(ext) or mimetypes.guess_type(key)[0] or "application/octet-stream"
 
 
-def preview_script() -> str:
-    return (theme_dir("static") / "preview.js").read_text(encoding="utf-8")
+def preview_script(name: str = "preview.js") -> str:
+    return (theme_dir("static") / name).read_text(encoding="utf-8")
 
 
 def inject(html: bytes, script: str, version: int, instance: str) -> bytes:
@@ -125,6 +126,60 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def split_host(value: str) -> tuple[str, int | None] | None:
+    """`name`, `name:port`, `[v6]` or `[v6]:port` (a Host header, an origin's netloc); None if malformed."""
+    if value.startswith("["):
+        name, sep, rest = value[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:]
+    else:
+        name, _, port = value.partition(":")
+    if not name or (port and not (port.isascii() and port.isdigit())) or (not port and value.endswith(":")):
+        return None
+    return name.lower(), int(port) if port else None
+
+
+class AllowedHosts:
+    """The host names a request may carry, so that a page of another site cannot read the preview.
+
+    A page on an attacker's name that resolves to 127.0.0.1 (DNS rebinding) reaches this server
+    as its own origin; its requests still carry the attacker's name in `Host` and `Origin`, so
+    only loopback names and addresses (and the address `-a` names, when it names another one)
+    with the serving port are answered. Served on a wildcard address (`-a 0.0.0.0:PORT`), any IP
+    address and this machine's name are accepted too: an IP address cannot be rebound.
+    """
+
+    def __init__(self, bound: str, port: int):
+        self.port = port
+        self.wildcard = bound in ("", "0.0.0.0", "::")
+        self.names = {"localhost", bound.lower()} | ({socket.gethostname().lower()} if self.wildcard else set())
+
+    def host(self, value: str | None) -> bool:
+        parsed = split_host(value or "")
+        if parsed is None:
+            return False
+        name, port = parsed
+        if (80 if port is None else port) != self.port:
+            return False
+        return name in self.names or is_loopback(name) or (self.wildcard and _is_ip(name))
+
+    def origin(self, value: str | None) -> bool:
+        """An `Origin` header: absent (a same-origin request), or this server's http origin."""
+        if value is None:
+            return True
+        scheme, sep, netloc = value.partition("://")
+        return bool(sep) and scheme.lower() == "http" and "/" not in netloc and self.host(netloc)
+
+
 # -- file events -----------------------------------------------------------------------------------
 
 _TEMP_SUFFIXES = ("~", ".swp", ".swo", ".swx", ".swn", ".tmp", ".temp", ".part", ".crdownload", "___jb_tmp___", "___jb_old___")
@@ -154,7 +209,7 @@ class Debouncer:
     """
 
     def __init__(self, callback: Callable[[list[str]], None], quiet: float = QUIET, max_wait: float = MAX_WAIT,
-                 settle: float = SETTLE):
+                 settle: float = SETTLE, closes: bool = False):
         self.callback = callback
         self.quiet = quiet
         self.max_wait = max_wait
@@ -163,7 +218,9 @@ class Debouncer:
         self._pending: dict[str, None] = {}
         self._writing: set[str] = set()
         self._done: set[str] = set()  # pending paths whose last event was a close, a move or a deletion
-        self._closes = False  # seen a close event: the platform reports them
+        # The platform reports closes (inotify does): known from the observer before the first
+        # save, else learnt from the first close event, too late for the first slow save.
+        self.closes = closes
         self._first = self._last = 0.0
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="sitegen-rebuild", daemon=True)
@@ -185,7 +242,7 @@ class Debouncer:
                     self._writing.add(p)
                 else:
                     self._writing.discard(p)
-                    self._closes |= kind == "closed"
+                    self.closes |= kind == "closed"
                 if kind in ("closed", "moved", "deleted"):
                     self._done.add(p)
                 else:
@@ -200,9 +257,9 @@ class Debouncer:
                     self._cond.wait()
                 while not self._stopping:
                     now = time.monotonic()
-                    settled = self._closes and len(self._done) == len(self._pending)
+                    settled = self.closes and len(self._done) == len(self._pending)
                     due = self._last + (self.settle if settled else self.quiet)
-                    if self._closes and self._writing:
+                    if self.closes and self._writing:
                         due = max(due, self._first + self.max_wait)
                     due = min(due, self._first + self.max_wait)
                     if now >= due:
@@ -227,6 +284,11 @@ class Debouncer:
             self._thread.join()
 
 
+def reports_closes(observer) -> bool:
+    """Whether a watchdog observer reports that a writer closed a file: inotify's does."""
+    return type(observer).__module__.endswith(".inotify")
+
+
 class _Events:
     """watchdog handler: forwards the paths of writes, creations, deletions and moves that matter."""
 
@@ -241,6 +303,8 @@ class _Events:
         paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
         paths = [os.fsdecode(p) for p in paths]
         relevant = [p for p in paths if not ignored(p) and self.preview.watches(p)]
+        if event.event_type == "moved" and not event.is_directory and len(relevant) == 2:
+            self.preview.moved_from(relevant[0])  # an editor's temporary file, saved over the real one
         if relevant:
             kind = event.event_type if not event.is_directory else ""
             self.preview.debouncer.add(relevant, kind)
@@ -254,13 +318,14 @@ class Preview:
 
     def __init__(self, config_file: str | Path = "mkdocs.yml", *, dev_addr: str | None = None, strict: bool = False,
                  quiet: float = QUIET, out: Callable[[str], None] | None = None, err: Callable[[str], None] | None = None,
-                 log_requests: bool = False):
+                 log_requests: bool = False, show_traceback: bool = False):
         self.config_file = Path(config_file).resolve()
         self.dev_addr = dev_addr
         self.strict = strict
         self.out = out or (lambda m: print(m, flush=True))
         self.err = err or (lambda m: print(f"Error: {m}", file=sys.stderr, flush=True))
         self.log_requests = log_requests
+        self.show_traceback = show_traceback
         self.config: Config | None = None
         self.builder: Builder | None = None
         self.files: dict[str, bytes] = {}
@@ -277,56 +342,73 @@ class Preview:
         self.httpd: _Server | None = None
         self._serve_thread: threading.Thread | None = None
         self._roots: list[tuple[Path, bool]] = []
-        self._script = preview_script()
+        self._folders: set[str] = set()
+        self._moved_from: set[str] = set()
+        self._moved_lock = threading.Lock()
+        self._script, self._worker = preview_script(), preview_script("preview-worker.js")
 
     # -- building ----------------------------------------------------------------------------
     def _display(self, path: str | Path) -> str:
-        path = Path(path)
+        # abspath, not resolve: a path in a symlink loop is still shown (resolving it raises).
+        path = Path(os.path.abspath(path))
         try:
-            return path.resolve().relative_to(self.config_file.parent).as_posix()
+            return path.relative_to(self.config_file.parent).as_posix()
         except ValueError:
             return str(path)
 
     def rebuild(self, paths: list[str] | None = None) -> None:
-        """One build (the first, or after `paths` changed): swaps in the new files or records the error."""
+        """One build (the first, or after `paths` changed): swaps in the new files or records the error.
+
+        Whatever goes wrong ends here, not in the rebuild thread: bad input (a SitegenError) and a
+        bug in sitegen alike show their one-line message over the last good pages.
+        """
         start = time.perf_counter()
-        config_changed = paths is None or any(Path(p).resolve() == self.config_file for p in paths)
-        if paths and any(Path(p).resolve() == theme_dir("static") / "preview.js" for p in paths):
-            self._script = preview_script()
-        error = None
-        result = None
         try:
-            if config_changed or self.builder is None:
-                self.builder = None  # a config that fails to load is retried on the next event
-                gc.unfreeze()  # the previous builder's site may now be collected
-                try:
-                    self.config = load_config(self.config_file)
-                finally:
-                    self._rewatch()
-                self.builder = Builder(self.config, strict=self.strict, watched=True)
-            else:
-                self.builder.changed(paths or [])
-            result = self.builder.build()
+            self._rebuild(paths, start)
         except SitegenError as exc:
-            error = str(exc)
+            self._failed(str(exc))
         except Exception as exc:  # a bug in sitegen: say so, keep serving the last good pages
-            error = f"internal error: {type(exc).__name__}: {exc}"
-            traceback.print_exc()
-        seconds = time.perf_counter() - start
+            if self.show_traceback:
+                traceback.print_exc()
+            first_line = (str(exc).splitlines() or [""])[0]
+            self._failed(f"internal error: {type(exc).__name__}: {first_line}"
+                         + ("" if self.show_traceback else " (run with --traceback for details)"))
+
+    def _failed(self, error: str) -> None:
+        """The last good pages stay; the error is shown (and printed) once, not again on every save."""
         self.builds += 1
-        why = ""
-        if paths:
-            shown = [self._display(p) for p in paths]
-            why = " (" + ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "") + " changed)"
-        if result is None:
-            with self.cond:
-                self.error = error
+        with self.cond:
+            again = error == self.error
+            self.error = error
+            if not again:
                 self.changed = []
                 self.version += 1
                 self.cond.notify_all()
+        if not again:
             self.err(error)
-            return
-        if paths is None or config_changed:
+
+    def _rebuild(self, paths: list[str] | None, start: float) -> None:
+        # realpath, not resolve: a changed path may be a symlink loop, which resolve() raises on.
+        real = [Path(os.path.realpath(p)) for p in paths or []]
+        config_changed = paths is None or self.config_file in real
+        replaced = paths is not None and self._replaced_roots(paths)
+        scripts = {theme_dir("static").resolve() / name for name in ("preview.js", "preview-worker.js")}
+        if scripts.intersection(real):
+            self._script, self._worker = preview_script(), preview_script("preview-worker.js")
+        if config_changed or replaced or self.builder is None:
+            self.builder = None  # a config that fails to load is retried on the next event
+            gc.unfreeze()  # the previous builder's site may now be collected
+            try:
+                self.config = load_config(self.config_file)
+            finally:
+                self._rewatch(force=replaced)
+            self.builder = Builder(self.config, strict=self.strict, watched=True)
+        else:
+            self.builder.changed(paths or [])
+        result = self.builder.build()
+        seconds = time.perf_counter() - start
+        self.builds += 1
+        if paths is None or config_changed or replaced:
             # A whole site just built is long-lived: leave it out of the collector's full passes,
             # which on a site of a thousand reports (millions of objects) would pause a later edit
             # for a second or more. Only this build's objects are frozen (the previous builder's
@@ -352,7 +434,15 @@ class Preview:
             self.out(f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
                      f"in {seconds:.2f} s")
         else:
-            self.out(f"Rebuilt {describe(changed, removed, result.files)}{why} in {seconds:.2f} s")
+            self.out(f"Rebuilt {describe(changed, removed, result.files)}{self._why(paths)} in {seconds:.2f} s")
+
+    def _why(self, paths: list[str]) -> str:
+        """` (data/r/SUMMARY.json changed)`: the files saved, not the temporary files they were saved through."""
+        with self._moved_lock:
+            temps = {p for p in paths if p in self._moved_from}
+            self._moved_from -= temps
+        shown = [self._display(p) for p in paths if p not in temps] or [self._display(p) for p in paths]
+        return " (" + ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "") + " changed)"
 
     # -- watching ----------------------------------------------------------------------------
     def watch_roots(self) -> list[tuple[Path, bool]]:
@@ -369,15 +459,32 @@ class Preview:
                     roots.append((folder, True))
         return roots
 
+    def _input_folders(self) -> set[str]:
+        """The folders the config names, as given and resolved, whether they exist now or not."""
+        c = self.config
+        folders = [f for f in ((c.data_dir, c.docs_dir, c.custom_dir) if c else ()) if f is not None]
+        return {os.path.abspath(f) for f in folders} | {os.path.realpath(f) for f in folders}
+
+    def moved_from(self, path: str) -> None:
+        with self._moved_lock:
+            self._moved_from.add(path)
+
     def watches(self, path: str) -> bool:
         p = Path(path)
-        if p == self.config_file:
+        if p == self.config_file or os.path.abspath(p) in self._folders:
             return True
         return any(recursive and root in p.parents for root, recursive in self._roots)
 
-    def _rewatch(self) -> None:
+    def _replaced_roots(self, paths: list[str]) -> bool:
+        """An input folder itself was created, moved or deleted (`mv data.new data`): its watch is stale."""
+        return any(os.path.abspath(p) in self._folders for p in paths)
+
+    def _rewatch(self, force: bool = False) -> None:
+        """Schedules a watch on every root; `force` re-arms them all, as after a root was replaced
+        (inotify watches a folder, not its name: the old watch follows the folder moved away)."""
+        self._folders = self._input_folders()
         roots = self.watch_roots()
-        if roots == self._roots:
+        if roots == self._roots and not force:
             return
         self._roots = roots
         if self.observer is None:
@@ -391,20 +498,25 @@ class Preview:
     def start(self) -> "Preview":
         from watchdog.observers import Observer
 
-        self.rebuild(None)
-        if self.dev_addr is None:
-            self.dev_addr = self.config.dev_addr if self.config else "127.0.0.1:8000"
-        host, port = parse_addr(self.dev_addr)
-        try:
-            self.httpd = _Server(host, port, self)
-        except OSError as exc:
-            raise SitegenError(f"cannot listen on {self.dev_addr}: {exc.strerror or exc}", where="--dev-addr") from None
+        # Watching starts before the first build reads a file (the first build schedules the
+        # folders once it has read the config): a save during that build is not missed.
         self.observer = Observer()
         self.observer.daemon = True
-        handler = _Events(self)
-        for root, recursive in self._roots:
-            self.observer.schedule(handler, str(root), recursive=recursive)
+        self.debouncer.closes = reports_closes(self.observer)
         self.observer.start()
+        try:
+            self.rebuild(None)
+            if self.dev_addr is None:
+                self.dev_addr = self.config.dev_addr if self.config else "127.0.0.1:8000"
+            host, port = parse_addr(self.dev_addr)
+            try:
+                self.httpd = _Server(host, port, self)
+            except OSError as exc:
+                raise SitegenError(f"cannot listen on {self.dev_addr}: {exc.strerror or exc}", where="--dev-addr") from None
+        except BaseException:
+            self.observer.stop()
+            self.observer.join()
+            raise
         self.debouncer.start()
         self._serve_thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1},
                                               name="sitegen-http", daemon=True)
@@ -500,8 +612,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self, body: bool = True) -> None:
         preview = self.server.preview
-        if request_path(self.path) == EVENTS:
+        allowed = self.server.allowed
+        if not allowed.host(self.headers.get("Host")):
+            return self._refuse("this server answers to localhost, 127.0.0.1 or [::1] (or the name -a gives) only")
+        path = request_path(self.path)
+        if path == EVENTS:
+            if not allowed.origin(self.headers.get("Origin")):
+                return self._refuse("a page of another site may not follow this preview")
             return self._events()
+        if path == WORKER:
+            return self._send(HTTPStatus.OK, preview._worker.encode("utf-8"), "text/javascript; charset=utf-8",
+                              "no-store", body)
         key = site_path(self.path)
         with preview.cond:  # one build's files and its version: a rebuild swaps both under this lock
             files, version, instance = preview.files, preview.version, preview.instance
@@ -538,6 +659,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass
+
+    def _refuse(self, why: str) -> None:
+        data = f"403 Forbidden: {why}\n".encode("utf-8")
+        self._send(HTTPStatus.FORBIDDEN, data, "text/plain; charset=utf-8", "no-store", self.command != "HEAD")
 
     def _events(self) -> None:
         """Server-sent events: the state now, then one `build` event per new version."""
@@ -581,6 +706,7 @@ class _Server(ThreadingHTTPServer):
         self._conns_lock = threading.Lock()
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), _Handler)
+        self.allowed = AllowedHosts(host, self.server_address[1])
 
     def server_bind(self) -> None:
         # Like http.server.HTTPServer.server_bind without its reverse DNS lookup (slow on some hosts).

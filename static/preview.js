@@ -1,7 +1,8 @@
 // Live preview client. `sitegen serve` inlines it before </body> of the pages it serves; a built
-// site never contains it. On each rebuild (server-sent events) it fetches its own page again and
-// patches only what changed, so scroll position, chart zoom and open details survive; it shows the
-// build error in an overlay while there is one.
+// site never contains it. On each rebuild (a server-sent event, which a worker shared by the
+// browser's preview tabs passes on) it fetches its own page again and patches only what changed,
+// so scroll position, chart zoom and open details survive; it shows the build error in an overlay
+// while there is one.
 (function () {
   "use strict";
   var me = document.currentScript;
@@ -172,9 +173,8 @@
     });
   }
 
-  var events = new EventSource("/__sitegen__/events");
-  events.addEventListener("build", function (e) {
-    var d = JSON.parse(e.data);
+  function onBuild(data) {
+    var d = JSON.parse(data);
     overlay(d.error ? "Error: " + d.error : null);
     if (placeholder) {
       if (!d.error && (d.version !== version || d.instance !== instance)) { reload(); }
@@ -186,8 +186,28 @@
     } else if (d.version > version) {
       version = d.version;
     }
-  });
-  window.addEventListener("pagehide", function () { events.close(); });
+  }
+
+  // One event stream per browser, held by a worker all tabs share (static/preview-worker.js):
+  // a stream per tab would use up the browser's 6 connections to this server by the 7th tab.
+  // Without SharedWorker (or if it fails to start) the tab holds a stream of its own.
+  function ownStream() {
+    var events = new EventSource("/__sitegen__/events");
+    events.addEventListener("build", function (e) { onBuild(e.data); });
+    window.addEventListener("pagehide", function () { events.close(); });
+  }
+  function sharedStream() {
+    var worker = new SharedWorker("/__sitegen__/worker.js", { name: "sitegen-preview" });
+    var working = false;  // the worker passed on an event: it runs
+    worker.onerror = function () { if (!working) { working = true; ownStream(); } };
+    worker.port.onmessage = function (m) { working = true; onBuild(m.data); };
+    window.addEventListener("pagehide", function () { worker.port.postMessage("bye"); });
+  }
+  try {
+    if (window.SharedWorker) { sharedStream(); } else { ownStream(); }
+  } catch (e) {
+    ownStream();  // SharedWorker refused here (e.g. an opaque origin)
+  }
   // Back from the back/forward cache the page missed every event since it left: start afresh.
   window.addEventListener("pageshow", function (e) { if (e.persisted) { location.reload(); } });
 })();

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import threading
 import webbrowser
@@ -35,7 +36,8 @@ def run(args) -> int:
     stop = threading.Event()
     preview = Preview(args.config_file, dev_addr=args.dev_addr, strict=args.strict,
                       out=lambda m: say(args, m) if not m.startswith("WARNING  ") else warn(m[len("WARNING  "):]),
-                      err=error, log_requests=args.verbose)
+                      err=error, log_requests=args.verbose,
+                      show_traceback=getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK")))
     preview.start()
     try:
         host, _ = parse_addr(preview.dev_addr)
