@@ -25,9 +25,9 @@ FORMAT_ARGS = ("digits",)
 # '[' scans to its ']' (or the paragraph's end) for every link pattern, and a paragraph of many
 # short lines is split again at each heading or rule in it. These bounds keep the slowest receipt
 # note to a fraction of a second; real notes and ledes are a few hundred characters.
-RECEIPT_MAX_CHARS = 10_000
-RECEIPT_MAX_PARAGRAPH = 4_000
-RECEIPT_MAX_BRACKETS = 64
+RECEIPT_MAX_CHARS = 8_000
+RECEIPT_MAX_PARAGRAPH = 2_000
+RECEIPT_MAX_BRACKETS = 32
 RECEIPT_MAX_DEPTH = 16  # lists and quotes inside each other (python-markdown recurses per level)
 
 
@@ -242,7 +242,7 @@ def check_receipt_markdown(text: str) -> None:
     """Refuses receipt markdown beyond the bounds above (InlineError at the place), in linear time."""
     if len(text) > RECEIPT_MAX_CHARS:
         raise InlineError(f"receipt markdown is limited to {RECEIPT_MAX_CHARS:,} characters; this text has "
-                          f"{len(text):,} (put long prose in the report's lede file or a docs page)", RECEIPT_MAX_CHARS)
+                          f"{len(text):,} (longer prose belongs in a docs page)", RECEIPT_MAX_CHARS)
     if text.count("[") > RECEIPT_MAX_BRACKETS:
         at = -1
         for _ in range(RECEIPT_MAX_BRACKETS + 1):
@@ -257,8 +257,10 @@ def check_receipt_markdown(text: str) -> None:
         start = m.end() if m else end
     for m in _LINE_DEPTH.finditer(text):
         prefix = m.group(0)
-        # Each quote mark and list marker opens a level, and so does each indent of four columns.
-        depth = prefix.count(">") + len(_MARKER.findall(prefix)) + (prefix.count(" ") + 4 * prefix.count("\t")) // 4
+        # Each quote mark and list marker opens a level, and so does each indent of four columns
+        # (besides the one blank that may follow each mark).
+        marks = prefix.count(">") + len(_MARKER.findall(prefix))
+        depth = marks + max(0, prefix.count(" ") + 4 * prefix.count("\t") - marks) // 4
         if depth > RECEIPT_MAX_DEPTH:
             raise InlineError(f"lists and quotes in receipt markdown nest at most {RECEIPT_MAX_DEPTH} deep; this line "
                               f"nests {depth:,}", m.start())
