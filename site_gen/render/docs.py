@@ -96,8 +96,10 @@ class _FrontMatterLoader(yaml.SafeLoader):
     """SafeLoader that refuses nesting deeper than FRONT_MATTER_DEPTH: PyYAML composes nodes by
     recursion, so a deep enough page would end in RecursionError."""
 
+    _depth = 0
+
     def compose_node(self, parent, index):
-        self._depth = getattr(self, "_depth", 0) + 1
+        self._depth += 1
         try:
             if self._depth > FRONT_MATTER_DEPTH:
                 raise yaml.composer.ComposerError(None, None, f"nested deeper than {FRONT_MATTER_DEPTH} levels",
