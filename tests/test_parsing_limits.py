@@ -284,3 +284,20 @@ def test_a_type_error_inside_a_figure_is_a_bug_not_bad_input(monkeypatch):
         figs.resolve(None, "broken", {"checkpoint": "K4"})
     with pytest.raises(figs.FigureError, match="figure 'broken' has no argument 'a'; arguments: checkpoint"):
         figs.resolve(None, "broken", {"a": "x"})
+
+
+def test_a_workload_holding_the_pages_token_leaves_the_chart_json_whole(tmp_path, example):
+    page = "Candidate: {{ engine }}.\n\n```sitegen\nblock: speed-cells\ncheckpoint: K4\nchart: true\n```\n"
+    _, config, analysis = example
+    token = docs.AuthorBlocks([analysis], config).expand(page, file="docs/p.md", page_path="p.html").token(0)
+
+    def rename(doc):
+        for cell in doc["speed"]["cells"]:
+            if cell["workload"] == "chat":
+                cell["workload"] = f"chat {token}"
+    root = project(tmp_path, edit=rename)
+    forged = analyse(load_report(root / "data" / REPORT, root / "data"))
+    html = docs_page(example, "p.md", page, analyses=[forged])
+    spec = json.loads(re.search(r'<script type="application/json" id="figure-[^"]*">(.*?)</script>', html, re.S).group(1))
+    assert f"chat {token}" in json.dumps(spec)
+    assert html.count('class="sitegen-inline"') == 1
