@@ -23,8 +23,8 @@ FORMAT_ARGS = ("digits",)
 
 # Receipt text is untrusted, and python-markdown reads some shapes of text in quadratic time: each
 # '[' scans to its ']' (or the paragraph's end) for every link pattern, and a paragraph of many
-# short lines is split again at each heading or rule in it. These bounds keep the slowest receipt
-# note to a fraction of a second; real notes and ledes are a few hundred characters.
+# short lines is split again at each heading or rule in it. Within these bounds the slowest text
+# takes about a second, a real one milliseconds (real notes and ledes are a few hundred characters).
 RECEIPT_MAX_CHARS = 8_000
 RECEIPT_MAX_PARAGRAPH = 2_000
 RECEIPT_MAX_BRACKETS = 32
