@@ -241,6 +241,8 @@ def test_a_docs_page_holding_a_token_shows_it_and_its_figures(example):
 def test_a_marker_is_the_first_number_no_text_holds():
     assert md.unused_marker("P", "text") == "P0Z"
     assert md.unused_marker("P", "P0Z", "P1Z2Z") == "P2Z"
+    with within():  # one pass over the text, not one per number taken
+        assert md.unused_marker("SITEGEN", "".join(f"SITEGEN{n}Z " for n in range(100_000))) == "SITEGEN100000Z"
 
 
 # -- bad docs pages: one clear error, exit 1 -------------------------------------------------------

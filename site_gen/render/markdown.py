@@ -213,10 +213,8 @@ def unused_marker(prefix: str, *texts: str) -> str:
     end of it starts it), so no placeholder can arise where text meets a placeholder. The number is
     the first free one, not a random one: the same text gives the same HTML on every build.
     """
-    n = 0
-    while any(f"{prefix}{n}Z" in text for text in texts):
-        n += 1
-    return f"{prefix}{n}Z"
+    taken = {int(n) for text in texts for n in re.findall(re.escape(prefix) + r"(\d+)Z", text)}
+    return f"{prefix}{next(n for n in range(len(taken) + 1) if n not in taken)}Z"
 
 
 def put_back(html: str, marker: str, pieces: list[str], *, paragraph: bool = False) -> str:
