@@ -5,6 +5,7 @@ can say where the number in a sentence came from.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -191,11 +192,26 @@ def checkpoint_count(a: Analysis, paired: str = "false") -> Figure:
     return Figure(len(cps), "count", ("paired checkpoints: " if paired == "true" else "checkpoints: ") + ", ".join(cps))
 
 
+def arguments(name: str) -> dict[str, bool]:
+    """A figure's arguments (after the analysis), each with whether it is required."""
+    params = list(inspect.signature(REGISTRY[name][0]).parameters.values())[1:]
+    return {p.name: p.default is inspect.Parameter.empty for p in params}
+
+
 def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
+    """The figure `name` of a report, from arguments as a page writes them (every value text).
+
+    The arguments are checked here, so that an error inside a figure is a bug, not bad input."""
     if name not in REGISTRY:
         raise FigureError(f"unknown figure '{name}'; known: {', '.join(sorted(REGISTRY))}")
-    fn = REGISTRY[name][0]
-    try:
-        return fn(a, **args)
-    except TypeError as exc:
-        raise FigureError(f"figure '{name}': {exc}") from None
+    known = arguments(name)
+    listed = ", ".join(known) or "none"
+    for key, value in args.items():
+        if key not in known:
+            raise FigureError(f"figure '{name}' has no argument '{key}'; arguments: {listed}")
+        if not isinstance(value, str):
+            raise TypeError(f"figure argument {key} must be text, got {type(value).__name__}")
+    missing = [key for key, required in known.items() if required and key not in args]
+    if missing:
+        raise FigureError(f"figure '{name}' needs {missing[0]}=…; arguments: {listed}")
+    return REGISTRY[name][0](a, **args)

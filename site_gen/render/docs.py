@@ -20,7 +20,7 @@ a block is the number on the report page.
 """
 from __future__ import annotations
 
-import hashlib
+import os
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -86,12 +86,27 @@ COMMON_OPTIONS = ("block", "report", "id")
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 # A ```sitegen fenced block: its body is `key: value` lines.
-_SITEGEN_FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*\n(?P<body>.*?)^[ \t]*(?P=fence)[`~]*[ \t]*$",
-    re.M | re.S)
-_SITEGEN_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*sitegen[ \t]*$", re.M)
+_SITEGEN_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*(?:\n|\Z)", re.M)
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S)
-_H1 = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+_H1 = re.compile(r"^#[ \t](.+)$", re.M)
+FRONT_MATTER_DEPTH = 50
+
+
+class _FrontMatterLoader(yaml.SafeLoader):
+    """SafeLoader that refuses nesting deeper than FRONT_MATTER_DEPTH: PyYAML composes nodes by
+    recursion, so a deep enough page would end in RecursionError."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > FRONT_MATTER_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {FRONT_MATTER_DEPTH} levels",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def split_front_matter(text: str, file: str | Path) -> tuple[dict[str, Any], str, int]:
@@ -100,7 +115,7 @@ def split_front_matter(text: str, file: str | Path) -> tuple[dict[str, Any], str
     if not m:
         return {}, text, 0
     try:
-        meta = yaml.safe_load(m.group(1)) or {}
+        meta = yaml.load(m.group(1), Loader=_FrontMatterLoader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise SitegenError(f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}", file,
@@ -126,21 +141,19 @@ class Expanded:
 
     markdown: str
     pieces: list[str] = field(default_factory=list)
-    nonce: str = ""
+    marker: str = "SITEGEN0Z"  # a placeholder prefix that the page's text does not contain
     charts: bool = False
     blocks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     failed: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of contradicted statements
 
     def token(self, i: int) -> str:
-        return f"SITEGEN{self.nonce}X{i}X"
+        return f"{self.marker}{i}Z"
 
     def restore(self, html: str) -> str:
-        """Puts each piece where its token ended up; a block's token stands alone in a paragraph."""
-        for i, piece in reversed(list(enumerate(self.pieces))):
-            tok = self.token(i)
-            html = html.replace(f"<p>{tok}</p>", piece).replace(tok, piece)
-        return html
+        """Puts each piece where its token ended up; a block's token stands alone in a paragraph.
+        One pass: receipt text inside a piece is never taken for a token."""
+        return md.put_back(html, self.marker, self.pieces, paragraph=True)
 
 
 def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
@@ -342,11 +355,11 @@ class AuthorBlocks:
             check_report_id(default, file, "line 1")
             raise SitegenError(f"unknown report '{default}' in front matter; reports: {', '.join(sorted(self.analyses)) or 'none'}",
                                file, "line 1")
-        # The tokens' nonce comes from the text: the same page gives the same HTML on every build.
-        out = Expanded(markdown=text, nonce=hashlib.sha256(text.encode("utf-8")).hexdigest()[:8])
+        out = Expanded(markdown=text, marker=md.unused_marker("SITEGEN", text))
         used_ids: set[str] = set()
         edits: list[tuple[int, int, str]] = []
-        line_at = lambda offset: md.line_of(text, offset) + line_offset
+        line_of = md.line_finder(text)
+        line_at = lambda offset: line_of(offset) + line_offset
 
         def add_block(options, line: int, indent: str) -> str:
             html, charts = self.block(options, file=file, line=line, page_path=page_path, default_report=default,
@@ -356,14 +369,10 @@ class AuthorBlocks:
             out.blocks.append(options["block"][0])
             return f"\n{indent}{out.token(len(out.pieces) - 1)}\n"
 
-        fences = list(_SITEGEN_FENCE.finditer(text))
-        for m in _SITEGEN_OPEN.finditer(text):
-            if not any(f.start() <= m.start() < f.end() for f in fences):
-                raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
-        for m in fences:
+        for start, end, indent, body_at, body in _sitegen_fences(text, file, line_at):
             options: dict[str, tuple[str, int]] = {}
-            first = line_at(m.start("body"))
-            for i, raw in enumerate(m.group("body").split("\n")):
+            first = line_at(body_at)
+            for i, raw in enumerate(body.split("\n")):
                 content = re.sub(r"(^|\s)#.*$", "", raw).strip()
                 if not content:
                     continue
@@ -374,7 +383,7 @@ class AuthorBlocks:
                 if key in options:
                     raise SitegenError(f"option '{key}' given twice", file, f"line {first + i}")
                 options[key] = (value.strip().strip("\"'"), first + i)
-            edits.append((m.start(), m.end(), add_block(options, line_at(m.start()), m.group("indent"))))
+            edits.append((start, end, add_block(options, line_at(start), indent)))
 
         code = md.code_ranges(text)
 
@@ -385,42 +394,41 @@ class AuthorBlocks:
             except figs.FigureError as exc:
                 raise SitegenError(str(exc), file, f"line {line_at(offset)}") from None
 
-        for m in md.INLINE.finditer(text):
-            if md.in_ranges(m.start(), code):
+        for at, after, expr in md.inline_figures(text):
+            if at in code:
                 continue
-            expr = m.group(1)
-            if expr.split()[0] == "block":
-                start = text.rfind("\n", 0, m.start()) + 1
-                end = text.find("\n", m.end())
+            if expr.split()[:1] == ["block"]:
+                start = text.rfind("\n", 0, at) + 1
+                end = text.find("\n", after)
                 end = len(text) if end < 0 else end
-                if text[start:m.start()].strip() or text[m.end():end].strip():
+                if text[start:at].strip() or text[after:end].strip():
                     raise SitegenError("a {{ block … }} directive must stand on a line of its own", file,
-                                       f"line {line_at(m.start())}")
+                                       f"line {line_at(at)}")
                 tokens = expr.split()[1:]
                 if not tokens or "=" in tokens[0]:
                     raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(BLOCKS)}", file,
-                                       f"line {line_at(m.start())}")
+                                       f"line {line_at(at)}")
                 try:
-                    args = md._args(tokens[1:], m.start())
+                    args = md._args(tokens[1:], at)
                 except md.InlineError as exc:
-                    raise SitegenError(str(exc), file, f"line {line_at(m.start())}") from None
-                line = line_at(m.start())
+                    raise SitegenError(str(exc), file, f"line {line_at(at)}") from None
+                line = line_at(at)
                 options = {"block": (tokens[0], line), **{k: (v, line) for k, v in args.items()}}
                 if "block" in args:
                     raise SitegenError("name the block once, right after 'block'", file, f"line {line}")
-                edits.append((start, end, add_block(options, line, text[start:m.start()])))
+                edits.append((start, end, add_block(options, line, text[start:at])))
                 continue
             try:
-                piece = md.render_inline(expr, m.start(), resolve_figure)
+                piece = md.render_inline(expr, at, resolve_figure)
             except md.InlineError as exc:
                 raise SitegenError(str(exc), file, f"line {line_at(exc.offset)}") from None
             if piece.failed:
                 if strict:
-                    raise SitegenError(piece.failed, file, f"line {line_at(m.start())}")
-                out.failed.append((line_at(m.start()), piece.failed))
-                out.warnings.append(f"{file}: line {line_at(m.start())}: {piece.failed}")
+                    raise SitegenError(piece.failed, file, f"line {line_at(at)}")
+                out.failed.append((line_at(at), piece.failed))
+                out.warnings.append(f"{file}: line {line_at(at)}: {piece.failed}")
             out.pieces.append(f'<span class="sitegen-inline">{piece.html}</span>')
-            edits.append((m.start(), m.end(), out.token(len(out.pieces) - 1)))
+            edits.append((at, after, out.token(len(out.pieces) - 1)))
 
         if home and "dashboard" not in out.blocks:
             html, _ = self.block({"block": ("dashboard", 0)}, file=file, line=0, page_path=page_path, default_report=None,
@@ -437,6 +445,19 @@ class AuthorBlocks:
         parts.append(text[pos:])
         out.markdown = "".join(parts)
         return out
+
+
+def _sitegen_fences(text: str, file, line_at: Callable[[int], int]):
+    """Each ```sitegen block as (start, end, indent, where its body starts, body), in linear time:
+    one search for each block's closing fence, from its opening line on."""
+    pos = 0
+    while (m := _SITEGEN_OPEN.search(text, pos)) is not None:
+        fence = m.group("fence")
+        close = re.compile(rf"^[ \t]*{re.escape(fence)}[`~]*[ \t]*$", re.M).search(text, m.end())
+        if close is None:
+            raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
+        yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
+        pos = close.end()
 
 
 def _slug(value: str) -> str:
@@ -456,10 +477,14 @@ def title_of(meta: dict[str, Any], body: str, fallback: str) -> str:
         return meta["title"].strip()
     code = md.code_ranges(body)
     for m in _H1.finditer(body):
-        if not md.in_ranges(m.start(), code):
+        if m.start() not in code:
             import markdown as _markdown
 
-            html = _markdown.markdown(md.INLINE.sub("", m.group(1)))
+            # The closing #s and blanks of an ATX heading are not its text (string methods: a
+            # regex for them backtracks over a long run of #).
+            heading = m.group(1).lstrip(" \t")
+            words = heading.rstrip(" \t").rstrip("#").rstrip(" \t") or heading[:1]
+            html = _markdown.markdown(md.without_inline(words))
             return unescape(re.sub(r"<[^>]+>", "", html)).strip() or fallback
     return fallback
 
@@ -521,6 +546,12 @@ class DocsPages:
             parts = rel_path.split("/")
             if any(p.startswith(".") for p in parts) or parts[0] == "templates" or not path.is_file():
                 continue
+            try:
+                rel_path.encode("utf-8")
+            except UnicodeEncodeError:
+                # A name that is not UTF-8 (Python reads its bytes as surrogates) can be no URL.
+                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                raise SitegenError("file name is not UTF-8; rename the file", shown) from None
             found.append((rel_path, path))
         md_srcs = {s for s, _ in found if s.lower().endswith(MARKDOWN_SUFFIXES)}
         for src, path in found:

@@ -3,24 +3,32 @@ inline figures `{{ name key=value }}` and checked statements `{{ check name < 10
 """
 from __future__ import annotations
 
-import math
 import re
 import threading
 import xml.etree.ElementTree as etree
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import markdown
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from site_gen.render import format as fmt
 
-INLINE = re.compile(r"\{\{\s*(.+?)\s*\}\}", re.S)
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 SAFE_SCHEMES = ("http:", "https:", "mailto:")
-_TOKEN = "SGINLINE{:04d}END"
 FORMAT_ARGS = ("digits",)
+
+# Receipt text is untrusted, and python-markdown reads some shapes of text in quadratic time: each
+# '[' scans to its ']' (or the paragraph's end) for every link pattern, and a paragraph of many
+# short lines is split again at each heading or rule in it. Within these bounds the slowest text
+# takes about a second, a real one milliseconds (real notes and ledes are a few hundred characters).
+RECEIPT_MAX_CHARS = 8_000
+RECEIPT_MAX_PARAGRAPH = 2_000
+RECEIPT_MAX_BRACKETS = 32
+RECEIPT_MAX_DEPTH = 16  # lists and quotes inside each other (python-markdown recurses per level)
 
 
 class InlineError(ValueError):
@@ -116,20 +124,144 @@ def author_markdown(resolve_page, resolve_link=None, extensions: list | None = N
 
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[`~]*[ \t]*$|\Z)", re.M | re.S)
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.S)
+_BACKTICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"(?=\n[ \t]*\n)")  # every start, overlapping: a code span crosses none
 
 
-def code_ranges(text: str) -> list[tuple[int, int]]:
-    """Where fenced code blocks and inline code spans sit: `{{ … }}` there is shown as written."""
-    ranges = [m.span() for m in _FENCE.finditer(text)]
-    for m in _CODE_SPAN.finditer(text):
-        if not any(a <= m.start() < b for a, b in ranges):
-            ranges.append(m.span())
-    return sorted(ranges)
+class CodeRanges:
+    """Where fenced code blocks and inline code spans sit: `{{ … }}` there is shown as written.
+
+    `offset in ranges` is a binary search: ranges may nest (a span around a fence), so each start
+    keeps the furthest end reached by it or any range before it.
+    """
+
+    def __init__(self, ranges: list[tuple[int, int]]):
+        self.ranges = sorted(ranges)
+        self._starts = [a for a, _ in self.ranges]
+        self._reach, furthest = [], -1
+        for _, b in self.ranges:
+            furthest = max(furthest, b)
+            self._reach.append(furthest)
+
+    def __contains__(self, offset: int) -> bool:
+        i = bisect_right(self._starts, offset) - 1
+        return i >= 0 and self._reach[i] > offset
 
 
-def in_ranges(offset: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(a <= offset < b for a, b in ranges)
+def _code_spans(text: str) -> Iterator[tuple[int, int]]:
+    r"""Backtick runs closed by the next run of the same length before a blank line, left to right.
+
+    The same spans as the regex (?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`), found in
+    linear time: that regex reads to the paragraph's end from every run left open.
+    """
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = defaultdict(list)
+    for start, n in runs:
+        by_length[n].append(start)
+    blanks = [m.start() for m in _BLANK_LINE.finditer(text)]
+    resume = 0
+    for start, n in runs:
+        if start < resume:
+            continue
+        same = by_length[n]
+        k = bisect_right(same, start)
+        if k == len(same):
+            continue
+        close = same[k]
+        b = bisect_left(blanks, start + n)
+        if b < len(blanks) and blanks[b] < close:
+            continue
+        yield start, close + n
+        resume = close + n
+
+
+def code_ranges(text: str) -> CodeRanges:
+    fences = [m.span() for m in _FENCE.finditer(text)]
+    fenced = CodeRanges(fences)
+    return CodeRanges(fences + [span for span in _code_spans(text) if span[0] not in fenced])
+
+
+def inline_figures(text: str) -> Iterator[tuple[int, int, str]]:
+    r"""Each `{{ … }}` as (start, end, expression): the first `}}` after a `{{` closes it.
+
+    A scan with str.find, linear: the regex \{\{\s*(.+?)\s*\}\} read to the end of the text from
+    every `{{` left open.
+    """
+    pos = 0
+    while (start := text.find("{{", pos)) >= 0:
+        end = text.find("}}", start + 3)  # the expression has at least one character
+        if end < 0:
+            return  # no `}}` after this `{{`: none after any later one either
+        yield start, end + 2, text[start + 2:end].strip()
+        pos = end + 2
+
+
+def without_inline(text: str) -> str:
+    """The text with every `{{ … }}` taken out."""
+    parts, pos = [], 0
+    for start, end, _ in inline_figures(text):
+        parts.append(text[pos:start])
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def unused_marker(prefix: str, *texts: str) -> str:
+    """`prefix` + a number that no text contains: placeholders that the text cannot forge.
+
+    A placeholder is the marker, an index, and `Z` (`SGINLINE0Z3Z`); the marker has no border (no
+    end of it starts it), so no placeholder can arise where text meets a placeholder. The number is
+    the first free one, not a random one: the same text gives the same HTML on every build.
+    """
+    taken = {int(n) for text in texts for n in re.findall(re.escape(prefix) + r"(\d+)Z", text)}
+    return f"{prefix}{next(n for n in range(len(taken) + 1) if n not in taken)}Z"
+
+
+def put_back(html: str, marker: str, pieces: list[str], *, paragraph: bool = False) -> str:
+    """Each placeholder of `marker` replaced by its piece, in one pass: a piece's own text (receipt
+    strings in it) is never searched for placeholders. With `paragraph`, a placeholder alone in a
+    paragraph takes the paragraph's place."""
+    found = re.compile(("(<p>)?" if paragraph else "") + re.escape(marker) + r"(\d+)Z" + ("(</p>)?" if paragraph else ""))
+
+    def piece(m: re.Match) -> str:
+        shown = pieces[int(m.group(2 if paragraph else 1))]
+        if paragraph and bool(m.group(1)) != bool(m.group(3)):
+            return (m.group(1) or "") + shown + (m.group(3) or "")
+        return shown
+    return found.sub(piece, html)
+
+
+_LINE_DEPTH = re.compile(r"^(?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*", re.M)
+_MARKER = re.compile(r"[-*+]|\d+[.)]")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def check_receipt_markdown(text: str) -> None:
+    """Refuses receipt markdown beyond the bounds above (InlineError at the place), in linear time."""
+    if len(text) > RECEIPT_MAX_CHARS:
+        raise InlineError(f"receipt markdown is limited to {RECEIPT_MAX_CHARS:,} characters; this text has "
+                          f"{len(text):,} (longer prose belongs in a docs page)", RECEIPT_MAX_CHARS)
+    if text.count("[") > RECEIPT_MAX_BRACKETS:
+        at = -1
+        for _ in range(RECEIPT_MAX_BRACKETS + 1):
+            at = text.find("[", at + 1)
+        raise InlineError(f"receipt markdown is limited to {RECEIPT_MAX_BRACKETS} '['; this text has {text.count('['):,}", at)
+    start = 0
+    for m in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = m.start() if m else len(text)
+        if end - start > RECEIPT_MAX_PARAGRAPH:
+            raise InlineError(f"a paragraph of receipt markdown is limited to {RECEIPT_MAX_PARAGRAPH:,} characters; this one "
+                              f"has {end - start:,} (separate paragraphs with a blank line)", start)
+        start = m.end() if m else end
+    for m in _LINE_DEPTH.finditer(text):
+        prefix = m.group(0)
+        # Each quote mark and list marker opens a level, and so does each indent of four columns
+        # (besides the one blank that may follow each mark).
+        marks = prefix.count(">") + len(_MARKER.findall(prefix))
+        depth = marks + max(0, prefix.count(" ") + 4 * prefix.count("\t") - marks) // 4
+        if depth > RECEIPT_MAX_DEPTH:
+            raise InlineError(f"lists and quotes in receipt markdown nest at most {RECEIPT_MAX_DEPTH} deep; this line "
+                              f"nests {depth:,}", m.start())
 
 
 def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None, float | None, bool, str]:
@@ -162,7 +294,8 @@ def _args(tokens: list[str], offset: int) -> dict[str, str]:
         if not eq or not key:
             raise InlineError(f"expected key=value, got {token!r}", offset)
         args[key] = value.strip("\"'")
-        if key == "digits" and not (args[key].isdigit() and int(args[key]) <= 12):
+        # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+        if key == "digits" and not (re.fullmatch(r"[0-9]{1,2}", args[key]) and int(args[key]) <= 12):
             raise InlineError(f"digits must be a whole number from 0 to 12, got {args[key]!r}", offset)
     return args
 
@@ -216,24 +349,28 @@ def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
 
 def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figure=None, trusted: bool = False,
            inline: bool = False) -> MarkdownResult:
-    """Markdown to safe HTML. Inline figures are swapped for tokens first so markdown never sees them."""
-    pieces: list[Inline] = []
+    """Markdown to safe HTML. Inline figures are swapped for placeholders first so markdown never sees them."""
+    if not trusted:
+        check_receipt_markdown(text)
+    pieces: list[str] = []
     failed: list[tuple[int, str]] = []
-
     code = code_ranges(text)
-
-    def swap(match: re.Match) -> str:
-        if in_ranges(match.start(), code):
-            return match.group(0)  # inside code: shown as written
+    # Python-Markdown's placeholder marks (STX, ETX) are taken out of its output, so a marker split
+    # by them in the text would come out whole: the marker is chosen against the text without them.
+    marker = unused_marker("SGINLINE", text.replace("\x02", "").replace("\x03", ""))
+    parts, pos = [], 0
+    for start, end, expr in inline_figures(text):
+        if start in code:
+            continue  # inside code: shown as written
         if resolve_figure is None:
-            raise InlineError("figures are not available here", match.start())
-        piece = render_inline(match.group(1), match.start(), resolve_figure)
+            raise InlineError("figures are not available here", start)
+        piece = render_inline(expr, start, resolve_figure)
         if piece.failed:
-            failed.append((match.start(), piece.failed))
-        pieces.append(piece)
-        return _TOKEN.format(len(pieces) - 1)
-
-    source = INLINE.sub(swap, text)
+            failed.append((start, piece.failed))
+        parts += [text[pos:start], f"{marker}{len(pieces)}Z"]
+        pieces.append(str(piece.html))
+        pos = end
+    source = "".join(parts) + text[pos:]
     converter = _markdown(resolve_page, trusted) if trusted else _receipt_markdown(resolve_page)
     holder = getattr(converter, "sitegen_holder", None)
     if holder is not None:
@@ -247,10 +384,14 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
     html = html.replace("\x02", "").replace("\x03", "")
     if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
-    for i, piece in enumerate(pieces):
-        html = html.replace(_TOKEN.format(i), str(piece.html))
-    return MarkdownResult(Markup(html), failed)
+    return MarkdownResult(Markup(put_back(html, marker, pieces)), failed)
 
 
 def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
+
+
+def line_finder(text: str) -> Callable[[int], int]:
+    """`line_of` for many offsets in one text: a binary search over its newlines, not a count each time."""
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    return lambda offset: bisect_left(newlines, offset) + 1
