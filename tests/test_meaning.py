@@ -350,3 +350,26 @@ def test_a_chain_of_reruns_shows_its_newest(tmp_path, capsys):
     assert rows == ["Run c"]
     assert re.findall(r"<li><a [^>]*>(Run \w)</a> \([^)]*\), superseded by <a [^>]*>(Run \w)</a>", superseded) == \
         [("Run b", "Run c"), ("Run a", "Run b")]
+
+
+# -- other things a receipt cannot mean -----------------------------------------------------------
+
+REPLY = DOC["long_outputs"]["replies"]
+CODE = next(i for i, r in enumerate(REPLY) if r["category"] == "code")
+PROSE = next(i for i, r in enumerate(REPLY) if r["category"] == "prose")
+FINISHED = next(i for i, r in enumerate(REPLY) if r["finished"])
+PERCENT = next(i for i, r in enumerate(DOC["precision"]["results"])
+               if "baseline" in r and {m["id"]: m for m in DOC["precision"]["measures"]}[r["measure"]]["unit"] == "percent")
+
+
+@pytest.mark.parametrize("field, value, message", [
+    (f"long_outputs.replies[{CODE}].reply_tokens", REPLY[CODE]["cap"] + 1,
+     f"reply_tokens {REPLY[CODE]['cap'] + 1} above the reply's cap {REPLY[CODE]['cap']}"),
+    (f"long_outputs.replies[{FINISHED}].still_thinking", True, "a finished reply cannot be still thinking"),
+    (f"long_outputs.replies[{PROSE}].tests_passed", True, "tests_passed is for code replies; this reply is prose"),
+    (f"long_outputs.replies[{CODE}].json_valid", True, "json_valid is for json replies; this reply is code"),
+    (f"precision.results[{PERCENT}].baseline.value", 100.5, "value 100.5 is not a percentage (0 to 100)"),
+    (f"precision.results[{PERCENT}].baseline.value", -1, "value -1 is not a percentage (0 to 100)"),
+])
+def test_impossible_records_are_refused(field, value, message, tmp_path, capsys):
+    refused(tmp_path, capsys, put(field, value), [f"$.{field}: {message}"], **only(field))
