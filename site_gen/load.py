@@ -636,6 +636,18 @@ def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
                                f"but this record holds a {role} measurement on it", file, where)
 
 
+def _impossible_reply(reply: dict[str, Any], file: Path, where: str) -> None:
+    if reply["reply_tokens"] > reply["cap"]:
+        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, where + ".reply_tokens")
+    if reply["finished"] and reply["still_thinking"]:
+        raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
+                           file, where + ".still_thinking")
+    # Tables count these for their own category only: on another they would vanish unseen.
+    for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
+        if flag in reply and reply["category"] != category:
+            raise SitegenError(f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"{where}.{flag}")
+
+
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
     """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability."""
     checkpoints = [c["id"] for c in data["report"]["checkpoints"]]
@@ -671,9 +683,9 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
                            f"rows '{rid}' are panel {rows[rid]['panel']} but measure '{measure['id']}' is on panel {measure['panel']}: "
                            "values from different panels are not comparable", file, f"{where}.{role}.rows")
                     value = r[role]["value"]
-                    _check(measure["unit"] != "percent" or 0 <= value <= 100,
-                           f"value {value} is not a percentage (0 to 100), the unit of measure '{measure['id']}'",
-                           file, f"{where}.{role}.value")
+                    if measure["unit"] == "percent" and not 0 <= value <= 100:
+                        raise SitegenError(f"value {value} is not a percentage (0 to 100), the unit of measure '{measure['id']}'",
+                                           file, f"{where}.{role}.value")
             paired = "baseline" in r and "candidate" in r
             if paired:
                 b, c = rows[r["baseline"]["rows"]], rows[r["candidate"]["rows"]]
@@ -740,15 +752,7 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
             _check(reply["arm"] in arms, f"unknown arm '{reply['arm']}'; declared: {', '.join(arms)}", file, where + ".arm")
             _check(reply["cap"] in caps, f"cap {reply['cap']} is not one of $.long_outputs.caps", file, where + ".cap")
             _check(reply["thinking_tokens"] <= reply["reply_tokens"], "thinking_tokens cannot exceed reply_tokens", file, where + ".thinking_tokens")
-            _check(reply["reply_tokens"] <= reply["cap"], f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}",
-                   file, where + ".reply_tokens")
-            _check(not (reply["finished"] and reply["still_thinking"]),
-                   "a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
-                   file, where + ".still_thinking")
-            # Tables count these for their own category only: elsewhere they would vanish unseen.
-            for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
-                _check(flag not in reply or reply["category"] == category,
-                       f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"{where}.{flag}")
+            _impossible_reply(reply, file, where)
             key = (reply["arm"], reply["cap"], reply["prompt"])
             _check(key not in seen_replies, "duplicate reply (same arm, cap and prompt)", file, where)
             seen_replies.add(key)
