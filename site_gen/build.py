@@ -684,13 +684,39 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
 
 
 def check_supersedes(analyses: list[Analysis]) -> None:
-    """A report may supersede (rerun) another; the one it names must exist and not be itself."""
-    ids = {a.report.id for a in analyses}
-    for a in analyses:
-        target = a.report.meta.get("supersedes")
-        if target is not None and (target not in ids or target == a.report.id):
-            raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(ids))}",
-                               a.report.file, "$.report.supersedes")
+    """A report may supersede (rerun) another: the one it names must be another report here, and
+    reruns form chains. The dashboard lists a superseded report under its one newer run and
+    shows the chain's newest in the table: in a cycle every report would be superseded and the
+    table empty; two reruns of one report would leave one of them unnamed."""
+    reports = {a.report.id: a.report for a in analyses}
+    supersedes: dict[str, str] = {}
+    rerun: dict[str, str] = {}  # superseded id -> the report that supersedes it
+    for rid in sorted(reports):
+        target = reports[rid].meta.get("supersedes")
+        if target is None:
+            continue
+        if target not in reports or target == rid:
+            raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(reports))}",
+                               reports[rid].file, "$.report.supersedes")
+        if target in rerun:
+            raise SitegenError(f"supersedes '{target}', which '{rerun[target]}' supersedes too; a report has one rerun "
+                               f"(let the newer of '{rerun[target]}' and '{rid}' supersede the other)",
+                               reports[rid].file, "$.report.supersedes")
+        supersedes[rid], rerun[target] = target, rid
+    # Each report now has at most one rerun, so a walk that comes back to where it began is a cycle.
+    done: set[str] = set()
+    for start in sorted(supersedes):
+        if start in done:
+            continue
+        chain, node = [], start
+        while node in supersedes and node not in done:
+            chain.append(node)
+            done.add(node)
+            node = supersedes[node]
+        if node == start:
+            raise SitegenError(f"supersedes '{supersedes[start]}', and the reruns go round in a circle: "
+                               f"{' → '.join(chain + [start])}; the first run of a chain supersedes none",
+                               reports[start].file, "$.report.supersedes")
 
 
 def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None, progress=None) -> BuildResult:

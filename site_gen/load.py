@@ -5,7 +5,9 @@ folder — becomes one `SitegenError` naming the file and the JSON path (or line
 """
 from __future__ import annotations
 
+import datetime
 import difflib
+import errno
 import hashlib
 import json
 import math
@@ -97,7 +99,8 @@ def _python_patterns(node: Any) -> Any:
     """The schema with each pattern's final `$` as `\\Z`.
 
     JSON Schema patterns are ECMA-262, where `$` is the very end; in Python's `re` it also
-    matches before a final newline, which would let `"K4\\n"` pass as a checkpoint id.
+    matches before a final newline, which would let `"K4\\n"` pass as a checkpoint id. (For the
+    same reason the schema writes digits as `[0-9]`: Python's `\\d` takes any script's digits.)
     """
     if isinstance(node, dict):
         out = {k: _python_patterns(v) for k, v in node.items()}
@@ -110,9 +113,31 @@ def _python_patterns(node: Any) -> Any:
     return node
 
 
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def is_date(value: Any) -> bool:
+    """The schema's `format: date`: a real calendar day written YYYY-MM-DD in ASCII digits.
+
+    Both validators are given this one function, so they agree; `date.fromisoformat` alone
+    would also take `20260101` and week dates.
+    """
+    if not isinstance(value, str):
+        return True
+    if not _ISO_DATE.fullmatch(value):
+        return False
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:  # month 13, day 45, year 0
+        return False
+    return True
+
+
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(_python_patterns(schema()))
+    formats = jsonschema.FormatChecker(formats=())
+    formats.checks("date")(is_date)
+    return jsonschema.Draft202012Validator(_python_patterns(schema()), format_checker=formats)
 
 
 # -- bytes and JSON ---------------------------------------------------------------------------
@@ -353,6 +378,23 @@ def _suggest(word: str, known) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+# A text field must hold some text: an optional one with nothing to say is left out, not
+# written empty ("" or spaces), so that every page can take "present" to mean "has text".
+_SOME_TEXT = "\\S"
+_WHOLE_NUMBERS = "integers are written without a fraction or exponent"
+
+
+def _leave_out(error: jsonschema.ValidationError) -> str:
+    """A hint for an empty optional field: leave it out (its parent object does not require it)."""
+    where = list(error.absolute_schema_path)[:-1]  # the field's own schema: ...properties/<name>
+    if len(where) < 2 or where[-2] != "properties":
+        return ""
+    parent: Any = schema()
+    for part in where[:-2]:
+        parent = parent[part]
+    return "" if where[-1] in parent.get("required", []) else "; leave the field out when there is nothing to say"
+
+
 def _schema_message(error: jsonschema.ValidationError) -> str:
     v, value, limit = error.validator, error.instance, error.validator_value
     if v == "required":
@@ -367,6 +409,8 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
                 hint = " (write numbers without quotes)"
             except ValueError:
                 pass
+        elif isinstance(value, float) and expected == "integer":
+            hint = f" ({_WHOLE_NUMBERS})"
         got = _shown(value) if value is None or isinstance(value, bool) else f"{_json_type(value)} {_shown(value)}"
         return f"expected {expected}, got {got}{hint}"
     if v == "additionalProperties":
@@ -377,6 +421,10 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return f"expected {_shown(limit)}, got {_shown(value)}"
     if v == "enum":
         return f"expected one of {', '.join(_shown(x) for x in limit)}, got {_shown(value)}"
+    if v == "pattern" and limit == _SOME_TEXT:
+        return "holds only spaces" + _leave_out(error)
+    if v == "format":
+        return f"{_shown(value)} is not a real calendar date (YYYY-MM-DD)" if limit == "date" else error.message
     if v == "pattern":
         desc = error.schema.get("description")
         return f"{_shown(value)} does not have the expected form" + (
@@ -387,7 +435,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     if v == "maxItems":
         return f"expected at most {_plural(limit, 'item')}, got {len(value)}"
     if v == "minLength":
-        return "must not be empty" if limit == 1 else f"expected at least {_plural(limit, 'character')}"
+        return "must not be empty" + _leave_out(error) if limit == 1 else f"expected at least {_plural(limit, 'character')}"
     if v == "maxLength":
         return f"longer than {_plural(limit, 'character')}"
     if v == "minimum":
@@ -408,7 +456,8 @@ def _fast_validator():
     """
     import fastjsonschema
 
-    return fastjsonschema.compile({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"})
+    return fastjsonschema.compile({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"},
+                                  formats={"date": is_date})
 
 
 def _document_order(data: Any, path) -> tuple:
@@ -430,6 +479,57 @@ def _document_order(data: Any, path) -> tuple:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def _integer_fields() -> Any:
+    return _integer_plan(schema())
+
+
+def _integer_plan(node: dict) -> Any:
+    """Where under a schema node integer fields sit: None (nowhere), "int" (here),
+    ("list", plan of the items) or ("object", {key: plan}, plan of any other key)."""
+    kind = node.get("type")
+    if kind == "integer":
+        return "int"
+    if kind == "array" and isinstance(node.get("items"), dict):
+        inner = _integer_plan(node["items"])
+        return ("list", inner) if inner else None
+    if kind == "object":
+        keys = {k: p for k, v in node.get("properties", {}).items() if (p := _integer_plan(v))}
+        extra = node.get("additionalProperties")
+        other = _integer_plan(extra) if isinstance(extra, dict) else None
+        return ("object", keys, other) if keys or other else None
+    return None
+
+
+def _written_as_float(value: Any, plan: Any) -> list | None:
+    """Path (below `value`) of the first integer field written with a fraction or exponent."""
+    if plan == "int":
+        return [] if isinstance(value, float) else None
+    if plan[0] == "list":
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if (found := _written_as_float(item, plan[1])) is not None:
+                    return [i, *found]
+    elif isinstance(value, dict):
+        _, keys, other = plan
+        for key, item in value.items():
+            sub = keys.get(key, other)
+            if sub and (found := _written_as_float(item, sub)) is not None:
+                return [key, *found]
+    return None
+
+
+def check_integers(data: Any, file: Path) -> None:
+    """Integer fields hold integers as written: JSON Schema counts `1024.0` and `1e20` as
+    integers, but a float shows as `1024.0` on the pages and is exact only up to 2^53."""
+    found = _written_as_float(data, _integer_fields())
+    if found is not None:
+        node = data
+        for part in found:
+            node = node[part]
+        raise SitegenError(f"expected integer, got {_shown(node)} ({_WHOLE_NUMBERS})", file, json_path(found))
+
+
 def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
     """Raises on the first schema error (in document order).
 
@@ -443,9 +543,11 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
             file, "$.schema_version")
     try:
         _fast_validator()(data)
-        return []
     except Exception:  # any failure: let jsonschema find and describe it
         pass
+    else:
+        check_integers(data, file)
+        return []
     errors = sorted(_validator().iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
     unknown: dict[tuple, list] = {}
     for error in errors:
@@ -465,6 +567,7 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
                 error.instance.pop(key, None)
     if len(found) > MAX_WARNINGS:
         found = found[:MAX_WARNINGS] + [f"{file}: {len(found) - MAX_WARNINGS} more kinds of unknown field (ignored)"]
+    check_integers(data, file)
     return found
 
 
@@ -492,6 +595,60 @@ def _unique_ids(ids: list[str], what: str, where: str, file: Path) -> None:
         seen[key] = ident
 
 
+# Each section's list of records: a section is shown only when it has some.
+_RECORDS = {"precision": "results", "speed": "cells", "long_outputs": "replies", "tool_calling": "runs"}
+
+
+def _sections_have_records(data: dict[str, Any], file: Path) -> None:
+    for section, records in _RECORDS.items():
+        if section in data:
+            _check(bool(data[section][records]), f"{section} has no {records}; leave the section out until it has some",
+                   file, f"$.{section}.{records}")
+
+
+def _engine_records(data: dict[str, Any]):
+    """(checkpoint, engine, JSON path) of every record that holds one engine's measurement."""
+    for i, r in enumerate(data.get("precision", {}).get("results", [])):
+        for role in ("baseline", "candidate"):
+            if role in r:
+                yield r["checkpoint"], role, f"$.precision.results[{i}].{role}"
+    for part in ("cells", "ttft"):
+        for i, r in enumerate(data.get("speed", {}).get(part, [])):
+            for role in ("baseline", "candidate"):
+                yield r["checkpoint"], role, f"$.speed.{part}[{i}].{role}"
+    for part in ("kv_pool", "startup"):
+        for i, r in enumerate(data.get("memory", {}).get(part, [])):
+            yield r["checkpoint"], r["engine"], f"$.memory.{part}[{i}]"
+    for section, part in (("long_outputs", "arms"), ("tool_calling", "runs")):
+        for i, r in enumerate(data.get(section, {}).get(part, [])):
+            yield r["checkpoint"], r["engine"], f"$.{section}.{part}[{i}]"
+
+
+def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
+    """A checkpoint that declares an engine missing has no measurement of that engine: the pages
+    would show the reason and hide the measurement (its speed cells, its pairs)."""
+    missing = {(c["id"], role): i for i, c in enumerate(data["report"]["checkpoints"]) for role in c.get("missing", {})}
+    if not missing:
+        return
+    for checkpoint, role, where in _engine_records(data):
+        if (checkpoint, role) in missing:
+            raise SitegenError(f"checkpoint '{checkpoint}' declares the {role} missing "
+                               f"($.report.checkpoints[{missing[checkpoint, role]}].missing.{role}), "
+                               f"but this record holds a {role} measurement on it", file, where)
+
+
+def _impossible_reply(reply: dict[str, Any], file: Path, where: str) -> None:
+    if reply["reply_tokens"] > reply["cap"]:
+        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, where + ".reply_tokens")
+    if reply["finished"] and reply["still_thinking"]:
+        raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
+                           file, where + ".still_thinking")
+    # Tables count these for their own category only: on another they would vanish unseen.
+    for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
+        if flag in reply and reply["category"] != category:
+            raise SitegenError(f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"{where}.{flag}")
+
+
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
     """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability."""
     checkpoints = [c["id"] for c in data["report"]["checkpoints"]]
@@ -501,13 +658,14 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
     def checkpoint_ref(value: str, where: str) -> None:
         _check(value in known, f"unknown checkpoint '{value}'; the report declares {', '.join(checkpoints)}", file, where)
 
+    _sections_have_records(data, file)
+    _missing_means_missing(data, file)
+
     precision = data.get("precision")
     if precision:
         _unique_ids([m["id"] for m in precision["measures"]], "measure", "$.precision.measures", file)
         measures = {m["id"]: m for m in precision["measures"]}
         rows = precision["rows"]
-        _check(bool(precision["results"]), "precision has no results; leave the section out until it has some",
-               file, "$.precision.results")
         seen = set()
         for i, r in enumerate(precision["results"]):
             where = f"$.precision.results[{i}]"
@@ -525,6 +683,10 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
                     _check(rows[rid]["panel"] == measure["panel"],
                            f"rows '{rid}' are panel {rows[rid]['panel']} but measure '{measure['id']}' is on panel {measure['panel']}: "
                            "values from different panels are not comparable", file, f"{where}.{role}.rows")
+                    value = r[role]["value"]
+                    if measure["unit"] == "percent" and not 0 <= value <= 100:
+                        raise SitegenError(f"value {value} is not a percentage (0 to 100), the unit of measure '{measure['id']}'",
+                                           file, f"{where}.{role}.value")
             paired = "baseline" in r and "candidate" in r
             if paired:
                 b, c = rows[r["baseline"]["rows"]], rows[r["candidate"]["rows"]]
@@ -591,6 +753,7 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
             _check(reply["arm"] in arms, f"unknown arm '{reply['arm']}'; declared: {', '.join(arms)}", file, where + ".arm")
             _check(reply["cap"] in caps, f"cap {reply['cap']} is not one of $.long_outputs.caps", file, where + ".cap")
             _check(reply["thinking_tokens"] <= reply["reply_tokens"], "thinking_tokens cannot exceed reply_tokens", file, where + ".thinking_tokens")
+            _impossible_reply(reply, file, where)
             key = (reply["arm"], reply["cap"], reply["prompt"])
             _check(key not in seen_replies, "duplicate reply (same arm, cap and prompt)", file, where)
             seen_replies.add(key)
@@ -646,8 +809,29 @@ def check_report_id(name: str, file: str | Path | None = None, where: str | None
     return name
 
 
+def _link_loop(path: Path) -> SitegenError:
+    return SitegenError("is a symbolic link loop (following it leads back to it); refused", path)
+
+
+def _resolve(path: Path) -> Path:
+    """The path with every link followed; a link that leads back to itself is refused.
+
+    A loop raises RuntimeError before Python 3.13 and is passed over silently after, so it is
+    asked of the operating system (ELOOP) first.
+    """
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_loop(path) from None
+    try:
+        return path.resolve()
+    except RuntimeError:
+        raise _link_loop(path) from None
+
+
 def _inside(path: Path, data_dir: Path) -> bool:
-    return data_dir.resolve() in path.resolve().parents
+    return _resolve(data_dir) in _resolve(path).parents
 
 
 def _safe_folder(folder: Path, data_dir: Path) -> None:
@@ -661,9 +845,10 @@ def _read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int = 64 << 
         path = folder / value
         if "/" in value or "\\" in value or value.startswith("."):
             raise SitegenError("lede file must sit beside SUMMARY.json", folder / SUMMARY, "$.report.lede")
+        inside = _inside(path, data_dir)  # first: a link loop is no file either, but says so
         if not path.is_file():
             raise SitegenError(f"lede file '{value}' not found beside SUMMARY.json", folder / SUMMARY, "$.report.lede")
-        if not _inside(path, data_dir):
+        if not inside:
             raise SitegenError("lede file is a link that points outside the data folder; refused", path)
         text = decode_text(_read_limited(path, max_bytes, "lede file"), path)
         if m := _BAD_CHAR.search(text):
@@ -688,14 +873,24 @@ def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, stri
 
 def report_folders(data_dir: Path) -> list[Path]:
     """Folders under data_dir that hold a SUMMARY.json, sorted by name for a stable order."""
+    _resolve(data_dir)
     if not data_dir.is_dir():
         raise SitegenError("receipts folder not found (plugins.sitegen.data_dir)", data_dir)
     folders = []
     for entry in sorted(os.scandir(data_dir), key=lambda e: e.name):
         path = Path(entry.path)
-        if entry.is_dir() and (os.path.lexists(path / SUMMARY)):
+        if _is_folder(entry) and os.path.lexists(path / SUMMARY):
             folders.append(path)
     return folders
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError as exc:  # a link loop (ELOOP) or an unreadable link
+        if exc.errno == errno.ELOOP:
+            raise _link_loop(Path(entry.path)) from None
+        raise SitegenError(f"cannot read: {exc.strerror}", Path(entry.path)) from None
 
 
 def load_reports(data_dir: Path, *, max_bytes: int = 64 << 20, strict: bool = False) -> list[Report]:

@@ -223,8 +223,8 @@ class ReportPages:
         view = self.a.displayed[name]
         if isinstance(view, dict):
             view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
-            if view.get("note"):
-                view["note_html"] = mdx(view["note"], f"$.{name}.note")
+            if "note" in view:  # a receipt may leave its note out
+                view["note_html"] = mdx(view["note"], f"$.{name}.note") if view["note"] else ""
             if name == "versions":
                 view["explanations_html"] = [
                     {"label": e["label"], "html": mdx(e["text"], f"$.versions.explanations[{i}].text", True)}
