@@ -20,6 +20,7 @@ from htmlutil import NS
 from site_gen.build import PARALLEL_MIN_REPORTS, Builder, build, build_files
 from site_gen.config import load_config
 from site_gen.errors import SitegenError
+from site_gen.write import MANIFEST
 
 V4 = "cuteafd-v4.0.0"
 
@@ -46,7 +47,8 @@ def project_with(tmp_path: Path, n: int, *, site_url: str = "", docs: dict[str, 
 
 
 def tree(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    """The site's files, less the list of them a build keeps there."""
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file() and p.name != MANIFEST}
 
 
 def in_memory(config) -> dict[str, bytes]:
