@@ -55,19 +55,17 @@ def write_tree(files: dict[str, bytes], root: Path) -> None:
         target.write_bytes(files[rel])
 
 
-def _files(root: Path, *, hidden: bool) -> list[str]:
-    """Files (and links) under root, as sorted relative names; `hidden=False` leaves out the
-    top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete."""
-    out = []
+def _files(root: Path, *, hidden: bool):
+    """Files (and links) under root, as relative names in a stable order; `hidden=False` leaves out
+    the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete."""
     for folder, dirs, names in os.walk(root):
         rel = Path(folder).relative_to(root)
         if not hidden and rel == Path("."):
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             names = [n for n in names if not n.startswith(".")]
         links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        dirs[:] = [d for d in dirs if d not in links]
-        out.extend((rel / n).as_posix() for n in names + links)
-    return sorted(out)
+        dirs[:] = sorted(d for d in dirs if d not in links)
+        yield from ((rel / n).as_posix() for n in sorted(names + links))
 
 
 def _manifest(site_dir: Path) -> set[str] | None:
@@ -85,37 +83,44 @@ def _write_manifest(root: Path, names) -> None:
     (root / MANIFEST).write_text(json.dumps(doc, indent=0) + "\n", encoding="utf-8")
 
 
-def strays(site_dir: Path) -> list[str]:
+def strays(site_dir: Path):
     """Files in site_dir the last build did not write (all of them when no build wrote there)."""
-    if not site_dir.is_dir():
-        return []
-    written = _manifest(site_dir) or set()
-    return [n for n in _files(site_dir, hidden=False) if n not in written]
+    if site_dir.is_dir():
+        written = _manifest(site_dir) or set()
+        yield from (n for n in _files(site_dir, hidden=False) if n not in written)
 
 
 def _remove_tree(path: Path) -> str | None:
     """Removes a folder; a read-only part is made writable first. A warning when it still cannot be."""
-    for attempt in (1, 2):
-        try:
-            shutil.rmtree(path)
-            return None
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if attempt == 2:
-                return f"could not remove {path} ({exc.strerror or exc}: {exc.filename}); delete it by hand"
-            _make_writable(path)
+    try:
+        shutil.rmtree(path)
+        return None
+    except FileNotFoundError:
+        return None
+    except OSError:
+        _make_writable(path)
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        return f"could not remove {path} ({exc.strerror or exc}: {exc.filename}); delete it by hand"
+    return None
 
 
 def _make_writable(root: Path) -> None:
+    """Gives the owner every right on each folder under root, before os.walk lists it."""
+    def allow(path: str) -> None:
+        if not os.path.islink(path):
+            try:
+                os.chmod(path, os.stat(path).st_mode | 0o700)
+            except OSError:
+                pass
+
+    allow(str(root))
     for folder, dirs, _ in os.walk(root):
-        for name in [""] + dirs:  # before os.walk lists the folder: an unreadable one is readable then
-            path = os.path.join(folder, name)
-            if not os.path.islink(path):
-                try:
-                    os.chmod(path, os.stat(path).st_mode | 0o700)
-                except OSError:
-                    pass
+        for name in dirs:
+            allow(os.path.join(folder, name))
 
 
 _RENAME_EXCHANGE = 2
@@ -215,10 +220,9 @@ class Staging:
         self.clean, self.committed, self.warnings = clean, False, []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
             raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
-        found = strays(self.site_dir)
-        if found and not clean:
-            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
-            raise SitegenError(f"the site folder holds files the last build did not write ({found[0]}{more}); "
+        found = None if clean else next(strays(self.site_dir), None)  # one is enough: a home folder is large
+        if found is not None:
+            raise SitegenError(f"the site folder holds files the last build did not write, such as {found}; "
                                "move them away, or pass --clean to delete them", self.site_dir)
         self.warnings += _remove_stale(self.site_dir)
         parent = self.site_dir.parent
@@ -243,7 +247,7 @@ class Staging:
     def commit(self) -> None:
         """Puts the built site in place; anything that could not be cleaned up after is in `warnings`."""
         try:
-            names = _files(self.path, hidden=True)
+            names = list(_files(self.path, hidden=True))
             os.chmod(self.path, 0o755)
             _write_manifest(self.path, names)
         except OSError as exc:

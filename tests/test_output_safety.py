@@ -164,7 +164,7 @@ def test_a_site_folder_that_cannot_be_swapped_is_replaced_in_place(tmp_path, cap
     assert "A new paragraph." in (site / "index.html").read_text()
     assert not (site / "reports" / "second-report").exists()  # the last build's files of a removed report go
     assert (site / ".htaccess").read_text() == "kept"
-    assert write.strays(site) == [] and beside(root) == []
+    assert list(write.strays(site)) == [] and beside(root) == []
     monkeypatch.undo()
     # The same bytes as a build that could swap.
     code_, _, err = build(root, capsys, "-d", str(tmp_path / "swapped"))

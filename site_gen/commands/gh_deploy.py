@@ -239,10 +239,10 @@ def run(args) -> int:
     check_site_branch(repo, branch, local, "the local branch")
     unheld = uncommitted_inputs(repo, config)
     if unheld and not args.allow_dirty:
-        more = f" and {len(unheld) - 3} more" if len(unheld) > 3 else ""
-        raise SitegenError(f"the build reads files that commit {sha[:12]} does not hold ({', '.join(unheld[:3])}{more}; ignored or "
-                           "untracked): they would be published as if built from it; commit them, move them out of "
-                           "the site's sources, or pass --allow-dirty")
+        named = ", ".join(unheld[:3]) + (f" and {len(unheld) - 3} more" if len(unheld) > 3 else "")
+        raise SitegenError(f"the build reads files that commit {sha[:12]} does not hold ({named}; ignored or untracked): "
+                           "they would be published as if built from it; commit them, move them out of the site's "
+                           "sources, or pass --allow-dirty")
     dirty = dirty or bool(unheld)
 
     result = build_files(config, strict=args.strict)

@@ -137,9 +137,8 @@ def write_all(root: Path, files: dict[str, str]) -> None:
     try:
         for name in files:
             folder = (root / name).parent
-            missing = [p for p in [folder, *folder.parents] if not p.exists()]
+            made += reversed([p for p in [folder, *folder.parents] if not p.exists()])
             folder.mkdir(parents=True, exist_ok=True)
-            made += reversed(missing)
         temps = {}
         for name, text in files.items():
             fd, tmp = tempfile.mkstemp(prefix=".sitegen-new-", dir=(root / name).parent)
