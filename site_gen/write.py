@@ -154,11 +154,14 @@ def _lock(path: Path) -> int | None:
     """An exclusive lock on a folder, held while this process (or a forked worker) lives; None if taken."""
     if fcntl is None:
         return None
-    fd = os.open(path, os.O_RDONLY)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return fd
-    except OSError:
+    except OSError:  # held by another process, or a file system without locks
         os.close(fd)
         return None
 
