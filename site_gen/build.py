@@ -22,7 +22,7 @@ import jinja2.meta
 
 from site_gen import load
 from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
-from site_gen.errors import SitegenError
+from site_gen.errors import SitegenError, shown_path
 from site_gen.render import dashboard, views
 from site_gen.render import history as history_view
 from site_gen.render import publish
@@ -555,6 +555,12 @@ class Builder:
         cached_pages.update(id(p) for p in docs_pages)
         files.update(docs_files)
         warnings.extend(docs_warnings)
+        for page in pages:  # a generated page wins over a docs file of its name: say so
+            if page.url in docs_files:
+                message = f"is dropped: the page '{page.title}' is generated as {page.url}; rename the file"
+                if self.strict:
+                    raise SitegenError(message, docs.static[page.url])
+                warnings.append(f"{shown_path(docs.static[page.url])}: {message}")
         for n, page in enumerate(pages, 1):
             files[page.url] = self._render(page, site_nav, asset_urls, cache=id(page) in cached_pages)
             uses_charts |= page.charts
@@ -724,10 +730,12 @@ def build_files(config: Config, *, strict: bool = False, reports: list[Report] |
     return Builder(config, strict=strict, progress=progress).build(reports)
 
 
-def build(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
+def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False) -> BuildResult:
+    """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote."""
     check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
-                                     config.config_file, *( [config.custom_dir] if config.custom_dir else [])])
-    with Staging(config.site_dir) as out:
+                                     config.config_file, *([config.custom_dir] if config.custom_dir else [])])
+    with Staging(config.site_dir, clean=clean) as out:
         result = Builder(config, strict=strict, progress=progress).build(out=out)
         out.commit()
+    result.warnings.extend(out.warnings)
     return result

@@ -1,24 +1,48 @@
-"""Atomic output: a build lands whole or not at all."""
+"""Atomic output: a build lands whole or not at all, and deletes nothing that is not the site's."""
 from __future__ import annotations
 
 import ctypes
+import errno
+import json
 import os
 import shutil
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from site_gen.errors import SitegenError
 
+try:
+    import fcntl
+except ImportError:  # Windows: no locks, so stale staging folders are never removed there
+    fcntl = None
 
-def check_site_dir(site_dir: Path, protected: list[Path]) -> None:
-    """Refuse a site folder that would replace the project's sources on the next build."""
+# The list of files the last build wrote, kept in the site: a later build deletes only those.
+MANIFEST = ".sitegen-manifest"
+# Staging and old-site folders beside site_dir are named `.sitegen-<site>.new-*` / `.old-*`
+# (the .gitignore of `sitegen new` covers the prefix).
+PREFIX = ".sitegen-"
+STALE_SECONDS = 60
+VCS = (".git", ".hg", ".svn")
+# A swap that fails with these cannot work for this folder (a mount point, a parent that is not
+# writable, a sticky folder): the site is then replaced in place, file by file.
+_CANNOT_SWAP = (errno.EXDEV, errno.EBUSY, errno.EACCES, errno.EPERM)
+
+
+def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
+    """Refuse a site folder that is, holds or lies inside a source of the site, or lies in a VCS folder."""
     site = site_dir.resolve()
-    for path in protected:
+    vcs = next((part for part in site.parts if part in VCS), None)
+    if vcs:
+        raise SitegenError(f"site_dir lies in a version-control folder ({vcs}); choose another output folder", site_dir)
+    for path in inputs:
         path = path.resolve()
         if site == path or site in path.parents:
             raise SitegenError(f"site_dir would contain or replace {path}; choose another output folder", site_dir)
+        if path in site.parents:
+            raise SitegenError(f"site_dir lies inside {path}, a source of the site; choose another output folder", site_dir)
 
 
 def write_tree(files: dict[str, bytes], root: Path) -> None:
@@ -29,6 +53,74 @@ def write_tree(files: dict[str, bytes], root: Path) -> None:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(files[rel])
+
+
+def _files(root: Path, *, hidden: bool):
+    """Files (and links) under root, as relative names in a stable order; `hidden=False` leaves out
+    the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete."""
+    for folder, dirs, names in os.walk(root):
+        rel = Path(folder).relative_to(root)
+        if not hidden and rel == Path("."):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            names = [n for n in names if not n.startswith(".")]
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        dirs[:] = sorted(d for d in dirs if d not in links)
+        yield from ((rel / n).as_posix() for n in sorted(names + links))
+
+
+def _manifest(site_dir: Path) -> set[str] | None:
+    """What the last build wrote into site_dir, or None when no build left a readable list."""
+    try:
+        names = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+
+
+def _write_manifest(root: Path, names) -> None:
+    doc = {"about": "files the last sitegen build wrote here; the next build refuses others unless --clean",
+           "files": sorted(names)}
+    (root / MANIFEST).write_text(json.dumps(doc, indent=0) + "\n", encoding="utf-8")
+
+
+def strays(site_dir: Path):
+    """Files in site_dir the last build did not write (all of them when no build wrote there)."""
+    if site_dir.is_dir():
+        written = _manifest(site_dir) or set()
+        yield from (n for n in _files(site_dir, hidden=False) if n not in written)
+
+
+def _remove_tree(path: Path) -> str | None:
+    """Removes a folder; a read-only part is made writable first. A warning when it still cannot be."""
+    try:
+        shutil.rmtree(path)
+        return None
+    except FileNotFoundError:
+        return None
+    except OSError:
+        _make_writable(path)
+    try:
+        shutil.rmtree(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        return f"could not remove {path} ({exc.strerror or exc}: {exc.filename}); delete it by hand"
+    return None
+
+
+def _make_writable(root: Path) -> None:
+    """Gives the owner every right on each folder under root, before os.walk lists it."""
+    def allow(path: str) -> None:
+        if not os.path.islink(path):
+            try:
+                os.chmod(path, os.stat(path).st_mode | 0o700)
+            except OSError:
+                pass
+
+    allow(str(root))
+    for folder, dirs, _ in os.walk(root):
+        for name in dirs:
+            allow(os.path.join(folder, name))
 
 
 _RENAME_EXCHANGE = 2
@@ -58,27 +150,95 @@ def _exchange(a: Path, b: Path) -> bool:
     return fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
+def _lock(path: Path) -> int | None:
+    """An exclusive lock on a folder, held while this process (or a forked worker) lives; None if taken."""
+    if fcntl is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except OSError:  # held by another process, or a file system without locks
+        os.close(fd)
+        return None
+
+
+def _remove_stale(site_dir: Path) -> list[str]:
+    """Staging folders of builds that died (kill -9, a power cut): their lock went with them.
+
+    A running build holds its staging folder's lock, so its folder is never taken. An old site
+    moved aside is removed only once a site is in place again.
+    """
+    if fcntl is None:
+        return []
+    warnings = []
+    try:
+        entries = list(os.scandir(site_dir.parent))
+    except OSError:
+        return []
+    ours = f"{PREFIX}{site_dir.name}."
+    for entry in entries:
+        rest = entry.name[len(ours):] if entry.name.startswith(ours) else ""
+        if rest[:4] not in ("new-", "old-") or "." in rest or entry.is_symlink():
+            continue
+        if rest.startswith("old-") and not site_dir.is_dir():
+            continue
+        try:
+            # Young folders are left alone: a build starting now has made its folder but not yet locked it.
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
+                continue
+            fd = _lock(Path(entry.path))
+        except OSError:
+            continue
+        if fd is not None:
+            try:
+                warning = _remove_tree(Path(entry.path))
+            finally:
+                os.close(fd)
+            warnings += [warning] if warning else []
+    return warnings
+
+
 class Staging:
     """A fresh folder beside site_dir that a build writes into as it goes, then swaps in whole.
 
     A failure before `commit()` (bad input found late, a full disk, Ctrl-C) removes the folder and
     leaves the previous site byte for byte as it was; files of removed reports do not survive a
-    commit, since the new tree replaces the old one whole. On Linux the swap is one atomic exchange;
-    elsewhere two renames, the old site put back if the second fails. Forked workers may write into
-    it too (it pickles as its path).
+    commit, since the new tree replaces the old one whole. The old site's top-level dot entries
+    (.git, .well-known, .htaccess) are kept, as MkDocs keeps them. On Linux the swap is one atomic
+    exchange; elsewhere two renames, the old site put back if the second fails. Where no swap can
+    work (site_dir is a mount point, or its parent is not writable) the build is still made whole
+    first, then replaces the files the last build wrote, one by one. Forked workers may write into
+    it too (it pickles as its paths).
+
+    A site folder holding files that no build wrote (by hand, another tool's) is refused unless
+    `clean`, so nothing but the site's own files is ever deleted.
     """
 
-    def __init__(self, site_dir: Path):
+    def __init__(self, site_dir: Path, *, clean: bool = False):
         self.site_dir = Path(site_dir).resolve()
+        self.clean, self.committed, self.warnings = clean, False, []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
             raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
+        found = None if clean else next(strays(self.site_dir), None)  # one is enough: a home folder is large
+        if found is not None:
+            raise SitegenError(f"the site folder holds files the last build did not write, such as {found}; "
+                               "move them away, or pass --clean to delete them", self.site_dir)
+        self.warnings += _remove_stale(self.site_dir)
         parent = self.site_dir.parent
+        self.beside = True
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            self.path = Path(tempfile.mkdtemp(prefix=f".{self.site_dir.name}.new-", dir=parent))
+            self.path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{self.site_dir.name}.new-", dir=parent))
         except OSError as exc:
-            raise SitegenError(f"cannot write the site: {exc.strerror or exc}", exc.filename or parent) from exc
-        self.committed = False
+            if not self.site_dir.is_dir():
+                raise SitegenError(f"cannot write the site: {exc.strerror or exc}", exc.filename or parent) from exc
+            self.beside = False  # a parent we cannot write in: build elsewhere, then replace in place
+            self.path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{self.site_dir.name}.new-"))
+        self._fd = _lock(self.path)
 
     def write(self, files: dict[str, bytes]) -> None:
         try:
@@ -88,31 +248,116 @@ class Staging:
                                exc.filename or self.site_dir) from exc
 
     def commit(self) -> None:
-        site_dir, staging, parent = self.site_dir, self.path, self.site_dir.parent
+        """Puts the built site in place; anything that could not be cleaned up after is in `warnings`."""
         try:
-            os.chmod(staging, 0o755)
-            if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
-                shutil.rmtree(staging, ignore_errors=True)  # now holds the previous site
-            elif site_dir.is_dir():
-                old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.old-", dir=parent))
-                old.rmdir()
-                os.rename(site_dir, old)
-                try:
-                    os.rename(staging, site_dir)
-                except BaseException:
-                    os.rename(old, site_dir)
-                    raise
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.rename(staging, site_dir)
-            self.committed = True
+            names = list(_files(self.path, hidden=True))
+            os.chmod(self.path, 0o755)
+            _write_manifest(self.path, names)
         except OSError as exc:
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
-                               exc.filename or site_dir) from exc
+                               exc.filename or self.site_dir) from exc
+        if self.beside:
+            try:
+                self._carry_dot_entries(set(names))
+                self._swap()
+                self.committed = True
+                return
+            except OSError as exc:
+                if exc.errno not in _CANNOT_SWAP:
+                    raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
+                                       exc.filename or self.site_dir) from exc
+        try:
+            self._replace_in_place(names)
+        except OSError as exc:
+            raise SitegenError(f"cannot write the site in place ({self.site_dir} cannot be swapped whole): "
+                               f"{exc.strerror or exc}; it may hold part of the new site, build again",
+                               exc.filename or self.site_dir) from exc
+        self.committed = True
+        self._discard_staging()
+
+    def _carry_dot_entries(self, names: set[str]) -> None:
+        """The old site's .git, .well-known, .htaccess ... into the new one, as hard links (no copy)."""
+        if not self.site_dir.is_dir():
+            return
+        for entry in os.scandir(self.site_dir):
+            if not entry.name.startswith(".") or entry.name == MANIFEST or entry.name in names:
+                continue
+            target = self.path / entry.name
+            if entry.is_dir(follow_symlinks=False):
+                shutil.copytree(entry.path, target, symlinks=True, copy_function=_link_or_copy)
+            else:
+                _link_or_copy(entry.path, target)
+
+    def _swap(self) -> None:
+        site_dir, staging, parent = self.site_dir, self.path, self.site_dir.parent
+        if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
+            self._discard_staging()  # now holds the previous site
+        elif site_dir.is_dir():
+            old = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{site_dir.name}.old-", dir=parent))
+            old.rmdir()
+            os.rename(site_dir, old)
+            try:
+                os.rename(staging, site_dir)
+            except BaseException:
+                os.rename(old, site_dir)
+                raise
+            self._release()
+            self._note(_remove_tree(old))
+        else:
+            os.rename(staging, site_dir)
+            self._release()
+
+    def _replace_in_place(self, names: list[str]) -> None:
+        """Replaces the site's files one by one: those the last build wrote (and, with `clean`,
+        the strays) go, the new ones come, each through a rename in its own folder."""
+        site = self.site_dir
+        site.mkdir(exist_ok=True)
+        new = set(names)
+        old = _manifest(site) or set()
+        gone = (old | set(strays(site) if self.clean else ())) - new
+        # Listed first, so a build that dies half-way leaves nothing the next build takes for a stray.
+        _write_manifest(site, old | new)
+        for name in sorted(gone):
+            path = site / name
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+        for folder in sorted({(site / n).parent for n in gone}, key=lambda p: len(p.parts), reverse=True):
+            while folder != site and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+                folder = folder.parent
+        for name in names:
+            target = site / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=PREFIX, dir=target.parent)
+            os.close(fd)
+            try:
+                shutil.copy(self.path / name, tmp)
+                os.replace(tmp, target)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        _write_manifest(site, new)
+
+    def _note(self, warning: str | None) -> None:
+        if warning:
+            self.warnings.append(f"the previous site's copy stays behind: {warning}")
+
+    def _release(self) -> None:
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _discard_staging(self) -> None:
+        self._release()
+        self._note(_remove_tree(self.path))
 
     def discard(self) -> None:
         if not self.committed:
+            self._release()
             shutil.rmtree(self.path, ignore_errors=True)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_fd": None}  # the lock stays with the process that took it
 
     def __enter__(self) -> "Staging":
         return self
@@ -121,8 +366,17 @@ class Staging:
         self.discard()  # after a commit, nothing to do
 
 
-def write_site(files: dict[str, bytes], site_dir: Path) -> None:
-    """Writes every file into a fresh folder beside site_dir, then swaps it in (see `Staging`)."""
-    with Staging(site_dir) as staging:
+def _link_or_copy(src, dst) -> None:
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:  # a file system without hard links, or a file we may not link
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def write_site(files: dict[str, bytes], site_dir: Path, *, clean: bool = False) -> list[str]:
+    """Writes every file into a fresh folder beside site_dir, then swaps it in (see `Staging`);
+    returns the warnings of the clean-up."""
+    with Staging(site_dir, clean=clean) as staging:
         staging.write(files)
         staging.commit()
+    return staging.warnings

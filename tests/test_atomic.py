@@ -81,15 +81,55 @@ def test_removed_report_does_not_survive(tmp_path, capsys):
     assert code == 0, err
     site = root / "site"
     assert (site / "reports" / "second-report" / "speed.html").is_file()
-    (site / "by-hand.html").write_text("not from the receipts")
     shutil.rmtree(root / "data" / "second-report")
     code, _, err = build_in_process(root, capsys, "-q")
     assert code == 0, err
     assert not (site / "reports" / "second-report").exists()
-    assert not (site / "by-hand.html").exists()
     assert (site / "reports" / REPORT / "speed.html").is_file()
     assert b"second-report" not in (site / "index.html").read_bytes()
     assert leftovers(root) == []
+
+
+def test_files_no_build_wrote_are_refused_unless_clean(tmp_path, capsys):
+    """A file put in the site by hand is never deleted silently: refused, named; --clean deletes it."""
+    root = tmp_path / "project"
+    example_project(root)
+    code, _, err = build_in_process(root, capsys, "-q")
+    assert code == 0, err
+    site = root / "site"
+    (site / "reports" / "by-hand.html").write_text("not from the receipts")
+    before = snapshot(site)
+    code, _, err = build_in_process(root, capsys, "-q")
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith(f"Error: {site}: ") and "reports/by-hand.html" in err and "--clean" in err
+    assert snapshot(site) == before and leftovers(root) == []
+    code, _, err = build_in_process(root, capsys, "-q", "--clean")
+    assert code == 0, err
+    assert not (site / "reports" / "by-hand.html").exists() and (site / "index.html").is_file()
+
+
+@pytest.mark.parametrize("manifest", [False, True])
+def test_first_build_into_a_folder_with_other_files_is_refused(tmp_path, capsys, manifest):
+    """No list of what a build wrote (or a list that lacks the file): the folder is someone else's."""
+    root = tmp_path / "project"
+    example_project(root)
+    site = root / "site"
+    (site / "notes").mkdir(parents=True)
+    (site / "notes" / "plan.txt").write_text("mine")
+    if manifest:
+        (site / write.MANIFEST).write_text('{"files": ["index.html"]}')
+    code, _, err = build_in_process(root, capsys, "-q")
+    assert code == 1 and "notes/plan.txt" in err and "--clean" in err, err
+    assert (site / "notes" / "plan.txt").read_text() == "mine"
+
+
+def test_an_empty_site_folder_is_fine(tmp_path, capsys):
+    root = tmp_path / "project"
+    example_project(root)
+    (root / "site" / "empty-folder").mkdir(parents=True)
+    code, _, err = build_in_process(root, capsys, "-q")
+    assert code == 0, err
+    assert (root / "site" / "index.html").is_file()
 
 
 def test_reader_never_finds_the_site_missing(tmp_path):

@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import run_sitegen
+from site_gen import cli
+from site_gen.write import MANIFEST
 
 REPORT = "reports/cuteafd-v4.0.0"
 
@@ -84,7 +88,7 @@ def test_deploy_twice_branch_holds_the_second_site_only(repo):
     out = project.parent / "second"
     assert run_sitegen("build", "-q", "-d", str(out), cwd=project).returncode == 0
     built = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    assert files == built | {".nojekyll"}
+    assert files == built - {MANIFEST} | {".nojekyll"}  # the list of what the build wrote is not published
     assert git(remote, "cat-file", "-p", f"gh-pages:reports/cuteafd-v4/index.html", env=env) == \
         (out / "reports/cuteafd-v4/index.html").read_text().strip()
     # Two commits, the second on top of the first; the message names the new source commit.
@@ -185,3 +189,101 @@ def test_config_names_remote_and_branch(repo):
     assert result.stdout == ""
     assert "index.html" in tree(remote, env, "pages")
     assert json.loads(git(remote, "cat-file", "-p", f"pages:{REPORT}/SUMMARY.json", env=env))["schema_version"] == 1
+
+
+def deploy_here(project: Path, env: dict[str, str], monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """gh-deploy in this process (quick, for refusals that come before the build)."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(project)
+    capsys.readouterr()
+    code = cli.main(["gh-deploy", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def one_error_here(code: int, err: str, *needles: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), (code, err)
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def refs(project: Path, env: dict[str, str]) -> str:
+    return git(project, "for-each-ref", "--format=%(refname) %(objectname)", env=env)
+
+
+def test_refuses_a_source_branch_that_is_not_checked_out(repo, monkeypatch, capsys):
+    """From a feature branch, `-b main` would put the site on top of main's sources and push it."""
+    project, remote, env = repo
+    git(project, "checkout", "-q", "-b", "feature", env=env)
+    before = refs(project, env)
+    code, _, err = deploy_here(project, env, monkeypatch, capsys, "-b", "main")
+    one_error_here(code, err, "'main' shares history with the commit being deployed", "--branch")
+    assert refs(project, env) == before and git(remote, "branch", "--list", env=env) == ""
+
+
+def test_refuses_a_remote_source_branch(repo, monkeypatch, capsys):
+    project, remote, env = repo
+    git(project, "push", "-q", "origin", "main:trunk", env=env)  # only the remote has it
+    code, _, err = deploy_here(project, env, monkeypatch, capsys, "-b", "trunk")
+    one_error_here(code, err, "remote's branch (origin) 'trunk' shares history")
+    assert git(remote, "rev-parse", "trunk", env=env) == git(project, "rev-parse", "main", env=env)
+
+
+@pytest.mark.parametrize("name", ["HEAD", "-x", "a..b", "pages.lock", "a b", "@{-1}"])
+def test_refuses_an_invalid_branch_name(repo, monkeypatch, capsys, name):
+    project, remote, env = repo
+    before = refs(project, env)
+    code, _, err = deploy_here(project, env, monkeypatch, capsys, f"--branch={name}")
+    one_error_here(code, err, "not a valid branch name")
+    assert refs(project, env) == before
+
+
+def test_refuses_a_branch_checked_out_in_another_worktree(repo, monkeypatch, capsys, tmp_path_factory):
+    project, remote, env = repo
+    empty = git(project, "mktree", env=env)
+    site = git(project, "commit-tree", empty, "-m", "a site branch of its own history", env=env)
+    git(project, "branch", "pages", site, env=env)
+    other = tmp_path_factory.mktemp("worktrees") / "pages"
+    git(project, "worktree", "add", "-q", str(other), "pages", env=env)
+    code, _, err = deploy_here(project, env, monkeypatch, capsys, "-b", "pages")
+    one_error_here(code, err, "'pages' is checked out in the work tree", str(other.name))
+    assert git(project, "rev-parse", "pages", env=env) == site
+
+
+def test_ignored_inputs_are_not_published_as_the_commit(repo, monkeypatch, capsys):
+    """An ignored report folder and an ignored docs file would be published under the commit's name."""
+    project, remote, env = repo
+    (project / ".gitignore").write_text("site/\ndata/private/\n*.secret\n")
+    git(project, "commit", "-q", "-am", "Ignore private things", env=env)
+    shutil.copytree(project / "data" / "cuteafd-v4.0.0", project / "data" / "private")
+    (project / "docs").mkdir(exist_ok=True)
+    (project / "docs" / "creds.secret").write_text("token")
+    code, _, err = deploy_here(project, env, monkeypatch, capsys)
+    line = one_error_here(code, err, "does not hold", "--allow-dirty")
+    assert "(data/private/SUMMARY.json, data/private/lede.md, docs/creds.secret;" in line
+    assert git(remote, "branch", "--list", env=env) == ""
+    (project / "docs" / "creds.secret").unlink()
+    code, _, err = deploy_here(project, env, monkeypatch, capsys, "--allow-dirty", "-q")
+    assert code == 0, err
+    assert git(remote, "log", "-1", "--format=%s", "gh-pages", env=env).endswith("(with uncommitted changes)")
+
+
+@pytest.mark.parametrize("message", ["{sha:>300000000}", "{sha!r}", "{0}", "{}", "{sha[0]}", "{version.x}", "Deploy {sha"])
+def test_message_takes_only_the_bare_placeholders(repo, monkeypatch, capsys, message):
+    project, remote, env = repo
+    start = time.perf_counter()
+    code, _, err = deploy_here(project, env, monkeypatch, capsys, "-m", message)
+    assert time.perf_counter() - start < 1
+    one_error_here(code, err, "--message")
+    assert git(project, "branch", "--list", "gh-pages", env=env) == ""
+
+
+def test_message_with_literal_braces(repo):
+    project, remote, env = repo
+    result = deploy(project, env, "-q", "-m", "{{site}} of {sha}, sitegen {version}")
+    assert result.returncode == 0, result.stderr
+    sha = git(project, "rev-parse", "HEAD", env=env)
+    assert git(remote, "log", "-1", "--format=%s", "gh-pages", env=env) == f"{{site}} of {sha}, sitegen 0.1.0"

@@ -20,6 +20,7 @@ from htmlutil import NS
 from site_gen.build import PARALLEL_MIN_REPORTS, Builder, build, build_files
 from site_gen.config import load_config
 from site_gen.errors import SitegenError
+from site_gen.write import MANIFEST, PREFIX
 
 V4 = "cuteafd-v4.0.0"
 
@@ -46,7 +47,8 @@ def project_with(tmp_path: Path, n: int, *, site_url: str = "", docs: dict[str, 
 
 
 def tree(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    """The site's files, less the list of them a build keeps there."""
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file() and p.name != MANIFEST}
 
 
 def in_memory(config) -> dict[str, bytes]:
@@ -88,7 +90,7 @@ def test_streamed_build_that_fails_late_leaves_the_previous_site_and_no_staging_
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"r{PARALLEL_MIN_REPORTS - 1:03d}/SUMMARY.json: $.speed.cells[0].baseline.rate" in result.stderr
     assert tree(project / "site") == before
-    assert [p.name for p in project.iterdir() if p.name.startswith(".site.")] == []
+    assert [p.name for p in project.iterdir() if p.name.startswith((".site.", PREFIX))] == []
 
 
 # -- the preview's rebuild -------------------------------------------------------------------------
@@ -186,12 +188,12 @@ def test_a_build_stopped_midway_removes_its_staging_folder(tmp_path, sig, code):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     # Stopped once the workers are writing reports into the staging folder.
-    while not list(project.glob(".site.new-*/reports/*/index.html")) and time.monotonic() < deadline:
+    while not list(project.glob(f"{PREFIX}site.new-*/reports/*/index.html")) and time.monotonic() < deadline:
         time.sleep(0.01)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == code and "Traceback" not in err
-    assert [p.name for p in project.iterdir() if p.name.startswith(".site.")] == []
+    assert [p.name for p in project.iterdir() if p.name.startswith((".site.", PREFIX))] == []
     assert tree(project / "site") == before
 
 

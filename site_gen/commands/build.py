@@ -12,6 +12,11 @@ EPILOG = """examples:
   sitegen build                      # mkdocs.yml in this folder, output to site/
   sitegen build -f docs/mkdocs.yml -d /tmp/preview
   sitegen build --strict             # warnings (unknown fields, contradicted statements) fail the build
+  sitegen build --clean              # also delete files in the site folder that no build wrote
+
+A build replaces only what the last build wrote (listed in SITE_DIR/.sitegen-manifest) and keeps
+the site folder's dot-files (.git, .well-known, .htaccess); it refuses a site folder holding other
+files unless --clean, and one that is or lies inside a source (data, docs, custom_dir) or .git.
 """
 
 
@@ -20,6 +25,8 @@ def add_parser(sub) -> None:
     add_common(p)
     p.add_argument("-d", "--site-dir", metavar="SITE_DIR", help="output folder (default: site_dir of the config, 'site')")
     p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("-c", "--clean", action="store_true",
+                   help="delete files in the site folder that no build wrote (its dot-files are kept)")
     p.set_defaults(run=run)
 
 
@@ -27,7 +34,7 @@ def run(args) -> int:
     config = load(args)
     progress = Progress(args)
     try:
-        result = build(config, strict=args.strict, progress=progress)
+        result = build(config, strict=args.strict, progress=progress, clean=args.clean)
     finally:
         progress.done()
     for message in result.warnings:

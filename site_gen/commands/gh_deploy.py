@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import posixpath
+import string
 import subprocess
 import tempfile
 from pathlib import Path
@@ -16,6 +18,9 @@ import site_gen
 from site_gen.build import build_files
 from site_gen.cli_util import add_common, load, say, warn
 from site_gen.errors import SitegenError
+from site_gen.load import SUMMARY, report_folders
+from site_gen.render.docs import DocsPages
+from site_gen.write import PREFIX
 
 HELP = "Build the site and publish it to a branch (gh-pages) of the project's git repository."
 EPILOG = """examples:
@@ -82,16 +87,82 @@ def source_commit(repo: Path, allow_dirty: bool, site_dir: Path) -> tuple[str, b
     if head.returncode != 0:
         raise SitegenError("the repository has no commit yet; commit the project first, so the deploy can name its source")
     status = git(["status", "--porcelain", "--untracked-files=normal"], repo).stdout.decode("utf-8", "replace")
-    try:  # a previous `sitegen build` output left untracked is not a change to the sources
-        built = site_dir.resolve().relative_to(repo.resolve()).as_posix().rstrip("/") + "/"
+    try:  # a previous `sitegen build` output (or its staging folder) left untracked is not a change to the sources
+        site = site_dir.resolve().relative_to(repo.resolve()).as_posix()
+        built = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{PREFIX}{posixpath.basename(site)}."))
     except ValueError:
-        built = None
-    changed = [line[3:] for line in status.splitlines() if line.strip() and not (built and line[3:].startswith(built))]
+        built = ()
+    changed = [line[3:] for line in status.splitlines() if line.strip() and not line[3:].startswith(built)]
     if changed and not allow_dirty:
         more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
         raise SitegenError(f"the working tree has uncommitted changes ({changed[0]}{more}); commit them so the deploy "
                            "names the source it was built from, or pass --allow-dirty")
     return out(head), bool(changed)
+
+
+def message_template(template: str) -> str:
+    """The commit message template, refused unless its only fields are a bare {sha} and {version}
+    (a format spec such as `{sha:>300000000}` would build a message of any size)."""
+    try:
+        fields = [f for f in string.Formatter().parse(template) if f[1] is not None]
+    except ValueError as exc:
+        raise SitegenError(f"--message: {exc} (write {{{{ and }}}} for a literal brace)") from None
+    for _, name, spec, conversion in fields:
+        if name not in ("sha", "version") or spec or conversion:
+            field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            raise SitegenError(f"--message: only {{sha}} and {{version}} can be filled in, as they are; found {field[:60]}")
+    return template
+
+
+def check_branch_name(repo: Path, branch: str) -> None:
+    named = git(["check-ref-format", "--branch", branch], repo, check=False)
+    if named.returncode != 0 or out(named) != branch:
+        raise SitegenError(f"--branch: {branch!r} is not a valid branch name (git check-ref-format --branch refuses it)")
+
+
+def check_not_checked_out(repo: Path, branch: str) -> None:
+    """Moving a branch that a work tree has checked out would leave that tree's files and index stale."""
+    worktree = None
+    for line in out(git(["worktree", "list", "--porcelain"], repo)).splitlines():
+        if line.startswith("worktree "):
+            worktree = line[len("worktree "):]
+        elif line == f"branch refs/heads/{branch}":
+            if worktree and Path(worktree).resolve() == repo.resolve():
+                raise SitegenError(f"'{branch}' is the branch checked out here; gh-deploy replaces its files with the built "
+                                   "site: deploy from the project's own branch, or pass --branch NAME")
+            raise SitegenError(f"'{branch}' is checked out in the work tree {worktree}; gh-deploy would move it under "
+                               "that tree: pass --branch NAME of a branch no work tree has checked out")
+
+
+def check_site_branch(repo: Path, branch: str, tip: str | None, where: str) -> None:
+    """A site branch holds deploys only: one that shares history with the sources is a source branch."""
+    if tip and git(["merge-base", "HEAD", tip], repo, check=False).returncode == 0:
+        raise SitegenError(f"{where} '{branch}' shares history with the commit being deployed: it holds sources, not a "
+                           "built site, and gh-deploy would put the site on top of it; pass --branch NAME of the site's "
+                           "own branch (default gh-pages)")
+
+
+def uncommitted_inputs(repo: Path, config) -> list[str]:
+    """Files the build reads (and may publish) that the source commit does not hold: ignored or untracked."""
+    inputs = [config.config_file]
+    for folder in report_folders(config.data_dir):
+        inputs += [folder / SUMMARY, *sorted(folder.glob("*.md"))]
+    if config.docs_dir.is_dir():
+        docs = DocsPages(config, [])
+        inputs += [s.path for s in docs.sources.values()] + list(docs.static.values())
+    if config.custom_dir and config.custom_dir.is_dir():
+        inputs += sorted(p for p in config.custom_dir.rglob("*") if p.is_file())
+    tracked = set(os.fsdecode(p) for p in git(["ls-files", "-z"], repo).stdout.split(b"\0") if p)
+    root, found = repo.resolve(), []
+    for path in inputs:
+        real = path.resolve()  # a linked report folder is tracked where it points
+        try:
+            rel = real.relative_to(root).as_posix()
+        except ValueError:
+            rel = None
+        if rel not in tracked:
+            found.append(rel or str(path))
+    return found
 
 
 def remote_tip(repo: Path, remote: str, branch: str) -> str | None:
@@ -159,12 +230,20 @@ def run(args) -> int:
     config = load(args)
     remote = args.remote or config.remote_name or "origin"
     branch = args.branch or config.remote_branch or "gh-pages"
+    template = message_template(args.message or "Deploy {sha} with sitegen {version}")
     repo = repository(config.root)
+    check_branch_name(repo, branch)
     sha, dirty = source_commit(repo, args.allow_dirty, config.site_dir)
-    current = git(["symbolic-ref", "--quiet", "--short", "HEAD"], repo, check=False)
-    if current.returncode == 0 and out(current) == branch:
-        raise SitegenError(f"'{branch}' is the branch checked out here; gh-deploy replaces its files with the built "
-                           "site: deploy from the project's own branch, or pass --branch NAME")
+    check_not_checked_out(repo, branch)
+    local = local_tip(repo, branch)
+    check_site_branch(repo, branch, local, "the local branch")
+    unheld = uncommitted_inputs(repo, config)
+    if unheld and not args.allow_dirty:
+        named = ", ".join(unheld[:3]) + (f" and {len(unheld) - 3} more" if len(unheld) > 3 else "")
+        raise SitegenError(f"the build reads files that commit {sha[:12]} does not hold ({named}; ignored or untracked): "
+                           "they would be published as if built from it; commit them, move them out of the site's "
+                           "sources, or pass --allow-dirty")
+    dirty = dirty or bool(unheld)
 
     result = build_files(config, strict=args.strict)
     for message in result.warnings:
@@ -172,13 +251,11 @@ def run(args) -> int:
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
               f"in {result.seconds:.2f} s")
 
-    parent = parent_commit(repo, local_tip(repo, branch), remote_tip(repo, remote, branch), branch, args.force)
+    remote_head = remote_tip(repo, remote, branch)
+    check_site_branch(repo, branch, remote_head, f"the remote's branch ({remote})")
+    parent = parent_commit(repo, local, remote_head, branch, args.force)
     tree = site_tree(repo, result.files)
-    template = args.message or "Deploy {sha} with sitegen {version}"
-    try:
-        message = template.format(sha=sha, version=site_gen.__version__)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise SitegenError(f"--message: only {{sha}} and {{version}} can be filled in ({exc})") from None
+    message = template.format(sha=sha, version=site_gen.__version__)
     if dirty and not args.message:
         message += " (with uncommitted changes)"
     commit = out(git(["commit-tree", tree, *(["-p", parent] if parent else []), "-m", message], repo))

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import tempfile
 from pathlib import Path
 
 from site_gen.cli_util import say
 from site_gen.errors import SitegenError
+from site_gen.write import PREFIX
 
 HELP = "Create a new site: mkdocs.yml, one small example receipt and a page."
 EPILOG = """examples:
@@ -91,22 +94,66 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+GITIGNORE = f"/site/\n{PREFIX}*/\n"  # the built site, and the staging folders of builds that were killed
+
+
 def run(args) -> int:
+    if not args.directory.strip():
+        raise SitegenError("DIR is empty; name the folder to create ('.' for the current folder)")
     root = Path(args.directory)
     files = {
         "mkdocs.yml": CONFIG,
         "docs/index.md": PAGE,
         "data/example-report/SUMMARY.json": json.dumps(receipt(), indent=2) + "\n",
-        ".gitignore": "/site/\n",
+        ".gitignore": GITIGNORE,
     }
+    check_target(root, files)
     if not args.force:
         clash = [name for name in files if (root / name).exists()]
         if clash:
             raise SitegenError(f"would overwrite {', '.join(clash)} (use --force)", root)
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_all(root, files)
     say(args, f"Created a new site in {root}. Next:\n  cd {root}\n  sitegen serve     # live preview at http://127.0.0.1:8000/\n"
               f"  sitegen build     # the site, in {root / 'site'}")
     return 0
+
+
+def check_target(root: Path, files: dict[str, str]) -> None:
+    """Refuses a DIR that is, or lies under, a file, and a file's place taken by a folder."""
+    for path in [root, *root.parents]:
+        if path.exists() or path.is_symlink():
+            if not path.is_dir():
+                raise SitegenError("is a file (or a broken link), not a folder; the new site needs a folder", path)
+            break
+    for name in files:
+        if (root / name).is_dir():
+            raise SitegenError("is a folder; the new site writes a file here", root / name)
+
+
+def write_all(root: Path, files: dict[str, str]) -> None:
+    """Writes every file or none: each goes to a temporary name first, and only once all are
+    written do they take their names; on a failure what was made is removed again."""
+    made: list[Path] = []  # folders created and temporary files, to remove on a failure
+    try:
+        for name in files:
+            folder = (root / name).parent
+            made += reversed([p for p in [folder, *folder.parents] if not p.exists()])
+            folder.mkdir(parents=True, exist_ok=True)
+        temps = {}
+        for name, text in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=".sitegen-new-", dir=(root / name).parent)
+            made.append(Path(tmp))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+            temps[name] = tmp
+        for name, tmp in temps.items():
+            os.replace(tmp, root / name)
+    except OSError as exc:
+        for path in reversed(made):
+            try:
+                path.rmdir() if path.is_dir() else path.unlink()
+            except OSError:
+                pass
+        raise SitegenError(f"cannot create the new site: {exc.strerror or exc}; nothing was written",
+                           exc.filename or root) from None

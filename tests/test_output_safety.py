@@ -1,0 +1,354 @@
+"""A build deletes nothing that is not the site's: a site folder in or around a source is refused,
+the old site's dot-files stay, a folder that cannot be swapped is replaced in place, staging folders
+of killed builds are ignored by git and removed later, a read-only old site does not strand a copy;
+`sitegen new` writes all or nothing; docs files a generated page replaces are reported."""
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from site_gen import cli, write
+from site_gen.errors import SitegenError
+
+REPORT = "example-report"
+
+
+def new_project(root: Path, capsys) -> Path:
+    """The small site `sitegen new` makes (one receipt, one page): quick to build."""
+    assert cli.main(["new", "-q", str(root)]) == 0
+    capsys.readouterr()
+    return root
+
+
+def build(root: Path, capsys, *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = cli.main(["build", "-q", "-f", str(root / "mkdocs.yml"), *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def one_error(code: int, err: str, *needles: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), (code, err)
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        st = path.lstat()
+        kind = "dir" if stat.S_ISDIR(st.st_mode) else hashlib.sha256(path.read_bytes()).hexdigest()
+        out[path.relative_to(root).as_posix()] = f"{kind} {oct(st.st_mode)}"
+    return out
+
+
+def beside(root: Path) -> list[str]:
+    """Hidden folders a build left beside the site (staging, an old copy)."""
+    return sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name not in (".gitignore", ".git"))
+
+
+# -- 1. a site folder that is, holds or lies in a source --------------------------------------------
+
+@pytest.mark.parametrize("site_dir", [f"data/{REPORT}", "data", "docs", "docs/guide", ".git", ".git/site",
+                                      "vendor/.hg/site", ".", "..", "theme", "theme/out"])
+def test_site_folder_in_or_around_a_source_is_refused(tmp_path, capsys, site_dir):
+    root = new_project(tmp_path / "project", capsys)
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "docs" / "guide").mkdir()
+    (root / "docs" / "guide" / "start.md").write_text("# Start\n")
+    (root / "theme").mkdir()
+    (root / "theme" / "sitegen.css").write_text("body {}\n")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("data_dir: data", "data_dir: data\n      custom_dir: theme"))
+    before = snapshot(tmp_path)
+    code, _, err = build(root, capsys, "-d", str(root / site_dir))
+    one_error(code, err, "choose another output folder")
+    assert snapshot(tmp_path) == before
+
+
+def test_site_dir_inside_docs_is_refused_rather_than_nested_into_itself(tmp_path, capsys):
+    root = new_project(tmp_path / "project", capsys)
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("site_dir: site", "site_dir: docs/out"))
+    code, _, err = build(root, capsys)
+    one_error(code, err, "docs/out", "lies inside", "choose another output folder")
+    assert not (root / "docs" / "out").exists()
+
+
+def test_check_site_dir_accepts_a_sibling_of_the_sources(tmp_path):
+    write.check_site_dir(tmp_path / "site", [tmp_path / "data", tmp_path / "docs", tmp_path / "mkdocs.yml"])
+    with pytest.raises(SitegenError, match="version-control"):
+        write.check_site_dir(tmp_path / "x" / ".svn" / "site", [tmp_path / "data"])
+
+
+# -- 3. the old site's dot-files ---------------------------------------------------------------------
+
+def test_dot_files_of_the_old_site_are_kept_as_links_not_copies(tmp_path, capsys):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    (site / ".git" / "objects").mkdir(parents=True)
+    (site / ".git" / "objects" / "pack").write_bytes(b"x" * 1000)
+    (site / ".well-known").mkdir()
+    (site / ".well-known" / "security.txt").write_text("Contact: mailto:a@example.invalid\n")
+    (site / ".htaccess").write_text("ErrorDocument 404 /404.html\n")
+    inode = (site / ".git" / "objects" / "pack").stat().st_ino
+    for args in ((), ("--clean",)):
+        code, _, err = build(root, capsys, *args)
+        assert code == 0, err  # dot-files are not files a build failed to write: no refusal
+        assert (site / ".git" / "objects" / "pack").read_bytes() == b"x" * 1000
+        assert (site / ".git" / "objects" / "pack").stat().st_ino == inode  # linked, never copied
+        assert (site / ".well-known" / "security.txt").read_text().startswith("Contact:")
+        assert (site / ".htaccess").read_text() == "ErrorDocument 404 /404.html\n"
+        assert ".htaccess" not in (site / write.MANIFEST).read_text()
+    assert beside(root) == []
+
+
+def test_manifest_lists_exactly_what_the_build_wrote(tmp_path, capsys):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    written = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and p.name != write.MANIFEST)
+    assert sorted(write._manifest(site)) == written
+    first = (site / write.MANIFEST).read_bytes()
+    assert build(root, capsys)[0] == 0
+    assert (site / write.MANIFEST).read_bytes() == first
+
+
+# -- 4. a folder that cannot be swapped ----------------------------------------------------------------
+
+def refuse_swap(monkeypatch, site: Path, code: int) -> None:
+    """What a mount point (EBUSY) or a folder on another file system (EXDEV) gives a rename."""
+    real = os.rename
+
+    def rename(src, dst, *a, **kw):
+        if Path(src) == site or Path(dst) == site:
+            raise OSError(code, os.strerror(code), str(src))
+        return real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(write, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(os, "rename", rename)
+
+
+@pytest.mark.parametrize("code", [errno.EBUSY, errno.EXDEV])
+def test_a_site_folder_that_cannot_be_swapped_is_replaced_in_place(tmp_path, capsys, monkeypatch, code):
+    root = new_project(tmp_path / "project", capsys)
+    second = root / "data" / "second-report"
+    second.mkdir()
+    (second / "SUMMARY.json").write_bytes((root / "data" / REPORT / "SUMMARY.json").read_bytes())
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    (site / ".htaccess").write_text("kept")
+    folder = site.stat().st_ino
+    refuse_swap(monkeypatch, site.resolve(), code)
+    shutil.rmtree(second)
+    page = root / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nA new paragraph.\n")
+    code_, _, err = build(root, capsys)
+    assert code_ == 0, err
+    assert site.stat().st_ino == folder  # the same folder, its contents replaced
+    assert "A new paragraph." in (site / "index.html").read_text()
+    assert not (site / "reports" / "second-report").exists()  # the last build's files of a removed report go
+    assert (site / ".htaccess").read_text() == "kept"
+    assert list(write.strays(site)) == [] and beside(root) == []
+    monkeypatch.undo()
+    # The same bytes as a build that could swap.
+    code_, _, err = build(root, capsys, "-d", str(tmp_path / "swapped"))
+    assert code_ == 0, err
+    assert {k: v for k, v in snapshot(site).items() if k != ".htaccess"} == snapshot(tmp_path / "swapped")
+
+
+def test_a_parent_that_is_not_writable_builds_elsewhere_then_in_place(tmp_path, capsys, monkeypatch):
+    """Tests run as root, where permissions do not bite: the parent's refusal is simulated."""
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    (site / "index.html").write_text("stale")
+    real = tempfile.mkdtemp
+    made = []
+
+    def mkdtemp(*a, dir=None, **kw):
+        if dir is not None and Path(dir).resolve() == root.resolve():
+            raise PermissionError(errno.EACCES, "Permission denied", str(root))
+        made.append(real(*a, dir=dir, **kw))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    code, _, err = build(root, capsys)
+    assert code == 0, err
+    assert (site / "index.html").read_text() != "stale"
+    assert made and not any(os.path.exists(p) for p in made)  # the temporary build is gone
+    assert beside(root) == []
+
+
+def test_in_place_with_clean_removes_strays_and_keeps_dot_files(tmp_path, capsys, monkeypatch):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    (site / "by-hand.html").write_text("mine")
+    (site / ".well-known").mkdir()
+    (site / ".well-known" / "x").write_text("kept")
+    refuse_swap(monkeypatch, site.resolve(), errno.EBUSY)
+    one_error(*build(root, capsys)[::2], "by-hand.html", "--clean")
+    assert (site / "by-hand.html").read_text() == "mine"
+    code, _, err = build(root, capsys, "--clean")
+    assert code == 0, err
+    assert not (site / "by-hand.html").exists() and (site / ".well-known" / "x").read_text() == "kept"
+
+
+# -- 5. staging folders of killed builds -------------------------------------------------------------
+
+def test_staging_of_a_killed_build_is_ignored_by_git_and_removed_later(tmp_path, capsys):
+    root = new_project(tmp_path / "project", capsys)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    # A build killed with SIGKILL while it wrote its staging folder.
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.write import Staging\n"
+                             "s = Staging(sys.argv[1]); s.write({'index.html': b'half'})\n"
+                             "os.kill(os.getpid(), signal.SIGKILL)", str(root / "site")], env=env)
+    assert killed.returncode == -signal.SIGKILL
+    [stale] = beside(root)
+    assert (root / stale / "index.html").read_bytes() == b"half"
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, env=env,
+                            capture_output=True, text=True, check=True).stdout
+    assert stale not in status and "mkdocs.yml" in status  # ignored, while the sources are not
+
+    running = write.Staging(root / "site")  # a build in progress at the same time
+    try:
+        old = time.time() - 2 * write.STALE_SECONDS
+        for name in (stale, running.path.name):
+            os.utime(root / name, (old, old))
+        code, _, err = build(root, capsys)
+        assert code == 0, err
+        assert beside(root) == [running.path.name]  # the dead build's folder went, the live one's stayed
+    finally:
+        running.discard()
+    assert beside(root) == []
+
+
+def test_a_young_unlocked_staging_folder_is_left_alone(tmp_path, capsys):
+    """A build that has just made its folder has not locked it yet."""
+    root = new_project(tmp_path / "project", capsys)
+    (root / f"{write.PREFIX}site.new-abc123").mkdir()
+    assert build(root, capsys)[0] == 0
+    assert beside(root) == [f"{write.PREFIX}site.new-abc123"]
+
+
+# -- 6. a read-only part of the old site ---------------------------------------------------------------
+
+def enforce_permissions(monkeypatch, never: str | None = None) -> None:
+    """unlink and rmdir as for a user who is not root: refused in a folder without write permission
+    (and, for `never`, refused always)."""
+    def guarded(real):
+        def call(path, *, dir_fd=None):
+            folder = os.readlink(f"/proc/self/fd/{dir_fd}") if dir_fd is not None else os.path.dirname(os.path.abspath(path))
+            name = os.path.join(folder, os.fsdecode(path))
+            if not os.stat(folder).st_mode & stat.S_IWUSR or (never and os.path.basename(name) == never):
+                raise PermissionError(errno.EACCES, "Permission denied", name)
+            return real(path, dir_fd=dir_fd)
+        return call
+
+    monkeypatch.setattr(os, "unlink", guarded(os.unlink))
+    monkeypatch.setattr(os, "rmdir", guarded(os.rmdir))
+
+
+def test_a_read_only_folder_of_the_old_site_leaves_no_copy_behind(tmp_path, capsys, monkeypatch):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    os.chmod(site / "reports" / REPORT, 0o555)
+    os.chmod(site / "assets", 0o500)
+    enforce_permissions(monkeypatch)
+    code, _, err = build(root, capsys)
+    assert code == 0 and err == "", err
+    assert beside(root) == []
+    assert os.stat(site / "reports" / REPORT).st_mode & stat.S_IWUSR  # the new site's own folder
+
+
+def test_an_old_copy_that_cannot_be_removed_is_a_warning_not_a_failure(tmp_path, capsys, monkeypatch):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    page = root / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nSecond edition.\n")
+    enforce_permissions(monkeypatch, never="404.html")
+    code, _, err = build(root, capsys)
+    assert code == 0, err
+    assert "Second edition." in (site / "index.html").read_text()  # the new site landed
+    [left] = beside(root)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("WARNING") and left in lines[0] and "delete it by hand" in lines[0]
+
+
+# -- 11. sitegen new ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target, needle", [("", "DIR is empty"), ("afile", "is a file"), ("afile/sub", "is a file")])
+def test_new_refuses_an_empty_name_a_file_and_a_path_under_a_file(tmp_path, capsys, monkeypatch, target, needle):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("notes")
+    capsys.readouterr()
+    code = cli.main(["new", target])
+    one_error(code, capsys.readouterr().err, needle)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "notes"
+
+
+def test_new_onto_an_unwritable_place_writes_nothing(tmp_path, capsys, monkeypatch):
+    """The third file cannot be written (a full disk, a read-only folder): the first two are gone too."""
+    target = tmp_path / "mysite"
+    real, calls = tempfile.mkstemp, []
+
+    def mkstemp(*a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise PermissionError(errno.EACCES, "Permission denied", kw.get("dir"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    capsys.readouterr()
+    one_error(cli.main(["new", str(target)]), capsys.readouterr().err, "Permission denied", "nothing was written")
+    assert not target.exists()
+
+
+def test_new_with_force_over_an_existing_site_keeps_it_whole_on_failure(tmp_path, capsys, monkeypatch):
+    target = new_project(tmp_path / "mysite", capsys)
+    (target / "mkdocs.yml").write_text("site_name: mine\n")
+    before = snapshot(target)
+    def replace(*args):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", replace)
+    code = cli.main(["new", "--force", str(target)])
+    one_error(code, capsys.readouterr().err, "nothing was written")
+    assert snapshot(target) == before
+
+
+# -- 12. a docs file in a generated page's place -----------------------------------------------------
+
+def test_a_docs_file_a_generated_page_replaces_is_named(tmp_path, capsys):
+    root = new_project(tmp_path / "project", capsys)
+    (root / "docs" / "index.html").write_text("<p>my own home page</p>")
+    (root / "docs" / "about.html").write_text("<p>about</p>")
+    (root / "docs" / "about.md").write_text("# About us\n")
+    code, _, err = build(root, capsys)
+    assert code == 0, err
+    lines = sorted(line for line in err.splitlines() if line.strip())
+    assert len(lines) == 2 and all(line.startswith("WARNING") for line in lines), err
+    assert "docs/about.html: is dropped: the page 'About us' is generated as about.html" in lines[0]
+    assert "docs/index.html: is dropped" in lines[1] and "index.html" in lines[1]
+    assert "my own home page" not in (root / "site" / "index.html").read_text()
+    code, _, err = build(root, capsys, "--strict")
+    assert "docs/" in one_error(code, err, "is dropped: the page")
