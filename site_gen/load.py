@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 
 from site_gen.errors import SitegenError, json_path
+from site_gen.paths import link_loop, resolve_path
 
 SUMMARY = "SUMMARY.json"
 SCHEMA_VERSION = 1
@@ -809,29 +810,8 @@ def check_report_id(name: str, file: str | Path | None = None, where: str | None
     return name
 
 
-def _link_loop(path: Path) -> SitegenError:
-    return SitegenError("is a symbolic link loop (following it leads back to it); refused", path)
-
-
-def _resolve(path: Path) -> Path:
-    """The path with every link followed; a link that leads back to itself is refused.
-
-    A loop raises RuntimeError before Python 3.13 and is passed over silently after, so it is
-    asked of the operating system (ELOOP) first.
-    """
-    try:
-        os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _link_loop(path) from None
-    try:
-        return path.resolve()
-    except RuntimeError:
-        raise _link_loop(path) from None
-
-
 def _inside(path: Path, data_dir: Path) -> bool:
-    return _resolve(data_dir) in _resolve(path).parents
+    return resolve_path(data_dir) in resolve_path(path).parents
 
 
 def _safe_folder(folder: Path, data_dir: Path) -> None:
@@ -873,7 +853,7 @@ def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, stri
 
 def report_folders(data_dir: Path) -> list[Path]:
     """Folders under data_dir that hold a SUMMARY.json, sorted by name for a stable order."""
-    _resolve(data_dir)
+    resolve_path(data_dir)
     if not data_dir.is_dir():
         raise SitegenError("receipts folder not found (plugins.sitegen.data_dir)", data_dir)
     folders = []
@@ -889,7 +869,7 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return entry.is_dir()
     except OSError as exc:  # a link loop (ELOOP) or an unreadable link
         if exc.errno == errno.ELOOP:
-            raise _link_loop(Path(entry.path)) from None
+            raise link_loop(Path(entry.path)) from None
         raise SitegenError(f"cannot read: {exc.strerror}", Path(entry.path)) from None
 
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from site_gen.errors import SitegenError
+from site_gen.paths import resolve_path
 
 try:
     import fcntl
@@ -33,12 +34,12 @@ _CANNOT_SWAP = (errno.EXDEV, errno.EBUSY, errno.EACCES, errno.EPERM)
 
 def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
     """Refuse a site folder that is, holds or lies inside a source of the site, or lies in a VCS folder."""
-    site = site_dir.resolve()
+    site = resolve_path(site_dir)
     vcs = next((part for part in site.parts if part in VCS), None)
     if vcs:
         raise SitegenError(f"site_dir lies in a version-control folder ({vcs}); choose another output folder", site_dir)
     for path in inputs:
-        path = path.resolve()
+        path = resolve_path(path)
         if site == path or site in path.parents:
             raise SitegenError(f"site_dir would contain or replace {path}; choose another output folder", site_dir)
         if path in site.parents:
