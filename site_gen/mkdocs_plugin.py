@@ -268,7 +268,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                     continue
                 rid = report_of(item)
                 if rid is not None and all(ch.is_page for ch in item.children):
-                    item.title = titles[rid]
+                    item.title = escape(titles[rid])  # themes print nav titles raw, and this one is a receipt's
                     item.children.sort(key=lambda p: order.get(posixpath.splitext(posixpath.basename(p.file.src_uri))[0], 99))
                 else:
                     walk(item.children)
