@@ -100,3 +100,76 @@ def test_plugin_site_runs_no_receipt_script_and_shows_it_as_text(tmp_path, page,
         assert shown in text, shown
     page.goto((site / "reports" / "hostile" / "versions.html").as_uri())
     assert page.title().startswith(f"v3 {IMG} against v2 {SCRIPT}")
+
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+CALC = "=cmd|' /C calc'!A0"
+BREAKS = ["\r", "\n", "\r\n", "\u2028", "\u2029", "\v", "\f", "\x1c", "\x85"]
+HOSTILE_CELLS = ([f"text{br}{CALC}" for br in BREAKS] + [f"text{br} \t{CALC}" for br in BREAKS] +
+                 [CALC, " " + CALC, "\t" + CALC, "\tplain", "\rplain", "+1", "-2+3", "@SUM(A1:A2)", "a\r\rb"])
+
+
+def formula_cells(cells) -> list[str]:
+    """Cells (or lines of cells) a spreadsheet could take for a formula: = + - @ after spaces, or a
+    tab or carriage return first; a number is not one."""
+    out = []
+    for cell in cells:
+        for line in [cell, *cell.splitlines()[1:]]:
+            if line.lstrip(" ")[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                try:
+                    float(line)
+                except ValueError:
+                    out.append(line)
+    return out
+
+
+def naive_cells(text: str) -> list[str]:
+    """How a reader that splits lines, then commas, sees a CSV file."""
+    return [field.lstrip(' "') for line in text.splitlines() for field in line.split(",")]
+
+
+def test_the_formula_judge_sees_formulas():
+    assert formula_cells(["ok", "1.5", "-2"]) == []
+    assert formula_cells(["x\r=1"]) == ["=1"] and formula_cells([" @A"]) == [" @A"]
+    assert naive_cells('a,"x\r=1",2\n') == ["a", "x", '=1"', "2"]
+
+
+def test_csv_cells_start_no_formula_after_any_line_break():
+    import pandas as pd
+
+    from site_gen.render.pages import csv_bytes
+
+    frame = pd.DataFrame({"text": HOSTILE_CELLS, "number": [-1.5] * len(HOSTILE_CELLS)})
+    text = csv_bytes(frame).decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 1 + len(HOSTILE_CELLS), "a line break inside a cell started a row"
+    assert [r[1] for r in rows[1:]] == ["-1.5"] * len(HOSTILE_CELLS)
+    assert formula_cells(c for r in rows for c in r) == []
+    assert formula_cells(naive_cells(text)) == []
+    # Defused, not dropped: the quote goes before each line that would start a formula.
+    cells = [r[0] for r in rows[1:]]
+    assert cells[0] == f"text\r'{CALC}" and cells[BREAKS.index("\u2028")] == f"text\u2028'{CALC}"
+    assert cells[len(BREAKS)] == f"text\r' \t{CALC}"
+
+
+def test_csv_of_a_receipt_with_line_breaks_in_its_text(tmp_path, monkeypatch):
+    from site_gen.cli import main
+
+    doc = json.loads((SMALL / "SUMMARY.json").read_text(encoding="utf-8"))
+    labels = [f"KL\r{CALC}", f"KL\n+1+{CALC}", f"KL\r\n @SUM(A1)", f"KL\u2028-{CALC}"]
+    for measure, label in zip(doc["precision"]["measures"], labels):
+        measure["label"] = label
+    (tmp_path / "data" / "small").mkdir(parents=True)
+    (tmp_path / "data" / "small" / "SUMMARY.json").write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: CSV\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "-q"]) == 0
+    text = (tmp_path / "site" / "reports" / "small" / "csv" / "precision.csv").read_text(encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 1 + len(doc["precision"]["results"])
+    # Every label is there, each of its lines that would start a formula behind a quote.
+    shown = {r[2].replace("\n'", "\n").replace("\u2028'", "\u2028") for r in rows[1:]}
+    assert shown == {label.replace("\r\n", "\n").replace("\r", "\n") for label in labels}
+    assert formula_cells(c for r in rows for c in r) == []
+    assert formula_cells(naive_cells(text)) == []
