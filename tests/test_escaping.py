@@ -173,3 +173,55 @@ def test_csv_of_a_receipt_with_line_breaks_in_its_text(tmp_path, monkeypatch):
     assert shown == {label.replace("\r\n", "\n").replace("\r", "\n") for label in labels}
     assert formula_cells(c for r in rows for c in r) == []
     assert formula_cells(naive_cells(text)) == []
+
+
+# -- sitegen summary --format markdown ------------------------------------------------------------
+
+FAKE_ROW = "\n| Precision gaps resolved | 8 of 8 |\n"
+
+
+def summary_project(root: Path) -> dict:
+    doc = json.loads((SMALL / "SUMMARY.json").read_text(encoding="utf-8"))
+    r = doc["report"]
+    r["title"] = "Title <!-- the rest of the comment is hidden"
+    r["engines"]["candidate"]["name"] = "- 1. > Cand ![](http://tracker.invalid/pixel.png)"
+    r["engines"]["baseline"]["name"] = "Base <img src=http://tracker.invalid/i.png> &amp; #"
+    doc["precision"]["reference"] = "Ref\n\n<script>x</script> `code` *em* _u_ ~~s~~ $m$"
+    doc["precision"]["measures"][0]["label"] = "KL | fake | verdict |" + FAKE_ROW + "[link](http://x.invalid) \\*"
+    (root / "data" / "hostile").mkdir(parents=True)
+    (root / "data" / "hostile" / "SUMMARY.json").write_text(json.dumps(doc), encoding="utf-8")
+    (root / "mkdocs.yml").write_text("site_name: Summary\n", encoding="utf-8")
+    return doc
+
+
+def summary_output(capsys, fmt: str) -> str:
+    from site_gen.cli import main
+
+    assert main(["summary", "--format", fmt]) == 0
+    return capsys.readouterr().out
+
+
+def test_summary_markdown_keeps_receipt_text_as_text(tmp_path, monkeypatch, capsys):
+    import html5lib
+    from markdown_it import MarkdownIt  # CommonMark with GitHub's tables: as a pull-request comment shows
+
+    doc = summary_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    data = json.loads(summary_output(capsys, "json"))
+    rows = 1 + len(data["precision"]["rows"]) + len(data["kv_pool"])
+    out = summary_output(capsys, "markdown")
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(out)
+    tree = html5lib.parseFragment(f"<div>{rendered}</div>", treebuilder="etree", namespaceHTMLElements=False)[0]
+    # Only the heading, the engines' line and the table, and the table has only its own rows.
+    assert [el.tag for el in tree] == ["h3", "p", "table"], rendered
+    assert len(tree.findall(".//tbody/tr")) == rows
+    assert all(len(tr.findall("td")) == 2 for tr in tree.findall(".//tbody/tr"))
+    # No markup made from a receipt: no image, link, code, emphasis, list or HTML (nor a comment).
+    assert [el.tag for el in tree.iter() if el.tag not in ("div", "h3", "p", "table", "thead", "tbody", "tr", "th", "td")] == []
+    assert "<!--" not in out and "<img" not in out and "<script" not in out
+    # The reader sees each string as written (its line breaks as spaces).
+    r = doc["report"]
+    shown = " ".join(tree.itertext())
+    for text in (r["title"], r["engines"]["candidate"]["name"], r["engines"]["baseline"]["name"],
+                 doc["precision"]["reference"], doc["precision"]["measures"][0]["label"]):
+        assert " ".join(text.split()) in " ".join(shown.split()), text

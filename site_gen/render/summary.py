@@ -5,6 +5,7 @@ Built from the same views as the site's pages, so every string is the one the si
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from site_gen.analyse.report import Analysis
@@ -85,11 +86,27 @@ def as_text(items: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+# Characters that start markdown syntax anywhere in a line (code, emphasis, links and images,
+# headings, tables, strikethrough, math); `<`, `>` and `&` become entities, so no HTML (nor `<!--`).
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]!#|~$])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# What makes a line a list item, a rule or a quote when it starts one.
+_BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
+
+
+def _md(text: str, line_start: bool = False) -> str:
+    """A string from a receipt as markdown text: one line (a break would end a table row or open a
+    block), every character that could make markup escaped."""
+    out = _MD_SYNTAX.sub(r"\\\1", " ".join(str(text).split()))
+    out = re.sub("[&<>]", lambda m: _HTML[m.group()], out)
+    return _BLOCK_START.sub(r"\1\\\2", out) if line_start else out
+
+
 def as_markdown(items: list[dict[str, Any]]) -> str:
     out = []
     for d in items:
-        out += [f"### {d['title']} ({d['date']})", "", f"{d['candidate']} against {d['baseline']}", "",
-                "| | |", "|---|---|"]
-        out += ["| " + label + " | " + value.replace("|", "\\|") + " |" for label, value in _rows(d)]
+        out += [f"### {_md(d['title'])} ({_md(d['date'])})", "",
+                f"{_md(d['candidate'], line_start=True)} against {_md(d['baseline'])}", "", "| | |", "|---|---|"]
+        out += [f"| {_md(label)} | {_md(value)} |" for label, value in _rows(d)]
         out.append("")
     return "\n".join(out)
