@@ -166,15 +166,16 @@ class Option:
 
 
 CHART_ENGINES = ("svg", "plotly")
-# The one table of the plugin's options: `sitegen` reads them from mkdocs.yml with it, and the
-# MkDocs plugin's config_scheme is made from it; both check a value with `Option.check`.
+# The one table of the plugin's options: `sitegen` reads them from mkdocs.yml with it, the MkDocs
+# plugin's config_scheme is made from it (both check a value with `Option.check`), and README's
+# configuration example shows each with its help.
 PLUGIN_OPTIONS: dict[str, Option] = {
     "data_dir": Option("folder", "data", "one folder per report, each with SUMMARY.json"),
     "noise_band": Option("number", 0.08, "|ratio - 1| <= band counts as level", 0.0, 1.0),
     "ratio_scale": Option("scale", (0.8, 1.8), "fixed scale of every speed ratio bar", 0.0, 1e6),
     "max_receipt_mb": Option("number", 64, "receipts above this are refused before parsing", 0.001, 1e6),
     "custom_dir": Option("folder", None, "templates and static files that override sitegen's"),
-    "charts": Option("choice", "svg", "interactive speed charts: svg (built in) or plotly", choices=CHART_ENGINES),
+    "charts": Option("choice", "svg", "interactive speed charts: svg or plotly", choices=CHART_ENGINES),
 }
 
 

@@ -244,3 +244,13 @@ def test_mkdocs_build_prints_one_line_for_a_bad_option(tmp_path):
     assert len(errors) == 1, result.stderr
     assert ("Plugin 'sitegen' option 'max_receipt_mb': expected a finite number between 0.001 and 1000000.0, got inf"
             in errors[0]), errors[0]
+
+
+def test_readme_shows_every_option_with_its_help():
+    from site_gen.config import PLUGIN_OPTIONS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme[readme.index("## Configuration"):readme.index("## Writing pages")]
+    lines = {line.split(":")[0].strip(): line for line in example.splitlines() if line.startswith("      ")}
+    for name, option in PLUGIN_OPTIONS.items():
+        assert name in lines and option.help in lines[name], name
