@@ -177,21 +177,32 @@ def test_csv_of_a_receipt_with_line_breaks_in_its_text(tmp_path, monkeypatch):
 
 # -- sitegen summary --format markdown ------------------------------------------------------------
 
-FAKE_ROW = "\n| Precision gaps resolved | 8 of 8 |\n"
+MARKUP = {  # what a receipt string could make of a pull-request comment, if passed through
+    "fake verdict row": "KL | fake |\n| Precision gaps resolved | 8 of 8 |",
+    "tracking image": "![](http://tracker.invalid/pixel.png)",
+    "html comment": "<!-- the rest is hidden",
+    "html": "<img src=http://tracker.invalid/i.png> <script>alert(1)</script> <div>block</div>",
+    "links": "[click](http://x.invalid) <http://x.invalid> [ref]: http://x.invalid",
+    "code and emphasis": "`code` *em* _em_ **strong** ~~struck~~ $math$",
+    "heading": "# Heading ###",
+    "lists and quotes": "- item\n1. item\n> quote",
+    "indented code": "    code\n\n    more",
+    "setext heading": "Title\n===",
+    "entities and escapes": "&amp; &lt;b&gt; \\* \\[",
+}
 
 
-def summary_project(root: Path) -> dict:
+def summary_project(root: Path, text: str) -> None:
+    """The small receipt with `text` in the report title, the candidate's name (which starts a
+    line), the precision reference and a measure's label (table cells)."""
     doc = json.loads((SMALL / "SUMMARY.json").read_text(encoding="utf-8"))
-    r = doc["report"]
-    r["title"] = "Title <!-- the rest of the comment is hidden"
-    r["engines"]["candidate"]["name"] = "- 1. > Cand ![](http://tracker.invalid/pixel.png)"
-    r["engines"]["baseline"]["name"] = "Base <img src=http://tracker.invalid/i.png> &amp; #"
-    doc["precision"]["reference"] = "Ref\n\n<script>x</script> `code` *em* _u_ ~~s~~ $m$"
-    doc["precision"]["measures"][0]["label"] = "KL | fake | verdict |" + FAKE_ROW + "[link](http://x.invalid) \\*"
+    doc["report"]["title"] = text
+    doc["report"]["engines"]["candidate"]["name"] = text
+    doc["precision"]["reference"] = text
+    doc["precision"]["measures"][0]["label"] = text
     (root / "data" / "hostile").mkdir(parents=True)
     (root / "data" / "hostile" / "SUMMARY.json").write_text(json.dumps(doc), encoding="utf-8")
     (root / "mkdocs.yml").write_text("site_name: Summary\n", encoding="utf-8")
-    return doc
 
 
 def summary_output(capsys, fmt: str) -> str:
@@ -201,27 +212,50 @@ def summary_output(capsys, fmt: str) -> str:
     return capsys.readouterr().out
 
 
-def test_summary_markdown_keeps_receipt_text_as_text(tmp_path, monkeypatch, capsys):
+def markdown_problems(out: str, text: str, rows: int) -> list[str]:
+    """What is wrong with a summary in markdown whose receipt strings are all `text`, as a CommonMark
+    renderer with GitHub's tables (a pull-request comment) shows it."""
     import html5lib
-    from markdown_it import MarkdownIt  # CommonMark with GitHub's tables: as a pull-request comment shows
+    from markdown_it import MarkdownIt
 
-    doc = summary_project(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    data = json.loads(summary_output(capsys, "json"))
-    rows = 1 + len(data["precision"]["rows"]) + len(data["kv_pool"])
-    out = summary_output(capsys, "markdown")
     rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(out)
     tree = html5lib.parseFragment(f"<div>{rendered}</div>", treebuilder="etree", namespaceHTMLElements=False)[0]
+    problems = []
     # Only the heading, the engines' line and the table, and the table has only its own rows.
-    assert [el.tag for el in tree] == ["h3", "p", "table"], rendered
-    assert len(tree.findall(".//tbody/tr")) == rows
-    assert all(len(tr.findall("td")) == 2 for tr in tree.findall(".//tbody/tr"))
+    if [el.tag for el in tree] != ["h3", "p", "table"]:
+        return [f"blocks {[el.tag for el in tree]}"]
+    body = tree.findall(".//tbody/tr")
+    if len(body) != rows or any(len(tr.findall("td")) != 2 for tr in body):
+        problems.append("table rows")
     # No markup made from a receipt: no image, link, code, emphasis, list or HTML (nor a comment).
-    assert [el.tag for el in tree.iter() if el.tag not in ("div", "h3", "p", "table", "thead", "tbody", "tr", "th", "td")] == []
+    plain = ("div", "h3", "p", "table", "thead", "tbody", "tr", "th", "td")
+    problems += [f"element {el.tag}" for el in tree.iter() if el.tag not in plain]
+    # The reader sees the string as written (its line breaks as spaces), in each place.
+    shown = " ".join(text.split())
+    h3, p, _ = tree
+    if not "".join(h3.itertext()).startswith(shown + " ("):
+        problems.append("heading text")
+    if not "".join(p.itertext()).startswith(shown + " v3.0.1 against "):
+        problems.append("engines text")
+    cells = ["".join(td.itertext()) for td in tree.iter("td")]
+    if f"K3.25 {shown}" not in cells or not any(f"further from {shown}, " in c for c in cells):
+        problems.append("table text")
+    return problems
+
+
+def test_the_markdown_judge_sees_each_payload_passed_through():
+    for name, text in MARKUP.items():
+        raw = (f"### {text} (2026-11-20)\n\n{text} v3.0.1 against B\n\n| | |\n|---|---|\n"
+               f"| Precision gaps resolved | 1 of 1 (1 further from {text}, 0 closer) |\n| K3.25 {text} | +1 |\n")
+        assert markdown_problems(raw, text, 2), name
+
+
+@pytest.mark.parametrize("name", sorted(MARKUP))
+def test_summary_markdown_keeps_receipt_text_as_text(name, tmp_path, monkeypatch, capsys):
+    text = MARKUP[name]
+    summary_project(tmp_path, text)
+    monkeypatch.chdir(tmp_path)
+    data = json.loads(summary_output(capsys, "json"))
+    out = summary_output(capsys, "markdown")
+    assert markdown_problems(out, text, 1 + len(data["precision"]["rows"]) + len(data["kv_pool"])) == [], out
     assert "<!--" not in out and "<img" not in out and "<script" not in out
-    # The reader sees each string as written (its line breaks as spaces).
-    r = doc["report"]
-    shown = " ".join(tree.itertext())
-    for text in (r["title"], r["engines"]["candidate"]["name"], r["engines"]["baseline"]["name"],
-                 doc["precision"]["reference"], doc["precision"]["measures"][0]["label"]):
-        assert " ".join(text.split()) in " ".join(shown.split()), text
