@@ -29,7 +29,6 @@ from typing import Any
 import yaml
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.config.base import ValidationError
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
@@ -138,7 +137,7 @@ def _asset(name: str, data: bytes) -> str:
     return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
 
 
-class _Option(c.BaseConfigOption):
+class _Option(base.BaseConfigOption):
     """An option of sitegen's table inside MkDocs: checked by the same rule as `sitegen build`, so a
     bad value is one line from MkDocs with sitegen's words (no traceback)."""
 
@@ -151,7 +150,7 @@ class _Option(c.BaseConfigOption):
         try:
             return self.option.check(value, self.name, None)
         except SitegenError as exc:
-            raise ValidationError(exc.message if exc.where == self.name else str(exc)) from None
+            raise base.ValidationError(exc.message if exc.where == self.name else str(exc)) from None
 
 
 SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),

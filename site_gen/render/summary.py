@@ -4,6 +4,7 @@ Built from the same views as the site's pages, so every string is the one the si
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -89,8 +90,7 @@ def as_text(items: list[dict[str, Any]]) -> str:
 # Characters that start markdown syntax anywhere in a line (code, emphasis, links and images,
 # headings, tables, strikethrough, math); `<`, `>` and `&` become entities, so no HTML (nor `<!--`).
 _MD_SYNTAX = re.compile(r"([\\`*_\[\]!#|~$])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-# What makes a line a list item, a rule or a quote when it starts one.
+# What makes a line a list item or a rule when it starts one.
 _BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
 
 
@@ -98,7 +98,7 @@ def _md(text: str, line_start: bool = False) -> str:
     """A string from a receipt as markdown text: one line (a break would end a table row or open a
     block), every character that could make markup escaped."""
     out = _MD_SYNTAX.sub(r"\\\1", " ".join(str(text).split()))
-    out = re.sub("[&<>]", lambda m: _HTML[m.group()], out)
+    out = html.escape(out, quote=False)
     return _BLOCK_START.sub(r"\1\\\2", out) if line_start else out
 
 
