@@ -95,8 +95,8 @@ def test_plugin_site_runs_no_receipt_script_and_shows_it_as_text(tmp_path, page,
         if path.name != "404.html":
             # The report's title names its section of the navigation, literally, on every page.
             assert any(f"Title {IMG} {SCRIPT}" in t for t in found["nav"]), f"{where}: {found['nav']}"
-    for shown in (f"Cand {SCRIPT}", f"Base {IMG}", f"Hardware {IMG}", f"Label {SCRIPT}", f"Checkpoint {IMG}",
-                  f"Not covered {SCRIPT}"):
+    for shown in (f"Cand {SCRIPT}", f"Base {IMG}", f"Long {SCRIPT}", f"Hardware {IMG}", f"Label {SCRIPT}",
+                  f"Checkpoint {IMG}", f"Not covered {SCRIPT}", f"Note {IMG} {SCRIPT}", f"Ref {IMG}", f"Measure {SCRIPT}"):
         assert shown in text, shown
     page.goto((site / "reports" / "hostile" / "versions.html").as_uri())
     assert page.title().startswith(f"v3 {IMG} against v2 {SCRIPT}")
