@@ -259,3 +259,16 @@ def test_summary_markdown_keeps_receipt_text_as_text(name, tmp_path, monkeypatch
     out = summary_output(capsys, "markdown")
     assert markdown_problems(out, text, 1 + len(data["precision"]["rows"]) + len(data["kv_pool"])) == [], out
     assert "<!--" not in out and "<img" not in out and "<script" not in out
+
+
+def test_summary_text_keeps_each_row_on_its_line(tmp_path, monkeypatch, capsys):
+    """In a terminal, a receipt's line break would start a fake row, and a carriage return would
+    write over the row it is in."""
+    summary_project(tmp_path, "Title\n  Speed K4, aggregate  0 faster\rKL")
+    monkeypatch.chdir(tmp_path)
+    data = json.loads(summary_output(capsys, "json"))
+    out = summary_output(capsys, "text")
+    lines = out.splitlines()
+    assert "\r" not in out and len(lines) == 1 + 1 + len(data["precision"]["rows"]) + len(data["kv_pool"]), out
+    assert lines[0] == "Title Speed K4, aggregate 0 faster KL (2026-11-20)"
+    assert all(line.startswith("  ") for line in lines[1:]), out

@@ -76,11 +76,17 @@ def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
+def _one_line(text: Any) -> str:
+    """A receipt string on one line: its line breaks (a carriage return rewrites a terminal's line,
+    a newline ends a table row) and runs of spaces become one space."""
+    return " ".join(str(text).split())
+
+
 def as_text(items: list[dict[str, Any]]) -> str:
     out = []
     for d in items:
-        out.append(f"{d['title']} ({d['date']})")
-        rows = _rows(d)
+        out.append(f"{_one_line(d['title'])} ({d['date']})")
+        rows = [(_one_line(label), _one_line(value)) for label, value in _rows(d)]
         width = max((len(r[0]) for r in rows), default=0)
         out += [f"  {label.ljust(width)}  {value}" for label, value in rows]
         out.append("")
@@ -95,9 +101,8 @@ _BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
 
 
 def _md(text: str, line_start: bool = False) -> str:
-    """A string from a receipt as markdown text: one line (a break would end a table row or open a
-    block), every character that could make markup escaped."""
-    out = _MD_SYNTAX.sub(r"\\\1", " ".join(str(text).split()))
+    """A string from a receipt as markdown text: one line, every character that could make markup escaped."""
+    out = _MD_SYNTAX.sub(r"\\\1", _one_line(text))
     out = html.escape(out, quote=False)
     return _BLOCK_START.sub(r"\1\\\2", out) if line_start else out
 
