@@ -28,7 +28,6 @@ from typing import Any
 
 import yaml
 from mkdocs.config import base
-from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
