@@ -38,9 +38,9 @@ MAX_VALUES = 100_000
 class _Refused(yaml.YAMLError):
     """A document over a limit, refused while it is composed (before any of it is built)."""
 
-    def __init__(self, problem: str, mark: yaml.Mark):
+    def __init__(self, problem: str, mark: yaml.Mark, key: str | None):
         super().__init__(problem)
-        self.problem, self.problem_mark = problem, mark
+        self.problem, self.problem_mark, self.key = problem, mark, key
 
 
 class _Loader(yaml.SafeLoader):
@@ -51,17 +51,21 @@ class _Loader(yaml.SafeLoader):
         self._depth = 0
         self._values = 0                  # so far, each alias counted at its full size
         self._sizes: dict[int, int] = {}  # id of a composed node -> its size, aliases expanded
+        self._key: str | None = None      # the top-level setting being composed, to name in a refusal
+
+    def _refuse(self, problem: str, mark: yaml.Mark) -> None:
+        raise _Refused(problem, mark, self._key)
 
     def _count(self, n: int, mark: yaml.Mark) -> None:
         self._values += n
         if self._values > MAX_VALUES:
-            raise _Refused(f"expected at most {MAX_VALUES:,} values with aliases expanded, got more", mark)
+            self._refuse(f"expected at most {MAX_VALUES:,} values with aliases expanded, got more", mark)
 
     def fetch_flow_collection_start(self, TokenClass) -> None:
         # The scanner looks ahead over every open `[` for a possible `key:` (up to 1,024 characters,
         # each step over all of them): refused at the limit, a line of 50,000 `[` costs microseconds.
         if self.flow_level >= MAX_DEPTH:
-            raise _Refused(f"expected at most {MAX_DEPTH} levels of nesting, got more", self.get_mark())
+            self._refuse(f"expected at most {MAX_DEPTH} levels of nesting, got more", self.get_mark())
         super().fetch_flow_collection_start(TokenClass)
 
     def compose_node(self, parent, index):
@@ -70,13 +74,15 @@ class _Loader(yaml.SafeLoader):
             node = self.anchors.get(event.anchor)
             if node is not None:
                 if id(node) not in self._sizes:  # its anchor is still open: a value containing itself
-                    raise _Refused(f"expected an alias outside its anchor, got *{event.anchor} inside it",
-                                   event.start_mark)
+                    self._refuse(f"expected an alias outside its anchor, got *{event.anchor} inside it",
+                                 event.start_mark)
                 self._count(self._sizes[id(node)], event.start_mark)
             return super().compose_node(parent, index)
+        if self._depth == 1 and isinstance(index, yaml.ScalarNode):
+            self._key = index.value
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            raise _Refused(f"expected at most {MAX_DEPTH} levels of nesting, got more", event.start_mark)
+            self._refuse(f"expected at most {MAX_DEPTH} levels of nesting, got more", event.start_mark)
         before = self._values
         node = super().compose_node(parent, index)
         self._depth -= 1
@@ -343,9 +349,10 @@ def _load_yaml(file: Path) -> Any:
         return yaml.load(file.read_text(encoding="utf-8"), Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else None
+        where = ", ".join(part for part in (getattr(exc, "key", None), mark and f"line {mark.line + 1}") if part)
         problem = getattr(exc, "problem", None) or str(exc)
-        raise SitegenError(problem if isinstance(exc, _Refused) else f"not valid YAML: {problem}", file, where) from None
+        raise SitegenError(problem if isinstance(exc, _Refused) else f"not valid YAML: {problem}", file,
+                           where or None) from None
     except UnicodeDecodeError:
         raise SitegenError("not UTF-8 text", file) from None
 

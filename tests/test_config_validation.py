@@ -88,7 +88,7 @@ BAD = {  # mkdocs.yml after `site_name: X` -> the error line after "Error: mkdoc
     "remote_branch integer": ("remote_branch: 1\n", "remote_branch: expected a string, got int 1"),
     "remote_name list": ("remote_name: [origin]\n", "remote_name: expected a string, got list ['origin']"),
     "extra a list": ("extra: [1]\n", "extra: expected a mapping, got list [1]"),
-    "extra containing itself": ("extra: &a\n  b: *a\n", "line 3: expected an alias outside its anchor, got *a inside it"),
+    "extra containing itself": ("extra: &a\n  b: *a\n", "extra, line 3: expected an alias outside its anchor, got *a inside it"),
     "not a mapping": ("- a\n", "expected a mapping of settings, got list"),
 }
 URLS = ["javascript:alert(1)", "JavaScript:alert(1)", "javascript://x/%0aalert(1)", "data:text/html,<script>1</script>",
@@ -147,7 +147,7 @@ def test_50000_deep_extra_is_refused_at_once(case, tmp_path, capsys, monkeypatch
     line = refused(tmp_path, capsys, monkeypatch)
     assert time.perf_counter() - start < 1.0
     line_no = 4 if case == "block" else 3
-    assert f"mkdocs.yml: line {line_no}: expected at most 50 levels of nesting, got more" in line, line
+    assert f"mkdocs.yml: extra, line {line_no}: expected at most 50 levels of nesting, got more" in line, line
 
 
 def test_nesting_under_the_limit_loads(tmp_path):
@@ -167,7 +167,7 @@ def test_billion_laughs_is_refused_at_once(tmp_path, capsys, monkeypatch):
     start = time.perf_counter()
     line = refused(tmp_path, capsys, monkeypatch)
     assert time.perf_counter() - start < 1.0
-    assert "expected at most 100,000 values with aliases expanded, got more" in line, line
+    assert "mkdocs.yml: extra, line 8: expected at most 100,000 values with aliases expanded, got more" in line, line
 
 
 def test_404_links_only_to_the_http_site(tmp_path, monkeypatch):
