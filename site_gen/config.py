@@ -227,14 +227,21 @@ def _key(key: Any, where: str, file: Path | None) -> str:
 def check_keys(value: Any, where: str, file: Path | None) -> None:
     """Every key of every mapping inside `value` is text (templates reach values by name).
 
-    Walks what the loader built, which its limits keep small.
+    Iterative, and each list or mapping is looked at once: MkDocs' own loader (the plugin's case)
+    has no limits, so `value` may be deep, share one list a billion times over, or contain itself.
     """
-    if isinstance(value, dict):
-        for key, item in value.items():
-            check_keys(item, f"{where}.{_key(key, where, file)}", file)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            check_keys(item, f"{where}[{i}]", file)
+    seen: set[int] = set()
+    todo = [(value, where)]
+    while todo:
+        node, path = todo.pop()
+        if not isinstance(node, (dict, list)) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            children = [(item, f"{path}.{_key(key, path, file)}") for key, item in node.items()]
+        else:
+            children = [(item, f"{path}[{i}]") for i, item in enumerate(node)]
+        todo.extend(reversed(children))  # depth first, in the file's order
 
 
 def check_url(value: Any, where: str, file: Path | None) -> str:

@@ -254,3 +254,25 @@ def test_readme_shows_every_option_with_its_help():
     lines = {line.split(":")[0].strip(): line for line in example.splitlines() if line.startswith("      ")}
     for name, option in PLUGIN_OPTIONS.items():
         assert name in lines and option.help in lines[name], name
+
+
+def test_key_check_survives_what_mkdocs_loader_builds():
+    """Under `mkdocs build`, `extra` comes from MkDocs' loader, which has no limits."""
+    from site_gen.config import check_keys
+    from site_gen.errors import SitegenError
+
+    laughs: list = ["lol"] * 9
+    for _ in range(9):
+        laughs = [laughs] * 9  # 9^10 values when walked naively
+    looped: dict = {"a": []}
+    looped["a"].append(looped)
+    deep: list = []
+    for _ in range(50_000):
+        deep = [deep]
+    start = time.perf_counter()
+    for value in (laughs, looped, deep):
+        check_keys({"x": value}, "extra", None)
+    assert time.perf_counter() - start < 1.0
+    looped["a"].append({7: 1})
+    with pytest.raises(SitegenError, match=r"extra\.x\.a\[1\]: expected a name as key, got int 7"):
+        check_keys({"x": looped}, "extra", None)
