@@ -28,13 +28,12 @@ from typing import Any
 
 import yaml
 from mkdocs.config import base
-from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from site_gen.analyse.report import Analysis, analyse
-from site_gen.config import PLUGIN_DEFAULTS, Config, _plugin_options
+from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url
 from site_gen.errors import SitegenError
 from site_gen.load import load_reports
 from site_gen.render.docs import AuthorBlocks, Expanded
@@ -137,13 +136,24 @@ def _asset(name: str, data: bytes) -> str:
     return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
 
 
-class SitegenPluginConfig(base.Config):
-    data_dir = c.Type(str, default=PLUGIN_DEFAULTS["data_dir"])
-    noise_band = c.Type((int, float), default=PLUGIN_DEFAULTS["noise_band"])
-    ratio_scale = c.Type(list, default=list(PLUGIN_DEFAULTS["ratio_scale"]))
-    max_receipt_mb = c.Type((int, float), default=PLUGIN_DEFAULTS["max_receipt_mb"])
-    custom_dir = c.Optional(c.Type(str))
-    charts = c.Type(str, default=PLUGIN_DEFAULTS["charts"])
+class _Option(base.BaseConfigOption):
+    """An option of sitegen's table inside MkDocs: checked by the same rule as `sitegen build`, so a
+    bad value is one line from MkDocs with sitegen's words (no traceback)."""
+
+    def __init__(self, name: str, option: Option) -> None:
+        super().__init__()
+        self.name, self.option = name, option
+        self.default = option.default
+
+    def run_validation(self, value: object) -> Any:
+        try:
+            return self.option.check(value, self.name, None)
+        except SitegenError as exc:
+            raise base.ValidationError(exc.message if exc.where == self.name else str(exc)) from None
+
+
+SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),
+                           {name: _Option(name, option) for name, option in PLUGIN_OPTIONS.items()})
 
 
 class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
@@ -161,18 +171,20 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     # -- configuration and receipts -------------------------------------------------------------
     def on_config(self, config):
         file = Path(config.config_file_path or "mkdocs.yml").resolve()
-        options = {k: self.config[k] for k in PLUGIN_DEFAULTS if self.config[k] is not None}
+        opts = self.config
         try:
-            opts = _plugin_options([{"sitegen": options}], file)
             root = file.parent
             self.sg = Config(
                 config_file=file, site_name=config.site_name, site_dir=Path(config.site_dir),
                 docs_dir=Path(config.docs_dir), data_dir=root / opts["data_dir"],
-                site_url=config.site_url or "", site_description=config.site_description or "",
-                copyright=config.copyright or "", repo_url=config.repo_url or "", extra=dict(config.extra or {}),
-                noise_band=opts["noise_band"], ratio_scale=tuple(opts["ratio_scale"]),
+                # MkDocs takes any URL with a scheme and a host (javascript://x/%0a...): sitegen's rule on top.
+                site_url=check_url(config.site_url, "site_url", file), site_description=config.site_description or "",
+                copyright=config.copyright or "", repo_url=check_url(config.repo_url, "repo_url", file),
+                extra=dict(config.extra or {}),
+                noise_band=opts["noise_band"], ratio_scale=opts["ratio_scale"],
                 max_receipt_bytes=int(opts["max_receipt_mb"] * 1024 * 1024),
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"])
+            check_keys(self.sg.extra, "extra", file)
             reports = load_reports(self.sg.data_dir, max_bytes=self.sg.max_receipt_bytes, strict=False)
         except SitegenError as exc:
             raise PluginError(f"sitegen: {exc}") from None
@@ -268,7 +280,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                     continue
                 rid = report_of(item)
                 if rid is not None and all(ch.is_page for ch in item.children):
-                    item.title = titles[rid]
+                    item.title = escape(titles[rid])  # themes print nav titles raw, and this one is a receipt's
                     item.children.sort(key=lambda p: order.get(posixpath.splitext(posixpath.basename(p.file.src_uri))[0], 99))
                 else:
                     walk(item.children)

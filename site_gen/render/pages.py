@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import posixpath
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -113,25 +114,41 @@ def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
     return out
 
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+# Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
+_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# A line of a cell (its start, or after a break) that a spreadsheet could read as a formula:
+# = + - @ after spaces, or a tab or carriage return.
+_FORMULA = re.compile(rf"(?:^|(?<=[{_BREAKS}]))(?=[\t\r]|[^\S{_BREAKS}]*[=+\-@])")
+# Breaks the CSV writer does not quote (it quotes only its own line terminator, \n).
+_UNQUOTED_BREAK = re.compile(rf"[{_BREAKS.replace(chr(10), '')}]")
+
+
+def _defuse(value: Any) -> Any:
+    return _FORMULA.sub("'", value) if isinstance(value, str) else value
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """CSV with spreadsheet formulas defused: a text cell starting with = + - @ gets a leading quote."""
+    """CSV with spreadsheet formulas defused: each line of a text cell that starts a formula gets a
+    leading quote; a table whose text holds a line break other than \n quotes every text cell, so
+    that no reader takes the break for the end of a row."""
     defused = {}
+    quoting = csv.QUOTE_MINIMAL
     for column in frame.columns:
         values = frame[column]
         if values.dtype == object or pd.api.types.is_string_dtype(values):
             items = values.tolist()
-            if any(isinstance(v, str) and v[:1] in _FORMULA for v in items):
-                defused[column] = [("'" + v) if isinstance(v, str) and v[:1] in _FORMULA else v for v in items]
+            texts = [v for v in items if isinstance(v, str)]
+            if any(_FORMULA.search(v) for v in texts):
+                defused[column] = [_defuse(v) for v in items]
+            if any(_UNQUOTED_BREAK.search(v) for v in texts):
+                quoting = csv.QUOTE_NONNUMERIC
     out = frame
     if defused:  # most tables have nothing to defuse, and are not copied
         out = frame.copy()
         for column, items in defused.items():
             out[column] = items
     buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode("utf-8")
 
 

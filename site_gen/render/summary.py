@@ -4,7 +4,9 @@ Built from the same views as the site's pages, so every string is the one the si
 """
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 from site_gen.analyse.report import Analysis
@@ -74,22 +76,42 @@ def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
+def _one_line(text: Any) -> str:
+    """A receipt string on one line: its line breaks (a carriage return rewrites a terminal's line,
+    a newline ends a table row) and runs of spaces become one space."""
+    return " ".join(str(text).split())
+
+
 def as_text(items: list[dict[str, Any]]) -> str:
     out = []
     for d in items:
-        out.append(f"{d['title']} ({d['date']})")
-        rows = _rows(d)
+        out.append(f"{_one_line(d['title'])} ({d['date']})")
+        rows = [(_one_line(label), _one_line(value)) for label, value in _rows(d)]
         width = max((len(r[0]) for r in rows), default=0)
         out += [f"  {label.ljust(width)}  {value}" for label, value in rows]
         out.append("")
     return "\n".join(out)
 
 
+# Characters that start markdown syntax anywhere in a line (code, emphasis, links and images,
+# headings, tables, strikethrough, math); `<`, `>` and `&` become entities, so no HTML (nor `<!--`).
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]!#|~$])")
+# What makes a line a list item or a rule when it starts one.
+_BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
+
+
+def _md(text: str, line_start: bool = False) -> str:
+    """A string from a receipt as markdown text: one line, every character that could make markup escaped."""
+    out = _MD_SYNTAX.sub(r"\\\1", _one_line(text))
+    out = html.escape(out, quote=False)
+    return _BLOCK_START.sub(r"\1\\\2", out) if line_start else out
+
+
 def as_markdown(items: list[dict[str, Any]]) -> str:
     out = []
     for d in items:
-        out += [f"### {d['title']} ({d['date']})", "", f"{d['candidate']} against {d['baseline']}", "",
-                "| | |", "|---|---|"]
-        out += ["| " + label + " | " + value.replace("|", "\\|") + " |" for label, value in _rows(d)]
+        out += [f"### {_md(d['title'])} ({_md(d['date'])})", "",
+                f"{_md(d['candidate'], line_start=True)} against {_md(d['baseline'])}", "", "| | |", "|---|---|"]
+        out += [f"| {_md(label)} | {_md(value)} |" for label, value in _rows(d)]
         out.append("")
     return "\n".join(out)
