@@ -134,6 +134,24 @@ def test_a_note_too_long_names_the_receipt_and_the_json_path(tmp_path, capsys):
                            "limited to 8,000 characters; this text has 120,000 (longer prose belongs in a docs page)")
 
 
+def test_many_texts_each_within_bounds_are_refused_together_at_once(tmp_path, capsys):
+    """Thousands of list items, each a worst case within the per-text bounds, would take hours to render."""
+    item = "[" * md.RECEIPT_MAX_BRACKETS + " a" * 900
+
+    def many(doc):
+        doc["report"]["not_covered"] = [item] * 5_000
+    folder = project(tmp_path, edit=many)
+    with within():
+        code, err = check(folder, capsys)
+    assert code == 1 and err.count("Error:") == 1
+    # The receipt's other texts count too, so the bound is passed at or before these items alone pass it.
+    found = re.search(r"\$\.report\.not_covered\[(\d+)\]: a receipt's markdown .* limited to ([\d,]+) characters in all; "
+                      r"this text brings it to ([\d,]+)", err)
+    assert found, err
+    index, bound, total = (int(g.replace(",", "")) for g in found.groups())
+    assert bound == md.RECEIPT_MAX_TOTAL and 0 < total - bound <= len(item) and index <= bound // len(item)
+
+
 def test_a_lede_file_with_too_many_brackets_names_the_file_and_line(tmp_path, capsys):
     code, err = check(project(tmp_path, lede="Intro.\n\n" + "[" * 40 + "\n"), capsys)
     assert code == 1

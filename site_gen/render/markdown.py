@@ -14,6 +14,7 @@ from typing import Callable, Iterator
 import markdown
 from markupsafe import Markup
 
+from site_gen.errors import SitegenError
 from site_gen.render import format as fmt
 
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -28,6 +29,9 @@ FORMAT_ARGS = ("digits",)
 RECEIPT_MAX_CHARS = 8_000
 RECEIPT_MAX_PARAGRAPH = 2_000
 RECEIPT_MAX_BRACKETS = 32
+# All of a receipt's markdown together: the bounds above hold each text to about a second at worst, and
+# a receipt may list thousands of texts.
+RECEIPT_MAX_TOTAL = 32_000
 RECEIPT_MAX_DEPTH = 16  # lists and quotes inside each other (python-markdown recurses per level)
 
 
@@ -234,6 +238,16 @@ def put_back(html: str, marker: str, pieces: list[str], *, paragraph: bool = Fal
 _LINE_DEPTH = re.compile(r"^(?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*", re.M)
 _MARKER = re.compile(r"[-*+]|\d+[.)]")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def check_receipt_budget(texts, file) -> None:
+    """Refuses a receipt whose markdown texts together pass RECEIPT_MAX_TOTAL, at the text that passes it."""
+    total = 0
+    for where, text in texts:
+        total += min(len(text), RECEIPT_MAX_CHARS)  # a text past its own bound is refused as such when rendered
+        if total > RECEIPT_MAX_TOTAL:
+            raise SitegenError(f"a receipt's markdown (lede, tested, not covered, notes) is limited to {RECEIPT_MAX_TOTAL:,} "
+                               f"characters in all; this text brings it to {total:,}", file, where)
 
 
 def check_receipt_markdown(text: str) -> None:

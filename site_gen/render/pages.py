@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import jinja2
 import pandas as pd
@@ -174,6 +174,21 @@ def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def receipt_texts(r) -> Iterator[tuple[str, str]]:
+    """Every markdown text of a receipt with its JSON path: the lede, what was tested and not covered, notes."""
+    yield "$.report.lede", r.lede or ""
+    for i, t in enumerate(r.meta.get("tested", [])):
+        yield f"$.report.tested[{i}].text", t["text"]
+    for i, t in enumerate(r.meta.get("not_covered", [])):
+        yield f"$.report.not_covered[{i}]", t
+    for name in ("precision", "long_outputs", "tool_calling", "versions"):
+        section = r.data.get(name)
+        if isinstance(section, dict):
+            yield f"$.{name}.note", section.get("note") or ""
+            for i, e in enumerate(section.get("explanations", [])):
+                yield f"$.{name}.explanations[{i}].text", e["text"]
+
+
 class ReportPages:
     """Builds every page of one report from its analysis."""
 
@@ -187,6 +202,7 @@ class ReportPages:
         self.warnings: list[str] = []
         self._views: dict[str, Any] = {}
         self._share_meta: dict[str, Any] | None = None
+        md.check_receipt_budget(receipt_texts(a.report), a.report.file)
 
     def url(self, key: str) -> str | None:
         for k, _, file in self.sections:
