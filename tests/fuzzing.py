@@ -21,6 +21,7 @@ import random
 import re
 import shutil
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -80,11 +81,6 @@ block: speed-summary
 ```
 
 {{ block memory-table }}
-
-```sitegen
-block: precision-table
-headline: true
-```
 
 The reference is {{ precision_reference }} on {{ hardware }}.
 """
@@ -155,16 +151,22 @@ def short(value: Any, limit: int = 50) -> str:
 
 
 # -- receipt mutations -------------------------------------------------------------------------
-def nodes(tree: Any, path: tuple = ()) -> list[tuple]:
-    """Paths of every value in a receipt, the root included."""
-    out = [path]
-    if isinstance(tree, dict) and not isinstance(tree, Raw):
-        for k, v in tree.items():
-            out += nodes(v, path + (k,))
-    elif isinstance(tree, list):
-        for i, v in enumerate(tree):
-            out += nodes(v, path + (i,))
-    return out
+def size(tree: Any) -> int:
+    items = tree.values() if isinstance(tree, dict) else tree if isinstance(tree, list) else ()
+    return 1 + sum(size(v) for v in items)
+
+
+def pick(tree: Any, rng: random.Random) -> tuple:
+    """A path into the receipt by a random walk from the root. Each step goes to a child with a
+    weight of the square root of its size: a section's one note is picked often, though less
+    than its sibling list of a hundred records, and every record is still reached."""
+    path, node = (), tree
+    while True:
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        if not children or (path and rng.random() < 0.2):
+            return path
+        key, node = rng.choices(children, weights=[size(v) ** 0.5 for _, v in children])[0]
+        path += (key,)
 
 
 def get(tree: Any, path: tuple) -> Any:
@@ -195,9 +197,14 @@ def retyped(value: Any) -> Any:
 
 
 def mutate_receipt(tree: dict, rng: random.Random) -> str:
-    """One structural change of the receipt, in place; returns what it did."""
-    paths = nodes(tree)[1:]
-    path = rng.choice(paths)
+    """One structural change of the receipt, in place; returns what it did.
+
+    An operation that does not fit the value picked (repeating an item that is not in a list)
+    sets an odd value instead.
+    """
+    path = pick(tree, rng)
+    if not path:
+        return "unchanged (nothing left to pick)"
     where = json_path(path)
     parent, key, value = get(tree, path[:-1]), path[-1], get(tree, path)
     op = rng.choice(("set", "set", "set", "delete", "retype", "swap", "duplicate", "add_key", "empty", "number", "dup_key"))
@@ -208,7 +215,9 @@ def mutate_receipt(tree: dict, rng: random.Random) -> str:
         put(tree, path, retyped(value))
         return f"{where} = {short(get(tree, path))} (was {type(value).__name__})"
     if op == "swap":
-        other = rng.choice([p for p in paths if p[:len(path)] != path and path[:len(p)] != p] or [path])
+        other = pick(tree, rng)
+        if not other or other[:len(path)] == path or path[:len(other)] == other:
+            other = path  # one inside the other: nothing to swap
         a, b = get(tree, path), get(tree, other)
         put(tree, path, copy.deepcopy(b))
         put(tree, other, copy.deepcopy(a))
@@ -217,7 +226,9 @@ def mutate_receipt(tree: dict, rng: random.Random) -> str:
         parent.insert(key, copy.deepcopy(value))
         return f"{where}: item repeated"
     if op == "add_key":
-        holder = rng.choice([p for p in [()] + paths if isinstance(get(tree, p), dict)])
+        holder = path[:-1]
+        while not isinstance(get(tree, holder), dict):
+            holder = holder[:-1]
         name = rng.choice(("x", "", "__proto__", "\x00", "Report", "note ", "k" * 200, "$schema", "sha256"))
         get(tree, holder)[name] = json_value(rng)
         return f"{json_path(holder)}: unknown key {name!r} added"
@@ -271,12 +282,13 @@ def mutate_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
 
 
 # -- mkdocs.yml mutations --------------------------------------------------------------------------
+# Paths stay inside the case's folder: a docs_dir of `/` would read (and a build copy) every file.
 YAML_VALUES = [
     "5", "0", "-1", "null", "~", "''", "[]", "{}", "[5]", "[null]", "[{}]", ".nan", ".inf", "-.inf", "1e400", "1e-300",
     "true", "yes", "0x1F", "0o17", "2026-01-15", "2001-12-14t21:59:43.10-05:00", "!!binary aGk=", "!!set {a, b}",
     "!ENV SITEGEN_FUZZ_UNSET", "!ENV [SITEGEN_FUZZ_UNSET, fallback]", "!ENV [SITEGEN_FUZZ_UNSET]", "!!python/name:os.system",
     "!!python/object/apply:os.getcwd []", "!custom 1", "!!str 5", "!!int '5'", "!!float x", "*nowhere", "&a [*a]",
-    "'javascript:alert(1)'", "'<script>alert(1)</script>'", "'../..'", "'/'", "'.'", "''", "'\\0'", "\"\\0\"",
+    "'javascript:alert(1)'", "'<script>alert(1)</script>'", "'..'", "'/nonexistent-sitegen-fuzz'", "'.'", "''", "'\\0'", "\"\\0\"",
     "\"\\ud800\"", "'\u202e'", "[0.8, 1.8]", "[1, 1]", "[0.5]", "[0.8, .inf]", "[.nan, 2]", "[-1, 2]", "['0.8', '1.8']",
     "[true, 2]", "[0.8, 1.8, 3]", "{low: 0.8}", "'0.08'", "svg", "plotly", "'x' ", "data", "docs", "site", "mkdocs.yml",
     "'data/example-report'", "'missing'",
@@ -301,6 +313,8 @@ def yaml_value(rng: random.Random) -> tuple[str, str]:
     return rng.choice(YAML_VALUES), ""
 
 
+READ_KEYS = ["site_name", "site_url", "site_description", "copyright", "repo_url", "site_dir", "docs_dir", "extra",
+             "dev_addr", "remote_branch", "remote_name", "markdown_extensions", "plugins"]
 NON_STRING_KEYS = ["1: x", "null: x", "~: x", "true: x", "3.5: x", "2026-01-01: x", "? [a, b]\n: x", "? {a: 1}\n: x",
                    "'': x", "!!binary aGk=: x", "<<: {site_name: merged}", "<<: *nowhere"]
 
@@ -311,7 +325,8 @@ def mutate_config(top: dict, options: dict | None, tail: str, rng: random.Random
     op = rng.choice(("top", "top", "option", "option", "option", "unknown", "delete", "key", "plugins", "extensions", "nesting"))
     value, extra = yaml_value(rng)
     if op == "top":
-        key = rng.choice(sorted(MKDOCS_KEYS - {"INHERIT", "hooks", "watch"}))  # these make MkDocs read other files
+        # Mostly keys sitegen reads; INHERIT, hooks and watch would make MkDocs read other files.
+        key = rng.choice(READ_KEYS if rng.random() < 0.7 else sorted(MKDOCS_KEYS - {"INHERIT", "hooks", "watch"}))
         top[key] = value
         return top, options, tail + extra, f"{key}: {short(value)}"
     if op == "option":
@@ -363,7 +378,7 @@ def directive(rng: random.Random) -> str:
         return " ".join(f"{rng.choice(OPTION_KEYS)}={rng.choice(OPTION_VALUES)}" for _ in range(rng.randint(0, 3)))
 
     name = rng.choice(sorted(FIGURES) * 2 + ["", "unknown_figure", "block", "check", "SPEED_VERDICT", "kv_ratio ", "é"])
-    kind = rng.choice(("figure", "figure", "check", "block", "fence", "odd"))
+    kind = rng.choice(("figure", "figure", "check", "block", "fence", "odd", "odd"))
     if kind == "figure":
         return f"{{{{ {name} {opts()} }}}}"
     if kind == "check":
@@ -433,9 +448,9 @@ class Case:
 
 def command(rng: random.Random) -> list[str]:
     r = rng.random()
-    if r < 0.05:
+    if r < 0.03:
         return ["build", "-q", "-d", "{site}"]
-    if r < 0.15:
+    if r < 0.1:
         return ["summary", "--format", rng.choice(("json", "markdown", "text"))]
     return ["check", "-q"] + (["--strict"] if rng.random() < 0.1 else [])
 
@@ -456,13 +471,14 @@ def base_files(seed_receipt: str) -> dict[str, bytes]:
 
 def make_case(seed: int, index: int) -> Case:
     rng = random.Random(f"{seed}:{index}")
-    seed_receipt = rng.choice(("new", "new", "example"))
+    seed_receipt = "example" if rng.random() < 0.15 else "new"  # the example has every section, and costs twice as much
     receipt = copy.deepcopy(RECEIPTS[seed_receipt])
     top, options, tail = dict(TOP), dict(OPTIONS), ""
     pages = base_pages(seed_receipt)
     extra_files: dict[str, bytes] = {}
-    target = rng.choices(("receipt", "config", "page"), weights=(60, 20, 20))[0]
-    rounds = 1 if rng.random() < 0.75 else 2
+    # Pages are checked last, after every report page is made: their cases cost the most.
+    target = rng.choices(("receipt", "config", "page"), weights=(65, 25, 10))[0]
+    rounds = 1 if rng.random() < 0.8 else 2
     mutations: list[str] = []
     as_bytes = rng.random() < 0.15  # the last step is then a byte-level change of the file
     for _ in range(rounds):
@@ -590,13 +606,14 @@ class Fuzzer:
             shutil.rmtree(self.workdir / "site")
         return project
 
-    def _main(self, argv: list[str]) -> tuple[int | None, str, str]:
-        """Runs `sitegen ARGV` with the bound; returns (exit code or None, output, where it stopped)."""
+    def _main(self, argv: list[str], bound: float | None = None) -> tuple[int | None, str, str]:
+        """Runs `sitegen ARGV` within the bound; returns (exit code or None, output, where it stopped)."""
+        bound = bound or self.bound
         err, out = io.StringIO(), io.StringIO()
         code, where = None, ""
         # A last resort if the alarm cannot interrupt (a loop in C that never returns to Python).
-        faulthandler.dump_traceback_later(self.bound * 6 + 30, exit=True)
-        signal.setitimer(signal.ITIMER_REAL, self.bound)
+        faulthandler.dump_traceback_later(bound * 6 + 30, exit=True, file=sys.__stderr__)
+        signal.setitimer(signal.ITIMER_REAL, bound)
         try:
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
                 code = cli.main(argv)
@@ -618,8 +635,8 @@ class Fuzzer:
             start = time.perf_counter()
             code, output, where = self._main(argv)
             outcome = Outcome(case, code, output, time.perf_counter() - start, where=where)
-            if code == 130:
-                raise KeyboardInterrupt  # Ctrl-C during the run: stop, not a finding
+            if code in (130, 143):
+                raise KeyboardInterrupt  # Ctrl-C or SIGTERM (sitegen's own handlers took it): stop, not a finding
             outcome.failure = judge(code, output, where)
             if outcome.failure and not where:
                 outcome.where = self._locate(argv, outcome)
@@ -632,7 +649,7 @@ class Fuzzer:
         match = re.search(r"internal error: (\w+)", outcome.output)
         if not match:
             return outcome.failure
-        _, output, _ = self._main(["--traceback", *argv])
+        _, output, _ = self._main(["--traceback", *argv], bound=self.bound * 3)  # printing a traceback takes time too
         frames = [(f, int(n)) for f, n in _FRAME.findall(output)]
         return f"{match.group(1)} at {_project_frame(frames)}"
 
