@@ -4,9 +4,9 @@
     python benchmarks/fuzz.py --cases 5000 --seed 7
     python benchmarks/fuzz.py --seed 1 --case 1234 --write /tmp/repro   # one case, its project kept
 
-Prints cases per second, outcomes by input kind, and the distinct failures (exit 2, a traceback,
-a hang, a wrong `Error:` count) grouped by exception type and sitegen location, each with its
-reproducers (seed, case, mutation, the output's last lines).
+Prints cases per second (wall and CPU), outcomes by input kind, and the distinct failures (exit 2,
+a traceback, a hang, a wrong `Error:` count) grouped by exception type and sitegen location, each
+with its reproducers (seed, case, mutation, the output's last lines).
 """
 from __future__ import annotations
 
@@ -38,17 +38,17 @@ def main() -> int:
             if args.case is not None:
                 return one(fuzzer, make_case(args.seed, args.case), args.write)
             totals = Totals()
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             for i in range(args.start, args.start + args.cases):
                 totals.add(fuzzer.run(make_case(args.seed, i)))
                 if (i - args.start + 1) % 1000 == 0:
                     print(f"  {i - args.start + 1} cases, {len(totals.failures)} failed", file=sys.stderr, flush=True)
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(totals.line())
-    print(f"wall {wall:.1f} s: {totals.cases / wall:.1f} cases/s; slowest case "
-          f"{totals.slowest:.2f} s")
+    print(f"wall {wall:.1f} s ({totals.cases / wall:.1f} cases/s), CPU {cpu:.1f} s ({totals.cases / cpu:.1f} cases/s); "
+          f"slowest case {totals.slowest:.2f} s")
     for kind in ("receipt", "config", "page"):
         row = {k[1]: v for k, v in totals.by_target.items() if k[0] == kind}
         print(f"  {kind:8} " + ", ".join(f"{code}: {n}" for code, n in sorted(row.items(), key=str)))
