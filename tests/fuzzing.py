@@ -294,10 +294,16 @@ YAML_VALUES = [
     "[true, 2]", "[0.8, 1.8, 3]", "{low: 0.8}", "'0.08'", "svg", "plotly", "'x' ", "data", "docs", "site", "mkdocs.yml",
     "'data/example-report'", "'missing'",
 ]
+# Folders: few distinct names, as sitegen compiles the templates again for every new custom_dir.
+PATH_KEYS = ("custom_dir", "data_dir", "docs_dir", "site_dir")
+PATH_VALUES = ["data", "docs", "'missing'", "'..'", "''", "'/nonexistent-sitegen-fuzz'", "mkdocs.yml", "'y" + "y" * 300 + "'",
+               "5", "[docs]", "null", ".nan", "yes", "!ENV [SITEGEN_FUZZ_UNSET, docs]"]
 
 
-def yaml_value(rng: random.Random) -> tuple[str, str]:
+def yaml_value(rng: random.Random, key: str = "") -> tuple[str, str]:
     """YAML text for one setting (a snippet after `key: `) and any lines it needs at the end of the file."""
+    if key in PATH_KEYS and rng.random() < 0.8:
+        return rng.choice(PATH_VALUES), ""
     if rng.random() < 0.08:
         n = rng.choice((100, 3000, 50000))
         kind = rng.choice(("flow_list", "flow_map", "laughs", "long"))
@@ -324,19 +330,21 @@ def mutate_config(top: dict, options: dict | None, tail: str, rng: random.Random
     """One change of mkdocs.yml (as snippets); returns the new parts and what it did."""
     top, options = dict(top), None if options is None else dict(options)
     op = rng.choice(("top", "top", "option", "option", "option", "unknown", "delete", "key", "plugins", "extensions", "nesting"))
-    value, extra = yaml_value(rng)
     if op == "top":
         # Mostly keys sitegen reads; INHERIT, hooks and watch would make MkDocs read other files.
         key = rng.choice(READ_KEYS if rng.random() < 0.7 else sorted(MKDOCS_KEYS - {"INHERIT", "hooks", "watch"}))
+        value, extra = yaml_value(rng, key)
         top[key] = value
         return top, options, tail + extra, f"{key}: {short(value)}"
     if op == "option":
         key = rng.choice(sorted(PLUGIN_DEFAULTS))
+        value, extra = yaml_value(rng, key)
         if options is None:
             options = {}
         options[key] = value
         return top, options, tail + extra, f"plugins.sitegen.{key}: {short(value)}"
     if op == "unknown":
+        value, extra = yaml_value(rng)
         key = rng.choice(("site_nam", "Site_name", "x", "sitegen", "'a b'", "plugins ", "\"\\t\""))
         (top if rng.random() < 0.5 or options is None else options)[key] = value
         return top, options, tail + extra, f"unknown key {key!r}: {short(value)}"
@@ -549,7 +557,7 @@ def _project_frame(frames: list[tuple[str, int]]) -> str:
 class Fuzzer:
     """Runs cases in-process, in a fresh project folder each, under a per-case time bound."""
 
-    def __init__(self, workdir: Path, bound: float = 5.0):
+    def __init__(self, workdir: Path, bound: float = 10.0):
         self.workdir = Path(workdir)
         self.bound = bound
 
