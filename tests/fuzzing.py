@@ -1,0 +1,720 @@
+"""Mutation fuzzing of what sitegen reads: receipts, mkdocs.yml and docs pages, run in-process.
+
+Used by tests/test_fuzz.py (a fixed seed, a few thousand cases) and benchmarks/fuzz.py (long runs).
+A case is a tiny project (one receipt, mkdocs.yml, two pages) in which one file got one or two
+mutations, and a command (`check` mostly, some `summary` and `build`). The oracle is the CLI's
+contract: exit 0, or exit 1 with exactly one `Error:` line, within a time bound; never exit 2
+(an internal error), a traceback or a hang.
+
+Case `i` of seed `s` is made from its own `random.Random(f"{s}:{i}")`, so any case can be made
+again on its own from the two numbers.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import faulthandler
+import io
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_gen import build, cli
+from site_gen.analyse.figures import REGISTRY as FIGURES
+from site_gen.commands import new
+from site_gen.config import MKDOCS_KEYS, PLUGIN_DEFAULTS
+from site_gen.errors import json_path
+from site_gen.render.docs import BLOCKS
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = "example-report"
+RECEIPT = f"data/{REPORT}/SUMMARY.json"
+CONFIG = "mkdocs.yml"
+PAGES = ("docs/index.md", "docs/guide.md")
+LEDE = f"data/{REPORT}/lede.md"
+
+
+# -- the valid inputs every case starts from ---------------------------------------------------
+def trimmed_example() -> dict:
+    """The repository's full example receipt, cut to a few records of each section (still valid)."""
+    d = json.loads((ROOT / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").read_text(encoding="utf-8"))
+    d["speed"]["cells"] = d["speed"]["cells"][::11]
+    d["long_outputs"]["replies"] = d["long_outputs"]["replies"][::40]
+    for run in d["tool_calling"]["runs"]:
+        run["scenarios"] = run["scenarios"][:3]
+    return d
+
+
+RECEIPTS = {"new": new.receipt(), "example": trimmed_example()}
+RECEIPT_TEXTS = {name: json.dumps(r) for name, r in RECEIPTS.items()}
+EXAMPLE_LEDE = (ROOT / "data" / "cuteafd-v4.0.0" / "lede.md").read_text(encoding="utf-8")  # the example's $.report.lede
+
+# mkdocs.yml as (key, YAML text) pairs, so that a mutation can put any YAML (tags, anchors, .nan) there.
+TOP = {"site_name": "My engine benchmarks", "site_description": "Receipts-first comparisons.", "docs_dir": "docs",
+       "site_dir": "site"}
+OPTIONS = {"data_dir": "data", "noise_band": "0.08", "ratio_scale": "[0.8, 1.8]"}
+
+INDEX = new.PAGE + """
+{{ engine }} is {{ speed_verdict }} against {{ engine role=baseline }} and holds {{ kv_ratio_range digits=1 }} its KV pool.
+"""
+GUIDE = """\
+---
+title: Guide
+report: example-report
+---
+# Guide
+
+{{ check speed_count verdict=slower >= 0 : counted cells }}; {{ speed_count }} cells, `{{ kept as typed }}`.
+
+```sitegen
+block: speed-summary
+```
+
+{{ block memory-table }}
+
+The reference is {{ precision_reference }} on {{ hardware }}.
+"""
+
+
+def config_text(top: dict[str, str], options: dict[str, str] | None, tail: str = "") -> str:
+    """mkdocs.yml from YAML snippets; `options` None leaves out the sitegen plugin entry."""
+    lines = [f"{k}: {v}" for k, v in top.items()]
+    if options is not None:
+        lines += ["plugins:", "  - sitegen:"] + [f"      {k}: {v}" for k, v in options.items()]
+    return "\n".join(lines) + "\n" + tail
+
+
+# -- odd values ----------------------------------------------------------------------------------
+class Raw(str):
+    """JSON text written as it is: NaN, 1e400, duplicate keys, nesting deeper than json.dumps goes."""
+
+
+def to_json(v: Any) -> str:
+    if isinstance(v, Raw):
+        return v
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {to_json(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(to_json(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+def _big(rng: random.Random) -> int:
+    # Large enough that a quadratic scan takes seconds, small enough that a linear one is instant.
+    return rng.choice((3000, 12000))
+
+
+NUMBERS = [0, -1, 1, 2 ** 53 + 1, 10 ** 40, -10 ** 40, 1.5, -0.0, 1e20, 1e308, -1e308, 5e-324,
+           Raw("1e400"), Raw("-1e400"), Raw("NaN"), Raw("Infinity"), Raw("-Infinity"), Raw("1E2"), Raw("1.0"), Raw("-0")]
+TEXTS = [
+    "", " ", "\t\n", "nan", "Infinity", "-1", "1e400", "0x10", "1,5",
+    "٢٠٢٦-٠١-١٥", "2026-13-45", "0000-00-00", "2026-02-30", "2026-1-5", "9999-12-31", "2026-01-15T00:00:00Z",
+    "\u202eevil\u202c", "مرحبا بالعالم", "\x00", "a\x00b", "\ud800", "\udfff", "😀", "e\u0301", "\ufeff", "\u2028",
+    "line\rbreak", "=cmd|' /C calc'!A0", "x\r=1+1", "x\n@SUM(1)", "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>", "javascript:alert(1)", "{{ }}", "{{", "}}", "{{ speed_verdict }}",
+    "{{ check speed_count == 0 : none }}", "{{ block dashboard }}", "SGINLINE0000END", "`code` **b** [l](javascript:x)",
+    "<!--", "| a | b |\n|---|---|", "# heading", "```", "../../etc/passwd", "sha256:", "x" * 300, "K4", "Q4",
+    "baseline", "candidate", "example-report",
+]
+OTHERS = [True, False, None, [], {}, [[]], [None], [{}], {"": None}, ["", ""]]
+
+
+def json_value(rng: random.Random, like: Any = None) -> Any:
+    """An odd value for a receipt field: an extreme number, text that means something elsewhere, a
+    wrong type. Mostly of the type of `like`, so that more cases get past the schema."""
+    if rng.random() < 0.06:
+        n = _big(rng)
+        return rng.choice([
+            lambda: "x" * (n * 10), lambda: "`a` " * n, lambda: "[" * n + "]" * n, lambda: "{{ " * n,
+            lambda: "*a " * n, lambda: "<" * n, lambda: Raw("[" * n + "]" * n), lambda: Raw('{"a": ' * 100 + "1" + "}" * 100),
+        ])()
+    if rng.random() < 0.6 and isinstance(like, str):
+        return rng.choice(TEXTS)
+    if rng.random() < 0.6 and isinstance(like, (int, float)) and not isinstance(like, bool):
+        return rng.choice(NUMBERS)
+    return copy.deepcopy(rng.choice(NUMBERS + TEXTS + OTHERS))
+
+
+def short(value: Any, limit: int = 50) -> str:
+    text = value if isinstance(value, Raw) else repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}…({len(text)} chars)"
+
+
+# -- receipt mutations -------------------------------------------------------------------------
+def size(tree: Any) -> int:
+    items = tree.values() if isinstance(tree, dict) else tree if isinstance(tree, list) else ()
+    return 1 + sum(size(v) for v in items)
+
+
+def pick(tree: Any, rng: random.Random) -> tuple:
+    """A path into the receipt by a random walk from the root. Each step goes to a child with a
+    weight of the square root of its size: a section's one note is picked often, though less
+    than its sibling list of a hundred records, and every record is still reached."""
+    path, node = (), tree
+    while True:
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        if not children or (path and rng.random() < 0.2):
+            return path
+        key, node = rng.choices(children, weights=[size(v) ** 0.5 for _, v in children])[0]
+        path += (key,)
+
+
+def get(tree: Any, path: tuple) -> Any:
+    for part in path:
+        tree = tree[part]
+    return tree
+
+
+def put(tree: Any, path: tuple, value: Any) -> None:
+    get(tree, path[:-1])[path[-1]] = value
+
+
+def retyped(value: Any) -> Any:
+    """The same content in another JSON type."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return float(value) if abs(value) < 2 ** 53 else str(value)
+    if isinstance(value, float):
+        return int(value) if value == value and abs(value) < 1e18 else str(value)
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return {str(i): v for i, v in enumerate(value)}
+    if isinstance(value, dict):
+        return list(value.values())
+    return "null"
+
+
+def mutate_receipt(tree: dict, rng: random.Random) -> str:
+    """One structural change of the receipt, in place; returns what it did.
+
+    An operation that does not fit the value picked (repeating an item that is not in a list)
+    sets an odd value instead.
+    """
+    path = pick(tree, rng)
+    if not path:
+        return "unchanged (nothing left to pick)"
+    where = json_path(path)
+    parent, key, value = get(tree, path[:-1]), path[-1], get(tree, path)
+    op = rng.choice(("set", "set", "set", "delete", "retype", "swap", "duplicate", "add_key", "empty", "number", "dup_key"))
+    if op == "delete":
+        del parent[key]
+        return f"{where}: deleted"
+    if op == "retype":
+        put(tree, path, retyped(value))
+        return f"{where} = {short(get(tree, path))} (was {type(value).__name__})"
+    if op == "swap":
+        other = pick(tree, rng)
+        if not other or other[:len(path)] == path or path[:len(other)] == other:
+            other = path  # one inside the other: nothing to swap
+        a, b = get(tree, path), get(tree, other)
+        put(tree, path, copy.deepcopy(b))
+        put(tree, other, copy.deepcopy(a))
+        return f"{where} <-> {json_path(other)} swapped"
+    if op == "duplicate" and isinstance(parent, list):
+        parent.insert(key, copy.deepcopy(value))
+        return f"{where}: item repeated"
+    if op == "add_key":
+        holder = path[:-1]
+        while not isinstance(get(tree, holder), dict):
+            holder = holder[:-1]
+        name = rng.choice(("x", "", "__proto__", "\x00", "Report", "note ", "k" * 200, "$schema", "sha256"))
+        get(tree, holder)[name] = json_value(rng)
+        return f"{json_path(holder)}: unknown key {name!r} added"
+    if op == "empty" and isinstance(value, (list, dict, str)):
+        put(tree, path, type(value)())
+        return f"{where} emptied"
+    if op == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        new_value = rng.choice((-value, value + 0.5, value * 1e300, 0, -1, 2 ** 63, 1e-300))
+        put(tree, path, new_value)
+        return f"{where} = {short(new_value)} (was {value!r})"
+    if op == "dup_key" and isinstance(parent, dict):
+        # JSON allows a key twice; the reader keeps the last, a human reads the first.
+        put(tree, path, Raw(f"{to_json(value)}, {json.dumps(key)}: {to_json(json_value(rng))}"))
+        return f"{where}: key written twice"
+    new_value = json_value(rng, value)
+    put(tree, path, new_value)
+    return f"{where} = {short(new_value)}"
+
+
+# -- byte-level mutations (any file) ---------------------------------------------------------------
+def mutate_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
+    op = rng.choice(("truncate", "flip", "bom", "utf16", "utf32", "cp1252", "nul", "bad_utf8", "crlf", "empty", "trailing"))
+    if op == "truncate":
+        at = rng.randrange(len(data) + 1)
+        return data[:at], f"truncated at byte {at} of {len(data)}"
+    if op == "flip":
+        out = bytearray(data)
+        spots = sorted(rng.randrange(len(out)) for _ in range(rng.randint(1, 4))) if out else []
+        for at in spots:
+            out[at] ^= rng.randint(1, 255)
+        return bytes(out), f"bytes flipped at {spots}"
+    if op == "bom":
+        return b"\xef\xbb\xbf" + data, "UTF-8 byte order mark added"
+    if op in ("utf16", "utf32"):
+        codec = rng.choice((f"{op[:3]}-{op[3:]}", f"{op[:3]}-{op[3:]}-le", f"{op[:3]}-{op[3:]}-be"))
+        return data.decode("utf-8", "replace").encode(codec), f"re-encoded as {codec}"
+    if op == "cp1252":
+        return data.decode("utf-8", "replace").encode("cp1252", "replace"), "re-encoded as cp1252"
+    if op == "nul":
+        at = rng.randrange(len(data) + 1)
+        return data[:at] + b"\x00" + data[at:], f"NUL byte inserted at {at}"
+    if op == "bad_utf8":
+        at = rng.randrange(len(data) + 1)
+        junk = rng.choice((b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf4\x90\x80\x80"))
+        return data[:at] + junk + data[at:], f"invalid UTF-8 {junk!r} inserted at {at}"
+    if op == "crlf":
+        return data.replace(b"\n", b"\r\n"), "CRLF line ends"
+    if op == "empty":
+        return rng.choice((b"", b" \n\t")), "emptied"
+    return data + rng.choice((b",", b"{}", b"\n\x00", b"]")), "trailing bytes appended"
+
+
+# -- mkdocs.yml mutations --------------------------------------------------------------------------
+# Paths stay inside the case's folder: a docs_dir of `/` would read (and a build copy) every file.
+YAML_VALUES = [
+    "5", "0", "-1", "null", "~", "''", "[]", "{}", "[5]", "[null]", "[{}]", ".nan", ".inf", "-.inf", "1e400", "1e-300",
+    "true", "yes", "0x1F", "0o17", "2026-01-15", "2001-12-14t21:59:43.10-05:00", "!!binary aGk=", "!!set {a, b}",
+    "!ENV SITEGEN_FUZZ_UNSET", "!ENV [SITEGEN_FUZZ_UNSET, fallback]", "!ENV [SITEGEN_FUZZ_UNSET]", "!!python/name:os.system",
+    "!!python/object/apply:os.getcwd []", "!custom 1", "!!str 5", "!!int '5'", "!!float x", "*nowhere", "&a [*a]",
+    "'javascript:alert(1)'", "'<script>alert(1)</script>'", "'..'", "'/nonexistent-sitegen-fuzz'", "'.'", "''", "'\\0'", "\"\\0\"",
+    "\"\\ud800\"", "'\u202e'", "[0.8, 1.8]", "[1, 1]", "[0.5]", "[0.8, .inf]", "[.nan, 2]", "[-1, 2]", "['0.8', '1.8']",
+    "[true, 2]", "[0.8, 1.8, 3]", "{low: 0.8}", "'0.08'", "svg", "plotly", "'x' ", "data", "docs", "site", "mkdocs.yml",
+    "'data/example-report'", "'missing'",
+]
+# Folders: few distinct names, as sitegen compiles the templates again for every new custom_dir.
+PATH_KEYS = ("custom_dir", "data_dir", "docs_dir", "site_dir")
+PATH_VALUES = ["data", "docs", "'missing'", "'..'", "''", "'/nonexistent-sitegen-fuzz'", "mkdocs.yml", "'y" + "y" * 300 + "'",
+               "5", "[docs]", "null", ".nan", "yes", "!ENV [SITEGEN_FUZZ_UNSET, docs]"]
+
+
+def yaml_value(rng: random.Random, key: str = "") -> tuple[str, str]:
+    """YAML text for one setting (a snippet after `key: `) and any lines it needs at the end of the file."""
+    if key in PATH_KEYS and rng.random() < 0.8:
+        return rng.choice(PATH_VALUES), ""
+    if rng.random() < 0.08:
+        n = rng.choice((100, 3000, 50000))
+        kind = rng.choice(("flow_list", "flow_map", "laughs", "long"))
+        if kind == "flow_list":
+            return "[" * n + "]" * n, ""
+        if kind == "flow_map":
+            return "{a: " * n + "1" + "}" * n, ""
+        if kind == "long":
+            return "'" + "y" * 30000 + "'", ""
+        # An alias bomb: nine levels of nine references each, 9**9 values for anything that walks it.
+        lines = ["laughs:", "  l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+        lines += [f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)]
+        return "*l8", "extra_bomb_hidden:\n" + "\n".join("  " + line for line in lines) + "\n"
+    return rng.choice(YAML_VALUES), ""
+
+
+READ_KEYS = ["site_name", "site_url", "site_description", "copyright", "repo_url", "site_dir", "docs_dir", "extra",
+             "dev_addr", "remote_branch", "remote_name", "markdown_extensions", "plugins"]
+NON_STRING_KEYS = ["1: x", "null: x", "~: x", "true: x", "3.5: x", "2026-01-01: x", "? [a, b]\n: x", "? {a: 1}\n: x",
+                   "'': x", "!!binary aGk=: x", "<<: {site_name: merged}", "<<: *nowhere"]
+
+
+def mutate_config(top: dict, options: dict | None, tail: str, rng: random.Random) -> tuple[dict, dict | None, str, str]:
+    """One change of mkdocs.yml (as snippets); returns the new parts and what it did."""
+    top, options = dict(top), None if options is None else dict(options)
+    op = rng.choice(("top", "top", "option", "option", "option", "unknown", "delete", "key", "plugins", "extensions", "nesting"))
+    if op == "top":
+        # Mostly keys sitegen reads; INHERIT, hooks and watch would make MkDocs read other files.
+        key = rng.choice(READ_KEYS if rng.random() < 0.7 else sorted(MKDOCS_KEYS - {"INHERIT", "hooks", "watch"}))
+        value, extra = yaml_value(rng, key)
+        top[key] = value
+        return top, options, tail + extra, f"{key}: {short(value)}"
+    if op == "option":
+        key = rng.choice(sorted(PLUGIN_DEFAULTS))
+        value, extra = yaml_value(rng, key)
+        if options is None:
+            options = {}
+        options[key] = value
+        return top, options, tail + extra, f"plugins.sitegen.{key}: {short(value)}"
+    if op == "unknown":
+        value, extra = yaml_value(rng)
+        key = rng.choice(("site_nam", "Site_name", "x", "sitegen", "'a b'", "plugins ", "\"\\t\""))
+        (top if rng.random() < 0.5 or options is None else options)[key] = value
+        return top, options, tail + extra, f"unknown key {key!r}: {short(value)}"
+    if op == "delete":
+        holder = top if rng.random() < 0.5 or not options else options
+        key = rng.choice(sorted(holder))
+        del holder[key]
+        return top, options, tail, f"{key} deleted"
+    if op == "key":
+        line = rng.choice(NON_STRING_KEYS)
+        return top, options, tail + line + "\n", f"key: {line!r}"
+    if op == "plugins":
+        snippet = rng.choice(("sitegen", "[sitegen]", "[sitegen, sitegen]", "[{sitegen: null}]", "[{sitegen: 5}]", "[{}]",
+                              "[null]", "[5]", "[[sitegen]]", "[{sitegen: {}, other: {}}]", "{sitegen: {data_dir: data}}",
+                              "{sitegen: [data]}", "[search, sitegen]", "[{search: {}}, {sitegen: {charts: plotly}}]", "null"))
+        top["plugins"] = snippet
+        return top, None, tail, f"plugins: {snippet}"
+    if op == "extensions":
+        snippet = rng.choice(("[5]", "[{}]", "[null]", "[toc]", "[{toc: {permalink: true}}]", "[nope_not_a_module]",
+                              "[markdown.extensions.toc]", "[{admonition: 5}]", "[{toc: 5}]", "{toc: {}}", "toc", "[[toc]]",
+                              "[{toc: {}, tables: {}}]", "['']"))
+        top["markdown_extensions"] = snippet
+        return top, options, tail, f"markdown_extensions: {snippet}"
+    n = rng.choice((10, 300))  # block style: the text grows with the square of the depth
+    top["extra"] = "\n" + "".join("  " * (i + 1) + "a:\n" for i in range(n)) + "  " * (n + 1) + "b: 1"
+    return top, options, tail, f"extra: nested {n} deep (block style)"
+
+
+# -- docs page mutations ---------------------------------------------------------------------------
+OPTION_KEYS = ["report", "checkpoint", "metric", "verdict", "engine", "role", "show", "digits", "paired", "panel", "id",
+               "headline", "chart", "block", "x", ""]
+OPTION_VALUES = ["", "²", "-1", "0", "999", "1e9", "nan", "K4", "Q4", "K3.25", "example-report", "../x", "a=b", "'q'",
+                 "\u202e", "\x00", "true", "maybe", "aggregate", "decode", "faster", "slower", "level", "baseline",
+                 "candidate", "previous", "long_name", "version", "P-A", "١", "٣", "𝟙", "1" * 400]
+
+
+def directive(rng: random.Random) -> str:
+    """One `{{ … }}` or fenced block, mostly almost right."""
+    def opts() -> str:
+        return " ".join(f"{rng.choice(OPTION_KEYS)}={rng.choice(OPTION_VALUES)}" for _ in range(rng.randint(0, 3)))
+
+    name = rng.choice(sorted(FIGURES) * 2 + ["", "unknown_figure", "block", "check", "SPEED_VERDICT", "kv_ratio ", "é"])
+    kind = rng.choice(("figure", "figure", "check", "block", "fence", "odd", "odd"))
+    if kind == "figure":
+        return f"{{{{ {name} {opts()} }}}}"
+    if kind == "check":
+        op = rng.choice(("==", "<", ">=", "!=", "=", "===", "", "=>"))
+        number = rng.choice(("0", "-1", "1.5", "nan", "inf", "1e309", "0x10", "١", "", "x", "9" * 400))
+        words = rng.choice(("ok", "", "}}", "{{", "a : b", "<b>x</b>", "`x`", "w" * 500))
+        return f"{{{{ check {name} {opts()} {op} {number} : {words} }}}}"
+    block = rng.choice(sorted(BLOCKS) + ["", "unknown-block", "Speed-Summary"])
+    if kind == "block":
+        return f"{{{{ block {block} {opts()} }}}}"
+    if kind == "fence":
+        body = rng.choice((f"block: {block}", f"block: {block}\n{rng.choice(OPTION_KEYS)}: {rng.choice(OPTION_VALUES)}",
+                           "- a\n- b", "block: [x]", "block: {a: 1}", "!!python/name:os.system", "block: *x", "", ":", "\t"))
+        fence = rng.choice(("```", "~~~", "````"))
+        close = rng.choice((fence, "", "~~~" if fence == "```" else "```"))
+        return f"\n{fence}sitegen\n{body}\n{close}\n"
+    n = _big(rng) if rng.random() < 0.2 else rng.randint(1, 30)
+    return rng.choice(("{{ }}", "{{}}", "{{ {{ x }} }}", "{{", "}}", "{{ " * n, "`" * n + "{{ x }}", "`{{ x }}",
+                       "[" * n + "{{ hardware }}" + "]" * n, "<!-- {{ hardware }}", "{{ hardware }" , "{{\n\n}}",
+                       "```\n{{ nope }}\n", "<script>{{ hardware }}</script>", "{{ hardware }}" * n))
+
+
+FRONT_MATTERS = ["---\nreport: 5\n---\n", "---\n---\n", "---\n[1, 2]\n---\n", "---\nreport: example-report\n",
+                 "---\nreport: ../../etc\n---\n", "---\nreport: nope\n---\n", "---\ntitle: {{ hardware }}\n---\n",
+                 "---\ntitle: [a]\n---\n", "---\ntitle: '<script>x</script>'\n---\n", "---\n!!python/name:os.system\n---\n",
+                 "---\na: &a [*a]\n---\n", "---\nreport: *x\n---\n", "---\n: :\n---\n", "---\nreport: null\n---\n",
+                 "---\nreport: [example-report]\n---\n", "\ufeff---\nreport: example-report\n---\n", "...\n---\n",
+                 "---\nreport: " + "[" * 20000 + "]" * 20000 + "\n---\n", "---\na: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n---\n"]
+
+
+def mutate_page(text: str, rng: random.Random) -> tuple[str, str]:
+    lines = text.split("\n")
+    op = rng.choice(("insert", "insert", "insert", "inline", "front", "delete_line"))
+    at = rng.randrange(len(lines) + 1)
+    if op == "front":
+        head = rng.choice(FRONT_MATTERS)
+        body = text.split("---\n", 2)[-1] if text.startswith("---\n") else text
+        return head + body, f"front matter {short(head)}"
+    if op == "delete_line" and at < len(lines):
+        return "\n".join(lines[:at] + lines[at + 1:]), f"line {at + 1} deleted"
+    piece = directive(rng)
+    if op == "inline" and at < len(lines):
+        col = rng.randrange(len(lines[at]) + 1)
+        lines[at] = lines[at][:col] + piece + lines[at][col:]
+        return "\n".join(lines), f"line {at + 1} col {col + 1}: {short(piece)} inserted"
+    return "\n".join(lines[:at] + [piece] + lines[at:]), f"line {at + 1}: {short(piece)} inserted"
+
+
+ODD_PAGE_NAMES = ["docs/\udcff.md", "docs/a b.md", "docs/index.markdown", "docs/404.md", "docs/reports/index.md",
+                  "docs/.hidden.md", "docs/ü.md", "docs/x.MD", "docs/assets/x.md", "docs/" + "d/" * 40 + "x.md",
+                  "docs/history.md", f"docs/reports/{REPORT}/index.md", "docs/x.md.md", "docs/-.md"]
+
+
+# -- cases -------------------------------------------------------------------------------------------
+@dataclass
+class Case:
+    seed: int
+    index: int
+    target: str                  # the file mutated ("docs/…" pages use their own path)
+    mutations: list[str]
+    files: dict[str, bytes]      # path in the project -> content
+    argv: list[str]              # the sitegen command line, `{site}` for the output folder
+
+    def describe(self) -> str:
+        return f"seed {self.seed} case {self.index}: sitegen {' '.join(self.argv)}; {self.target}: {'; '.join(self.mutations)}"
+
+
+def command(rng: random.Random) -> list[str]:
+    r = rng.random()
+    if r < 0.02:
+        return ["build", "-q", "-d", "{site}"]
+    if r < 0.08:
+        return ["summary", "--format", rng.choice(("json", "markdown", "text"))]
+    return ["check", "-q"] + (["--strict"] if rng.random() < 0.1 else [])
+
+
+def files_of(receipt: Any, top: dict, options: dict | None, tail: str, pages: dict[str, str]) -> dict[str, bytes]:
+    return {CONFIG: config_text(top, options, tail).encode(), RECEIPT: (to_json(receipt) + "\n").encode(),
+            **{name: text.encode("utf-8", "surrogatepass") for name, text in pages.items()}}
+
+
+def base_pages(seed_receipt: str) -> dict[str, str]:
+    return {PAGES[0]: INDEX, PAGES[1]: GUIDE, **({LEDE: EXAMPLE_LEDE} if seed_receipt == "example" else {})}
+
+
+def base_files(seed_receipt: str) -> dict[str, bytes]:
+    """The project every case of this receipt starts from, unmutated."""
+    return files_of(RECEIPTS[seed_receipt], TOP, OPTIONS, "", base_pages(seed_receipt))
+
+
+def make_case(seed: int, index: int) -> Case:
+    rng = random.Random(f"{seed}:{index}")
+    seed_receipt = "example" if rng.random() < 0.1 else "new"  # the example has every section, and costs twice as much
+    receipt = json.loads(RECEIPT_TEXTS[seed_receipt])  # a fresh copy, faster than deepcopy
+    top, options, tail = dict(TOP), dict(OPTIONS), ""
+    pages = base_pages(seed_receipt)
+    extra_files: dict[str, bytes] = {}
+    # Pages are checked last, after every report page is made: their cases cost the most.
+    target = rng.choices(("receipt", "config", "page"), weights=(68, 26, 6))[0]
+    rounds = 1 if rng.random() < 0.8 else 2
+    mutations: list[str] = []
+    as_bytes = rng.random() < 0.2  # the last step is then a byte-level change of the file
+    for _ in range(rounds):
+        if target == "receipt":
+            mutations.append(mutate_receipt(receipt, rng))
+        elif target == "config":
+            top, options, tail, what = mutate_config(top, options, tail, rng)
+            mutations.append(what)
+        elif rng.random() < 0.05:
+            name = rng.choice(ODD_PAGE_NAMES)
+            extra_files[name] = GUIDE.encode()
+            mutations.append(f"the guide copied to {name!r}")
+        else:
+            page = rng.choice(sorted(pages))
+            pages[page], what = mutate_page(pages[page], rng)
+            mutations.append(f"{page} {what}")
+    files = {**files_of(receipt, top, options, tail, pages), **extra_files}
+    name = {"receipt": RECEIPT, "config": CONFIG}.get(target) or rng.choice(sorted(pages))
+    if as_bytes:
+        files[name], what = mutate_bytes(files[name], rng)
+        mutations.append(f"{name} bytes: {what}" if target == "page" else f"bytes: {what}")
+    label = {"receipt": f"{RECEIPT} (from the {seed_receipt} receipt)", "config": CONFIG}.get(target, "pages")
+    return Case(seed, index, label, mutations, files, command(rng))
+
+
+def cases(seed: int, count: int, start: int = 0):
+    for i in range(start, start + count):
+        yield make_case(seed, i)
+
+
+# -- running a case --------------------------------------------------------------------------------------
+class Hang(BaseException):
+    """Raised by the alarm in the middle of a case that ran over its time bound.
+
+    A BaseException, so that `except Exception` in sitegen (the CLI's internal-error handler)
+    does not turn it into exit 2.
+    """
+
+
+@dataclass
+class Outcome:
+    case: Case
+    code: int | None         # None: it did not return (a hang, or an exception out of main)
+    output: str              # stderr, then stdout
+    seconds: float
+    failure: str = ""        # why the oracle refuses it; "" when it holds
+    where: str = ""          # for grouping failures: exception type and innermost sitegen frame
+
+    def tail(self, lines: int = 3) -> str:
+        return "\n".join(self.output.strip().splitlines()[-lines:])
+
+
+_FRAME = re.compile(r'File "([^"]*?/(?:site_gen|templates)/[^"]+)", line (\d+)')
+
+
+def _project_frame(frames: list[tuple[str, int]]) -> str:
+    """The innermost frame in sitegen's code or templates, as `site_gen/x.py:12`."""
+    for filename, line in reversed(frames):
+        path = Path(filename).resolve()
+        if ROOT in path.parents and path.relative_to(ROOT).parts[0] in ("site_gen", "templates"):
+            return f"{path.relative_to(ROOT)}:{line}"
+        if "site_gen" in path.parts:  # an installed copy
+            return f"{Path(*path.parts[path.parts.index('site_gen'):])}:{line}"
+    return "?"
+
+
+class Fuzzer:
+    """Runs cases in-process, in a fresh project folder each, under a per-case time bound."""
+
+    def __init__(self, workdir: Path, bound: float = 10.0):
+        self.workdir = Path(workdir)
+        self.bound = bound
+
+    def __enter__(self) -> Fuzzer:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("the fuzzer's time bound needs SIGALRM, which only the main thread receives")
+        self._cwd = os.getcwd()
+        self._written: set[Path] = set()
+        self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
+        # Two pure functions of sitegen's own code, made once instead of in every case: the
+        # command-line parser (~10 ms) and which templates a template pulls in (~0.5 s of template
+        # parsing per check; it depends only on the theme's files, which no case changes).
+        self._saved = (cli.parser, build.Builder._closure)
+        known: dict[tuple, tuple] = {}
+        closure = build.Builder._closure
+
+        def cached_closure(builder, name):
+            key = (builder.config.custom_dir, name)
+            if key not in known:
+                known[key] = closure(builder, name)
+            return known[key]
+
+        the_parser = cli.parser()
+        cli.parser = lambda: the_parser
+        build.Builder._closure = cached_closure
+        return self
+
+    def __exit__(self, *exc) -> None:
+        cli.parser, build.Builder._closure = self._saved
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._alarm)
+        os.chdir(self._cwd)
+
+    @staticmethod
+    def _on_alarm(signum, frame):
+        raise Hang()
+
+    def _write(self, case: Case) -> Path:
+        """The case's files and no others (the files of the last case are removed; removing and
+        making folders again is slow on some file systems, so the shared ones stay)."""
+        project = self.workdir / "project"
+        paths = {project / name for name in case.files}
+        for path in self._written - paths:
+            path.unlink()
+            for folder in path.parents:
+                if folder == project or any(folder in p.parents for p in paths) or any(folder.iterdir()):
+                    break
+                folder.rmdir()
+        for name, data in case.files.items():
+            path = project / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        self._written = paths
+        if "{site}" in case.argv and (self.workdir / "site").exists():
+            shutil.rmtree(self.workdir / "site")
+        return project
+
+    def _main(self, argv: list[str], bound: float | None = None) -> tuple[int | None, str, str]:
+        """Runs `sitegen ARGV` within the bound; returns (exit code or None, output, where it stopped)."""
+        bound = bound or self.bound
+        err, out = io.StringIO(), io.StringIO()
+        code, where = None, ""
+        # A last resort if the alarm cannot interrupt (a loop in C that never returns to Python).
+        faulthandler.dump_traceback_later(bound * 6 + 30, exit=True, file=sys.__stderr__)
+        signal.setitimer(signal.ITIMER_REAL, bound)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                code = cli.main(argv)
+        except Hang as exc:
+            where = "hang at " + _project_frame([(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)])
+        except BaseException as exc:  # out of main: SystemExit, a BaseException of sitegen's own
+            where = f"{type(exc).__name__} out of main at " + _project_frame(
+                [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)])
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            faulthandler.cancel_dump_traceback_later()
+        return code, err.getvalue() + out.getvalue(), where
+
+    def run(self, case: Case) -> Outcome:
+        project = self._write(case)
+        argv = [a.replace("{site}", str(self.workdir / "site")) for a in case.argv]
+        os.chdir(project)
+        try:
+            start = time.perf_counter()
+            code, output, where = self._main(argv)
+            outcome = Outcome(case, code, output, time.perf_counter() - start, where=where)
+            if code in (130, 143):
+                raise KeyboardInterrupt  # Ctrl-C or SIGTERM (sitegen's own handlers took it): stop, not a finding
+            outcome.failure = judge(code, output, where)
+            if outcome.failure and not where:
+                outcome.where = self._locate(argv, outcome)
+        finally:
+            os.chdir(self._cwd)
+        return outcome
+
+    def _locate(self, argv: list[str], outcome: Outcome) -> str:
+        """For grouping: the exception type and sitegen frame, from the same case run with --traceback."""
+        match = re.search(r"internal error: (\w+)", outcome.output)
+        if not match:
+            return outcome.failure
+        _, output, _ = self._main(["--traceback", *argv], bound=self.bound * 3)  # printing a traceback takes time too
+        frames = [(f, int(n)) for f, n in _FRAME.findall(output)]
+        return f"{match.group(1)} at {_project_frame(frames)}"
+
+
+def judge(code: int | None, output: str, where: str) -> str:
+    """The CLI's contract for one run: '' when it holds, else what broke."""
+    if code is None:
+        return where
+    errors = [line for line in output.splitlines() if line.startswith("Error:")]
+    if "Traceback (most recent call last)" in output:
+        return "a traceback in the output"
+    if code not in (0, 1):
+        return f"exit {code}" + (f": {errors[0][len('Error: '):][:200]}" if errors else "")
+    if code == 1 and len(errors) != 1:
+        return f"exit 1 with {len(errors)} 'Error:' lines"
+    if code == 0 and errors:
+        return "exit 0 with an 'Error:' line"
+    return ""
+
+
+# -- totals ------------------------------------------------------------------------------------------
+@dataclass
+class Totals:
+    cases: int = 0
+    seconds: float = 0.0
+    slowest: float = 0.0
+    codes: Counter = field(default_factory=Counter)
+    by_target: Counter = field(default_factory=Counter)   # (target kind, exit code) -> cases
+    failures: list[Outcome] = field(default_factory=list)
+
+    def add(self, o: Outcome) -> None:
+        self.cases += 1
+        self.seconds += o.seconds
+        self.slowest = max(self.slowest, o.seconds)
+        self.codes["hang" if o.code is None else o.code] += 1
+        kind = "receipt" if o.case.target.startswith(RECEIPT) else "config" if o.case.target == CONFIG else "page"
+        self.by_target[kind, "failed" if o.failure else o.code] += 1
+        if o.failure:
+            self.failures.append(o)
+
+    def line(self) -> str:
+        return (f"{self.cases} cases in {self.seconds:.1f} s ({self.cases / max(self.seconds, 1e-9):.0f}/s): "
+                f"exit 0: {self.codes[0]}, exit 1: {self.codes[1]}, failed: {len(self.failures)}")
+
+    def groups(self) -> dict[str, list[Outcome]]:
+        out: dict[str, list[Outcome]] = {}
+        for o in self.failures:
+            out.setdefault(o.where or o.failure, []).append(o)
+        return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))
+
+    def report(self, per_group: int = 2) -> str:
+        """Failures grouped by cause, a few reproducers each: seed, case, mutation, the output's last lines."""
+        parts = []
+        for where, items in self.groups().items():
+            parts.append(f"{len(items)} x {where}")
+            for o in items[:per_group]:
+                parts.append(f"    {o.case.describe()}")
+                parts.append(f"      -> {o.failure}; last lines: " + o.tail().replace("\n", " | ")[:300])
+        return "\n".join(parts)
