@@ -61,6 +61,13 @@ class _Loader(yaml.SafeLoader):
         if self._values > MAX_VALUES:
             self._refuse(f"expected at most {MAX_VALUES:,} values with aliases expanded, got more", mark)
 
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError) as exc:  # `!!float x`, `!!int 1e999`, `!!binary ?`: a value its tag cannot take
+            raise yaml.constructor.ConstructorError(None, None, f"{node.tag} cannot take {node.value!r} ({exc})"
+                                                    if isinstance(node, yaml.ScalarNode) else str(exc), node.start_mark) from None
+
     def fetch_flow_collection_start(self, TokenClass) -> None:
         # The scanner looks ahead over every open `[` for a possible `key:` (up to 1,024 characters,
         # each step over all of them): refused at the limit, a line of 50,000 `[` costs microseconds.

@@ -33,7 +33,7 @@ from typing import Any
 from site_gen import build, cli
 from site_gen.analyse.figures import REGISTRY as FIGURES
 from site_gen.commands import new
-from site_gen.config import MKDOCS_KEYS, PLUGIN_DEFAULTS
+from site_gen.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.errors import json_path
 from site_gen.render.docs import BLOCKS
 
@@ -337,7 +337,7 @@ def mutate_config(top: dict, options: dict | None, tail: str, rng: random.Random
         top[key] = value
         return top, options, tail + extra, f"{key}: {short(value)}"
     if op == "option":
-        key = rng.choice(sorted(PLUGIN_DEFAULTS))
+        key = rng.choice(sorted(PLUGIN_OPTIONS))
         value, extra = yaml_value(rng, key)
         if options is None:
             options = {}
