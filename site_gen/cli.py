@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         error(str(exc))
         return 1
+    except OSError as exc:
+        # The machine or a path the user named (too long a name, no permission, a full disk): not a bug.
+        if show_traceback:
+            traceback.print_exc()
+        error(str(SitegenError(exc.strerror or str(exc), exc.filename)) if exc.filename else f"{exc.strerror or exc}")
+        return 1
     except KeyboardInterrupt:
         return 130
     except _Terminated:

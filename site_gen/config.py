@@ -63,10 +63,17 @@ class _Loader(yaml.SafeLoader):
 
     def construct_object(self, node, deep=False):
         try:
-            return super().construct_object(node, deep)
+            value = super().construct_object(node, deep)
         except (ValueError, OverflowError) as exc:  # `!!float x`, `!!int 1e999`, `!!binary ?`: a value its tag cannot take
             raise yaml.constructor.ConstructorError(None, None, f"{node.tag} cannot take {node.value!r} ({exc})"
                                                     if isinstance(node, yaml.ScalarNode) else str(exc), node.start_mark) from None
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:  # "\ud800": a half of a character, which no page can hold
+                raise yaml.constructor.ConstructorError(None, None, f"text holds the lone surrogate U+{ord(value[exc.start]):04X}",
+                                                        node.start_mark) from None
+        return value
 
     def fetch_flow_collection_start(self, TokenClass) -> None:
         # The scanner looks ahead over every open `[` for a possible `key:` (up to 1,024 characters,

@@ -57,6 +57,8 @@ BAD = {  # mkdocs.yml after `site_name: X` -> the error line after "Error: mkdoc
                             "line 5: not valid YAML: tag:yaml.org,2002:float cannot take 'x'"),
     "int tag on a word": ("repo_url: !!int x\n", "line 2: not valid YAML: tag:yaml.org,2002:int cannot take 'x'"),
     "timestamp tag on no date": ("copyright: !!timestamp 2026-13-45\n", "line 2: not valid YAML: tag:yaml.org,2002:timestamp"),
+    "lone surrogate": ('copyright: "\\ud800"\n', "line 2: not valid YAML: text holds the lone surrogate U+D800"),
+    "lone surrogate in a key": ('extra:\n  "\\udfff": 1\n', "line 3: not valid YAML: text holds the lone surrogate U+DFFF"),
     "noise_band nan": (PLUGIN + "      noise_band: .nan\n",
                        "plugins[0].sitegen.noise_band: expected a finite number between 0.0 and 1.0, got nan"),
     "noise_band text": (PLUGIN + "      noise_band: small\n",
@@ -107,6 +109,16 @@ def test_bad_config_is_one_line_naming_the_key(case, tmp_path, capsys, monkeypat
     project(tmp_path, head + body)
     line = refused(tmp_path, capsys, monkeypatch)
     assert message in line, line
+
+
+def test_a_folder_name_too_long_for_the_system_is_refused(tmp_path, capsys, monkeypatch):
+    """The operating system's word (ENAMETOOLONG) on a path the config names is bad input, not a bug."""
+    project(tmp_path, "site_name: X\n" + PLUGIN.replace("data_dir: data", "data_dir: " + "a" * 301))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["build", "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("Error:") == 1 and "File name too long" in err and "internal error" not in err, err
 
 
 @pytest.mark.parametrize("key", ["site_url", "repo_url"])
