@@ -336,8 +336,7 @@ class Builder:
                     continue
                 seen.add(n)
                 try:
-                    source = env.loader.get_source(env, n)[0]
-                    refs = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+                    refs = _references(env.loader.get_source(env, n)[0])
                 except jinja2.TemplateError:
                     continue
                 for ref in refs:
@@ -598,6 +597,13 @@ class Builder:
         pages_made = sum(1 for f in (names if out is not None else files) if f.endswith(".html"))
         return BuildResult(files=files, pages=pages_made, reports=len(reports), warnings=warnings,
                            seconds=time.perf_counter() - start)
+
+
+@lru_cache(maxsize=256)
+def _references(source: str) -> tuple[str | None, ...]:
+    """The templates a template's source names. Parsing is most of a small build's time, and every
+    Builder (each `sitegen check`, each build of the MkDocs plugin) asks again for the same sources."""
+    return tuple(jinja2.meta.find_referenced_templates(environment(None).parse(source)))
 
 
 PARALLEL_MIN_REPORTS = 48
