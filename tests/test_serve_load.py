@@ -32,7 +32,6 @@ import socket
 import statistics
 import threading
 import time
-from pathlib import Path
 
 from site_gen.serve import Preview
 from site_gen.server import EVENTS

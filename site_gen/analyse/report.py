@@ -52,10 +52,6 @@ class Analysis:
     # report's own pages and the author pages that show its blocks then share one computation.
     displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    def has(self, section: str) -> bool:
-        return self.report.section(section) is not None
-
-
 def _tool_points(runs: list[dict]) -> pd.DataFrame:
     rows = []
     for i, run in enumerate(runs):
