@@ -5,7 +5,6 @@ import argparse
 import importlib
 import os
 import signal
-import sys
 import threading
 import traceback
 

@@ -197,6 +197,13 @@ PLUGIN_OPTIONS: dict[str, Option] = {
     "custom_dir": Option("folder", None, "templates and static files that override sitegen's"),
     "charts": Option("choice", "svg", "interactive speed charts: svg or plotly", choices=CHART_ENGINES),
 }
+NOISE_BAND: float = PLUGIN_OPTIONS["noise_band"].default
+RATIO_SCALE: tuple[float, float] = PLUGIN_OPTIONS["ratio_scale"].default
+
+
+def receipt_bytes(mb: float) -> int:
+    """`max_receipt_mb` in bytes."""
+    return int(mb * 1024 * 1024)
 
 
 @dataclass(frozen=True)
@@ -211,9 +218,9 @@ class Config:
     copyright: str = ""
     repo_url: str = ""
     extra: dict = field(default_factory=dict)
-    noise_band: float = 0.08
-    ratio_scale: tuple[float, float] = (0.8, 1.8)
-    max_receipt_bytes: int = 64 * 1024 * 1024
+    noise_band: float = NOISE_BAND
+    ratio_scale: tuple[float, float] = RATIO_SCALE
+    max_receipt_bytes: int = receipt_bytes(PLUGIN_OPTIONS["max_receipt_mb"].default)
     custom_dir: Path | None = None
     charts: str = "svg"  # how interactive charts are drawn: "svg" (built in, light) or "plotly" (Plotly's bundle)
     dev_addr: str = "127.0.0.1:8000"
@@ -413,7 +420,7 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         extra=extra,
         noise_band=options["noise_band"],
         ratio_scale=options["ratio_scale"],
-        max_receipt_bytes=int(options["max_receipt_mb"] * 1024 * 1024),
+        max_receipt_bytes=receipt_bytes(options["max_receipt_mb"]),
         custom_dir=(root / options["custom_dir"]) if options["custom_dir"] else None,
         charts=options["charts"],
         dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),

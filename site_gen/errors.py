@@ -41,7 +41,3 @@ class SitegenError(Exception):
         elif self.where:
             location = self.where
         return f"{location}: {self.message}" if location else self.message
-
-
-class SitegenWarning(UserWarning):
-    """Input that builds, but probably not as the author meant."""

@@ -33,7 +33,7 @@ from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
 from site_gen.analyse.report import Analysis, analyse
-from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url
+from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, receipt_bytes
 from site_gen.errors import SitegenError
 from site_gen.load import load_reports
 from site_gen.render.docs import AuthorBlocks, Expanded
@@ -182,7 +182,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 copyright=config.copyright or "", repo_url=check_url(config.repo_url, "repo_url", file),
                 extra=dict(config.extra or {}),
                 noise_band=opts["noise_band"], ratio_scale=opts["ratio_scale"],
-                max_receipt_bytes=int(opts["max_receipt_mb"] * 1024 * 1024),
+                max_receipt_bytes=receipt_bytes(opts["max_receipt_mb"]),
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"])
             check_keys(self.sg.extra, "extra", file)
             reports = load_reports(self.sg.data_dir, max_bytes=self.sg.max_receipt_bytes, strict=False)

@@ -179,3 +179,28 @@ def test_direction_and_largest_gap():
 def test_tool_calling_scale():
     points = pd.DataFrame({"scenario": ["S1", "S2", "S1", "S2", "S3"], "points": [2, 1, 0, 2, 2]})
     assert tool_calling.scale(points, 2) == {"scenarios": 3, "max_total": 6}
+
+
+def test_figures_name_the_selection_they_found_no_rows_for():
+    from conftest import ROOT
+    from site_gen.analyse.figures import FigureError, resolve
+    from site_gen.analyse.report import analyse
+    from site_gen.load import load_report
+
+    a = analyse(load_report(ROOT / "data" / "cuteafd-v4.0.0", ROOT / "data"))
+    checkpoint = a.checkpoints[0]
+    for name, args, message in [
+        ("speed_count", {"checkpoint": "nowhere"}, "no speed cells for checkpoint=nowhere metric=None"),
+        ("speed_range", {"checkpoint": "nowhere"}, "no range for checkpoint=nowhere selection=one_stream_decode"),
+        ("kv_ratio", {"checkpoint": "nowhere"}, "no KV pool sizes for checkpoint nowhere"),
+        ("startup_max", {"engine": "nobody"}, "no startup times for engine nobody"),
+        ("versions_identical", {"panel": "nowhere"}, "no version comparison on panel nowhere"),
+    ]:
+        with pytest.raises(FigureError, match=f"^{message}$"):
+            resolve(a, name, args)
+    assert resolve(a, "speed_count", {"checkpoint": checkpoint}).value == int(
+        a.speed_counts[a.speed_counts["checkpoint"] == checkpoint]["cells"].sum())
+    assert resolve(a, "startup_max", {}).value == a.startup[a.startup["engine"] == "candidate"]["slowest"].max()
+    a.precision_summary = {}
+    with pytest.raises(FigureError, match="^the report has no precision results$"):
+        resolve(a, "precision_closer", {})

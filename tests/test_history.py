@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-
-import pytest
 
 from conftest import ROOT, run_sitegen
 from htmlutil import NS, cell_text, find_id, parse, tables

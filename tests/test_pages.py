@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SEED_TOOL, need_seed_tool
-from htmlutil import NS, cell_text, find_id, parse, rows, tables, text
+from htmlutil import NS, find_id, parse, tables, text
 
 REPORT = "reports/cuteafd-v4.0.0"
 

@@ -21,7 +21,9 @@ from hypothesis import given, settings, strategies as st
 from conftest import ROOT, run_sitegen
 from site_gen.build import Builder, build_files
 from site_gen.config import load_config
-from site_gen.serve import Debouncer, Preview, describe, ignored, inject, is_loopback, parse_addr, site_path
+from site_gen.serve import Preview, describe
+from site_gen.server import inject, is_loopback, parse_addr, site_path
+from site_gen.watch import Debouncer, ignored
 
 REPORT = "cuteafd-v4.0.0"
 WAIT = 30.0  # generous: a loaded 2-core machine may be slow, but never this slow

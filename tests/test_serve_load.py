@@ -32,9 +32,9 @@ import socket
 import statistics
 import threading
 import time
-from pathlib import Path
 
-from site_gen.serve import EVENTS, Preview
+from site_gen.serve import Preview
+from site_gen.server import EVENTS
 
 REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"

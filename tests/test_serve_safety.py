@@ -10,7 +10,9 @@ import time
 
 from site_gen.build import Builder
 from site_gen.errors import SitegenError
-from site_gen.serve import EVENTS, MAX_WAIT, QUIET, WORKER, AllowedHosts, Preview
+from site_gen.serve import Preview
+from site_gen.server import EVENTS, WORKER, AllowedHosts
+from site_gen.watch import MAX_WAIT, QUIET
 from test_serve import REPORT, WAIT, edit_and_wait, get, serving, slower_cell, summary
 
 

@@ -39,14 +39,19 @@ def _need(frame, what: str):
     return frame
 
 
+def _rows(frame, what: str, missing: str, **match):
+    """The rows of the report's `what` whose columns equal `match`; FigureError `missing` if none."""
+    rows = _need(frame, what)
+    for column, value in match.items():
+        rows = rows[rows[column] == value]
+    if rows.empty:
+        raise FigureError(missing)
+    return rows
+
+
 def _speed_counts(a: Analysis, checkpoint: str | None = None, metric: str | None = None):
-    counts = _need(a.speed_counts, "speed cells")
-    if checkpoint is not None:
-        counts = counts[counts["checkpoint"] == checkpoint]
-    if metric is not None:
-        counts = counts[counts["metric"] == metric]
-    if counts.empty:
-        raise FigureError(f"no speed cells for checkpoint={checkpoint} metric={metric}")
+    chosen = {k: v for k, v in (("checkpoint", checkpoint), ("metric", metric)) if v is not None}
+    counts = _rows(a.speed_counts, "speed cells", f"no speed cells for checkpoint={checkpoint} metric={metric}", **chosen)
     return {k: int(counts[k].sum()) for k in ("faster", "level", "slower", "cells")}
 
 
@@ -76,11 +81,8 @@ def speed_count(a: Analysis, verdict: str = "cells", checkpoint: str | None = No
 
 @figure("speed_range", "range of speed ratios over a selection (selection=one_stream_decode|aggregate_long_input)")
 def speed_range(a: Analysis, checkpoint: str, selection: str = "one_stream_decode") -> Figure:
-    r = _need(a.speed_ranges, "speed cells")
-    r = r[(r["checkpoint"] == checkpoint) & (r["selection"] == selection)]
-    if r.empty:
-        raise FigureError(f"no range for checkpoint={checkpoint} selection={selection}")
-    row = r.iloc[0]
+    row = _rows(a.speed_ranges, "speed cells", f"no range for checkpoint={checkpoint} selection={selection}",
+                checkpoint=checkpoint, selection=selection).iloc[0]
     return Figure((row["low"], row["high"]), "ratio_range", f"min and max of {row['cells']} cell ratios: {row['label']}, {checkpoint}")
 
 
@@ -93,19 +95,13 @@ def kv_ratio_range(a: Analysis) -> Figure:
 
 @figure("kv_ratio", "KV pool ratio (candidate / baseline) on one checkpoint")
 def kv_ratio(a: Analysis, checkpoint: str) -> Figure:
-    kv = _need(a.kv, "KV pool sizes")
-    row = kv[kv["checkpoint"] == checkpoint]
-    if row.empty:
-        raise FigureError(f"no KV pool sizes for checkpoint {checkpoint}")
+    row = _rows(a.kv, "KV pool sizes", f"no KV pool sizes for checkpoint {checkpoint}", checkpoint=checkpoint)
     return Figure(row["ratio"].iloc[0], "ratio", f"candidate / baseline KV pool tokens, {checkpoint}")
 
 
 @figure("startup_max", "slowest startup (cold or warm) of one engine (engine=candidate|baseline)")
 def startup_max(a: Analysis, engine: str = "candidate") -> Figure:
-    s = _need(a.startup, "startup times")
-    s = s[s["engine"] == engine]
-    if s.empty:
-        raise FigureError(f"no startup times for engine {engine}")
+    s = _rows(a.startup, "startup times", f"no startup times for engine {engine}", engine=engine)
     return Figure(s["slowest"].max(), "seconds", f"largest of {2 * len(s)} cold and warm startups, {engine}")
 
 
@@ -117,34 +113,25 @@ def looped_replies(a: Analysis) -> Figure:
 
 @figure("precision_further", "paired precision gaps where the candidate is further from the reference")
 def precision_further(a: Analysis) -> Figure:
-    s = a.precision_summary or {}
-    if not s:
-        raise FigureError("the report has no precision results")
+    s = _need(a.precision_summary, "precision results")
     return Figure(s["further"], "count", f"{s['further']} of {s['pairs']} paired differences point away from the reference")
 
 
 @figure("precision_closer", "paired precision gaps where the candidate is closer to the reference")
 def precision_closer(a: Analysis) -> Figure:
-    s = a.precision_summary or {}
-    if not s:
-        raise FigureError("the report has no precision results")
+    s = _need(a.precision_summary, "precision results")
     return Figure(s["closer"], "count", f"{s['closer']} of {s['pairs']} paired differences point towards the reference")
 
 
 @figure("precision_unresolved", "paired precision gaps whose 95% interval includes zero")
 def precision_unresolved(a: Analysis) -> Figure:
-    s = a.precision_summary or {}
-    if not s:
-        raise FigureError("the report has no precision results")
+    s = _need(a.precision_summary, "precision results")
     return Figure(s["pairs"] - s["resolved"], "count", f"{s['pairs'] - s['resolved']} of {s['pairs']} intervals include zero")
 
 
 @figure("versions_identical", "true when the previous version's panel P-A results are bit-identical")
 def versions_identical(a: Analysis, panel: str = "P-A") -> Figure:
-    v = _need(a.versions_precision, "version comparison")
-    row = v[v["panel"] == panel]
-    if row.empty:
-        raise FigureError(f"no version comparison on panel {panel}")
+    row = _rows(a.versions_precision, "version comparison", f"no version comparison on panel {panel}", panel=panel)
     return Figure(bool(row["identical"].iloc[0]), "bool", f"largest difference on {panel}: {row['max_abs_difference'].iloc[0]}")
 
 

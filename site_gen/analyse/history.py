@@ -153,8 +153,3 @@ def frames(analyses: list[Analysis], cache: dict | None = None, newest: int | No
     return {k: _order(pd.DataFrame([{**r, "older": older[k].get(series, 0)} for series, got in kept[k].items() for r in got],
                                    columns=[*cols, "older"]))
             for k, (_, cols) in _KINDS.items()}
-
-
-def supersession(analyses: list[Analysis]) -> dict[str, str]:
-    """Report id -> id of the report that supersedes it (a rerun)."""
-    return {a.report.meta["supersedes"]: a.report.id for a in analyses if a.report.meta.get("supersedes")}

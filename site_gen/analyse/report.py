@@ -8,6 +8,7 @@ import pandas as pd
 
 from site_gen.analyse import long_outputs, memory, precision, speed, tool_calling, versions
 from site_gen.analyse.frames import records
+from site_gen.config import NOISE_BAND, RATIO_SCALE
 from site_gen.load import Report
 
 
@@ -52,10 +53,6 @@ class Analysis:
     # report's own pages and the author pages that show its blocks then share one computation.
     displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    def has(self, section: str) -> bool:
-        return self.report.section(section) is not None
-
-
 def _tool_points(runs: list[dict]) -> pd.DataFrame:
     rows = []
     for i, run in enumerate(runs):
@@ -66,7 +63,7 @@ def _tool_points(runs: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "checkpoint", "engine", "date", "scenario", "points", "turn_latency_s", "source"])
 
 
-def analyse(report: Report, band: float = 0.08, scale: tuple[float, float] = (0.8, 1.8)) -> Analysis:
+def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float] = RATIO_SCALE) -> Analysis:
     data = report.data
     checkpoints = report.checkpoints
     missing_baseline = {c["id"] for c in report.meta["checkpoints"] if "baseline" in c.get("missing", {})}

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from site_gen.build import build
 from site_gen.cli_util import Progress, add_common, load, say, warn

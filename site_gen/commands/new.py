@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from site_gen.cli_util import say
+from site_gen.config import PLUGIN_OPTIONS
 from site_gen.errors import SitegenError
 from site_gen.write import PREFIX
 
@@ -17,6 +18,16 @@ EPILOG = """examples:
   sitegen new . --force          # into the current folder, over existing files
 """
 
+# The options a new config spells out, with their defaults (from the one option table).
+_SHOWN = (("data_dir", "one folder per report, each holding SUMMARY.json"),
+          ("noise_band", "|ratio - 1| <= band counts as level"),
+          ("ratio_scale", "the fixed scale of every speed ratio bar"))
+
+
+def _yaml(value) -> str:
+    return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
+
+
 CONFIG = """\
 site_name: My engine benchmarks
 site_description: Receipts-first comparisons of LLM inference engines.
@@ -24,10 +35,7 @@ docs_dir: docs
 site_dir: site
 plugins:
   - sitegen:
-      data_dir: data          # one folder per report, each holding SUMMARY.json
-      noise_band: 0.08        # |ratio - 1| <= band counts as level
-      ratio_scale: [0.8, 1.8] # the fixed scale of every speed ratio bar
-"""
+""" + "".join(f"      {f'{name}: {_yaml(PLUGIN_OPTIONS[name].default)}':<24}# {comment}\n" for name, comment in _SHOWN)
 
 PAGE = """\
 # About these benchmarks

@@ -8,7 +8,8 @@ import threading
 import webbrowser
 
 from site_gen.cli_util import add_common, error, say, warn
-from site_gen.serve import Preview, is_loopback, parse_addr
+from site_gen.serve import Preview
+from site_gen.server import is_loopback, parse_addr
 
 HELP = "Serve the site and rebuild it as you edit."
 EPILOG = """examples:

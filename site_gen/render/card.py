@@ -7,6 +7,7 @@ gives the same bytes, with no imaging library.
 from __future__ import annotations
 
 import base64
+import re
 import struct
 import unicodedata
 import zlib
@@ -154,10 +155,30 @@ def wrap(text: str, size: int, width: int, lines: int) -> list[str]:
     return [fit(line, size, width) for line in out]
 
 
-# The site's dark theme: the card reads the same in a light or a dark chat window.
-THEME = {"bg": "#0f1217", "fg": "#e6e8eb", "muted": "#9aa4af", "line": "#2f3742", "soft": "#171c23",
-         "accent": "#6cb4ff", "faster": "#5aa9e6", "level": "#9ca3af", "slower": "#f08c4a", "band": "#262c35"}
 WIDTH, HEIGHT = 1200, 630
+_DARK = re.compile(r"@media \(prefers-color-scheme: dark\) \{\s*:root \{([^}]*)\}")
+_COLOUR = re.compile(r"--([a-z-]+):\s*(#[0-9a-fA-F]{6})\b")
+# The CSS band is translucent over the page; the card has no alpha, so its band is opaque.
+_CARD_ONLY = {"band": "#262c35"}
+
+
+def dark_palette(css: str) -> dict[str, Colour]:
+    """The `#rrggbb` colours of a stylesheet's dark `:root` block, by custom property name."""
+    block = _DARK.search(css)
+    if block is None:
+        raise ValueError("the stylesheet has no dark :root block")
+    return {name: hex_colour(value) for name, value in _COLOUR.findall(block.group(1))}
+
+
+@lru_cache(maxsize=1)
+def palette() -> dict[str, Colour]:
+    """The site's dark theme, read from its stylesheet: the card reads the same in a light or a
+    dark chat window, and matches the site in a dark one."""
+    # pages imports this module (through publish): its theme_dir is looked up when a card is drawn.
+    from site_gen.render.pages import theme_dir
+
+    css = (theme_dir("static") / "sitegen.css").read_text(encoding="utf-8")
+    return {**dark_palette(css), **{k: hex_colour(v) for k, v in _CARD_ONLY.items()}}
 
 
 @lru_cache(maxsize=64)
@@ -169,7 +190,7 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
     lines: (label, text, verdict colour key) headline verdicts; strip: (ratio, verdict, row) of
     every speed cell, drawn on the fixed ratio scale with the noise band; empty for none.
     """
-    c = {k: hex_colour(v) for k, v in THEME.items()}
+    c = palette()
     card = Canvas(WIDTH, HEIGHT, c["bg"])
     left, inner = 60, WIDTH - 120
     card.rect(0, 0, WIDTH, 10, c["accent"])

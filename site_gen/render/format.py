@@ -113,10 +113,6 @@ def measure_interval(low: Any, high: Any, unit: str) -> str:
     return interval(low, high, 2 if unit == "percent" else 4)
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
 FILTERS = {
     "fixed": fixed, "signed": signed, "percent": percent, "points": points, "ratio": ratio,
     "thousands": thousands, "seconds": seconds, "kilo": kilo, "tokens_k": tokens_k,

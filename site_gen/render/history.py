@@ -7,6 +7,7 @@ import pandas as pd
 
 from site_gen.analyse import history
 from site_gen.analyse.report import Analysis
+from site_gen.config import NOISE_BAND, RATIO_SCALE
 from site_gen.render import charts
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
@@ -37,8 +38,8 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
     rebuild after one edit recomputes that report's rows only.
     """
     frames = history.frames(analyses, cache, newest=MAX_POINTS)
-    band = analyses[0].band if analyses else 0.08
-    scale = analyses[0].scale if analyses else (0.8, 1.8)
+    band = analyses[0].band if analyses else NOISE_BAND
+    scale = analyses[0].scale if analyses else RATIO_SCALE
     def table(frame: pd.DataFrame, caption: str, columns: list[tuple[str, bool]], cells) -> list[dict[str, Any]]:
         """One table per series: a row per release (newest MAX_POINTS), `cells(row)` its figures."""
         out = []
