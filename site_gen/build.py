@@ -28,7 +28,8 @@ from site_gen.render import history as history_view
 from site_gen.render import publish
 from site_gen.render import format as fmt
 from site_gen.render.docs import DocsPages
-from site_gen.render.pages import SECTIONS, Page, ReportPages, environment, render_page, report_base, theme_dir
+from site_gen.sections import all_sections
+from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, report_base, theme_dir
 from site_gen.write import Staging, check_site_dir
 
 
@@ -301,7 +302,7 @@ class Builder:
             pages.append(cached[1])
             warnings.extend(cached[2])
         present = {key for key, _, _ in rp.sections}
-        for key, _, _ in SECTIONS:
+        for key, _, _ in all_pages():
             if key not in present:
                 self._pages.pop((r.id, key), None)  # a section the receipt no longer has
         files = self._report_files.get(r.id)
@@ -601,9 +602,13 @@ class Builder:
 
 
 PARALLEL_MIN_REPORTS = 48
-# Record lists that only the analysis reads: once a report is analysed and its files are made, the
-# builder keeps the analysis, not these (on a site of a thousand reports they are most of the memory).
-_RECORD_LISTS = (("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs"))
+
+
+def _record_lists() -> list[tuple[str, str]]:
+    """(section, record list) of the lists only the analysis reads (`Section.light`): once a report is
+    analysed and its files are made, the builder keeps the analysis, not these (on a site of a
+    thousand reports they are most of the memory)."""
+    return [(s.name, s.records) for s in all_sections() if s.light]
 
 
 def _lighten(a: Analysis) -> Analysis:
@@ -612,7 +617,7 @@ def _lighten(a: Analysis) -> Analysis:
     if not a.report.raw and a.tool_points is None:
         return a
     data = dict(a.report.data)
-    for section, key in _RECORD_LISTS:
+    for section, key in _record_lists():
         if isinstance(data.get(section), dict) and data[section].get(key):
             data[section] = {**data[section], key: []}
     return dataclasses.replace(a, report=dataclasses.replace(a.report, data=data, raw=b""), tool_points=None)

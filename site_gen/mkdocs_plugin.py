@@ -37,7 +37,7 @@ from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_ur
 from site_gen.errors import SitegenError
 from site_gen.load import load_reports
 from site_gen.render.docs import AuthorBlocks, Expanded
-from site_gen.render.pages import SECTIONS, Page, ReportPages, rel, render_content, report_base
+from site_gen.render.pages import Page, all_pages, ReportPages, rel, render_content, report_base
 
 log = get_plugin_logger("sitegen")
 
@@ -262,7 +262,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         sitegen's order; a nav written in mkdocs.yml is left as it is."""
         if config.nav:
             return nav
-        order = {posixpath.splitext(name)[0]: i for i, (_, _, name) in enumerate(SECTIONS)}
+        order = {posixpath.splitext(name)[0]: i for i, (_, _, name) in enumerate(all_pages())}
         titles = {a.report.id: a.report.title for a in self.analyses}
         newest = {a.report.id: i for i, a in enumerate(self.analyses)}
 
