@@ -214,6 +214,8 @@ class ReportPages:
         if name in self._views:
             return self._views[name]
         section = _section_of_view(name)
+        if not section.present(self.a):
+            return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
             self.a.displayed[name] = section.view(self.a)
         view = self.a.displayed[name]
