@@ -16,6 +16,7 @@ from typing import Any
 import site_gen
 from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis, analyse
+from site_gen.assembly import report_nav, report_url, settle
 from site_gen.config import Config
 import jinja2
 import jinja2.meta
@@ -29,7 +30,7 @@ from site_gen.render import publish
 from site_gen.render import format as fmt
 from site_gen.render.docs import DocsPages
 from site_gen.sections import all_sections
-from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, report_base, theme_dir
+from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, theme_dir
 from site_gen.write import Staging, check_site_dir
 
 
@@ -69,11 +70,6 @@ def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
 
         out["plotly"] = (f"assets/plotly-{plotly.__version__}.min.js", plotly_js())
     return out
-
-
-def dashboard_row(a: Analysis, url: str) -> dict:
-    """Kept for front ends that build the dashboard themselves (the MkDocs plugin)."""
-    return dashboard.row(a, url)
 
 
 def _stamp(folder: Path) -> tuple:
@@ -373,7 +369,7 @@ class Builder:
         """A report's dashboard row, kept until its receipt changes."""
         key = (a.report.id, a.report.sha256)
         if key not in self._rows:
-            self._rows[key] = dashboard.row(a, url=report_base(a.report.id) + "index.html")
+            self._rows[key] = dashboard.row(a, url=report_url(a.report.id))
         return dict(self._rows[key])
 
     def _dashboard_rows(self, analyses: list[Analysis]) -> list[dict]:
@@ -405,7 +401,7 @@ class Builder:
     def _history_page(self, analyses: list[Analysis], data_key: tuple) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != data_key:
-            ctx = history_view.context(analyses, lambda rid: report_base(rid) + "index.html", self._history_rows)
+            ctx = history_view.context(analyses, report_url, self._history_rows)
             self._history = (data_key, Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                                             context={"history": ctx}))
         return self._history[1]
@@ -481,13 +477,8 @@ class Builder:
         if reports is None:
             self._prefill(out)
             reports = self._load()
-        analyses = [self._analysis(r) for r in reports]
-        check_supersedes(analyses)
-        # Newest first on the dashboard and in navigation.
-        analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
-        site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
-        if len(analyses) > 1:
-            site_nav = [{"title": "History", "url": history_view.HISTORY_URL, "report": None}] + site_nav
+        analyses = settle([self._analysis(r) for r in reports])
+        site_nav = report_nav(analyses)
         # Markdown pages of docs_dir: found and read again when docs, the set of reports or a template
         # changed; each page remade only when it or a report it draws on changed (see DocsPages.pages).
         data_key = tuple((a.report.id, a.report.sha256) for a in analyses)
@@ -689,45 +680,9 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
             made = (mine, b._report_files[report.id], {p.url: b._rendered[p.url] for p in pages})
         b._analyses.clear()
         # The site-wide pages' share of the work, done here on every core rather than after.
-        summaries = (dashboard.row(a, url=report_base(report.id) + "index.html"), history_rows.report_rows(a))
+        summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
         out.append((folder, loaded, a, made, summaries))
     return ("ok", out)
-
-
-def check_supersedes(analyses: list[Analysis]) -> None:
-    """A report may supersede (rerun) another: the one it names must be another report here, and
-    reruns form chains. The dashboard lists a superseded report under its one newer run and
-    shows the chain's newest in the table: in a cycle every report would be superseded and the
-    table empty; two reruns of one report would leave one of them unnamed."""
-    reports = {a.report.id: a.report for a in analyses}
-    supersedes: dict[str, str] = {}
-    rerun: dict[str, str] = {}  # superseded id -> the report that supersedes it
-    for rid in sorted(reports):
-        target = reports[rid].meta.get("supersedes")
-        if target is None:
-            continue
-        if target not in reports or target == rid:
-            raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(reports))}",
-                               reports[rid].file, "$.report.supersedes")
-        if target in rerun:
-            raise SitegenError(f"supersedes '{target}', which '{rerun[target]}' supersedes too; a report has one rerun "
-                               f"(let the newer of '{rerun[target]}' and '{rid}' supersede the other)",
-                               reports[rid].file, "$.report.supersedes")
-        supersedes[rid], rerun[target] = target, rid
-    # Each report now has at most one rerun, so a walk that comes back to where it began is a cycle.
-    done: set[str] = set()
-    for start in sorted(supersedes):
-        if start in done:
-            continue
-        chain, node = [], start
-        while node in supersedes and node not in done:
-            chain.append(node)
-            done.add(node)
-            node = supersedes[node]
-        if node == start:
-            raise SitegenError(f"supersedes '{supersedes[start]}', and the reruns go round in a circle: "
-                               f"{' → '.join(chain + [start])}; the first run of a chain supersedes none",
-                               reports[start].file, "$.report.supersedes")
 
 
 def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None, progress=None) -> BuildResult:
