@@ -13,21 +13,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import site_gen
-from site_gen.analyse import history as history_rows
-from site_gen.analyse.report import Analysis, analyse
-from site_gen.assembly import report_nav, report_url, settle
-from site_gen.config import Config
 import jinja2
 import jinja2.meta
 
 from site_gen import load
-from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
+from site_gen.analyse import history as history_rows
+from site_gen.analyse.report import Analysis, analyse
+from site_gen.assembly import report_nav, report_url, settle
+from site_gen.config import Config
 from site_gen.errors import SitegenError, shown_path
-from site_gen.render import dashboard, views
+from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
+from site_gen.render import dashboard, publish
 from site_gen.render import history as history_view
-from site_gen.render import publish
-from site_gen.render import format as fmt
 from site_gen.render.docs import DocsPages
 from site_gen.sections import all_sections
 from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, theme_dir

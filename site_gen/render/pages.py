@@ -25,6 +25,7 @@ from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, collect
 from site_gen.sections import Section, all_sections
+from site_gen.sections import section as section_of
 
 REPORTS_DIR = "reports"
 
@@ -36,10 +37,6 @@ NUMBERS = ("numbers", "Numbers", "numbers.html")
 def all_pages() -> list[tuple[str, str, str]]:
     """Every page a report can have, in navigation order."""
     return [OVERVIEW, *((s.key, s.title, s.file) for s in all_sections()), NUMBERS]
-
-
-def _section(key: str) -> Section | None:
-    return next((s for s in all_sections() if s.key == key), None)
 
 
 def _section_of_view(name: str) -> Section:
@@ -265,7 +262,7 @@ class ReportPages:
             ctx["tested"] = [{"label": t["label"], "html": mdx(t["text"], f"$.report.tested[{i}].text", True)}
                              for i, t in enumerate(r.meta.get("tested", []))]
             ctx["not_covered"] = [mdx(t, f"$.report.not_covered[{i}]", True) for i, t in enumerate(r.meta.get("not_covered", []))]
-        section = _section(key)
+        section = section_of(key)
         if key == OVERVIEW[0]:  # the overview shows every section of the receipt
             needs = tuple(s.view_key for s in all_sections() if s.name)
         else:
@@ -284,7 +281,7 @@ class ReportPages:
     def page(self, key: str, title: str, file: str) -> Page:
         """One section's page (its context computed now); `pages()` is every present section's."""
         url = self.base + file
-        section = _section(key)
+        section = section_of(key)
         return Page(url=url, title=title, template=f"{key}.html", report=self.a.report.id, section=key,
                     charts=bool(section and section.charts), context=self.context(key, url))
 

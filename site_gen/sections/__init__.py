@@ -6,11 +6,16 @@ from site_gen.sections.base import BlockSpec, Section
 
 _REGISTRY: list[Section] = [s.SECTION for s in (precision, speed, memory, long_outputs, versions, tool_calling, checkpoints)]
 
-__all__ = ["BlockSpec", "Section", "all_sections", "register", "unregister"]
+__all__ = ["BlockSpec", "Section", "all_sections", "section", "register", "unregister"]
 
 
 def all_sections() -> list[Section]:
     return list(_REGISTRY)
+
+
+def section(key: str) -> Section | None:
+    """The section of a page key (`long-outputs`), or None."""
+    return next((s for s in _REGISTRY if s.key == key), None)
 
 
 def register(section: Section) -> Section:

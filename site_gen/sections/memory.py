@@ -1,12 +1,15 @@
 """Memory and startup: KV pool sizes, cold and warm startup, reference engines."""
 from __future__ import annotations
 
+from typing import Any
+
 from site_gen.analyse import memory as calc
 from site_gen.analyse.frames import records
+from site_gen.analyse.report import Analysis
 from site_gen.load import require
-from site_gen.render import views
+from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section
-
 
 def check(memory: dict, file, checkpoint_ref) -> None:
     for part in ("kv_pool", "startup", "references"):
@@ -42,8 +45,39 @@ def csv(a) -> dict:
     return tables
 
 
+def view(a: Analysis) -> dict[str, Any] | None:
+    if a.kv is None:
+        return None
+    cols = [c for c in a.paired_checkpoints if c in set(a.kv["checkpoint"])]
+    kv = a.kv.set_index("checkpoint")
+    st = a.startup
+    kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
+               for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
+    rows = [
+        {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens",
+         "cells": [{"text": Fig(fmt.thousands(kv.loc[c, "baseline"]), kv_path.get((c, "baseline")))} for c in cols]},
+        {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens",
+         "cells": [{"text": Fig(fmt.thousands(kv.loc[c, "candidate"]), kv_path.get((c, "candidate"))),
+                    "extra": Fig(fmt.ratio(kv.loc[c, "ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
+                                 f"{fmt.thousands(kv.loc[c, 'candidate'])} / {fmt.thousands(kv.loc[c, 'baseline'])}")}
+                   for c in cols]},
+    ]
+    for role, name in (("baseline", a.report.baseline.name), ("candidate", a.report.candidate.label)):
+        part = st[st["engine"] == role].set_index("checkpoint") if st is not None and not st.empty else None
+        if part is None or part.empty:
+            continue
+        rows.append({"label": f"Startup, {name}", "sub": "cold / warm",
+                     "cells": [{"text": Fig(fmt.seconds_pair(part.loc[c, "cold_s"], part.loc[c, "warm_s"]),
+                                            f"{part.loc[c, 'source']}.cold_s and .warm_s") if c in part.index else fmt.MISSING}
+                               for c in cols]})
+    refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
+             "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
+            for r in a.kv_references.to_dict("records")] if a.kv_references is not None else []
+    return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", "")}
+
+
 SECTION = Section(
-    key="memory", title="Memory and startup", name="memory", view=views.memory, check=check,
+    key="memory", title="Memory and startup", name="memory", view=view, check=check,
     engine_records=engine_records, analyse=analyse, csv=csv, provenance=True,
     blocks={"memory-table": BlockSpec("memory", "memory", (), "{{ memory_table(memory, id=id) }}",
                                       "KV pool sizes and startup times", "memory-table")},

@@ -1,15 +1,19 @@
 """Precision: paired differences of accuracy measures, with 95% intervals."""
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from site_gen.analyse import precision as calc
 from site_gen.analyse.frames import records
+from site_gen.analyse.report import Analysis
 from site_gen.errors import SitegenError
 from site_gen.load import require, unique_ids
-from site_gen.render import views
-from site_gen.sections.base import BlockSpec, Section, option_bool, option_checkpoint
-
+from site_gen.render import charts, views
+from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
+from site_gen.sections.base import option_bool, option_checkpoint, BlockSpec, Section
 
 def check(p: dict, file, checkpoint_ref) -> None:
     unique_ids([m["id"] for m in p["measures"]], "measure", "$.precision.measures", file)
@@ -90,8 +94,50 @@ def table_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     return out
 
 
+def view(a: Analysis) -> dict[str, Any] | None:
+    if a.precision is None:
+        return None
+    p = a.report.section("precision")
+    groups = []
+    records = a.precision.to_dict("records")
+    for checkpoint in a.checkpoints:
+        part = [r for r in records if r["checkpoint"] == checkpoint and r["paired"]]
+        if not part:
+            continue
+        rows = []
+        for r in part:
+            rows.append({
+                "label": r["label"], "measure": r["measure"], "panel": r["panel"],
+                "baseline": Fig(fmt.measure_value(r["baseline"], r["unit"]), f"{r['source']}.baseline.value", date=r["baseline_date"]),
+                "candidate": Fig(fmt.measure_value(r["candidate"], r["unit"]), f"{r['source']}.candidate.value", date=r["candidate_date"]),
+                "difference": Fig(fmt.measure_difference(r["difference"], r["unit"]), f"{r['source']}.difference"),
+                "interval": Fig(fmt.measure_interval(r["low"], r["high"], r["unit"]), f"{r['source']}.interval"),
+                "resolved": Fig("resolved" if r["resolved"] else "not resolved",
+                                how=f"the 95% interval {fmt.measure_interval(r['low'], r['high'], r['unit'])} "
+                                    + ("excludes" if r["resolved"] else "includes") + " zero"),
+                "is_resolved": bool(r["resolved"]),
+                "further": bool(r["oriented"] > 0),
+                "dates": f"{r['baseline_date']} / {r['candidate_date']}",
+                "source": r["source"],
+            })
+        groups.append({"checkpoint": checkpoint, "rows": rows})
+    s = a.precision_summary
+    top = a.precision_largest_gap
+    largest = {"share": f"{top['share']:.0%}", "label": top["label"]} if top else None
+    unpaired = []
+    for checkpoint in a.checkpoints:
+        if checkpoint not in a.paired_checkpoints:
+            unpaired.append({"checkpoint": checkpoint, "reason": views.missing_reason(a, checkpoint, "baseline")})
+    return {
+        "reference": p["reference"], "note": p.get("note", ""), "groups": groups, "summary": s,
+        "largest_gap": largest, "paired_checkpoints": [g["checkpoint"] for g in groups],
+        "forest": charts.forest(a.precision), "unpaired": unpaired,
+        "direction": a.precision_direction,
+    }
+
+
 SECTION = Section(
-    key="precision", title="Precision", name="precision", view=views.precision, needs=("checkpoints",),
+    key="precision", title="Precision", name="precision", view=view, needs=("checkpoints",),
     check=check, records="results", engine_records=engine_records, analyse=analyse, csv=csv, provenance=True,
     blocks={"precision-table": BlockSpec(
         "precision", "precision", ("checkpoint", "headline"),

@@ -1,13 +1,15 @@
 """Tool calling: a multi-turn benchmark's points per run and scenario, and turn latency."""
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from site_gen.analyse import tool_calling as calc
+from site_gen.analyse.report import Analysis
 from site_gen.load import require
-from site_gen.render import views
+from site_gen.render import format as fmt
 from site_gen.sections.base import BlockSpec, Section
-
 
 def check(tools: dict, file, checkpoint_ref) -> None:
     ids = set()
@@ -56,8 +58,36 @@ def csv(a) -> dict:
     return {"tool-calling-runs": a.tool_totals, "tool-calling-scenarios": a.tool_scenarios}
 
 
+def view(a: Analysis) -> dict[str, Any] | None:
+    t = a.report.section("tool_calling")
+    if t is None or a.tool_totals is None:
+        return None
+    scenarios, maximum = a.tool_scale["scenarios"], a.tool_scale["max_total"]
+    per_cp = []
+    for c in a.paired_checkpoints:
+        r = a.tool_ranges[a.tool_ranges["checkpoint"] == c].set_index("engine")
+        if r.empty:
+            continue
+        get = lambda role: fmt.count_range(r.loc[role, "low"], r.loc[role, "high"]) if role in r.index else fmt.MISSING
+        per_cp.append({"checkpoint": c, "baseline": get("baseline"), "candidate": get("candidate")})
+    lat = a.tool_latency.set_index("engine")
+    latency = {role: fmt.number_range(lat.loc[role, "low"], lat.loc[role, "high"], 1, " s") if role in lat.index else None
+               for role in ("baseline", "candidate")}
+    runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": a.report.baseline.name if r["engine"] == "baseline" else a.report.candidate.name,
+             "date": r["date"], "points": int(r["points"]), "max": maximum, "latency": fmt.seconds(r["latency"])}
+            for r in a.tool_totals.to_dict("records")]
+    run_ids = [r["id"] for r in runs]
+    failed = set(a.tool_failed)
+    split = [{"scenario": s["scenario"], "points": [("" if pd.isna(s[rid]) else str(int(s[rid]))) for rid in run_ids],
+              "failed": s["scenario"] in failed}
+             for s in a.tool_scenarios.to_dict("records")]
+    return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "max_points": t["max_points"], "per_checkpoint": per_cp,
+            "failed": a.tool_failed, "failed_count": len(a.tool_failed), "latency": latency,
+            "concurrency": t.get("concurrency"), "note": t.get("note", ""), "runs": runs, "split": split}
+
+
 SECTION = Section(
-    key="tool-calling", title="Tool calling", name="tool_calling", view=views.tool_calling, check=check,
+    key="tool-calling", title="Tool calling", name="tool_calling", view=view, check=check,
     records="runs", light=True, engine_records=engine_records, analyse=analyse, csv=csv,
     blocks={"tool-calling": BlockSpec("tool-calling", "tool_calling", (),
                                       '<div id="{{ id }}">{{ tool_summary(tool_calling, engines) }}</div>',
