@@ -16,13 +16,12 @@ from typing import Any
 import jinja2
 import jinja2.meta
 
-from site_gen import load
 from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis, analyse
 from site_gen.assembly import report_nav, report_url, settle
 from site_gen.config import Config
 from site_gen.errors import SitegenError, shown_path
-from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
+from site_gen.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
 from site_gen.render import dashboard, publish
 from site_gen.render import history as history_view
 from site_gen.render.docs import DocsPages
@@ -257,10 +256,7 @@ class Builder:
 
     def _reread_prose(self, report: Report) -> Report:
         """Only a file beside SUMMARY.json changed: reread the lede, keep the parsed receipt."""
-        read_lede = getattr(load, "_read_lede", None)
-        if read_lede is None:
-            return load_report(report.folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
-        lede = read_lede(report.folder, report.meta.get("lede", ""), self.config.data_dir)
+        lede = read_lede(report.folder, report.meta.get("lede", ""), self.config.data_dir, self.config.max_receipt_bytes)
         return report if lede == report.lede else dataclasses.replace(report, lede=lede)
 
     def _analysis(self, report: Report) -> Analysis:
@@ -461,7 +457,7 @@ class Builder:
                 self._rendered.update(rendered)
 
     # -- the whole site -----------------------------------------------------------------------
-    def build(self, reports: list[Report] | None = None, *, out: Staging | None = None) -> BuildResult:
+    def build(self, *, out: Staging | None = None) -> BuildResult:
         """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing.
 
         With `out`, a one-shot build for publishing: each report's files are written to `out` as
@@ -471,9 +467,8 @@ class Builder:
         start = time.perf_counter()
         self.stats = {}
         config = self.config
-        if reports is None:
-            self._prefill(out)
-            reports = self._load()
+        self._prefill(out)
+        reports = self._load()
         analyses = settle([self._analysis(r) for r in reports])
         site_nav = report_nav(analyses)
         # Markdown pages of docs_dir: found and read again when docs, the set of reports or a template
@@ -682,9 +677,9 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
     return ("ok", out)
 
 
-def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None, progress=None) -> BuildResult:
+def build_files(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
     """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
-    return Builder(config, strict=strict, progress=progress).build(reports)
+    return Builder(config, strict=strict, progress=progress).build()
 
 
 def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False) -> BuildResult:

@@ -688,7 +688,8 @@ def _safe_folder(folder: Path, data_dir: Path) -> None:
         raise SitegenError("report folder is a link that points outside the data folder; refused", folder)
 
 
-def _read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int = 64 << 20) -> str:
+def read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int) -> str:
+    """The report's lede: `value` itself, or the text of the markdown file beside SUMMARY.json it names."""
     if value.endswith(".md") and "\n" not in value:
         path = folder / value
         if "/" in value or "\\" in value or value.startswith("."):
@@ -714,7 +715,7 @@ def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, stri
     data, raw = parse_json(file, max_bytes)
     found = validate_schema(data, file, strict)
     validate_meaning(data, file)
-    lede = _read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
+    lede = read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
     return Report(id=folder.name, folder=folder, file=file, data=data, sha256=hashlib.sha256(raw).hexdigest(),
                   size=len(raw), lede=lede, warnings=found, raw=raw)
 

@@ -6,6 +6,8 @@ import ast
 import json
 from pathlib import Path
 
+import pytest
+
 import site_gen
 from site_gen.assembly import assemble
 from site_gen.cli import main
@@ -51,3 +53,23 @@ def test_the_plugin_uses_no_private_name_of_sitegen():
     reached = [f"{node.value.id}.{node.attr}" for node in ast.walk(tree) if isinstance(node, ast.Attribute)
                and isinstance(node.value, ast.Name) and node.value.id in modules and node.attr.startswith("_")]
     assert private == [] and reached == []
+
+
+def test_a_rebuild_after_a_lede_edit_refuses_what_a_fresh_build_refuses(tmp_path):
+    from site_gen.build import Builder, build_files
+    from site_gen.errors import SitegenError
+
+    root = project(tmp_path, {"r": {"lede": "lede.md"}})
+    (root / "mkdocs.yml").write_text(CONFIG + "      max_receipt_mb: 0.02\n")
+    lede = root / "data" / "r" / "lede.md"
+    lede.write_text("A short lede.\n")
+    config = load_config(root / "mkdocs.yml")
+    builder = Builder(config, watched=True)
+    builder.build()
+    lede.write_text("A long lede. " * 3000)  # 39 KB, above the 0.02 MB limit
+    builder.changed([lede])
+    with pytest.raises(SitegenError) as fresh:
+        build_files(config)
+    with pytest.raises(SitegenError) as rebuilt:
+        builder.build()
+    assert str(rebuilt.value) == str(fresh.value) and "0.02" in str(fresh.value)

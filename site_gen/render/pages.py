@@ -88,15 +88,6 @@ class Page:
     charts: bool = False
 
 
-@dataclass
-class Output:
-    """Files a build writes: site path -> bytes."""
-
-    files: dict[str, bytes] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    pages: int = 0
-
-
 def report_base(report_id: str) -> str:
     return f"{REPORTS_DIR}/{report_id}/"
 
