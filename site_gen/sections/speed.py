@@ -131,6 +131,19 @@ def view(a: Analysis) -> dict[str, Any] | None:
         cell_rows.setdefault((r["checkpoint"], r["metric"]), []).append(r)
     present = {c for c, _ in cell_rows}
     cols = [c for c in a.paired_checkpoints if c in present]
+    return {
+        "checkpoints": cols, "count_rows": _count_rows(a, counts, cols), "range_rows": _range_rows(a, ranges, cols),
+        "ttft": _ttft_row(a, cols),
+        "band": f"\u00b1{a.band * 100:g}%", "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
+        "gains": [{"workload": g["workload"], "median": f"~{g['median']:.1f}x"} for g in a.speed_gains.head(2).to_dict("records")],
+        "errors": a.speed_totals["errors"], "cells_with_errors": a.speed_totals["cells_with_errors"],
+        "tables": _tables(a, counts, cell_rows, cols), "captions": _captions(counts, ranges, cols),
+        "ticks": charts.scale_ticks(a.scale),
+        "unpaired": [{"checkpoint": c, "reason": views.missing_reason(a, c, "baseline")} for c in a.checkpoints if c not in a.paired_checkpoints],
+    }
+
+
+def _count_rows(a: Analysis, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
     rule = {"faster": f"ratio above {1 + a.band:.2f}", "level": f"ratio within {1 - a.band:.2f}–{1 + a.band:.2f}",
             "slower": f"ratio below {1 - a.band:.2f}"}
     count_rows = []
@@ -149,6 +162,10 @@ def view(a: Analysis) -> dict[str, Any] | None:
                 for k in ("faster", "level", "slower")}})
         count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric,
                            "sub": f"of {totals.pop()}" if len(totals) == 1 else "", "cells": cells})
+    return count_rows
+
+
+def _range_rows(a: Analysis, ranges: dict, cols: list[str]) -> list[dict[str, Any]]:
     range_rows = []
     for sel in DEFAULT_SELECTIONS:
         if not any(k == sel.key for _, k in ranges):
@@ -164,19 +181,23 @@ def view(a: Analysis) -> dict[str, Any] | None:
                           "cells": int(r["cells"]),
                           "bar": charts.range_bar(r["low"], r["high"], a.scale, a.band)})
         range_rows.append({"label": sel.label, "key": sel.key, "cells": cells})
-    ttft_row = None
-    if a.ttft is not None and not a.ttft.empty:
-        t = {r["checkpoint"]: r for r in a.ttft.to_dict("records")}
-        inputs = sorted(set(a.ttft["input_tokens"]))
-        ttft_row = {
-            "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 else "Time to first token",
-            "cells": [{"candidate": Fig(fmt.seconds(t[c]["candidate"]), f"{t[c]['source']}.candidate.seconds"),
-                       "baseline": Fig(fmt.seconds(t[c]["baseline"]), f"{t[c]['source']}.baseline.seconds")}
-                      if c in t else None for c in cols],
-        }
-    gains = a.speed_gains.head(2)
-    errors = a.speed_totals["errors"]
-    cells_with_errors = a.speed_totals["cells_with_errors"]
+    return range_rows
+
+
+def _ttft_row(a: Analysis, cols: list[str]) -> dict[str, Any] | None:
+    if a.ttft is None or a.ttft.empty:
+        return None
+    t = {r["checkpoint"]: r for r in a.ttft.to_dict("records")}
+    inputs = sorted(set(a.ttft["input_tokens"]))
+    return {
+        "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 else "Time to first token",
+        "cells": [{"candidate": Fig(fmt.seconds(t[c]["candidate"]), f"{t[c]['source']}.candidate.seconds"),
+                   "baseline": Fig(fmt.seconds(t[c]["baseline"]), f"{t[c]['source']}.baseline.seconds")}
+                  if c in t else None for c in cols],
+    }
+
+
+def _tables(a: Analysis, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str, Any]]:
     tables = []
     for c in cols:
         for metric in ("aggregate", "decode"):
@@ -192,6 +213,10 @@ def view(a: Analysis) -> dict[str, Any] | None:
             count = counts[(c, metric)]
             tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
                            "counts": _counts_text(count), "cells": int(count["cells"])})
+    return tables
+
+
+def _captions(counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:
     captions = {}
     for c in cols:
         parts = []
@@ -204,14 +229,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
         if rng is not None:
             text += f"; aggregate {fmt.ratio_range(rng['low'], rng['high'])} at 32K\u2013128K input"
         captions[c] = text
-    return {
-        "checkpoints": cols, "count_rows": count_rows, "range_rows": range_rows, "ttft": ttft_row,
-        "band": f"\u00b1{a.band * 100:g}%", "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
-        "gains": [{"workload": g["workload"], "median": f"~{g['median']:.1f}x"} for g in gains.to_dict("records")],
-        "errors": errors, "cells_with_errors": cells_with_errors, "tables": tables, "captions": captions,
-        "ticks": charts.scale_ticks(a.scale),
-        "unpaired": [{"checkpoint": c, "reason": views.missing_reason(a, c, "baseline")} for c in a.checkpoints if c not in a.paired_checkpoints],
-    }
+    return captions
 
 
 SECTION = Section(
