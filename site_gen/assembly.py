@@ -17,6 +17,11 @@ from site_gen.render import history as history_view
 from site_gen.render.pages import report_base
 
 
+def history_nav() -> dict[str, str | None]:
+    """The navigation entry of the history page (a site of several reports has one)."""
+    return {"title": "History", "url": history_view.HISTORY_URL, "report": None}
+
+
 @dataclass
 class Site:
     analyses: list[Analysis]          # newest first
@@ -56,9 +61,7 @@ def settle(analyses: list[Analysis]) -> list[Analysis]:
 def report_nav(analyses: list[Analysis]) -> list[dict[str, str | None]]:
     """The site navigation's entries for the reports (and their history page, when there are several)."""
     nav = [{"title": a.report.title, "url": report_url(a.report.id), "report": a.report.id} for a in analyses]
-    if len(analyses) > 1:
-        nav = [{"title": "History", "url": history_view.HISTORY_URL, "report": None}] + nav
-    return nav
+    return [history_nav()] + nav if len(analyses) > 1 else nav
 
 
 def check_supersedes(analyses: list[Analysis]) -> None:

@@ -18,7 +18,7 @@ import jinja2.meta
 
 from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis, analyse
-from site_gen.assembly import report_nav, report_url, settle
+from site_gen.assembly import history_nav, report_nav, report_url, settle
 from site_gen.config import Config
 from site_gen.errors import SitegenError, shown_path
 from site_gen.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
@@ -426,7 +426,7 @@ class Builder:
 
         nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
-            nav = nav + [{"title": "History", "url": history_view.HISTORY_URL, "report": None}]
+            nav = nav + [history_nav()]
         numbered = list(enumerate(folders))
         # Small interleaved shares: the work stays balanced, results stream back (less memory held at
         # once), and progress can be shown as shares finish.
