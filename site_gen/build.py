@@ -13,22 +13,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import site_gen
-from site_gen.analyse import history as history_rows
-from site_gen.analyse.report import Analysis, analyse
-from site_gen.config import Config
 import jinja2
 import jinja2.meta
 
-from site_gen import load
-from site_gen.load import SUMMARY, Report, load_report, load_reports, report_folders
+from site_gen.analyse import history as history_rows
+from site_gen.analyse.report import Analysis, analyse
+from site_gen.assembly import history_nav, report_nav, report_url, settle
+from site_gen.config import Config
 from site_gen.errors import SitegenError, shown_path
-from site_gen.render import dashboard, views
+from site_gen.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
+from site_gen.render import dashboard, publish
 from site_gen.render import history as history_view
-from site_gen.render import publish
-from site_gen.render import format as fmt
 from site_gen.render.docs import DocsPages
-from site_gen.render.pages import SECTIONS, Page, ReportPages, environment, render_page, report_base, theme_dir
+from site_gen.sections import all_sections
+from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, theme_dir
 from site_gen.write import Staging, check_site_dir
 
 
@@ -68,11 +66,6 @@ def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
 
         out["plotly"] = (f"assets/plotly-{plotly.__version__}.min.js", plotly_js())
     return out
-
-
-def dashboard_row(a: Analysis, url: str) -> dict:
-    """Kept for front ends that build the dashboard themselves (the MkDocs plugin)."""
-    return dashboard.row(a, url)
 
 
 def _stamp(folder: Path) -> tuple:
@@ -263,10 +256,7 @@ class Builder:
 
     def _reread_prose(self, report: Report) -> Report:
         """Only a file beside SUMMARY.json changed: reread the lede, keep the parsed receipt."""
-        read_lede = getattr(load, "_read_lede", None)
-        if read_lede is None:
-            return load_report(report.folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
-        lede = read_lede(report.folder, report.meta.get("lede", ""), self.config.data_dir)
+        lede = read_lede(report.folder, report.meta.get("lede", ""), self.config.data_dir, self.config.max_receipt_bytes)
         return report if lede == report.lede else dataclasses.replace(report, lede=lede)
 
     def _analysis(self, report: Report) -> Analysis:
@@ -301,7 +291,7 @@ class Builder:
             pages.append(cached[1])
             warnings.extend(cached[2])
         present = {key for key, _, _ in rp.sections}
-        for key, _, _ in SECTIONS:
+        for key, _, _ in all_pages():
             if key not in present:
                 self._pages.pop((r.id, key), None)  # a section the receipt no longer has
         files = self._report_files.get(r.id)
@@ -371,7 +361,7 @@ class Builder:
         """A report's dashboard row, kept until its receipt changes."""
         key = (a.report.id, a.report.sha256)
         if key not in self._rows:
-            self._rows[key] = dashboard.row(a, url=report_base(a.report.id) + "index.html")
+            self._rows[key] = dashboard.row(a, url=report_url(a.report.id))
         return dict(self._rows[key])
 
     def _dashboard_rows(self, analyses: list[Analysis]) -> list[dict]:
@@ -403,7 +393,7 @@ class Builder:
     def _history_page(self, analyses: list[Analysis], data_key: tuple) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != data_key:
-            ctx = history_view.context(analyses, lambda rid: report_base(rid) + "index.html", self._history_rows)
+            ctx = history_view.context(analyses, report_url, self._history_rows)
             self._history = (data_key, Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                                             context={"history": ctx}))
         return self._history[1]
@@ -435,7 +425,7 @@ class Builder:
 
         nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
-            nav = nav + [{"title": "History", "url": history_view.HISTORY_URL, "report": None}]
+            nav = nav + [history_nav()]
         numbered = list(enumerate(folders))
         # Small interleaved shares: the work stays balanced, results stream back (less memory held at
         # once), and progress can be shown as shares finish.
@@ -466,7 +456,7 @@ class Builder:
                 self._rendered.update(rendered)
 
     # -- the whole site -----------------------------------------------------------------------
-    def build(self, reports: list[Report] | None = None, *, out: Staging | None = None) -> BuildResult:
+    def build(self, *, out: Staging | None = None) -> BuildResult:
         """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing.
 
         With `out`, a one-shot build for publishing: each report's files are written to `out` as
@@ -476,16 +466,10 @@ class Builder:
         start = time.perf_counter()
         self.stats = {}
         config = self.config
-        if reports is None:
-            self._prefill(out)
-            reports = self._load()
-        analyses = [self._analysis(r) for r in reports]
-        check_supersedes(analyses)
-        # Newest first on the dashboard and in navigation.
-        analyses.sort(key=lambda a: (a.report.date, a.report.id), reverse=True)
-        site_nav = [{"title": a.report.title, "url": report_base(a.report.id) + "index.html", "report": a.report.id} for a in analyses]
-        if len(analyses) > 1:
-            site_nav = [{"title": "History", "url": history_view.HISTORY_URL, "report": None}] + site_nav
+        self._prefill(out)
+        reports = self._load()
+        analyses = settle([self._analysis(r) for r in reports])
+        site_nav = report_nav(analyses)
         # Markdown pages of docs_dir: found and read again when docs, the set of reports or a template
         # changed; each page remade only when it or a report it draws on changed (see DocsPages.pages).
         data_key = tuple((a.report.id, a.report.sha256) for a in analyses)
@@ -607,9 +591,13 @@ def _references(source: str) -> tuple[str | None, ...]:
 
 
 PARALLEL_MIN_REPORTS = 48
-# Record lists that only the analysis reads: once a report is analysed and its files are made, the
-# builder keeps the analysis, not these (on a site of a thousand reports they are most of the memory).
-_RECORD_LISTS = (("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs"))
+
+
+def _record_lists() -> list[tuple[str, str]]:
+    """(section, record list) of the lists only the analysis reads (`Section.light`): once a report is
+    analysed and its files are made, the builder keeps the analysis, not these (on a site of a
+    thousand reports they are most of the memory)."""
+    return [(s.name, s.records) for s in all_sections() if s.light]
 
 
 def _lighten(a: Analysis) -> Analysis:
@@ -618,7 +606,7 @@ def _lighten(a: Analysis) -> Analysis:
     if not a.report.raw and a.tool_points is None:
         return a
     data = dict(a.report.data)
-    for section, key in _RECORD_LISTS:
+    for section, key in _record_lists():
         if isinstance(data.get(section), dict) and data[section].get(key):
             data[section] = {**data[section], key: []}
     return dataclasses.replace(a, report=dataclasses.replace(a.report, data=data, raw=b""), tool_points=None)
@@ -690,50 +678,14 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
             made = (mine, b._report_files[report.id], {p.url: b._rendered[p.url] for p in pages})
         b._analyses.clear()
         # The site-wide pages' share of the work, done here on every core rather than after.
-        summaries = (dashboard.row(a, url=report_base(report.id) + "index.html"), history_rows.report_rows(a))
+        summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
         out.append((folder, loaded, a, made, summaries))
     return ("ok", out)
 
 
-def check_supersedes(analyses: list[Analysis]) -> None:
-    """A report may supersede (rerun) another: the one it names must be another report here, and
-    reruns form chains. The dashboard lists a superseded report under its one newer run and
-    shows the chain's newest in the table: in a cycle every report would be superseded and the
-    table empty; two reruns of one report would leave one of them unnamed."""
-    reports = {a.report.id: a.report for a in analyses}
-    supersedes: dict[str, str] = {}
-    rerun: dict[str, str] = {}  # superseded id -> the report that supersedes it
-    for rid in sorted(reports):
-        target = reports[rid].meta.get("supersedes")
-        if target is None:
-            continue
-        if target not in reports or target == rid:
-            raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(reports))}",
-                               reports[rid].file, "$.report.supersedes")
-        if target in rerun:
-            raise SitegenError(f"supersedes '{target}', which '{rerun[target]}' supersedes too; a report has one rerun "
-                               f"(let the newer of '{rerun[target]}' and '{rid}' supersede the other)",
-                               reports[rid].file, "$.report.supersedes")
-        supersedes[rid], rerun[target] = target, rid
-    # Each report now has at most one rerun, so a walk that comes back to where it began is a cycle.
-    done: set[str] = set()
-    for start in sorted(supersedes):
-        if start in done:
-            continue
-        chain, node = [], start
-        while node in supersedes and node not in done:
-            chain.append(node)
-            done.add(node)
-            node = supersedes[node]
-        if node == start:
-            raise SitegenError(f"supersedes '{supersedes[start]}', and the reruns go round in a circle: "
-                               f"{' → '.join(chain + [start])}; the first run of a chain supersedes none",
-                               reports[start].file, "$.report.supersedes")
-
-
-def build_files(config: Config, *, strict: bool = False, reports: list[Report] | None = None, progress=None) -> BuildResult:
+def build_files(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
     """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
-    return Builder(config, strict=strict, progress=progress).build(reports)
+    return Builder(config, strict=strict, progress=progress).build()
 
 
 def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False) -> BuildResult:

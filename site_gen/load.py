@@ -92,8 +92,19 @@ class Report:
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
+    """The published schema file, with the parts of sections that bring their own (`Section.schema`)."""
     text = resources.files("site_gen").joinpath("schema/summary-1.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    out = json.loads(text)
+    for s in _sections():
+        if s.schema is not None:
+            out["properties"][s.name] = s.schema
+    return out
+
+
+def schema_changed() -> None:
+    """Forgets the schema and the validators made from it (a section was registered)."""
+    for cached in (schema, _validator, _fast_validator, _integer_fields):
+        cached.cache_clear()
 
 
 def _python_patterns(node: Any) -> Any:
@@ -139,6 +150,12 @@ def _validator() -> jsonschema.protocols.Validator:
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
     return jsonschema.Draft202012Validator(_python_patterns(schema()), format_checker=formats)
+
+
+def _sections():
+    from site_gen.sections import all_sections  # here, not above: the sections import this module
+
+    return all_sections()
 
 
 # -- bytes and JSON ---------------------------------------------------------------------------
@@ -574,7 +591,7 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
 
 # -- meaning ----------------------------------------------------------------------------------
 
-def _check(condition: bool, message: str, file: Path, where: str) -> None:
+def require(condition: bool, message: str, file: Path, where: str) -> None:
     if not condition:
         raise SitegenError(message, file, where)
 
@@ -584,45 +601,30 @@ def anchor_key(ident: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ident.lower()).strip("-")
 
 
-def _unique_ids(ids: list[str], what: str, where: str, file: Path) -> None:
+def unique_ids(ids: list[str], what: str, where: str, file: Path) -> None:
     """Ids must differ, and differ in more than case and punctuation: pages use them as anchors,
     and two checkpoints sharing one would share a chart."""
     seen: dict[str, str] = {}
     for i, ident in enumerate(ids):
-        _check(ident not in ids[:i], f"duplicate {what} id '{ident}'", file, f"{where}[{i}].id")
+        require(ident not in ids[:i], f"duplicate {what} id '{ident}'", file, f"{where}[{i}].id")
         key = anchor_key(ident)
-        _check(key not in seen, f"{what} ids '{seen.get(key)}' and '{ident}' differ only in case or punctuation; "
+        require(key not in seen, f"{what} ids '{seen.get(key)}' and '{ident}' differ only in case or punctuation; "
                "on the pages both would be '" + key + "'", file, f"{where}[{i}].id")
         seen[key] = ident
 
 
-# Each section's list of records: a section is shown only when it has some.
-_RECORDS = {"precision": "results", "speed": "cells", "long_outputs": "replies", "tool_calling": "runs"}
-
-
 def _sections_have_records(data: dict[str, Any], file: Path) -> None:
-    for section, records in _RECORDS.items():
-        if section in data:
-            _check(bool(data[section][records]), f"{section} has no {records}; leave the section out until it has some",
-                   file, f"$.{section}.{records}")
+    for s in _sections():
+        if s.records and s.name in data:
+            require(bool(data[s.name][s.records]), f"{s.name} has no {s.records}; leave the section out until it has some",
+                    file, f"$.{s.name}.{s.records}")
 
 
 def _engine_records(data: dict[str, Any]):
     """(checkpoint, engine, JSON path) of every record that holds one engine's measurement."""
-    for i, r in enumerate(data.get("precision", {}).get("results", [])):
-        for role in ("baseline", "candidate"):
-            if role in r:
-                yield r["checkpoint"], role, f"$.precision.results[{i}].{role}"
-    for part in ("cells", "ttft"):
-        for i, r in enumerate(data.get("speed", {}).get(part, [])):
-            for role in ("baseline", "candidate"):
-                yield r["checkpoint"], role, f"$.speed.{part}[{i}].{role}"
-    for part in ("kv_pool", "startup"):
-        for i, r in enumerate(data.get("memory", {}).get(part, [])):
-            yield r["checkpoint"], r["engine"], f"$.memory.{part}[{i}]"
-    for section, part in (("long_outputs", "arms"), ("tool_calling", "runs")):
-        for i, r in enumerate(data.get(section, {}).get(part, [])):
-            yield r["checkpoint"], r["engine"], f"$.{section}.{part}[{i}]"
+    for s in _sections():
+        if s.engine_records:
+            yield from s.engine_records(data)
 
 
 def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
@@ -638,156 +640,22 @@ def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
                                f"but this record holds a {role} measurement on it", file, where)
 
 
-def _impossible_reply(reply: dict[str, Any], file: Path, where: str) -> None:
-    if reply["reply_tokens"] > reply["cap"]:
-        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, where + ".reply_tokens")
-    if reply["finished"] and reply["still_thinking"]:
-        raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
-                           file, where + ".still_thinking")
-    # Tables count these for their own category only: on another they would vanish unseen.
-    for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
-        if flag in reply and reply["category"] != category:
-            raise SitegenError(f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"{where}.{flag}")
-
-
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
-    """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability."""
+    """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability.
+
+    The checks of each section's own part are the section's (`Section.check`)."""
     checkpoints = [c["id"] for c in data["report"]["checkpoints"]]
-    _unique_ids(checkpoints, "checkpoint", "$.report.checkpoints", file)
+    unique_ids(checkpoints, "checkpoint", "$.report.checkpoints", file)
     known = set(checkpoints)
 
     def checkpoint_ref(value: str, where: str) -> None:
-        _check(value in known, f"unknown checkpoint '{value}'; the report declares {', '.join(checkpoints)}", file, where)
+        require(value in known, f"unknown checkpoint '{value}'; the report declares {', '.join(checkpoints)}", file, where)
 
     _sections_have_records(data, file)
     _missing_means_missing(data, file)
-
-    precision = data.get("precision")
-    if precision:
-        _unique_ids([m["id"] for m in precision["measures"]], "measure", "$.precision.measures", file)
-        measures = {m["id"]: m for m in precision["measures"]}
-        rows = precision["rows"]
-        seen = set()
-        for i, r in enumerate(precision["results"]):
-            where = f"$.precision.results[{i}]"
-            checkpoint_ref(r["checkpoint"], where + ".checkpoint")
-            _check(r["measure"] in measures, f"unknown measure '{r['measure']}'; declared: {', '.join(measures)}", file, where + ".measure")
-            key = (r["checkpoint"], r["measure"])
-            _check(key not in seen, f"duplicate result for {key[0]} / {key[1]}", file, where)
-            seen.add(key)
-            measure = measures[r["measure"]]
-            _check("candidate" in r or "baseline" in r, "a result needs at least one engine's value", file, where)
-            for role in ("baseline", "candidate"):
-                if role in r:
-                    rid = r[role]["rows"]
-                    _check(rid in rows, f"unknown rows '{rid}'; declared in $.precision.rows: {', '.join(rows)}", file, f"{where}.{role}.rows")
-                    _check(rows[rid]["panel"] == measure["panel"],
-                           f"rows '{rid}' are panel {rows[rid]['panel']} but measure '{measure['id']}' is on panel {measure['panel']}: "
-                           "values from different panels are not comparable", file, f"{where}.{role}.rows")
-                    value = r[role]["value"]
-                    if measure["unit"] == "percent" and not 0 <= value <= 100:
-                        raise SitegenError(f"value {value} is not a percentage (0 to 100), the unit of measure '{measure['id']}'",
-                                           file, f"{where}.{role}.value")
-            paired = "baseline" in r and "candidate" in r
-            if paired:
-                b, c = rows[r["baseline"]["rows"]], rows[r["candidate"]["rows"]]
-                for part in ("panel", "plan", "teacher", "sha256"):
-                    _check(b[part] == c[part],
-                           f"not comparable: baseline rows have {part} {b[part]!r}, candidate rows have {c[part]!r}; "
-                           "a paired difference needs identical rows", file, f"{where}.candidate.rows")
-                _check("difference" in r and "interval" in r,
-                       "a result with both engines needs the measured 'difference' and its 'interval'", file, where)
-            elif "difference" in r or "interval" in r:
-                raise SitegenError("a difference needs both engines' values", file, where)
-            if "interval" in r:
-                low, high = r["interval"]
-                _check(low <= high, f"interval low end {low} is above its high end {high}", file, where + ".interval")
-                _check(low <= r["difference"] <= high,
-                       f"interval [{low}, {high}] does not contain its difference {r['difference']}", file, where + ".interval")
-
-    speed = data.get("speed")
-    if speed:
-        seen_cells: dict[tuple, int] = {}
-        for i, cell in enumerate(speed["cells"]):
-            where = f"$.speed.cells[{i}]"
-            checkpoint_ref(cell["checkpoint"], where + ".checkpoint")
-            for role in ("baseline", "candidate"):
-                rate = cell[role]["rate"]
-                _check(rate > 0, f"rate must be above zero, got {rate}", file, f"{where}.{role}.rate")
-            ratio = cell["candidate"]["rate"] / cell["baseline"]["rate"]
-            _check(0 < ratio < math.inf, f"the rates' ratio {cell['candidate']['rate']} / {cell['baseline']['rate']} "
-                   "is not a representable number", file, where)
-            key = (cell["checkpoint"], cell["workload"], cell["input_tokens"], cell["concurrency"], cell["metric"])
-            _check(key not in seen_cells, f"duplicate speed cell (same checkpoint, workload, input, concurrency, metric as $.speed.cells[{seen_cells.get(key)}])", file, where)
-            seen_cells[key] = i
-        seen_ttft: dict[str, int] = {}
-        for i, t in enumerate(speed.get("ttft", [])):
-            checkpoint_ref(t["checkpoint"], f"$.speed.ttft[{i}].checkpoint")
-            _check(t["checkpoint"] not in seen_ttft,
-                   f"duplicate time to first token for checkpoint '{t['checkpoint']}' (also $.speed.ttft[{seen_ttft.get(t['checkpoint'])}]); "
-                   "one per checkpoint", file, f"$.speed.ttft[{i}]")
-            seen_ttft[t["checkpoint"]] = i
-
-    memory = data.get("memory")
-    if memory:
-        for part in ("kv_pool", "startup", "references"):
-            seen_keys = set()
-            for i, r in enumerate(memory.get(part, [])):
-                checkpoint_ref(r["checkpoint"], f"$.memory.{part}[{i}].checkpoint")
-                key = (r["checkpoint"], r.get("engine", r.get("version")))
-                _check(key not in seen_keys, f"duplicate {part} entry for {key[0]} / {key[1]}", file, f"$.memory.{part}[{i}]")
-                seen_keys.add(key)
-
-    long_outputs = data.get("long_outputs")
-    if long_outputs:
-        caps = long_outputs["caps"]
-        for i, cap in enumerate(caps):
-            _check(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
-        arms = {}
-        for i, arm in enumerate(long_outputs["arms"]):
-            checkpoint_ref(arm["checkpoint"], f"$.long_outputs.arms[{i}].checkpoint")
-            _check(arm["id"] not in arms, f"duplicate arm id '{arm['id']}'", file, f"$.long_outputs.arms[{i}].id")
-            arms[arm["id"]] = arm
-        seen_replies = set()
-        for i, reply in enumerate(long_outputs["replies"]):
-            where = f"$.long_outputs.replies[{i}]"
-            _check(reply["arm"] in arms, f"unknown arm '{reply['arm']}'; declared: {', '.join(arms)}", file, where + ".arm")
-            _check(reply["cap"] in caps, f"cap {reply['cap']} is not one of $.long_outputs.caps", file, where + ".cap")
-            _check(reply["thinking_tokens"] <= reply["reply_tokens"], "thinking_tokens cannot exceed reply_tokens", file, where + ".thinking_tokens")
-            _impossible_reply(reply, file, where)
-            key = (reply["arm"], reply["cap"], reply["prompt"])
-            _check(key not in seen_replies, "duplicate reply (same arm, cap and prompt)", file, where)
-            seen_replies.add(key)
-
-    versions = data.get("versions")
-    if versions:
-        seen_panels = set()
-        for i, r in enumerate(versions.get("precision", [])):
-            checkpoint_ref(r["checkpoint"], f"$.versions.precision[{i}].checkpoint")
-            key = (r["panel"], r["checkpoint"])
-            _check(key not in seen_panels, f"duplicate comparison for panel {key[0]} / {key[1]}", file, f"$.versions.precision[{i}]")
-            seen_panels.add(key)
-            low, high = r["interval"]
-            _check(low <= high, f"interval low end {low} is above its high end {high}", file, f"$.versions.precision[{i}].interval")
-        seen_categories = set()
-        for i, r in enumerate(versions.get("text", [])):
-            _check(r["category"] not in seen_categories, f"duplicate category '{r['category']}'", file, f"$.versions.text[{i}].category")
-            seen_categories.add(r["category"])
-            _check(r["identical"] <= r["total"], "identical cannot exceed total", file, f"$.versions.text[{i}].identical")
-
-    tools = data.get("tool_calling")
-    if tools:
-        ids = set()
-        for i, run in enumerate(tools["runs"]):
-            where = f"$.tool_calling.runs[{i}]"
-            checkpoint_ref(run["checkpoint"], where + ".checkpoint")
-            _check(run["id"] not in ids, f"duplicate run id '{run['id']}'", file, where + ".id")
-            ids.add(run["id"])
-            names = set()
-            for j, s in enumerate(run["scenarios"]):
-                _check(s["points"] <= tools["max_points"], f"points {s['points']} above max_points {tools['max_points']}", file, f"{where}.scenarios[{j}].points")
-                _check(s["id"] not in names, f"duplicate scenario '{s['id']}'", file, f"{where}.scenarios[{j}].id")
-                names.add(s["id"])
+    for s in _sections():
+        if s.check and data.get(s.name):
+            s.check(data[s.name], file, checkpoint_ref)
 
 
 # -- folders and files ------------------------------------------------------------------------
@@ -820,7 +688,8 @@ def _safe_folder(folder: Path, data_dir: Path) -> None:
         raise SitegenError("report folder is a link that points outside the data folder; refused", folder)
 
 
-def _read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int = 64 << 20) -> str:
+def read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int) -> str:
+    """The report's lede: `value` itself, or the text of the markdown file beside SUMMARY.json it names."""
     if value.endswith(".md") and "\n" not in value:
         path = folder / value
         if "/" in value or "\\" in value or value.startswith("."):
@@ -846,7 +715,7 @@ def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, stri
     data, raw = parse_json(file, max_bytes)
     found = validate_schema(data, file, strict)
     validate_meaning(data, file)
-    lede = _read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
+    lede = read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
     return Report(id=folder.name, folder=folder, file=file, data=data, sha256=hashlib.sha256(raw).hexdigest(),
                   size=len(raw), lede=lede, warnings=found, raw=raw)
 

@@ -32,12 +32,13 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from site_gen.analyse.report import Analysis, analyse
+from site_gen.analyse.report import Analysis
+from site_gen.assembly import assemble
+from site_gen.build import theme_assets
 from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, receipt_bytes
 from site_gen.errors import SitegenError
-from site_gen.load import load_reports
 from site_gen.render.docs import AuthorBlocks, Expanded
-from site_gen.render.pages import SECTIONS, Page, ReportPages, rel, render_content, report_base
+from site_gen.render.pages import Page, ReportPages, all_pages, rel, render_content, report_base
 
 log = get_plugin_logger("sitegen")
 
@@ -185,24 +186,13 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 max_receipt_bytes=receipt_bytes(opts["max_receipt_mb"]),
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"])
             check_keys(self.sg.extra, "extra", file)
-            reports = load_reports(self.sg.data_dir, max_bytes=self.sg.max_receipt_bytes, strict=False)
+            site = assemble(self.sg)
         except SitegenError as exc:
             raise PluginError(f"sitegen: {exc}") from None
-        for r in reports:
-            for message in r.warnings:
-                log.warning(message)
-        self.analyses = sorted((analyse(r, self.sg.noise_band, self.sg.ratio_scale) for r in reports),
-                               key=lambda a: (a.report.date, a.report.id), reverse=True)
-        from site_gen.build import check_supersedes, dashboard_row, theme_assets
-
-        try:
-            check_supersedes(self.analyses)
-        except SitegenError as exc:
-            raise PluginError(f"sitegen: {exc}") from None
-
-        from site_gen.render.dashboard import split
-
-        rows = split([dashboard_row(a, url=report_base(a.report.id) + "index.html") for a in self.analyses])
+        for message in site.warnings:
+            log.warning(message)
+        self.analyses = site.analyses
+        rows = site.dashboard()
         self.blocks = AuthorBlocks(self.analyses, self.sg, dashboard=rows)
         themed = theme_assets(self.sg)
         css = embed_css(themed["css"][1].decode("utf-8")).encode("utf-8")
@@ -262,7 +252,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         sitegen's order; a nav written in mkdocs.yml is left as it is."""
         if config.nav:
             return nav
-        order = {posixpath.splitext(name)[0]: i for i, (_, _, name) in enumerate(SECTIONS)}
+        order = {posixpath.splitext(name)[0]: i for i, (_, _, name) in enumerate(all_pages())}
         titles = {a.report.id: a.report.title for a in self.analyses}
         newest = {a.report.id: i for i, a in enumerate(self.analyses)}
 

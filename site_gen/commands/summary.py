@@ -4,10 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from site_gen.analyse.report import analyse
+from site_gen.assembly import assemble
 from site_gen.cli_util import add_common, load
-from site_gen.errors import SitegenError
-from site_gen.load import load_reports
 from site_gen.render import summary
 
 HELP = "Print a report's verdicts: counts, ranges, resolved gaps, KV ratios."
@@ -27,15 +25,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    config = load(args)
-    reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes)
-    if args.report:
-        chosen = [r for r in reports if r.id == args.report]
-        if not chosen:
-            raise SitegenError(f"no report '{args.report}'; reports: {', '.join(r.id for r in reports)}", config.data_dir)
-        reports = chosen
-    reports.sort(key=lambda r: (r.date, r.id), reverse=True)
-    items = [summary.summary_data(analyse(r, config.noise_band, config.ratio_scale)) for r in reports]
+    site = assemble(load(args), only=args.report)
+    items = [summary.summary_data(a) for a in site.analyses]
     render = {"text": summary.as_text, "markdown": summary.as_markdown, "json": summary.as_json}[args.format]
     sys.stdout.write(render(items))
     return 0

@@ -38,52 +38,26 @@ from site_gen.errors import SitegenError
 from site_gen.load import check_report_id
 from site_gen.render import markdown as md
 from site_gen.render.pages import Page, ReportPages, environment, present_sections, rel, report_base
+from site_gen.sections import BlockSpec, all_sections
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
-@dataclass(frozen=True)
-class BlockSpec:
-    section: str | None          # the report page whose context the block shows; None: site-wide
-    view: str | None             # the context entry that must exist (the report has that section)
-    options: tuple[str, ...]
-    template: str
-    doc: str
-    default_id: str = ""
-
-
 _IMPORT = '{% from "_macros.html" import precision_headline, precision_table, speed_summary, speed_cells, speed_chart, memory_table, long_table, versions_table, tool_summary, dashboard_table with context %}'
 
-BLOCKS: dict[str, BlockSpec] = {
-    "precision-table": BlockSpec(
-        "precision", "precision", ("checkpoint", "headline"),
-        "{% if headline %}{{ precision_headline(precision, engines) }}{% endif %}{{ precision_table(precision, engines, id=id) }}",
-        "paired precision differences with 95% intervals (checkpoint: one checkpoint; headline: true adds the summary sentence)",
-        "precision-table"),
-    "speed-summary": BlockSpec(
-        "speed", "speed", ("checkpoint",),
-        "{{ speed_summary(speed, engines, id=id) }}",
-        "speed verdict counts, ratio ranges with bars, time to first token (checkpoint: one column)",
-        "speed-summary"),
-    "speed-cells": BlockSpec(
-        "speed", "speed", ("checkpoint", "metric", "chart"),
-        "{% if chart %}{{ speed_chart(speed.captions[checkpoint], speed_figures[checkpoint], id) }}{% endif %}"
-        "{% for t in tables %}{{ speed_cells(t, speed, engines, id ~ '-' ~ t.metric) }}{% endfor %}",
-        "every speed cell of one checkpoint with its ratio bar (metric: aggregate|decode; chart: true adds the Plotly chart)",
-        "cells"),
-    "memory-table": BlockSpec("memory", "memory", (), "{{ memory_table(memory, id=id) }}",
-                              "KV pool sizes and startup times", "memory-table"),
-    "long-outputs": BlockSpec("long-outputs", "long_outputs", (), "{{ long_table(long_outputs, id=id) }}",
-                              "long-output table: finished, tests, JSON, looped", "long-outputs-table"),
-    "versions": BlockSpec("versions", "versions", (), "{{ versions_table(versions, id=id) }}",
-                          "this version against the previous one", "versions-table"),
-    "tool-calling": BlockSpec("tool-calling", "tool_calling", (), '<div id="{{ id }}">{{ tool_summary(tool_calling, engines) }}</div>',
-                              "tool-calling summary sentence", "tool-calling"),
+# The site-wide blocks; each section brings its own (`Section.blocks`).
+_SITE_BLOCKS = {
     "dashboard": BlockSpec(None, None, (), "{{ dashboard_table(reports) }}", "the table of every report (site-wide, no report)",
                            "reports"),
 }
+
+
+def all_blocks() -> dict[str, BlockSpec]:
+    """Every block by name: the sections' in their order, then the site-wide ones."""
+    return {**{name: spec for s in all_sections() for name, spec in s.blocks.items()}, **_SITE_BLOCKS}
+
+
 COMMON_OPTIONS = ("block", "report", "id")
-_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 # A ```sitegen fenced block: its body is `key: value` lines.
 _SITEGEN_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*(?:\n|\Z)", re.M)
@@ -124,15 +98,6 @@ def split_front_matter(text: str, file: str | Path) -> tuple[dict[str, Any], str
         meta = {}
     body = text[m.end():].lstrip("\n")
     return meta, body, text.count("\n", 0, len(text) - len(body))
-
-
-def _bool(value: str, key: str, file, line: int) -> bool:
-    v = value.strip().lower()
-    if v in _TRUE:
-        return True
-    if v in _FALSE:
-        return False
-    raise SitegenError(f"option '{key}' expects true or false, got {value!r}", file, f"line {line}")
 
 
 @dataclass
@@ -226,20 +191,21 @@ class AuthorBlocks:
     def _template(self, name: str):
         if name not in self._templates:
             env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
-            self._templates[name] = env.from_string(_IMPORT + BLOCKS[name].template)
+            self._templates[name] = env.from_string(_IMPORT + all_blocks()[name].template)
         return self._templates[name]
 
     # -- one block ----------------------------------------------------------------------------
     def block(self, options: dict[str, tuple[str, int]], *, file, line: int, page_path: str,
               default_report: str | None, used_ids: set[str]) -> tuple[str, bool]:
         """HTML of one block from its options {key: (value, line)}; and whether it draws a chart."""
+        blocks = all_blocks()
         if "block" not in options:
-            raise SitegenError(f"a sitegen block needs 'block: NAME'; blocks: {', '.join(BLOCKS)}", file, f"line {line}")
+            raise SitegenError(f"a sitegen block needs 'block: NAME'; blocks: {', '.join(blocks)}", file, f"line {line}")
         name, name_line = options["block"]
-        if name not in BLOCKS:
-            raise SitegenError(f"unknown block '{name}'{_suggest(name, BLOCKS)}; blocks: {', '.join(BLOCKS)}",
+        if name not in blocks:
+            raise SitegenError(f"unknown block '{name}'{_suggest(name, blocks)}; blocks: {', '.join(blocks)}",
                                file, f"line {name_line}")
-        spec = BLOCKS[name]
+        spec = blocks[name]
         known = COMMON_OPTIONS + spec.options if spec.section else ("block", "id")
         for key, (_, key_line) in options.items():
             if key not in known:
@@ -264,9 +230,11 @@ class AuthorBlocks:
             if not ctx.get(spec.view):
                 raise SitegenError(f"report '{report_id}' has no {spec.view.replace('_', ' ')} results for block '{name}'",
                                    file, f"line {name_line}")
-            ctx.update(self._options(name, a, ctx, opt, at, file, line))
+            ctx.update({"headline": False, "chart": False})
+            if spec.apply:
+                ctx.update(spec.apply(a, ctx, opt, at, file, line))
             charts = bool(ctx.get("chart"))
-            base = spec.default_id + (f"-{_slug(ctx['checkpoint'])}" if name == "speed-cells" else "")
+            base = spec.default_id + (f"-{_slug(ctx['checkpoint'])}" if spec.id_by_checkpoint else "")
             ident = ident or base
         if ident in used_ids:
             n = 2
@@ -279,62 +247,6 @@ class AuthorBlocks:
         wrapper = Markup('<div class="sitegen-block" data-block="{}"{}>\n').format(
             name, Markup(' data-report="{}"').format(report_id) if report_id else "")
         return str(wrapper) + html + "\n</div>", charts
-
-    def _options(self, name: str, a: Analysis, ctx: dict[str, Any], opt: dict[str, str], at: dict[str, int],
-                 file, line: int) -> dict[str, Any]:
-        """Applies a block's own options to (copies of) the section's view."""
-        out: dict[str, Any] = {"headline": False, "chart": False}
-        if name == "precision-table":
-            p = ctx["precision"]
-            out["headline"] = _bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False
-            if "checkpoint" in opt:
-                cp = self._checkpoint(opt["checkpoint"], p["paired_checkpoints"], file, at["checkpoint"], "paired precision results")
-                if out["headline"]:
-                    raise SitegenError("headline summarises every checkpoint; leave out checkpoint or headline",
-                                       file, f"line {at['headline']}")
-                out["precision"] = {**p, "groups": [g for g in p["groups"] if g["checkpoint"] == cp], "unpaired": []}
-        elif name == "speed-summary" and "checkpoint" in opt:
-            s = ctx["speed"]
-            cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "speed comparison")
-            i = s["checkpoints"].index(cp)
-            part = a.speed[a.speed["checkpoint"] == cp]
-            out["speed"] = {
-                **s, "checkpoints": [cp],
-                "count_rows": [{**r, "cells": [r["cells"][i]], "sub": f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else ""}
-                               for r in s["count_rows"]],
-                "range_rows": [{**r, "cells": [r["cells"][i]]} for r in s["range_rows"]],
-                "ttft": {**s["ttft"], "cells": [s["ttft"]["cells"][i]]} if s["ttft"] else None,
-                "gains": [], "unpaired": [],
-                "errors": int(part["errors"].sum()), "cells_with_errors": int((part["errors"] > 0).sum()),
-            }
-        elif name == "speed-cells":
-            s = ctx["speed"]
-            if "checkpoint" in opt:
-                cp = self._checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "speed comparison")
-            elif len(s["checkpoints"]) == 1:
-                cp = s["checkpoints"][0]
-            else:
-                raise SitegenError(f"block 'speed-cells' needs 'checkpoint:', one of {', '.join(s['checkpoints'])}",
-                                   file, f"line {line}")
-            metric = opt.get("metric")
-            if metric is not None and metric not in ("aggregate", "decode"):
-                raise SitegenError(f"option 'metric' expects aggregate or decode, got {metric!r}", file, f"line {at['metric']}")
-            out["checkpoint"] = cp
-            out["tables"] = [t for t in s["tables"] if t["checkpoint"] == cp and (metric is None or t["metric"] == metric)]
-            out["chart"] = _bool(opt["chart"], "chart", file, at["chart"]) if "chart" in opt else False
-            if metric is not None and out["chart"] and ctx.get("speed_figures", {}).get(cp):
-                # The chart draws what the tables below it list, one metric: every point has its row.
-                fig = ctx["speed_figures"][cp]
-                traces = [t for t in fig["data"] if (t.get("meta") or {}).get("role") == metric]
-                out["speed_figures"] = {**ctx["speed_figures"], cp: {**fig, "data": traces}}
-        return out
-
-    @staticmethod
-    def _checkpoint(value: str, allowed: list[str], file, line: int, what: str) -> str:
-        if value not in allowed:
-            raise SitegenError(f"checkpoint '{value}' has no {what}; checkpoints: {', '.join(allowed) or 'none'}",
-                               file, f"line {line}")
-        return value
 
     # -- a whole page -------------------------------------------------------------------------
     def expand(self, text: str, *, file, page_path: str, meta: dict[str, Any] | None = None, line_offset: int = 0,
@@ -406,7 +318,7 @@ class AuthorBlocks:
                                        f"line {line_at(at)}")
                 tokens = expr.split()[1:]
                 if not tokens or "=" in tokens[0]:
-                    raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(BLOCKS)}", file,
+                    raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(all_blocks())}", file,
                                        f"line {line_at(at)}")
                 try:
                     args = md._args(tokens[1:], at)
@@ -599,7 +511,7 @@ class DocsPages:
         blocks = AuthorBlocks(self.analyses, self.config, dashboard=home.context.get("reports", []))
         by_id = {a.report.id: a for a in self.analyses}
         # A report's lede shows only on its overview, which no block draws on.
-        lede = any(spec.section == "overview" for spec in BLOCKS.values())
+        lede = any(spec.section == "overview" for spec in all_blocks().values())
         versions = {a.report.id: (a.report.sha256, a.report.lede if lede else None) for a in self.analyses}
         every = tuple(sorted(versions.items()))
         ids = tuple(sorted(versions))

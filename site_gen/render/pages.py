@@ -21,26 +21,26 @@ from site_gen.analyse import figures as figs
 from site_gen.analyse.report import Analysis
 from site_gen.config import Config
 from site_gen.errors import SitegenError
-from site_gen.render import charts, format as fmt, markdown as md, views
+from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, collect
+from site_gen.sections import Section, all_sections
+from site_gen.sections import section as section_of
 
 REPORTS_DIR = "reports"
 
-# (key, nav title, file name, view function or None for the overview/numbers pages)
-SECTIONS: list[tuple[str, str, str]] = [
-    ("overview", "Overview", "index.html"),
-    ("precision", "Precision", "precision.html"),
-    ("speed", "Speed", "speed.html"),
-    ("memory", "Memory and startup", "memory.html"),
-    ("long-outputs", "Long outputs", "long-outputs.html"),
-    ("versions", "Versions", "versions.html"),
-    ("tool-calling", "Tool calling", "tool-calling.html"),
-    ("checkpoints", "Checkpoints", "checkpoints.html"),
-    ("numbers", "Numbers", "numbers.html"),
-]
-_DATA_SECTION = {"precision": "precision", "speed": "speed", "memory": "memory", "long-outputs": "long_outputs",
-                 "versions": "versions", "tool-calling": "tool_calling"}
+# The report-wide pages around the sections' own (site_gen/sections): (key, nav title, file name).
+OVERVIEW = ("overview", "Overview", "index.html")
+NUMBERS = ("numbers", "Numbers", "numbers.html")
+
+
+def all_pages() -> list[tuple[str, str, str]]:
+    """Every page a report can have, in navigation order."""
+    return [OVERVIEW, *((s.key, s.title, s.file) for s in all_sections()), NUMBERS]
+
+
+def _section_of_view(name: str) -> Section:
+    return next(s for s in all_sections() if s.view_key == name)
 
 
 def theme_dir(name: str) -> Path:
@@ -88,30 +88,13 @@ class Page:
     charts: bool = False
 
 
-@dataclass
-class Output:
-    """Files a build writes: site path -> bytes."""
-
-    files: dict[str, bytes] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    pages: int = 0
-
-
 def report_base(report_id: str) -> str:
     return f"{REPORTS_DIR}/{report_id}/"
 
 
 def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
-    out = []
-    for key, title, file in SECTIONS:
-        data_key = _DATA_SECTION.get(key)
-        if data_key and a.report.section(data_key) is None:
-            continue
-        if key == "versions":
-            prev = a.report.section("versions")["previous"]
-            title = f"v{a.report.candidate.version} against v{prev['version']}"
-        out.append((key, title, file))
-    return out
+    """The report's pages: (key, title, file name) of the overview, each section it has, the numbers."""
+    return [OVERVIEW, *((s.key, s.title_for(a), s.file) for s in all_sections() if s.present(a)), NUMBERS]
 
 
 # Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
@@ -153,25 +136,8 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
-    tables: dict[str, pd.DataFrame] = {}
-    if a.precision is not None:
-        tables["precision"] = a.precision.drop(columns=["oriented", "oriented_low", "oriented_high"])
-    if a.speed is not None:
-        tables["speed-cells"] = a.speed
-        tables["speed-counts"] = a.speed_counts
-        tables["speed-ranges"] = a.speed_ranges
-        if a.ttft is not None and not a.ttft.empty:
-            tables["time-to-first-token"] = a.ttft
-    if a.kv is not None:
-        tables["kv-pool"] = a.kv
-        if a.startup is not None and not a.startup.empty:
-            tables["startup"] = a.startup
-    if a.long_table is not None:
-        tables["long-outputs"] = a.long_table
-    if a.tool_totals is not None:
-        tables["tool-calling-runs"] = a.tool_totals
-        tables["tool-calling-scenarios"] = a.tool_scenarios
-    return tables
+    """Every section's CSV tables, by name (`csv/<name>.csv`)."""
+    return {name: table for s in all_sections() if s.csv for name, table in s.csv(a).items()}
 
 
 def receipt_texts(r) -> Iterator[tuple[str, str]]:
@@ -251,31 +217,33 @@ class ReportPages:
         """
         if name in self._views:
             return self._views[name]
+        section = _section_of_view(name)
+        if not section.present(self.a):
+            return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = getattr(views, name)(self.a)
+            self.a.displayed[name] = section.view(self.a)
         view = self.a.displayed[name]
         if isinstance(view, dict):
             view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
             if "note" in view:  # a receipt may leave its note out
                 view["note_html"] = mdx(view["note"], f"$.{name}.note") if view["note"] else ""
-            if name == "versions":
-                view["explanations_html"] = [
-                    {"label": e["label"], "html": mdx(e["text"], f"$.versions.explanations[{i}].text", True)}
-                    for i, e in enumerate(view["explanations"])]
+            if section.markup:
+                section.markup(view, mdx)
         self._views[name] = view
         return view
 
     def provenance(self, mdx: Callable[..., Markup]) -> list[dict[str, Any]]:
         """Every figure the report's pages show, once, with its source, grouped by section."""
         out, seen = [], set()
-        for name, title in (("precision", "Precision"), ("speed", "Speed"), ("memory", "Memory and startup"),
-                            ("long_outputs", "Long outputs")):
+        for section in all_sections():
+            if not section.provenance:
+                continue
             found: list[Fig] = []
-            collect(self.view(name, mdx), found)
+            collect(self.view(section.view_key, mdx), found)
             for f in found:
                 if (f.text, f.source) not in seen and (f.path or f.how):
                     seen.add((f.text, f.source))
-                    out.append({"section": title, "text": f.text, "source": f.source})
+                    out.append({"section": section.title, "text": f.text, "source": f.source})
         return out
 
     def context(self, key: str, page_url: str) -> dict[str, Any]:
@@ -301,18 +269,16 @@ class ReportPages:
             ctx["tested"] = [{"label": t["label"], "html": mdx(t["text"], f"$.report.tested[{i}].text", True)}
                              for i, t in enumerate(r.meta.get("tested", []))]
             ctx["not_covered"] = [mdx(t, f"$.report.not_covered[{i}]", True) for i, t in enumerate(r.meta.get("not_covered", []))]
-        needs = {
-            "overview": ("precision", "speed", "memory", "long_outputs", "versions", "tool_calling"),
-            "precision": ("precision", "checkpoints"), "speed": ("speed",), "memory": ("memory",),
-            "long-outputs": ("long_outputs",), "versions": ("versions",), "tool-calling": ("tool_calling",),
-            "checkpoints": ("checkpoints", "precision"), "numbers": (),
-        }[key]
+        section = section_of(key)
+        if key == OVERVIEW[0]:  # the overview shows every section of the receipt
+            needs = tuple(s.view_key for s in all_sections() if s.name)
+        else:
+            needs = (section.view_key, *section.needs) if section else ()
         for name in needs:
             ctx[name] = self.view(name, mdx)
-        if key == "speed" and ctx["speed"]:
-            ctx["speed_figures"] = {c: charts.speed_figure(a.speed, c, a.scale, a.band, r.candidate.name, r.baseline.name)
-                                    for c in ctx["speed"]["checkpoints"]}
-        if key == "numbers":
+        if section and section.page_context:
+            section.page_context(a, ctx)
+        if key == NUMBERS[0]:
             ctx["provenance"] = self.provenance(mdx)
             ctx["receipt"] = {"file": "SUMMARY.json", "sha256": r.sha256, "size": fmt.thousands(r.size)}
             ctx["tables"] = [{"name": n, "url": ctx["csv"][n], "rows": len(t), "columns": ", ".join(map(str, t.columns))}
@@ -322,8 +288,9 @@ class ReportPages:
     def page(self, key: str, title: str, file: str) -> Page:
         """One section's page (its context computed now); `pages()` is every present section's."""
         url = self.base + file
+        section = section_of(key)
         return Page(url=url, title=title, template=f"{key}.html", report=self.a.report.id, section=key,
-                    charts=(key == "speed"), context=self.context(key, url))
+                    charts=bool(section and section.charts), context=self.context(key, url))
 
     def pages(self) -> list[Page]:
         return [self.page(key, title, file) for key, title, file in self.sections]

@@ -10,14 +10,14 @@ import re
 from typing import Any
 
 from site_gen.analyse.report import Analysis
-from site_gen.render import views
+from site_gen.sections import section
 
 
 def summary_data(a: Analysis) -> dict[str, Any]:
     """Plain data (str/int/bool) of the report's headline verdicts."""
     out: dict[str, Any] = {"report": a.report.id, "title": a.report.title, "date": a.report.date,
                            "candidate": a.report.candidate.label, "baseline": a.report.baseline.label}
-    s = views.speed(a)
+    s = section("speed").view(a)
     if s:
         speed: dict[str, Any] = {}
         for i, c in enumerate(s["checkpoints"]):
@@ -32,7 +32,7 @@ def summary_data(a: Analysis) -> dict[str, Any]:
                 entry["ttft"] = {"candidate": str(t["candidate"]), "baseline": str(t["baseline"])}
             speed[c] = entry
         out["speed"] = {"noise_band": s["band"], "errors": s["errors"], "checkpoints": speed}
-    p = views.precision(a)
+    p = section("precision").view(a)
     if p:
         out["precision"] = {
             "reference": p["reference"],
@@ -42,7 +42,7 @@ def summary_data(a: Analysis) -> dict[str, Any]:
                       "candidate": str(r["candidate"]), "difference": str(r["difference"]), "interval": str(r["interval"]),
                       "resolved": r["is_resolved"]} for g in p["groups"] for r in g["rows"]],
         }
-    m = views.memory(a)
+    m = section("memory").view(a)
     if m:
         kv_row = m["rows"][1]
         out["kv_pool"] = {c: {"candidate": str(cell["text"]), "ratio": str(cell["extra"])}

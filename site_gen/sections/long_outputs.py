@@ -1,0 +1,140 @@
+"""Long outputs: replies under token caps, whether they finish, pass tests, validate, loop."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from site_gen.analyse import long_outputs as calc
+from site_gen.analyse.frames import records
+from site_gen.analyse.report import Analysis
+from site_gen.errors import SitegenError
+from site_gen.load import require
+from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
+from site_gen.sections.base import BlockSpec, Section
+
+def check(long_outputs: dict, file, checkpoint_ref) -> None:
+    caps = long_outputs["caps"]
+    for i, cap in enumerate(caps):
+        require(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
+    arms = {}
+    for i, arm in enumerate(long_outputs["arms"]):
+        checkpoint_ref(arm["checkpoint"], f"$.long_outputs.arms[{i}].checkpoint")
+        require(arm["id"] not in arms, f"duplicate arm id '{arm['id']}'", file, f"$.long_outputs.arms[{i}].id")
+        arms[arm["id"]] = arm
+    seen_replies = set()
+    for i, reply in enumerate(long_outputs["replies"]):
+        where = f"$.long_outputs.replies[{i}]"
+        require(reply["arm"] in arms, f"unknown arm '{reply['arm']}'; declared: {', '.join(arms)}", file, where + ".arm")
+        require(reply["cap"] in caps, f"cap {reply['cap']} is not one of $.long_outputs.caps", file, where + ".cap")
+        require(reply["thinking_tokens"] <= reply["reply_tokens"], "thinking_tokens cannot exceed reply_tokens", file, where + ".thinking_tokens")
+        _impossible_reply(reply, file, where)
+        key = (reply["arm"], reply["cap"], reply["prompt"])
+        require(key not in seen_replies, "duplicate reply (same arm, cap and prompt)", file, where)
+        seen_replies.add(key)
+
+
+def _impossible_reply(reply: dict, file, where: str) -> None:
+    if reply["reply_tokens"] > reply["cap"]:
+        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, where + ".reply_tokens")
+    if reply["finished"] and reply["still_thinking"]:
+        raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
+                           file, where + ".still_thinking")
+    # Tables count these for their own category only: on another they would vanish unseen.
+    for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
+        if flag in reply and reply["category"] != category:
+            raise SitegenError(f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"{where}.{flag}")
+
+
+def engine_records(data: dict):
+    for i, r in enumerate(data.get("long_outputs", {}).get("arms", [])):
+        yield r["checkpoint"], r["engine"], f"$.long_outputs.arms[{i}]"
+
+
+def analyse(a, lo: dict) -> None:
+    if not lo["replies"]:
+        return
+    replies = records(lo["replies"], "$.long_outputs.replies")
+    for column in ("tests_passed", "json_valid"):
+        if column not in replies.columns:
+            replies[column] = None
+    a.long_caps = sorted(lo["caps"])
+    a.long_table = calc.per_arm(replies, pd.DataFrame(lo["arms"]))
+    a.long_arms = calc.complete_arms(a.long_table, a.long_caps)
+    a.long_thinking = calc.thinking_at_cap(a.long_table)
+    a.long_categories = calc.categories(replies)
+    a.long_looped = calc.looped_per_arm(a.long_table)
+
+
+def csv(a) -> dict:
+    return {"long-outputs": a.long_table} if a.long_table is not None else {}
+
+
+def view(a: Analysis) -> dict[str, Any] | None:
+    if a.long_table is None:
+        return None
+    lo = a.report.section("long_outputs")
+    t = a.long_table
+    arms = a.long_arms
+    labels = {r["arm"]: r["label"] for r in t.drop_duplicates("arm").to_dict("records")}
+    top = a.long_caps[-1]
+
+    by_arm_cap = {(r["arm"], r["cap"]): r for r in t.to_dict("records")}
+
+    def cell(arm: str, cap: int, column: str):
+        row = by_arm_cap.get((arm, cap))
+        return row[column] if row is not None else None
+
+    def fig(arm: str, cap: int, column: str, text: str, what: str) -> Fig:
+        return Fig(text, how=f"{what}, {labels[arm]}, {fmt.tokens_k(cap)} cap: grouped from "
+                             f"{int(cell(arm, cap, 'replies'))} reply records in $.long_outputs.replies")
+
+    rows = [{"label": f"Finished within {fmt.tokens_k(cap)}", "sub": "",
+             "cells": [fig(arm, cap, "finished", str(int(cell(arm, cap, "finished"))), "replies finished")
+                       for arm in arms]} for cap in a.long_caps]
+    code_n = {int(cell(arm, top, "code_replies")) for arm in arms}
+    json_n = {int(cell(arm, top, "json_replies")) for arm in arms}
+    rows += [
+        {"label": f"Code: all tests pass, {fmt.tokens_k(top)}", "sub": f"of {code_n.pop()}" if len(code_n) == 1 else "",
+         "cells": [fig(arm, top, "", str(int(cell(arm, top, "code_tests_passed"))), "code replies whose tests all pass")
+                   for arm in arms]},
+        {"label": "Code reply length, median", "sub": f"tokens, {fmt.tokens_k(top)} cap",
+         "cells": [fig(arm, top, "", fmt.thousands(cell(arm, top, "code_reply_median")), "median reply tokens of code replies")
+                   for arm in arms]},
+        {"label": "\u2026of which thinking, median", "sub": "",
+         "cells": [fig(arm, top, "", fmt.kilo(cell(arm, top, "code_thinking_median")), "median thinking tokens of code replies")
+                   for arm in arms]},
+        {"label": f"JSON valid, {fmt.tokens_k(top)}", "sub": f"of {json_n.pop()}" if len(json_n) == 1 else "",
+         "cells": [fig(arm, top, "", str(int(cell(arm, top, "json_valid"))), "JSON replies that parse and validate")
+                   for arm in arms]},
+        {"label": "Replies that looped", "sub": "",
+         "cells": [Fig(str(a.long_looped[arm]), how=f"replies that looped, {labels[arm]}, every cap: grouped from "
+                       "the reply records in $.long_outputs.replies") for arm in arms]},
+    ]
+    per_cap = sorted({int(n) for n in t["replies"]})
+    cats = a.long_categories
+    thinking = [{"cap": fmt.tokens_k(r["cap"]), "arms": int(r["arms"]), "capped": int(r["capped"]),
+                 "still_thinking": int(r["still_thinking"])} for r in a.long_thinking.to_dict("records")]
+    small = thinking[0] if thinking else None
+    partial = [labels[arm] for arm in labels if arm not in arms]
+    return {
+        "arms": [labels[arm] for arm in arms], "rows": rows, "note": lo.get("note", ""),
+        "replies_per_cap": per_cap[0] if len(per_cap) == 1 else None,
+        "categories": ", ".join(f"{n} {'JSON' if c == 'json' else c}" for c, n in cats.items()),
+        "thinking": thinking, "small": small, "partial_arms": partial,
+        "all_rows": [{"label": r["label"], "cap": fmt.tokens_k(r["cap"]), "replies": int(r["replies"]), "finished": int(r["finished"]),
+                      "capped": int(r["capped"]), "still_thinking": int(r["still_thinking"]), "looped": int(r["looped"]),
+                      "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
+                      "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
+                      "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.kilo(r["code_thinking_median"])}
+                     for r in t.to_dict("records")],
+    }
+
+
+SECTION = Section(
+    key="long-outputs", title="Long outputs", name="long_outputs", view=view, check=check,
+    records="replies", light=True, engine_records=engine_records, analyse=analyse, csv=csv, provenance=True,
+    blocks={"long-outputs": BlockSpec("long-outputs", "long_outputs", (), "{{ long_table(long_outputs, id=id) }}",
+                                      "long-output table: finished, tests, JSON, looped", "long-outputs-table")},
+)
