@@ -35,7 +35,7 @@ from site_gen.analyse.figures import REGISTRY as FIGURES
 from site_gen.commands import new
 from site_gen.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.errors import json_path
-from site_gen.render.docs import BLOCKS
+from site_gen.render.docs import all_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = "example-report"
@@ -395,7 +395,7 @@ def directive(rng: random.Random) -> str:
         number = rng.choice(("0", "-1", "1.5", "nan", "inf", "1e309", "0x10", "١", "", "x", "9" * 400))
         words = rng.choice(("ok", "", "}}", "{{", "a : b", "<b>x</b>", "`x`", "w" * 500))
         return f"{{{{ check {name} {opts()} {op} {number} : {words} }}}}"
-    block = rng.choice(sorted(BLOCKS) + ["", "unknown-block", "Speed-Summary"])
+    block = rng.choice(sorted(all_blocks()) + ["", "unknown-block", "Speed-Summary"])
     if kind == "block":
         return f"{{{{ block {block} {opts()} }}}}"
     if kind == "fence":
