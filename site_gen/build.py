@@ -600,7 +600,9 @@ class Builder:
                            seconds=time.perf_counter() - start)
 
 
-PARALLEL_MIN_REPORTS = 48
+# Below this many reports, forking workers costs more than it saves. The tests lower it (the
+# environment variable reaches the CLI they run too) to take the forked path with a few reports.
+PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 48)
 # Record lists that only the analysis reads: once a report is analysed and its files are made, the
 # builder keeps the analysis, not these (on a site of a thousand reports they are most of the memory).
 _RECORD_LISTS = (("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs"))
