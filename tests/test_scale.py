@@ -15,7 +15,7 @@ import html5lib
 import pytest
 
 import site_gen.build as build_module
-from conftest import FORKED_REPORTS, ROOT, run_sitegen
+from conftest import FORKED_REPORTS, ROOT, sitegen_here
 from htmlutil import NS
 from site_gen.build import Builder, build, build_files
 from site_gen.config import load_config
@@ -79,14 +79,14 @@ def test_streamed_build_writes_the_same_bytes_as_the_in_memory_build(tmp_path, f
 
 def test_streamed_build_that_fails_late_leaves_the_previous_site_and_no_staging_folder(tmp_path, forked_builds):
     project = project_with(tmp_path, FORKED_REPORTS)
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     before = tree(project / "site")
     # The last report in the folder order is broken: the workers have written most of the site by then.
     last = project / "data" / f"r{FORKED_REPORTS - 1:03d}" / "SUMMARY.json"
     data = json.loads(last.read_text())
     data["speed"]["cells"][0]["baseline"]["rate"] = 0
     last.write_text(json.dumps(data))
-    result = run_sitegen("build", "-q", cwd=project)
+    result = sitegen_here("build", "-q", cwd=project)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"r{FORKED_REPORTS - 1:03d}/SUMMARY.json: $.speed.cells[0].baseline.rate" in result.stderr
     assert tree(project / "site") == before
@@ -182,7 +182,7 @@ def parse_bytes(data: bytes):
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_build_stopped_midway_removes_its_staging_folder(tmp_path, forked_builds, sig, code):
     project = project_with(tmp_path, FORKED_REPORTS)
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     before = tree(project / "site")
     proc = subprocess.Popen([sys.executable, "-m", "site_gen", "build", "-q"], cwd=project,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
