@@ -1,6 +1,8 @@
 """Shared fixtures: the example site built once, temporary copies to edit, a headless Chromium."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -8,6 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import site_gen.build as build_module
+from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 # The seed report's figure checker lives beside the checkout (../shared/tools/), where CI puts it;
@@ -30,6 +35,39 @@ def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) ->
     """Runs the CLI as a user would, in a fresh process."""
     return subprocess.run([sys.executable, "-m", "site_gen", *args], cwd=cwd or ROOT, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=120)
+
+
+# The tests take the forked build (site_gen.build's workers) from this many reports, not from the 48
+# a real site needs: the same code path, with a sixth of the reports to load and render.
+FORKED_REPORTS = 8
+
+
+@pytest.fixture
+def forked_builds(monkeypatch) -> int:
+    """Builds of FORKED_REPORTS reports or more fork workers, here and in the CLI the test runs."""
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_REPORTS", FORKED_REPORTS)
+    monkeypatch.setenv("SITEGEN_PARALLEL_MIN_REPORTS", str(FORKED_REPORTS))
+    return FORKED_REPORTS
+
+
+def sitegen_here(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The CLI run in this process, in `cwd` with `env` added: what run_sitegen gives, without a new
+    interpreter's imports and template compiling. Not for output written by the programs it runs
+    (git's, say): that goes to this process's own stdout."""
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.update(env or {})
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    except SystemExit as exc:  # argparse's --help and usage errors end the process
+        code = exc.code
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["sitegen", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="session")
@@ -79,3 +117,15 @@ def page(browser):
     pg.on("requestfailed", lambda r: pg.errors.append(f"failed: {r.url}"))
     yield pg
     context.close()
+
+
+# The longest files first: with `--dist loadfile` (tests/run.sh) each worker takes whole files as it
+# frees up, so the run ends with short files on both workers instead of one long file on one of them.
+LONGEST_FIRST = ("test_scale.py", "test_serve.py", "test_mkdocs_plugin.py", "test_serve_load.py", "test_deploy.py",
+                 "test_fuzz.py", "test_properties.py", "test_large_receipt.py", "test_docs_pages.py", "test_cli.py",
+                 "test_history.py")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order

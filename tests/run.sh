@@ -11,7 +11,8 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 set +e
-# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
+# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once
+# (conftest.py hands out the longest files first).
 .venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile "$@"
 status=$?
 set -e

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
 
-from conftest import run_sitegen
+from conftest import sitegen_here
 
 PREFIX = "/some/prefix/"
 
@@ -61,7 +61,7 @@ def server(tmp_path_factory):
     config = (root / "mkdocs.yml").read_text()
     config = re.sub(r"(?m)^site_url:.*$", f"site_url: {base}", config)
     (project / "mkdocs.yml").write_text(config if "site_url:" in config else f"site_url: {base}\n" + config)
-    result = run_sitegen("build", "-q", "-d", str(site), cwd=project)
+    result = sitegen_here("build", "-q", "-d", str(site), cwd=project)
     assert result.returncode == 0, result.stderr
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

@@ -1,9 +1,11 @@
-"""The command line as a user runs it: exit codes, one-line messages, no tracebacks, flags."""
+"""The command line: exit codes, one-line messages, no tracebacks, flags. What only a process of its
+own shows (the version, silence under -q, a failed build's leftovers, a traceback) runs in one; the
+rest runs the same `main` in this process."""
 from __future__ import annotations
 
 import json
 
-from conftest import run_sitegen
+from conftest import run_sitegen, sitegen_here
 
 import site_gen
 
@@ -34,7 +36,7 @@ def test_version():
 
 
 def test_build_prints_one_summary_line(project):
-    result = run_sitegen("build", cwd=project)
+    result = sitegen_here("build", cwd=project)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     reports = len(list((project / "data").glob("*/SUMMARY.json")))
@@ -50,34 +52,34 @@ def test_quiet_prints_nothing(project):
 def test_site_dir_and_config_flags(project, tmp_path):
     (project / "mkdocs.yml").rename(project / "other.yml")
     out = tmp_path / "elsewhere"
-    result = run_sitegen("build", "-f", str(project / "other.yml"), "-d", str(out), "-q")
+    result = sitegen_here("build", "-f", str(project / "other.yml"), "-d", str(out), "-q")
     assert result.returncode == 0, result.stderr
     assert (out / "reports" / "cuteafd-v4.0.0" / "speed.html").is_file()
 
 
 def test_invalid_json(project):
     receipt(project).write_text('{"schema_version": 1, "report": ')
-    assert_one_error(run_sitegen("build", cwd=project), "SUMMARY.json", "line 1", "invalid JSON")
+    assert_one_error(sitegen_here("build", cwd=project), "SUMMARY.json", "line 1", "invalid JSON")
 
 
 def test_schema_violation_names_json_path(project):
     edit(project, lambda d: d["speed"]["cells"][3]["baseline"].__setitem__("rate", "fast"))
-    assert_one_error(run_sitegen("build", cwd=project), "SUMMARY.json", "$.speed.cells[3].baseline.rate", "expected number")
+    assert_one_error(sitegen_here("build", cwd=project), "SUMMARY.json", "$.speed.cells[3].baseline.rate", "expected number")
 
 
 def test_zero_rate(project):
     edit(project, lambda d: d["speed"]["cells"][5]["candidate"].__setitem__("rate", 0))
-    assert_one_error(run_sitegen("build", cwd=project), "$.speed.cells[5].candidate.rate", "above zero")
+    assert_one_error(sitegen_here("build", cwd=project), "$.speed.cells[5].candidate.rate", "above zero")
 
 
 def test_negative_rate(project):
     edit(project, lambda d: d["speed"]["cells"][0]["baseline"].__setitem__("rate", -3.5))
-    assert_one_error(run_sitegen("build", cwd=project), "$.speed.cells[0].baseline.rate", "above zero")
+    assert_one_error(sitegen_here("build", cwd=project), "$.speed.cells[0].baseline.rate", "above zero")
 
 
 def test_unknown_checkpoint(project):
     edit(project, lambda d: d["memory"]["kv_pool"][1].__setitem__("checkpoint", "K5"))
-    assert_one_error(run_sitegen("build", cwd=project), "$.memory.kv_pool[1].checkpoint", "unknown checkpoint 'K5'")
+    assert_one_error(sitegen_here("build", cwd=project), "$.memory.kv_pool[1].checkpoint", "unknown checkpoint 'K5'")
 
 
 def test_failed_build_leaves_previous_site(project):
@@ -98,19 +100,19 @@ def test_traceback_only_when_asked(project):
 def test_unknown_option_suggests(project):
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text().replace("noise_band", "noise_bnd"))
-    assert_one_error(run_sitegen("build", cwd=project), "mkdocs.yml", "noise_bnd", "did you mean 'noise_band'")
+    assert_one_error(sitegen_here("build", cwd=project), "mkdocs.yml", "noise_bnd", "did you mean 'noise_band'")
 
 
 def test_unknown_top_level_setting(project):
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text() + "site_nmae: x\n")
-    assert_one_error(run_sitegen("build", cwd=project), "mkdocs.yml", "site_nmae", "did you mean 'site_name'")
+    assert_one_error(sitegen_here("build", cwd=project), "mkdocs.yml", "site_nmae", "did you mean 'site_name'")
 
 
 def test_band_option_changes_verdicts(project):
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text().replace("noise_band: 0.08", "noise_band: 0.3"))
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     cells = [c for c in json.loads(receipt(project).read_text())["speed"]["cells"]
              if c["checkpoint"] == "K4" and c["metric"] == "aggregate"]
     faster = sum(c["candidate"]["rate"] / c["baseline"]["rate"] > 1.3 for c in cells)
@@ -121,6 +123,6 @@ def test_band_option_changes_verdicts(project):
 
 
 def test_site_dir_cannot_swallow_sources(project):
-    result = run_sitegen("build", "-d", str(project / "data" / ".."), cwd=project)
+    result = sitegen_here("build", "-d", str(project / "data" / ".."), cwd=project)
     assert_one_error(result, "choose another output folder")
     assert (project / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").is_file()

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_sitegen
+from conftest import sitegen_here
 from htmlutil import parse, tables
 
 REPORT = "reports/cuteafd-v4.0.0"
 
 
 def test_check_passes_and_writes_nothing(project):
-    result = run_sitegen("check", cwd=project)
+    result = sitegen_here("check", cwd=project)
     assert result.returncode == 0, result.stderr
     reports = len(list((project / "data").glob("*/SUMMARY.json")))
     assert result.stdout.startswith(f"OK: {reports} reports")
@@ -22,13 +22,13 @@ def test_check_fails_on_bad_receipt(project):
     data = json.loads(path.read_text())
     data["precision"]["results"][0]["interval"] = [0.01, 0.02]
     path.write_text(json.dumps(data))
-    result = run_sitegen("check", cwd=project)
+    result = sitegen_here("check", cwd=project)
     assert result.returncode == 1
     assert "$.precision.results[0].interval" in result.stderr and "does not contain its difference" in result.stderr
 
 
 def test_summary_json_equals_what_the_site_shows(example_site):
-    result = run_sitegen("summary", "cuteafd-v4.0.0", "--format", "json")
+    result = sitegen_here("summary", "cuteafd-v4.0.0", "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     doc = parse(example_site / REPORT / "index.html")
@@ -49,35 +49,35 @@ def test_summary_json_equals_what_the_site_shows(example_site):
 
 
 def test_summary_text_and_markdown(project):
-    text = run_sitegen("summary", cwd=project)
+    text = sitegen_here("summary", cwd=project)
     assert text.returncode == 0
     assert "Speed K4, aggregate" in text.stdout and "22 faster · 0 level · 0 slower (of 22)" in text.stdout
-    md = run_sitegen("summary", "--format", "markdown", cwd=project)
+    md = sitegen_here("summary", "--format", "markdown", cwd=project)
     assert md.stdout.startswith("### CuteAFD v4.0.0 against tpurtell's vLLM fork")
     assert "| Speed K3.25, clean decode | 15 faster · 7 level · 0 slower (of 22) |" in md.stdout
 
 
 def test_summary_unknown_report(project):
-    result = run_sitegen("summary", "nope", cwd=project)
+    result = sitegen_here("summary", "nope", cwd=project)
     assert result.returncode == 1 and "no report 'nope'" in result.stderr and "cuteafd-v4.0.0" in result.stderr
 
 
 def test_new_site_builds_at_once(tmp_path):
     target = tmp_path / "mysite"
-    result = run_sitegen("new", str(target))
+    result = sitegen_here("new", str(target))
     assert result.returncode == 0, result.stderr
     assert (target / "mkdocs.yml").is_file() and (target / "data/example-report/SUMMARY.json").is_file()
-    build = run_sitegen("build", cwd=target)
+    build = sitegen_here("build", cwd=target)
     assert build.returncode == 0, build.stderr
     overview = parse(target / "site/reports/example-report/index.html")
     assert tables(overview)["speed-summary"][1][1].endswith("3 faster · ● 1 level · ▼ 0 slower")
-    again = run_sitegen("new", str(target))
+    again = sitegen_here("new", str(target))
     assert again.returncode == 1 and "--force" in again.stderr
 
 
 def test_help_has_examples():
     for command in ("build", "check", "summary", "new"):
-        result = run_sitegen(command, "--help")
+        result = sitegen_here(command, "--help")
         assert result.returncode == 0 and "examples:" in result.stdout, command
 
 

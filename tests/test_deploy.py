@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_sitegen
+from conftest import run_sitegen, sitegen_here
 from site_gen import cli
 from site_gen.write import MANIFEST
 
@@ -46,6 +46,11 @@ def repo(project, tmp_path_factory):
 
 
 def deploy(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return sitegen_here("gh-deploy", *args, cwd=project, env=env)
+
+
+def deploy_cli(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """gh-deploy in a process of its own, as a user runs it: its output holds whatever git prints too."""
     return run_sitegen("gh-deploy", *args, cwd=project, env=env)
 
 
@@ -184,7 +189,7 @@ def test_config_names_remote_and_branch(repo):
     config = project / "mkdocs.yml"
     config.write_text(config.read_text() + "remote_name: publish\nremote_branch: pages\n")
     git(project, "commit", "-q", "-am", "Publish to pages", env=env)
-    result = deploy(project, env, "-q")
+    result = deploy_cli(project, env, "-q")
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert "index.html" in tree(remote, env, "pages")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT, run_sitegen
+from conftest import FORKED_REPORTS, ROOT, run_sitegen
 from htmlutil import NS, cell_text, find_id, parse, tables
 
 V4 = "cuteafd-v4.0.0"
@@ -142,15 +142,15 @@ def many_reports(tmp_path, n):
     return project
 
 
-def test_parallel_cold_build_equals_sequential(tmp_path):
-    from site_gen.build import PARALLEL_MIN_REPORTS, Builder
+def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
+    from site_gen.build import Builder
     from site_gen.config import load_config
 
-    project = many_reports(tmp_path, PARALLEL_MIN_REPORTS)
+    project = many_reports(tmp_path, FORKED_REPORTS)
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
     parallel._prefill()
-    assert len(parallel._loaded) == PARALLEL_MIN_REPORTS  # the workers did the reports
+    assert len(parallel._loaded) == FORKED_REPORTS  # the workers did the reports
     files = parallel.build().files
     assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
     import site_gen.build as b
@@ -163,15 +163,14 @@ def test_parallel_cold_build_equals_sequential(tmp_path):
     assert files == plain
 
 
-def test_parallel_build_reports_the_first_bad_receipt(tmp_path):
-    from site_gen.build import PARALLEL_MIN_REPORTS
-
-    project = many_reports(tmp_path, PARALLEL_MIN_REPORTS)
-    for name in ("r007", "r030"):
+def test_parallel_build_reports_the_first_bad_receipt(tmp_path, forked_builds):
+    project = many_reports(tmp_path, FORKED_REPORTS)
+    # Each in its own worker's share of four; r005, second in its share, fails before r002 does.
+    for name in ("r002", "r005"):
         path = project / "data" / name / "SUMMARY.json"
         data = json.loads(path.read_text())
         data["speed"]["cells"][2]["baseline"]["rate"] = 0
         path.write_text(json.dumps(data))
     result = run_sitegen("build", cwd=project)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert "r007/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr
+    assert "r002/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SEED_TOOL, need_seed_tool, run_sitegen
+from conftest import ROOT, SEED_TOOL, need_seed_tool, run_sitegen, sitegen_here
 from htmlutil import NS, cell_text, parse, tables, text
 
 REPORT = "cuteafd-v4.0.0"
@@ -96,7 +96,7 @@ def make_project(root: Path, docs: dict[str, str], config: str = CONFIG) -> Path
 def built(tmp_path_factory):
     """The small site: (sitegen output, mkdocs output)."""
     root = make_project(tmp_path_factory.mktemp("small"), {"index.md": INDEX, "guide.md": GUIDE})
-    sg = run_sitegen("build", "--strict", "-q", "-d", str(root / "out-sitegen"), cwd=root)
+    sg = sitegen_here("build", "--strict", "-q", "-d", str(root / "out-sitegen"), cwd=root)
     assert sg.returncode == 0, sg.stderr
     mk = mkdocs("build", "--strict", "-d", str(root / "out-mkdocs"), cwd=root)
     assert mk.returncode == 0, mk.stderr
@@ -214,7 +214,7 @@ def test_bad_block_names_page_and_line_both_ways(tmp_path, case, front_matter):
     if front_matter:
         page, line = "---\ntitle: Bad page\n---\n" + page, line + 3
     root = make_project(tmp_path, {"bad.md": page})
-    sg = run_sitegen("build", "-d", str(tmp_path / "a"), cwd=root)
+    sg = sitegen_here("build", "-d", str(tmp_path / "a"), cwd=root)
     assert sg.returncode == 1, sg.stderr
     error = [l for l in sg.stderr.splitlines() if l.startswith("Error")]
     assert len(error) == 1 and "Traceback" not in sg.stderr, sg.stderr
@@ -229,7 +229,7 @@ CONTRADICTED = "# Claims\n\nEvery cell is slower: {{ check speed_count verdict=f
 
 def test_contradicted_statement_fails_strict_both_ways(tmp_path):
     root = make_project(tmp_path, {"claims.md": CONTRADICTED})
-    sg = run_sitegen("build", "--strict", "-d", str(tmp_path / "a"), cwd=root)
+    sg = sitegen_here("build", "--strict", "-d", str(tmp_path / "a"), cwd=root)
     assert sg.returncode == 1 and "claims.md: line 3: " in sg.stderr and "no cell is faster" in sg.stderr, sg.stderr
     assert not (tmp_path / "a").exists()
     mk = mkdocs("build", "--strict", "-d", str(tmp_path / "b"), cwd=root)
@@ -239,7 +239,7 @@ def test_contradicted_statement_fails_strict_both_ways(tmp_path):
 
 def test_contradicted_statement_is_marked_and_warned_without_strict(tmp_path):
     root = make_project(tmp_path, {"claims.md": CONTRADICTED})
-    sg = run_sitegen("build", "-d", str(tmp_path / "a"), cwd=root)
+    sg = sitegen_here("build", "-d", str(tmp_path / "a"), cwd=root)
     assert sg.returncode == 0, sg.stderr
     assert "WARNING" in sg.stderr and "claims.md: line 3: " in sg.stderr
     mk = mkdocs("build", "-d", str(tmp_path / "b"), cwd=root)
@@ -281,7 +281,7 @@ def test_material_theme(tmp_path):
     root = make_project(tmp_path, {"index.md": INDEX, "guide.md": GUIDE}, CONFIG + "theme:\n  name: material\n")
     mk = mkdocs("build", "--strict", "-d", str(tmp_path / "b"), cwd=root)
     assert mk.returncode == 0, mk.stderr
-    sg = run_sitegen("build", "-q", "-d", str(tmp_path / "a"), cwd=root)
+    sg = sitegen_here("build", "-q", "-d", str(tmp_path / "a"), cwd=root)
     assert sg.returncode == 0, sg.stderr
     assert figures(parse(tmp_path / "a" / "guide.html")) == figures(parse(tmp_path / "b" / "guide" / "index.html"))
     speed = "reports/" + REPORT + "/speed.html"

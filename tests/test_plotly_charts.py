@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import run_sitegen
+from conftest import sitegen_here
 
 REPORT = "reports/cuteafd-v4.0.0"
 
@@ -11,7 +11,7 @@ REPORT = "reports/cuteafd-v4.0.0"
 def plotly_site(project):
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text().replace("      data_dir: data\n", "      data_dir: data\n      charts: plotly\n"))
-    result = run_sitegen("build", "-q", cwd=project)
+    result = sitegen_here("build", "-q", cwd=project)
     assert result.returncode == 0, result.stderr
     return project / "site"
 
@@ -38,5 +38,5 @@ def test_plotly_draws_every_cell(project, page):
 def test_unknown_chart_engine_is_refused(project):
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text().replace("      data_dir: data\n", "      data_dir: data\n      charts: d3\n"))
-    result = run_sitegen("build", cwd=project)
+    result = sitegen_here("build", cwd=project)
     assert result.returncode == 1 and "charts" in result.stderr and "svg, plotly" in result.stderr

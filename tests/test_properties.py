@@ -149,7 +149,20 @@ json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=
 odd_strings = st.text(alphabet=st.characters(exclude_categories=()), max_size=20)
 odd_numbers = st.sampled_from([0, -1, 0.0, -0.0, 1e-320, 1e300, 2**53, 2**53 + 1, 0.5, True, False, None, "1", ""])
 
-EXAMPLE_DOC = json.loads((EXAMPLE / "SUMMARY.json").read_text(encoding="utf-8"))
+RECORDS = 6  # a few records of each list: they share a shape
+
+
+def _first_records(node):
+    """The receipt with each list cut to its first RECORDS records: still a valid receipt, with every
+    place the mangler edits, at a fifteenth of the size (the full schema check is ~0.2 s on the whole)."""
+    if isinstance(node, dict):
+        return {k: _first_records(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_first_records(v) for v in node[:RECORDS]]
+    return node
+
+
+EXAMPLE_DOC = _first_records(json.loads((EXAMPLE / "SUMMARY.json").read_text(encoding="utf-8")))
 EXAMPLE_LEDE = (EXAMPLE / "lede.md").read_bytes()
 
 
@@ -159,7 +172,7 @@ def _all_paths(node, prefix=()):
         for k, v in node.items():
             yield from _all_paths(v, prefix + (k,))
     elif isinstance(node, list):
-        for i, v in enumerate(node[:6]):  # a few records of each list: they share a shape
+        for i, v in enumerate(node):
             yield from _all_paths(v, prefix + (i,))
 
 
@@ -235,6 +248,14 @@ def test_loader_on_arbitrary_json(value):
 def test_loader_on_arbitrary_bytes(raw):
     result = _load(raw)
     assert isinstance(result, SitegenError)  # nothing this short is a whole receipt
+
+
+def test_the_receipt_the_mangler_starts_from_is_accepted():
+    """Else every mangled receipt would be refused and the properties below would hold trivially."""
+    for strict in (False, True):
+        result = _load(_encode(EXAMPLE_DOC), strict=strict)
+        assert not isinstance(result, SitegenError), result
+        assert_valid(result)
 
 
 @props(150)

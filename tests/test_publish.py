@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import ROOT, run_sitegen
+from conftest import ROOT, sitegen_here
 from htmlutil import NS, parse
 
 REPORT = "reports/cuteafd-v4.0.0"
@@ -27,7 +27,7 @@ def with_site_url(project: Path, url: str = SITE_URL) -> None:
 
 
 def build(project: Path, out: Path) -> Path:
-    result = run_sitegen("build", "-q", "-d", str(out), cwd=project)
+    result = sitegen_here("build", "-q", "-d", str(out), cwd=project)
     assert result.returncode == 0, result.stderr
     return out
 
@@ -154,14 +154,14 @@ def test_no_card_without_site_url(example_site):
     assert list(example_site.glob("reports/*/card.png")) == []
 
 
-def test_share_card_is_a_png_drawn_from_the_data(project, tmp_path):
-    with_site_url(project)
-    site = build(project, tmp_path / "a")
+def test_share_card_is_a_png_drawn_from_the_data(published, project, tmp_path):
+    site = published
     card = (site / REPORT / "card.png").read_bytes()
     width, height, raw = png_size_and_pixels(card)
     assert (width, height) == (1200, 630) and len(raw) == height * (1 + width * 3)
     assert len(card) < 100_000
     # Another title, another card; the same data, the same bytes.
+    with_site_url(project)  # the sources of `published`, but for this title
     path = project / "data/cuteafd-v4.0.0/SUMMARY.json"
     path.write_text(path.read_text().replace('"title": "CuteAFD v4.0.0 against', '"title": "Renamed v4.0.0 against', 1))
     again = build(project, tmp_path / "b")

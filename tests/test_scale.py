@@ -15,9 +15,9 @@ import html5lib
 import pytest
 
 import site_gen.build as build_module
-from conftest import ROOT, run_sitegen
+from conftest import FORKED_REPORTS, ROOT, sitegen_here
 from htmlutil import NS
-from site_gen.build import PARALLEL_MIN_REPORTS, Builder, build, build_files
+from site_gen.build import Builder, build, build_files
 from site_gen.config import load_config
 from site_gen.errors import SitegenError
 from site_gen.write import MANIFEST, PREFIX
@@ -64,11 +64,11 @@ def in_memory(config) -> dict[str, bytes]:
 # -- the one-shot build ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n, site_url", [(3, ""), (PARALLEL_MIN_REPORTS, "https://bench.example.org/site/")])
-def test_streamed_build_writes_the_same_bytes_as_the_in_memory_build(tmp_path, n, site_url):
+@pytest.mark.parametrize("n, site_url", [(3, ""), (FORKED_REPORTS, "https://bench.example.org/site/")])
+def test_streamed_build_writes_the_same_bytes_as_the_in_memory_build(tmp_path, forked_builds, n, site_url):
     project = project_with(tmp_path, n, site_url=site_url)
     config = load_config(project / "mkdocs.yml")
-    result = build(config)  # with n >= PARALLEL_MIN_REPORTS, forked workers write the reports' files
+    result = build(config)  # with n >= FORKED_REPORTS, forked workers write the reports' files
     on_disk = tree(config.site_dir)
     assert on_disk == in_memory(config)
     assert result.pages == sum(1 for k in on_disk if k.endswith(".html"))
@@ -77,18 +77,18 @@ def test_streamed_build_writes_the_same_bytes_as_the_in_memory_build(tmp_path, n
         assert on_disk["sitemap.xml"].count(b"<loc>") == result.pages - 1  # every page but 404.html
 
 
-def test_streamed_build_that_fails_late_leaves_the_previous_site_and_no_staging_folder(tmp_path):
-    project = project_with(tmp_path, PARALLEL_MIN_REPORTS)
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+def test_streamed_build_that_fails_late_leaves_the_previous_site_and_no_staging_folder(tmp_path, forked_builds):
+    project = project_with(tmp_path, FORKED_REPORTS)
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     before = tree(project / "site")
     # The last report in the folder order is broken: the workers have written most of the site by then.
-    last = project / "data" / f"r{PARALLEL_MIN_REPORTS - 1:03d}" / "SUMMARY.json"
+    last = project / "data" / f"r{FORKED_REPORTS - 1:03d}" / "SUMMARY.json"
     data = json.loads(last.read_text())
     data["speed"]["cells"][0]["baseline"]["rate"] = 0
     last.write_text(json.dumps(data))
-    result = run_sitegen("build", "-q", cwd=project)
+    result = sitegen_here("build", "-q", cwd=project)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert f"r{PARALLEL_MIN_REPORTS - 1:03d}/SUMMARY.json: $.speed.cells[0].baseline.rate" in result.stderr
+    assert f"r{FORKED_REPORTS - 1:03d}/SUMMARY.json: $.speed.cells[0].baseline.rate" in result.stderr
     assert tree(project / "site") == before
     assert [p.name for p in project.iterdir() if p.name.startswith((".site.", PREFIX))] == []
 
@@ -180,9 +180,9 @@ def parse_bytes(data: bytes):
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_a_build_stopped_midway_removes_its_staging_folder(tmp_path, sig, code):
-    project = project_with(tmp_path, PARALLEL_MIN_REPORTS)
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+def test_a_build_stopped_midway_removes_its_staging_folder(tmp_path, forked_builds, sig, code):
+    project = project_with(tmp_path, FORKED_REPORTS)
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     before = tree(project / "site")
     proc = subprocess.Popen([sys.executable, "-m", "site_gen", "build", "-q"], cwd=project,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_sitegen
+from conftest import sitegen_here
 from payloads import FORMULAS, PAYLOADS, payload_project
 
 URL_ATTRS = ["href", "src", "action", "formaction", "xlink:href", "data", "srcdoc", "poster", "background", "ping",
@@ -69,7 +69,7 @@ POKE = """
 def payload_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("payloads")
     payload_project(root)
-    result = run_sitegen("build", cwd=root)
+    result = sitegen_here("build", cwd=root)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     return root / "site"
@@ -198,7 +198,7 @@ def test_author_pages_keep_raw_html_receipt_markdown_does_not(tmp_path):
     payload_project(tmp_path)
     (tmp_path / "docs" / "index.md").write_text(
         "# Home\n\n<aside class=\"author-html\" id=\"author-aside\">Written by the author</aside>\n", encoding="utf-8")
-    result = run_sitegen("build", "-q", cwd=tmp_path)
+    result = sitegen_here("build", "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert '<aside class="author-html" id="author-aside">Written by the author</aside>' in home

@@ -7,13 +7,28 @@ import http.client
 import os
 import shutil
 import time
+from pathlib import Path
 
+import pytest
+
+from conftest import ROOT
 from site_gen.build import Builder
 from site_gen.errors import SitegenError
 from site_gen.serve import Preview
 from site_gen.server import EVENTS, WORKER, AllowedHosts
 from site_gen.watch import MAX_WAIT, QUIET
 from test_serve import REPORT, WAIT, edit_and_wait, get, serving, slower_cell, summary
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """The example project cut to what these tests serve and edit (the report, one page of prose):
+    each test starts a preview, and its first build is a third quicker without the rest."""
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(ROOT / "data" / REPORT, tmp_path / "data" / REPORT)
+    (tmp_path / "docs").mkdir()
+    shutil.copy(ROOT / "docs" / "receipts.md", tmp_path / "docs" / "receipts.md")
+    return tmp_path
 
 
 def request(preview: Preview, path: str, headers: dict[str, str]) -> tuple[int, bytes]:

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 import html5lib
 import pytest
 
-from conftest import run_sitegen
+from conftest import sitegen_here
 from payloads import payload_project
 
 LINK_ATTRS = {"a": "href", "link": "href", "area": "href", "script": "src", "img": "src", "source": "src",
@@ -26,7 +26,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 def payload_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("sound-payloads")
     payload_project(root)
-    result = run_sitegen("build", "-q", cwd=root)
+    result = sitegen_here("build", "-q", cwd=root)
     assert result.returncode == 0, result.stderr
     return root / "site"
 
