@@ -446,7 +446,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     if v == "pattern":
         desc = error.schema.get("description")
         return f"{_shown(value)} does not have the expected form" + (
-            f" ({desc})" if desc else f" (letters, digits, '.', '_' and '-', starting with a letter or digit)"
+            f" ({desc})" if desc else " (letters, digits, '.', '_' and '-', starting with a letter or digit)"
             if "A-Za-z0-9" in limit else f" {limit}")
     if v == "minItems":
         return f"expected at least {_plural(limit, 'item')}, got {len(value)}"

@@ -94,7 +94,7 @@ def test_deploy_twice_branch_holds_the_second_site_only(repo):
     assert run_sitegen("build", "-q", "-d", str(out), cwd=project).returncode == 0
     built = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert files == built - {MANIFEST} | {".nojekyll"}  # the list of what the build wrote is not published
-    assert git(remote, "cat-file", "-p", f"gh-pages:reports/cuteafd-v4/index.html", env=env) == \
+    assert git(remote, "cat-file", "-p", "gh-pages:reports/cuteafd-v4/index.html", env=env) == \
         (out / "reports/cuteafd-v4/index.html").read_text().strip()
     # Two commits, the second on top of the first; the message names the new source commit.
     log = git(remote, "log", "--format=%s", "gh-pages", env=env).splitlines()

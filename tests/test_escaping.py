@@ -157,7 +157,7 @@ def test_csv_of_a_receipt_with_line_breaks_in_its_text(tmp_path, monkeypatch):
     from site_gen.cli import main
 
     doc = json.loads((SMALL / "SUMMARY.json").read_text(encoding="utf-8"))
-    labels = [f"KL\r{CALC}", f"KL\n+1+{CALC}", f"KL\r\n @SUM(A1)", f"KL\u2028-{CALC}"]
+    labels = [f"KL\r{CALC}", f"KL\n+1+{CALC}", "KL\r\n @SUM(A1)", f"KL\u2028-{CALC}"]
     for measure, label in zip(doc["precision"]["measures"], labels):
         measure["label"] = label
     (tmp_path / "data" / "small").mkdir(parents=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SEED_TOOL, need_seed_tool, run_sitegen, sitegen_here
+from conftest import ROOT, SEED_TOOL, need_seed_tool, sitegen_here
 from htmlutil import NS, cell_text, parse, tables, text
 
 REPORT = "cuteafd-v4.0.0"
