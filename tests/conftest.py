@@ -70,6 +70,15 @@ def sitegen_here(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subpr
     return subprocess.CompletedProcess(["sitegen", *args], code, out.getvalue(), err.getvalue())
 
 
+def one_error_line(code: int, err: str, *needles: str) -> str:
+    """The one `Error:` line of a refused run (exit 1), holding every needle."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), (code, err)
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
 @pytest.fixture(scope="session")
 def example_site(tmp_path_factory) -> Path:
     """The repository's example site, built once per session by the real CLI."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_sitegen, sitegen_here
+from conftest import one_error_line, run_sitegen, sitegen_here
 from site_gen import cli
 from site_gen.write import MANIFEST
 
@@ -207,14 +207,6 @@ def deploy_here(project: Path, env: dict[str, str], monkeypatch, capsys, *args: 
     return code, out.out, out.err
 
 
-def one_error_here(code: int, err: str, *needles: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), (code, err)
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
-
-
 def refs(project: Path, env: dict[str, str]) -> str:
     return git(project, "for-each-ref", "--format=%(refname) %(objectname)", env=env)
 
@@ -225,7 +217,7 @@ def test_refuses_a_source_branch_that_is_not_checked_out(repo, monkeypatch, caps
     git(project, "checkout", "-q", "-b", "feature", env=env)
     before = refs(project, env)
     code, _, err = deploy_here(project, env, monkeypatch, capsys, "-b", "main")
-    one_error_here(code, err, "'main' shares history with the commit being deployed", "--branch")
+    one_error_line(code, err, "'main' shares history with the commit being deployed", "--branch")
     assert refs(project, env) == before and git(remote, "branch", "--list", env=env) == ""
 
 
@@ -233,7 +225,7 @@ def test_refuses_a_remote_source_branch(repo, monkeypatch, capsys):
     project, remote, env = repo
     git(project, "push", "-q", "origin", "main:trunk", env=env)  # only the remote has it
     code, _, err = deploy_here(project, env, monkeypatch, capsys, "-b", "trunk")
-    one_error_here(code, err, "remote's branch (origin) 'trunk' shares history")
+    one_error_line(code, err, "remote's branch (origin) 'trunk' shares history")
     assert git(remote, "rev-parse", "trunk", env=env) == git(project, "rev-parse", "main", env=env)
 
 
@@ -242,7 +234,7 @@ def test_refuses_an_invalid_branch_name(repo, monkeypatch, capsys, name):
     project, remote, env = repo
     before = refs(project, env)
     code, _, err = deploy_here(project, env, monkeypatch, capsys, f"--branch={name}")
-    one_error_here(code, err, "not a valid branch name")
+    one_error_line(code, err, "not a valid branch name")
     assert refs(project, env) == before
 
 
@@ -254,7 +246,7 @@ def test_refuses_a_branch_checked_out_in_another_worktree(repo, monkeypatch, cap
     other = tmp_path_factory.mktemp("worktrees") / "pages"
     git(project, "worktree", "add", "-q", str(other), "pages", env=env)
     code, _, err = deploy_here(project, env, monkeypatch, capsys, "-b", "pages")
-    one_error_here(code, err, "'pages' is checked out in the work tree", str(other.name))
+    one_error_line(code, err, "'pages' is checked out in the work tree", str(other.name))
     assert git(project, "rev-parse", "pages", env=env) == site
 
 
@@ -267,7 +259,7 @@ def test_ignored_inputs_are_not_published_as_the_commit(repo, monkeypatch, capsy
     (project / "docs").mkdir(exist_ok=True)
     (project / "docs" / "creds.secret").write_text("token")
     code, _, err = deploy_here(project, env, monkeypatch, capsys)
-    line = one_error_here(code, err, "does not hold", "--allow-dirty")
+    line = one_error_line(code, err, "does not hold", "--allow-dirty")
     assert "(data/private/SUMMARY.json, data/private/lede.md, docs/creds.secret;" in line
     assert git(remote, "branch", "--list", env=env) == ""
     (project / "docs" / "creds.secret").unlink()
@@ -282,7 +274,7 @@ def test_message_takes_only_the_bare_placeholders(repo, monkeypatch, capsys, mes
     start = time.perf_counter()
     code, _, err = deploy_here(project, env, monkeypatch, capsys, "-m", message)
     assert time.perf_counter() - start < 1
-    one_error_here(code, err, "--message")
+    one_error_line(code, err, "--message")
     assert git(project, "branch", "--list", "gh-pages", env=env) == ""
 
 

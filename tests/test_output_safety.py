@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import one_error_line
 from site_gen import cli, write
 from site_gen.errors import SitegenError
 
@@ -36,14 +37,6 @@ def build(root: Path, capsys, *args: str) -> tuple[int, str, str]:
     code = cli.main(["build", "-q", "-f", str(root / "mkdocs.yml"), *args])
     out = capsys.readouterr()
     return code, out.out, out.err
-
-
-def one_error(code: int, err: str, *needles: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), (code, err)
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -76,7 +69,7 @@ def test_site_folder_in_or_around_a_source_is_refused(tmp_path, capsys, site_dir
     config.write_text(config.read_text().replace("data_dir: data", "data_dir: data\n      custom_dir: theme"))
     before = snapshot(tmp_path)
     code, _, err = build(root, capsys, "-d", str(root / site_dir))
-    one_error(code, err, "choose another output folder")
+    one_error_line(code, err, "choose another output folder")
     assert snapshot(tmp_path) == before
 
 
@@ -85,7 +78,7 @@ def test_site_dir_inside_docs_is_refused_rather_than_nested_into_itself(tmp_path
     config = root / "mkdocs.yml"
     config.write_text(config.read_text().replace("site_dir: site", "site_dir: docs/out"))
     code, _, err = build(root, capsys)
-    one_error(code, err, "docs/out", "lies inside", "choose another output folder")
+    one_error_line(code, err, "docs/out", "lies inside", "choose another output folder")
     assert not (root / "docs" / "out").exists()
 
 
@@ -203,7 +196,7 @@ def test_in_place_with_clean_removes_strays_and_keeps_dot_files(tmp_path, capsys
     (site / ".well-known").mkdir()
     (site / ".well-known" / "x").write_text("kept")
     refuse_swap(monkeypatch, site.resolve(), errno.EBUSY)
-    one_error(*build(root, capsys)[::2], "by-hand.html", "--clean")
+    one_error_line(*build(root, capsys)[::2], "by-hand.html", "--clean")
     assert (site / "by-hand.html").read_text() == "mine"
     code, _, err = build(root, capsys, "--clean")
     assert code == 0, err
@@ -302,7 +295,7 @@ def test_new_refuses_an_empty_name_a_file_and_a_path_under_a_file(tmp_path, caps
     (tmp_path / "afile").write_text("notes")
     capsys.readouterr()
     code = cli.main(["new", target])
-    one_error(code, capsys.readouterr().err, needle)
+    one_error_line(code, capsys.readouterr().err, needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "notes"
 
 
@@ -319,7 +312,7 @@ def test_new_onto_an_unwritable_place_writes_nothing(tmp_path, capsys, monkeypat
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     capsys.readouterr()
-    one_error(cli.main(["new", str(target)]), capsys.readouterr().err, "Permission denied", "nothing was written")
+    one_error_line(cli.main(["new", str(target)]), capsys.readouterr().err, "Permission denied", "nothing was written")
     assert not target.exists()
 
 
@@ -332,7 +325,7 @@ def test_new_with_force_over_an_existing_site_keeps_it_whole_on_failure(tmp_path
 
     monkeypatch.setattr(os, "replace", replace)
     code = cli.main(["new", "--force", str(target)])
-    one_error(code, capsys.readouterr().err, "nothing was written")
+    one_error_line(code, capsys.readouterr().err, "nothing was written")
     assert snapshot(target) == before
 
 
@@ -351,4 +344,4 @@ def test_a_docs_file_a_generated_page_replaces_is_named(tmp_path, capsys):
     assert "docs/index.html: is dropped" in lines[1] and "index.html" in lines[1]
     assert "my own home page" not in (root / "site" / "index.html").read_text()
     code, _, err = build(root, capsys, "--strict")
-    assert "docs/" in one_error(code, err, "is dropped: the page")
+    assert "docs/" in one_error_line(code, err, "is dropped: the page")
