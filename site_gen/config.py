@@ -6,7 +6,6 @@ with limits on nesting and on what aliases expand to.
 """
 from __future__ import annotations
 
-import difflib
 import math
 import os
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from site_gen.errors import SitegenError
+from site_gen.errors import SitegenError, suggest
 
 # Every top-level key MkDocs 1.6 accepts: a config shared with `mkdocs build` must not be refused
 # here for keys only MkDocs uses.
@@ -233,11 +232,6 @@ class Config:
         return self.config_file.parent
 
 
-def _suggest(key: str, known) -> str:
-    close = difflib.get_close_matches(key, sorted(known), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def _key(key: Any, where: str, file: Path | None) -> str:
     """A mapping's key as a name: text, never a number or null (`5:` or `~:` in YAML)."""
     if not isinstance(key, str):
@@ -287,7 +281,7 @@ def plugin_options(opts: Any, where: str, file: Path | None) -> dict[str, Any]:
         name = _key(key, where, file)
         if name not in PLUGIN_OPTIONS:
             raise SitegenError(
-                f"unknown sitegen option '{name}'{_suggest(name, PLUGIN_OPTIONS)}; "
+                f"unknown sitegen option '{name}'{suggest(name, PLUGIN_OPTIONS)}; "
                 f"known: {', '.join(sorted(PLUGIN_OPTIONS))}", file, f"{where}.{name}")
     return {name: option.check(opts.get(name, option.default), f"{where}.{name}", file)
             for name, option in PLUGIN_OPTIONS.items()}
@@ -394,7 +388,7 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         raise SitegenError(f"expected a mapping of settings, got {_got(raw)}", file)
     for key in raw:
         if _key(key, "", file) not in MKDOCS_KEYS:
-            raise SitegenError(f"unknown setting '{key}'{_suggest(key, MKDOCS_KEYS)}", file, key)
+            raise SitegenError(f"unknown setting '{key}'{suggest(key, MKDOCS_KEYS)}", file, key)
     site_name = _string(raw, "site_name", file)
     if not site_name:
         raise SitegenError("required setting 'site_name' is missing", file, "site_name")

@@ -1,6 +1,7 @@
 """The one error type users see: where the problem is and what was expected."""
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -20,6 +21,12 @@ def shown_path(path: str | Path) -> str:
         return str(Path(os.path.abspath(path)).relative_to(os.path.abspath(os.getcwd())))
     except (ValueError, OSError):
         return str(path)
+
+
+def suggest(word: str, known) -> str:
+    """` (did you mean 'X'?)` for the known name closest to a mistyped one, or nothing."""
+    close = difflib.get_close_matches(word, sorted(known), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class SitegenError(Exception):

@@ -213,7 +213,7 @@ def test_receipt_over_the_limit_is_refused_unread(tmp_path, capsys, monkeypatch)
     report = example_project(root)
     with open(report / "SUMMARY.json", "r+b") as f:
         f.truncate(1 << 30)
-    import site_gen.load as load
+    import site_gen.parse as load
 
     def no(*a, **k):
         raise AssertionError("a receipt over the limit was parsed")
