@@ -29,6 +29,16 @@ def suggest(word: str, known) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def located(message: str, file: str | Path | None, where: str | None) -> str:
+    """`FILE: WHERE: MESSAGE`, the file as the user typed it: how errors and warnings are printed."""
+    location = ""
+    if file:
+        location = shown_path(file) + (f": {where}" if where else "")
+    elif where:
+        location = where
+    return f"{location}: {message}" if location else message
+
+
 class SitegenError(Exception):
     """A problem with the user's input, reported without a traceback.
 
@@ -42,9 +52,4 @@ class SitegenError(Exception):
         self.where = where
 
     def __str__(self) -> str:
-        location = ""
-        if self.file:
-            location = shown_path(self.file) + (f": {self.where}" if self.where else "")
-        elif self.where:
-            location = self.where
-        return f"{location}: {self.message}" if location else self.message
+        return located(self.message, self.file, self.where)

@@ -19,7 +19,6 @@ plugins, and Zensical ignores third-party ones.
 """
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 from html import escape, unescape
@@ -34,7 +33,7 @@ from mkdocs.structure.files import File, Files
 
 from site_gen.analyse.report import Analysis
 from site_gen.assembly import assemble
-from site_gen.build import theme_assets
+from site_gen.render.assets import asset_name, theme_assets
 from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, receipt_bytes
 from site_gen.errors import SitegenError
 from site_gen.render.docs import AuthorBlocks, Expanded
@@ -132,11 +131,6 @@ def embed_css(css: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _asset(name: str, data: bytes) -> str:
-    stem, _, ext = name.rpartition(".")
-    return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
-
-
 class _Option(base.BaseConfigOption):
     """An option of sitegen's table inside MkDocs: checked by the same rule as `sitegen build`, so a
     bad value is one line from MkDocs with sitegen's words (no traceback)."""
@@ -196,7 +190,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.blocks = AuthorBlocks(self.analyses, self.sg, dashboard=rows)
         themed = theme_assets(self.sg)
         css = embed_css(themed["css"][1].decode("utf-8")).encode("utf-8")
-        self.assets = {"css": (_asset(EMBED_CSS, css), css)}
+        self.assets = {"css": (asset_name(EMBED_CSS, css), css)}
         self.assets.update({k: v for k, v in themed.items() if k != "css"})
         config.extra_css.append(self.assets["css"][0])
         self.report_pages, self.expanded, self.charts = {}, {}, set()

@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from site_gen.diagnostics import Diagnostic
 from site_gen.errors import SitegenError, json_path, suggest
 from site_gen.parse import _json_type
 
@@ -252,7 +253,7 @@ def check_integers(data: Any, file: Path) -> None:
         raise SitegenError(f"expected integer, got {_shown(node)} ({_WHOLE_NUMBERS})", file, json_path(found))
 
 
-def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
+def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
     """Raises on the first schema error (in document order).
 
     Unknown fields are an error under `strict`; otherwise they are removed from `data`, so that
@@ -282,12 +283,12 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
     for kind, group in unknown.items():
         first = group[0]
         more = f" and {_plural(len(group) - 1, 'more place')} like it" if len(group) > 1 else ""
-        found.append(f"{file}: {json_path(first.absolute_path)}: {_schema_message(first)}{more} "
-                     "(ignored; an error under --strict)")
+        found.append(Diagnostic(f"{_schema_message(first)}{more} (ignored; an error under --strict)", file,
+                                json_path(first.absolute_path)))
         for error in group:
             for key in kind[1]:
                 error.instance.pop(key, None)
     if len(found) > MAX_WARNINGS:
-        found = found[:MAX_WARNINGS] + [f"{file}: {len(found) - MAX_WARNINGS} more kinds of unknown field (ignored)"]
+        found = found[:MAX_WARNINGS] + [Diagnostic(f"{len(found) - MAX_WARNINGS} more kinds of unknown field (ignored)", file)]
     check_integers(data, file)
     return found

@@ -150,7 +150,7 @@ def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
     parallel._prefill()
-    assert len(parallel._loaded) == FORKED_REPORTS  # the workers did the reports
+    assert len(parallel.store.loaded) == FORKED_REPORTS  # the workers did the reports
     files = parallel.build().files
     assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
     import site_gen.build as b

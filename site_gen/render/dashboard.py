@@ -20,7 +20,7 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
     }
     t = a.speed_totals
     if t:
-        out["speed"] = f"{t['faster']} faster · {t['level']} level · {t['slower']} slower"
+        out["speed"] = fmt.verdicts(t)
         out["speed_sort"] = f"{t['faster_share']:.6f}"
         if t["aggregate"]:
             low, high, n = t["aggregate"]

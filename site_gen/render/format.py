@@ -113,6 +113,11 @@ def measure_interval(low: Any, high: Any, unit: str) -> str:
     return interval(low, high, 2 if unit == "percent" else 4)
 
 
+def verdicts(counts) -> str:
+    """`N faster · N level · N slower`: a count of verdicts (a mapping or row with those keys), as every page words it."""
+    return f"{counts['faster']} faster \u00b7 {counts['level']} level \u00b7 {counts['slower']} slower"
+
+
 FILTERS = {
     "fixed": fixed, "signed": signed, "percent": percent, "points": points, "ratio": ratio,
     "thousands": thousands, "seconds": seconds, "kilo": kilo, "tokens_k": tokens_k,

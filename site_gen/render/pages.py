@@ -20,8 +20,10 @@ import site_gen
 from site_gen.analyse import figures as figs
 from site_gen.analyse.report import Analysis
 from site_gen.config import Config
+from site_gen.diagnostics import warning
 from site_gen.errors import SitegenError
 from site_gen.render import format as fmt, markdown as md, views
+from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, collect
 from site_gen.sections import Section, all_sections
@@ -86,6 +88,9 @@ class Page:
     report: str | None = None
     section: str | None = None
     charts: bool = False
+    # What the page's context was made from (site_gen.dependencies.Dependencies); the builder adds
+    # its template closure and the site's part when it records the page's HTML.
+    deps: Any = field(default=None, compare=False, repr=False)
 
 
 def report_base(report_id: str) -> str:
@@ -196,10 +201,8 @@ class ReportPages:
         except md.InlineError as exc:
             raise SitegenError(str(exc), file, f"line {md.line_of(text, exc.offset)}" if lede else where) from None
         for offset, message in result.failed_checks:
-            location = f"{file}: " + (f"line {md.line_of(text, offset)}" if lede else where)
-            if self.strict:
-                raise SitegenError(message, file, f"line {md.line_of(text, offset)}" if lede else where)
-            self.warnings.append(f"{location}: {message}")
+            self.warnings.append(warning(message, file, f"line {md.line_of(text, offset)}" if lede else where,
+                                         strict=self.strict))
         return result.html
 
     @property
@@ -326,15 +329,15 @@ def render_content(page: Page, config: Config, site_nav: list[dict[str, str]], a
 def page_context(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> dict[str, Any]:
     root = rel(page.url, "index.html")
     ctx = dict(page.context)
-    ctx.update({
-        "page": {"url": page.url, "title": page.title, "section": page.section, "charts": page.charts},
-        "site": {"name": config.site_name, "description": config.site_description, "url": config.site_url, "charts": config.charts,
-                 "copyright": config.copyright, "extra": config.extra, "home": root},
+    ctx.update(as_context(BaseContext(
+        page=PageInfo(page.url, page.title, page.section, page.charts),
+        site=SiteInfo(config.site_name, config.site_description, config.site_url, config.charts, config.copyright,
+                      config.extra, root),
         # Only the site's own pages show in the top bar (reports are reached from the dashboard):
         # linking every report from every page would make a site of n reports cost n² links.
-        "site_nav": [{**item, "url": rel(page.url, item["url"]), "current": item["url"] == page.url}
-                     for item in site_nav if not item.get("report")],
-        "asset": {name: rel(page.url, path) for name, path in assets.items()},
-        "canonical": (config.site_url.rstrip("/") + "/" + page.url) if config.site_url else "",
-    })
+        site_nav=[NavItem(item["title"], rel(page.url, item["url"]), item.get("report"), item["url"] == page.url)
+                  for item in site_nav if not item.get("report")],
+        asset={name: rel(page.url, path) for name, path in assets.items()},
+        canonical=(config.site_url.rstrip("/") + "/" + page.url) if config.site_url else "",
+    )))
     return ctx

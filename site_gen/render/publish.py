@@ -14,6 +14,7 @@ from site_gen.analyse.report import Analysis
 from site_gen.config import Config
 from site_gen.render import card
 from site_gen.render import format as fmt
+from site_gen.render.contexts import NotFoundContext, as_context
 
 CARD = "card.png"
 
@@ -103,9 +104,9 @@ def not_found(config: Config, analyses: list[Analysis]) -> bytes:
     env = environment(str(config.custom_dir) if config.custom_dir else None)
     reports = [{"title": a.report.title, "url": absolute(config, _report_base(a.report.id) + "index.html")}
                for a in analyses] if site_root(config) else []
-    return env.get_template("404.html").render(
-        site={"name": config.site_name, "url": site_root(config)}, reports=reports,
-        version=site_gen.__version__).encode("utf-8")
+    context = NotFoundContext(site={"name": config.site_name, "url": site_root(config)}, reports=reports,
+                              version=site_gen.__version__)
+    return env.get_template("404.html").render(as_context(context)).encode("utf-8")
 
 
 # Cards by report and receipt: drawing one takes ~20 ms, so a rebuild redraws only changed reports.

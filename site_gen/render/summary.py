@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from site_gen.analyse.report import Analysis
+from site_gen.render import format as fmt
 from site_gen.sections import section
 
 
@@ -62,7 +63,7 @@ def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
             if metric in e:
                 v = e[metric]
                 name = "aggregate" if metric == "aggregate" else "clean decode"
-                rows.append((f"Speed {c}, {name}", f"{v['faster']} faster · {v['level']} level · {v['slower']} slower (of {v['cells']})"))
+                rows.append((f"Speed {c}, {name}", f"{fmt.verdicts(v)} (of {v['cells']})"))
         for key, label in (("one_stream_decode", "decode, one stream"), ("aggregate_long_input", "aggregate, 32K–128K input")):
             if key in e:
                 rows.append((f"Speed {c}, {label}", e[key]))

@@ -116,7 +116,7 @@ def cells_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
 
 
 def _counts_text(row: pd.Series) -> str:
-    return f"{row['faster']} faster \u00b7 {row['level']} level \u00b7 {row['slower']} slower"
+    return fmt.verdicts(row)
 
 
 def view(a: Analysis) -> dict[str, Any] | None:

@@ -1,0 +1,356 @@
+"""The block language of author pages: report blocks and inline figures from the receipts.
+
+An author embeds a block with a fenced block (or the one-line directive `{{ block NAME key=value }}`)
+
+    ```sitegen
+    report: cuteafd-v4.0.0
+    block: speed-cells
+    checkpoint: K4
+    ```
+
+and a figure or a checked statement inline: `{{ kv_ratio report=cuteafd-v4.0.0 checkpoint=K4 }}`,
+`{{ check looped_replies == 0 : no reply looped }}`. The report may be left out when the page
+names one in its front matter (`report: ID`) or when there is only one.
+
+`AuthorBlocks.expand` turns blocks and figures into HTML pieces, leaving a placeholder token in the
+markdown; `Expanded.restore` puts the pieces back into the HTML. Any markdown processor can run in
+between: python-markdown here (`DocsPages`, for `sitegen build`), MkDocs' own in the plugin. The
+blocks render through the same jinja macros and page contexts as the report pages, so a number in
+a block is the number on the report page.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from markupsafe import Markup
+
+from site_gen.analyse import figures as figs
+from site_gen.analyse.report import Analysis
+from site_gen.config import Config
+from site_gen.diagnostics import warning
+from site_gen.errors import SitegenError, suggest
+from site_gen.load import check_report_id
+from site_gen.render import markdown as md
+from site_gen.render.pages import ReportPages, environment, present_sections, rel, report_base
+from site_gen.sections import BlockSpec, all_sections
+
+
+_IMPORT = '{% from "_macros.html" import precision_headline, precision_table, speed_summary, speed_cells, speed_chart, memory_table, long_table, versions_table, tool_summary, dashboard_table with context %}'
+
+# The site-wide blocks; each section brings its own (`Section.blocks`).
+_SITE_BLOCKS = {
+    "dashboard": BlockSpec(None, None, (), "{{ dashboard_table(reports) }}", "the table of every report (site-wide, no report)",
+                           "reports"),
+}
+
+
+def all_blocks() -> dict[str, BlockSpec]:
+    """Every block by name: the sections' in their order, then the site-wide ones."""
+    return {**{name: spec for s in all_sections() for name, spec in s.blocks.items()}, **_SITE_BLOCKS}
+
+
+COMMON_OPTIONS = ("block", "report", "id")
+
+# A ```sitegen fenced block: its body is `key: value` lines.
+_SITEGEN_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*(?:\n|\Z)", re.M)
+
+
+@dataclass
+class Expanded:
+    """An author page's markdown with blocks and figures swapped for tokens, and their HTML."""
+
+    markdown: str
+    pieces: list[str] = field(default_factory=list)
+    marker: str = "SITEGEN0Z"  # a placeholder prefix that the page's text does not contain
+    charts: bool = False
+    blocks: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    failed: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of contradicted statements
+
+    def token(self, i: int) -> str:
+        return f"{self.marker}{i}Z"
+
+    def restore(self, html: str) -> str:
+        """Puts each piece where its token ended up; a block's token stands alone in a paragraph.
+        One pass: receipt text inside a piece is never taken for a token."""
+        return md.put_back(html, self.marker, self.pieces, paragraph=True)
+
+
+def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
+    """A dashboard row with its links made relative to another page (and without the home page's
+    rendered HTML of the row, whose links are relative to the site root)."""
+    url = rel(page_path, row["url"])
+    if url == row["url"]:
+        return row  # a page at the site's root: the row (and its rendered HTML) as the home page has it
+    out = {k: v for k, v in row.items() if k != "row_html"}
+    out["url"] = url
+    if row.get("superseded_by"):
+        out["superseded_by"] = {**row["superseded_by"], "url": rel(page_path, row["superseded_by"]["url"])}
+    return out
+
+
+class AuthorBlocks:
+    """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
+
+    def __init__(self, analyses: list[Analysis], config: Config, *, dashboard: list[dict[str, str]] | None = None):
+        self.config = config
+        self.analyses = {a.report.id: a for a in analyses}
+        self.dashboard = dashboard or []
+        self._pages: dict[tuple[str, str], ReportPages] = {}
+        self._contexts: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self._templates: dict[str, Any] = {}
+        # What the page being expanded drew on: report ids, or every report (the dashboard).
+        self.used: set[str] = set()
+        self.used_all = False
+
+    # -- where things are ---------------------------------------------------------------------
+    def report_url(self, report_id: str, section: str = "overview") -> str | None:
+        """Site path of a report's page (`reports/ID/speed.html`), or None if the report lacks it."""
+        a = self.analyses.get(report_id)
+        if a is None:
+            return None
+        self.used.add(report_id)
+        for key, _, file in present_sections(a):
+            if key == section:
+                return report_base(report_id) + file
+        return None
+
+    def _report(self, name: str | None, default: str | None, file, line: int, what: str) -> Analysis:
+        rid = name or default
+        if rid is None:
+            if len(self.analyses) == 1:
+                a = next(iter(self.analyses.values()))
+                self.used.add(a.report.id)
+                return a
+            raise SitegenError(f"{what} needs a report: add report=ID (or 'report: ID' in the page's front matter); "
+                               f"reports: {', '.join(sorted(self.analyses)) or 'none'}", file, f"line {line}")
+        if rid not in self.analyses:
+            check_report_id(rid, file, f"line {line}")  # a name that could climb out says so plainly
+            raise SitegenError(f"unknown report '{rid}'; reports: {', '.join(sorted(self.analyses)) or 'none'}",
+                               file, f"line {line}")
+        self.used.add(rid)
+        return self.analyses[rid]
+
+    def _context(self, a: Analysis, section: str, page_path: str) -> dict[str, Any]:
+        """The report page context of a section, with links relative to the author page."""
+        folder = posixpath.dirname(page_path)
+        key = (a.report.id, section, folder)
+        if key not in self._contexts:
+            rp = self._pages.get((a.report.id, folder))
+            if rp is None:
+                # One per report and folder: receipt notes inside views link relative to the page.
+                rp = self._pages[(a.report.id, folder)] = ReportPages(a, self.config, [], strict=False)
+            self._contexts[key] = rp.context(section, page_path)
+        return self._contexts[key]
+
+    def _template(self, name: str):
+        if name not in self._templates:
+            env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
+            self._templates[name] = env.from_string(_IMPORT + all_blocks()[name].template)
+        return self._templates[name]
+
+    # -- one block ----------------------------------------------------------------------------
+    def block(self, options: dict[str, tuple[str, int]], *, file, line: int, page_path: str,
+              default_report: str | None, used_ids: set[str]) -> tuple[str, bool]:
+        """HTML of one block from its options {key: (value, line)}; and whether it draws a chart."""
+        blocks = all_blocks()
+        if "block" not in options:
+            raise SitegenError(f"a sitegen block needs 'block: NAME'; blocks: {', '.join(blocks)}", file, f"line {line}")
+        name, name_line = options["block"]
+        if name not in blocks:
+            raise SitegenError(f"unknown block '{name}'{suggest(name, blocks)}; blocks: {', '.join(blocks)}",
+                               file, f"line {name_line}")
+        spec = blocks[name]
+        known = COMMON_OPTIONS + spec.options if spec.section else ("block", "id")
+        for key, (_, key_line) in options.items():
+            if key not in known:
+                raise SitegenError(f"unknown option '{key}' for block '{name}'{suggest(key, known)}; "
+                                   f"options: {', '.join(known)}", file, f"line {key_line}")
+        opt = {k: v for k, (v, _) in options.items()}
+        at = {k: ln for k, (_, ln) in options.items()}
+        ident = opt.get("id")
+        if ident is not None and (not re.fullmatch(r"[A-Za-z][\w-]*", ident) or ident in used_ids):
+            raise SitegenError(f"id '{ident}' is " + ("already used on this page" if ident in used_ids else
+                               "not a valid HTML id (a letter, then letters, digits, - or _)"), file, f"line {at['id']}")
+        charts = False
+        if spec.section is None:
+            self.used_all = True
+            ctx: dict[str, Any] = {"reports": [_dashboard_row_at(r, page_path) for r in self.dashboard]}
+            report_id = ""
+            ident = ident or spec.default_id
+        else:
+            a = self._report(opt.get("report"), default_report, file, at.get("report", line), f"block '{name}'")
+            report_id = a.report.id
+            ctx = dict(self._context(a, spec.section, page_path))
+            if not ctx.get(spec.view):
+                raise SitegenError(f"report '{report_id}' has no {spec.view.replace('_', ' ')} results for block '{name}'",
+                                   file, f"line {name_line}")
+            ctx.update({"headline": False, "chart": False})
+            if spec.apply:
+                ctx.update(spec.apply(a, ctx, opt, at, file, line))
+            charts = bool(ctx.get("chart"))
+            base = spec.default_id + (f"-{_slug(ctx['checkpoint'])}" if spec.id_by_checkpoint else "")
+            ident = ident or base
+        if ident in used_ids:
+            n = 2
+            while f"{ident}-{n}" in used_ids:
+                n += 1
+            ident = f"{ident}-{n}"
+        used_ids.add(ident)
+        ctx["id"] = ident
+        html = self._template(name).render(ctx).strip()
+        wrapper = Markup('<div class="sitegen-block" data-block="{}"{}>\n').format(
+            name, Markup(' data-report="{}"').format(report_id) if report_id else "")
+        return str(wrapper) + html + "\n</div>", charts
+
+    # -- a whole page -------------------------------------------------------------------------
+    def expand(self, text: str, *, file, page_path: str, meta: dict[str, Any] | None = None, line_offset: int = 0,
+               strict: bool = False, home: bool = False,
+               resolve_page: Callable[[str], str | None] | None = None) -> Expanded:
+        """Swaps every sitegen block and `{{ … }}` of an author page's markdown for a token.
+
+        `page_path` is the site path of the page's HTML file (`guide/index.html`): links inside
+        blocks are made relative to it. Errors name `file` and the line (plus `line_offset`, the
+        lines of front matter above `text`). A contradicted checked statement raises under
+        `strict`, and otherwise is shown marked and listed in `warnings`.
+        """
+        default = self._default_report(meta or {}, file)
+        page = _Expansion(self, text, file, page_path, default, md.line_finder(text), line_offset)
+        for start, end, indent, body_at, body in _sitegen_fences(text, file, page.line_at):
+            options = _fence_options(body, page.line_at(body_at), file)
+            page.edits.append((start, end, page.add_block(options, page.line_at(start), indent)))
+        code = md.code_ranges(text)
+        for at, after, expr in md.inline_figures(text):
+            if at in code:
+                continue
+            if expr.split()[:1] == ["block"]:
+                page.directive(at, after, expr)
+            else:
+                page.inline(at, after, expr, strict)
+        if home and "dashboard" not in page.out.blocks:
+            html, _ = self.block({"block": ("dashboard", 0)}, file=file, line=0, page_path=page_path, default_report=None,
+                                 used_ids=page.used_ids)
+            page.out.pieces.append(html)
+            page.out.blocks.append("dashboard")
+            page.edits.append((len(text), len(text), f"\n\n{page.out.token(len(page.out.pieces) - 1)}\n"))
+        return page.finish()
+
+    def _default_report(self, meta: dict[str, Any], file) -> str | None:
+        """The report a page's front matter names (`report: ID`), checked; None when it names none."""
+        default = meta.get("report")
+        if default is not None and not isinstance(default, str):
+            raise SitegenError("front matter 'report' must be a report id", file, "line 1")
+        if default is not None and default not in self.analyses:
+            check_report_id(default, file, "line 1")
+            raise SitegenError(f"unknown report '{default}' in front matter; reports: {', '.join(sorted(self.analyses)) or 'none'}",
+                               file, "line 1")
+        return default
+
+
+def _fence_options(body: str, first: int, file) -> dict[str, tuple[str, int]]:
+    """A ```sitegen block's `key: value` lines as {key: (value, line)}; `first` is its body's first line."""
+    options: dict[str, tuple[str, int]] = {}
+    for i, raw in enumerate(body.split("\n")):
+        content = re.sub(r"(^|\s)#.*$", "", raw).strip()
+        if not content:
+            continue
+        key, sep, value = content.partition(":")
+        key = key.strip()
+        if not sep or not key or not value.strip():
+            raise SitegenError(f"expected 'key: value' in a sitegen block, got {content!r}", file, f"line {first + i}")
+        if key in options:
+            raise SitegenError(f"option '{key}' given twice", file, f"line {first + i}")
+        options[key] = (value.strip().strip("\"'"), first + i)
+    return options
+
+
+class _Expansion:
+    """One page being expanded: its pieces so far, the ids it used, and the edits to its markdown."""
+
+    def __init__(self, blocks: AuthorBlocks, text: str, file, page_path: str, default: str | None,
+                 line_of: Callable[[int], int], line_offset: int):
+        self.blocks, self.text, self.file, self.page_path, self.default = blocks, text, file, page_path, default
+        self.line_at = lambda offset: line_of(offset) + line_offset
+        self.out = Expanded(markdown=text, marker=md.unused_marker("SITEGEN", text))
+        self.used_ids: set[str] = set()
+        self.edits: list[tuple[int, int, str]] = []
+
+    def add_block(self, options, line: int, indent: str) -> str:
+        html, charts = self.blocks.block(options, file=self.file, line=line, page_path=self.page_path,
+                                         default_report=self.default, used_ids=self.used_ids)
+        self.out.pieces.append(html)
+        self.out.charts |= charts
+        self.out.blocks.append(options["block"][0])
+        return f"\n{indent}{self.out.token(len(self.out.pieces) - 1)}\n"
+
+    def directive(self, at: int, after: int, expr: str) -> None:
+        """A one-line `{{ block NAME key=value … }}`: a block, as if fenced."""
+        text, file, line = self.text, self.file, self.line_at(at)
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", after)
+        end = len(text) if end < 0 else end
+        if text[start:at].strip() or text[after:end].strip():
+            raise SitegenError("a {{ block … }} directive must stand on a line of its own", file, f"line {line}")
+        tokens = expr.split()[1:]
+        if not tokens or "=" in tokens[0]:
+            raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(all_blocks())}", file,
+                               f"line {line}")
+        try:
+            args = md._args(tokens[1:], at)
+        except md.InlineError as exc:
+            raise SitegenError(str(exc), file, f"line {line}") from None
+        options = {"block": (tokens[0], line), **{k: (v, line) for k, v in args.items()}}
+        if "block" in args:
+            raise SitegenError("name the block once, right after 'block'", file, f"line {line}")
+        self.edits.append((start, end, self.add_block(options, line, text[start:at])))
+
+    def figure(self, name: str, args: dict[str, str], offset: int):
+        a = self.blocks._report(args.pop("report", None), self.default, self.file, self.line_at(offset), f"figure '{name}'")
+        try:
+            return figs.resolve(a, name, args)
+        except figs.FigureError as exc:
+            raise SitegenError(str(exc), self.file, f"line {self.line_at(offset)}") from None
+
+    def inline(self, at: int, after: int, expr: str, strict: bool) -> None:
+        """An inline figure or checked statement; a contradicted statement raises under `strict`."""
+        try:
+            piece = md.render_inline(expr, at, self.figure)
+        except md.InlineError as exc:
+            raise SitegenError(str(exc), self.file, f"line {self.line_at(exc.offset)}") from None
+        if piece.failed:
+            self.out.warnings.append(warning(piece.failed, self.file, f"line {self.line_at(at)}", strict=strict))
+            self.out.failed.append((self.line_at(at), piece.failed))
+        self.out.pieces.append(f'<span class="sitegen-inline">{piece.html}</span>')
+        self.edits.append((at, after, self.out.token(len(self.out.pieces) - 1)))
+
+    def finish(self) -> Expanded:
+        parts, pos = [], 0
+        for start, end, replacement in sorted(self.edits):
+            parts.append(self.text[pos:start])
+            parts.append(replacement)
+            pos = end
+        parts.append(self.text[pos:])
+        self.out.markdown = "".join(parts)
+        return self.out
+
+
+def _sitegen_fences(text: str, file, line_at: Callable[[int], int]):
+    """Each ```sitegen block as (start, end, indent, where its body starts, body), in linear time:
+    one search for each block's closing fence, from its opening line on."""
+    pos = 0
+    while (m := _SITEGEN_OPEN.search(text, pos)) is not None:
+        fence = m.group("fence")
+        close = re.compile(rf"^[ \t]*{re.escape(fence)}[`~]*[ \t]*$", re.M).search(text, m.end())
+        if close is None:
+            raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
+        yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
+        pos = close.end()
+
+
+def _slug(value: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")
+
+

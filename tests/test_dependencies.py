@@ -1,0 +1,107 @@
+"""Dependency records of incremental builds: what each output says it was made from, and that a
+rebuild after an edit gives the bytes of a fresh build."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+from conftest import ROOT
+from site_gen.build import Builder, build_files
+from site_gen.config import load_config
+from site_gen.dependencies import Dependencies
+
+REPORT = "cuteafd-v4.0.0"
+OTHER = "cuteafd-v3.0.1"
+
+
+def sha(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def with_overrides(project):
+    """The example project with a custom_dir holding a copy of the overview template."""
+    (project / "overrides").mkdir()
+    (project / "overrides" / "overview.html").write_text((ROOT / "templates" / "overview.html").read_text())
+    text = (project / "mkdocs.yml").read_text()
+    (project / "mkdocs.yml").write_text(text.replace("data_dir: data", "data_dir: data\n      custom_dir: overrides"))
+    return load_config(project / "mkdocs.yml")
+
+
+def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
+    b = Builder(load_config(project / "mkdocs.yml"))
+    b.build()
+    summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
+    overview = b.dependencies(f"reports/{REPORT}/index.html")
+    assert overview.receipts == ((REPORT, sha(summary.read_bytes())),)
+    assert overview.ledes == ((REPORT, sha(lede.read_text(encoding="utf-8"))),)
+    templates = dict(overview.templates)
+    assert {"overview.html", "base.html", "_macros.html"} <= set(templates)
+    assert templates["overview.html"] == sha((ROOT / "templates" / "overview.html").read_text(encoding="utf-8"))
+    assert {str(summary), os.path.realpath(lede), os.path.realpath(ROOT / "templates" / "overview.html")} <= overview.files
+    speed = b.dependencies(f"reports/{REPORT}/speed.html")
+    assert speed.receipts == overview.receipts and speed.ledes == ()  # only the overview shows the lede
+    assert "speed.html" in dict(speed.templates) and "overview.html" not in dict(speed.templates)
+    other = b.dependencies(f"reports/{OTHER}/index.html")
+    assert [rid for rid, _ in other.receipts] == [OTHER]
+
+
+def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project):
+    b = Builder(load_config(project / "mkdocs.yml"))
+    b.build()
+    page = project / "docs" / "highlights.md"
+    deps = b.dependencies("highlights.html")
+    assert deps.docs == (("highlights.md", sha(page.read_text(encoding="utf-8-sig"))),)
+    # Its front matter names one report and every block draws on that one.
+    assert [rid for rid, _ in deps.receipts] == [REPORT]
+    assert os.path.realpath(page) in deps.files and str(project / "data" / REPORT / "SUMMARY.json") in deps.files
+
+
+def test_the_key_is_a_content_hash_the_same_in_another_builder(project):
+    config = load_config(project / "mkdocs.yml")
+    first, second = Builder(config), Builder(config)
+    first.build()
+    second.build()
+    url = f"reports/{REPORT}/speed.html"
+    assert first.dependencies(url).key == second.dependencies(url).key
+    assert len(first.dependencies(url).key) == 64 and first.dependencies(url) == second.dependencies(url)
+    assert Dependencies(receipts=(("a", "1"),)).key != Dependencies(receipts=(("a", "2"),)).key
+    hash(first.dependencies(url))  # usable as a dict key by a cache
+
+
+def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
+    b = Builder(load_config(project / "mkdocs.yml"))
+    b.build()
+    lede = project / "data" / REPORT / "lede.md"
+    assert b.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
+    stale = b.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
+    assert {f"reports/{OTHER}/index.html", f"report:{OTHER}", "index.html"} <= stale  # docs/index.md: the dashboard
+    assert not any(REPORT in url for url in stale)
+
+
+def test_incremental_equals_fresh_after_each_kind_of_edit(project):
+    """A receipt, a lede, a template and a docs page edited in turn: each rebuild equals a fresh build."""
+    config = with_overrides(project)
+    b = Builder(config, watched=True)
+    before = b.build().files
+    summary = project / "data" / REPORT / "SUMMARY.json"
+    receipt = json.loads(summary.read_text())
+    receipt["report"]["title"] += " (edited)"
+    lede = project / "data" / REPORT / "lede.md"
+    template = project / "overrides" / "overview.html"
+    docs_page = project / "docs" / "highlights.md"
+    edits = [
+        (summary, json.dumps(receipt), f"reports/{REPORT}/speed.html"),
+        (lede, lede.read_text() + "\n\nA sentence added while serving.\n", f"reports/{REPORT}/index.html"),
+        (template, template.read_text().replace("{% block content %}", "{% block content %}<p>override</p>", 1),
+         f"reports/{OTHER}/index.html"),
+        (docs_page, docs_page.read_text() + "\n\nA closing line.\n", "highlights.html"),
+    ]
+    for path, text, shows in edits:
+        path.write_text(text)
+        b.changed([path])
+        after = b.build().files
+        assert after[shows] != before[shows], f"{path.name}: {shows} unchanged"
+        assert after == build_files(config).files, f"after editing {path.name}"
+        assert b.dependencies(shows) is not None
+        before = after
