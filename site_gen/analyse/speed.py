@@ -95,12 +95,17 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
     return out[["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"]]
 
 
+def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
+    """Failed requests over the cells (of one checkpoint): `errors` in all, `cells_with_errors`."""
+    part = ratios if checkpoint is None else ratios[ratios["checkpoint"] == checkpoint]
+    return {"errors": int(part["errors"].sum()), "cells_with_errors": int((part["errors"] > 0).sum())}
+
+
 def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:
     """Headline totals over every checkpoint and metric: verdict counts, errors, the aggregate range."""
     out = {k: int(counts[k].sum()) for k in (*VERDICTS, "cells")}
     out["faster_share"] = out["faster"] / out["cells"] if out["cells"] else float("nan")
-    out["errors"] = int(ratios["errors"].sum())
-    out["cells_with_errors"] = int((ratios["errors"] > 0).sum())
+    out.update(error_counts(ratios))
     agg = ratios.loc[ratios["metric"] == "aggregate", "ratio"]
     out["aggregate"] = (float(agg.min()), float(agg.max()), int(len(agg))) if len(agg) else None
     return out

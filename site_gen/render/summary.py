@@ -44,10 +44,10 @@ def summary_data(a: Analysis) -> dict[str, Any]:
                       "resolved": r["is_resolved"]} for g in p["groups"] for r in g["rows"]],
         }
     m = section("memory").view(a)
-    if m:
-        kv_row = m["rows"][1]
-        out["kv_pool"] = {c: {"candidate": str(cell["text"]), "ratio": str(cell["extra"])}
-                          for c, cell in zip(m["checkpoints"], kv_row["cells"])}
+    if m:  # the memory table's candidate KV pool row, by name rather than by its place in the table
+        kv = a.kv.set_index("checkpoint")
+        out["kv_pool"] = {c: {"candidate": fmt.thousands(kv.loc[c, "candidate"]), "ratio": fmt.ratio(kv.loc[c, "ratio"])}
+                          for c in m["checkpoints"]}
     return out
 
 

@@ -80,7 +80,6 @@ def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     s = ctx["speed"]
     cp = option_checkpoint(opt["checkpoint"], s["checkpoints"], file, at["checkpoint"], "speed comparison")
     i = s["checkpoints"].index(cp)
-    part = a.speed[a.speed["checkpoint"] == cp]
     return {"speed": {
         **s, "checkpoints": [cp],
         "count_rows": [{**r, "cells": [r["cells"][i]], "sub": f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else ""}
@@ -88,7 +87,7 @@ def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
         "range_rows": [{**r, "cells": [r["cells"][i]]} for r in s["range_rows"]],
         "ttft": {**s["ttft"], "cells": [s["ttft"]["cells"][i]]} if s["ttft"] else None,
         "gains": [], "unpaired": [],
-        "errors": int(part["errors"].sum()), "cells_with_errors": int((part["errors"] > 0).sum()),
+        **calc.error_counts(a.speed, cp),
     }}
 
 
