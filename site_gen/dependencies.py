@@ -68,12 +68,17 @@ class DependencyIndex:
 
     def __init__(self) -> None:
         self._records: dict[str, Dependencies] = {}
+        self._by_file: dict[str, set[str]] = {}  # file -> outputs whose record named it (some since remade)
 
     def get(self, output: str) -> Dependencies | None:
         return self._records.get(output)
 
     def record(self, output: str, deps: Dependencies) -> None:
+        old = self._records.get(output)
         self._records[output] = deps
+        if old is None or old.files != deps.files:
+            for file in deps.files:
+                self._by_file.setdefault(file, set()).add(output)
 
     def forget(self, outputs) -> None:
         for output in outputs:
@@ -85,12 +90,13 @@ class DependencyIndex:
     def invalidate(self, paths) -> set[str]:
         """Drops, and returns, every output whose record names one of `paths` (or a file inside one)."""
         changed = {os.path.realpath(p) for p in paths}
+        folders = tuple(c + os.sep for c in changed)
         stale = set()
-        for output, deps in self._records.items():
-            for file in deps.files:
-                if file in changed or any(file.startswith(c + os.sep) for c in changed):
+        for file in [f for f in self._by_file if f in changed or f.startswith(folders)]:
+            for output in self._by_file.pop(file):
+                deps = self._records.get(output)
+                if deps is not None and file in deps.files:
                     stale.add(output)
-                    break
         self.forget(stale)
         return stale
 
