@@ -275,6 +275,8 @@ class ReportPages:
         section = section_of(key)
         if key == OVERVIEW[0]:  # the overview shows every section of the receipt
             needs = tuple(s.view_key for s in all_sections() if s.name)
+            # Its part of each, in the registry's order: templates/overview/<key>.html, where one exists.
+            ctx["section_keys"] = [s.key for s in all_sections()]
         else:
             needs = (section.view_key, *section.needs) if section else ()
         for name in needs:
