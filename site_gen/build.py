@@ -27,6 +27,7 @@ from site_gen.render import history as history_view
 from site_gen.render.docs import DocsPages
 from site_gen.sections import all_sections
 from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, theme_dir
+from site_gen.render.template_cache import references
 from site_gen.write import Staging, check_site_dir
 
 
@@ -587,7 +588,7 @@ class Builder:
 def _references(source: str) -> tuple[str | None, ...]:
     """The templates a template's source names. Parsing is most of a small build's time, and every
     Builder (each `sitegen check`, each build of the MkDocs plugin) asks again for the same sources."""
-    return tuple(jinja2.meta.find_referenced_templates(environment(None).parse(source)))
+    return references(source, lambda: jinja2.meta.find_referenced_templates(environment(None).parse(source)))
 
 
 # Below this many reports, forking workers costs more than it saves. The tests lower it (the

@@ -9,6 +9,7 @@ import threading
 import traceback
 
 import site_gen
+from site_gen import cache
 from site_gen.cli_util import error
 from site_gen.errors import SitegenError
 
@@ -67,5 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
         return 2
     finally:
+        cache.configure()  # a later caller in this process (the tests) starts from the default
         if main_thread:
             signal.signal(signal.SIGTERM, previous)

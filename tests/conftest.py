@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,10 @@ import site_gen.build as build_module
 from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tests' own build cache (site_gen/cache.py), never the user's; builds they run inherit it.
+CACHE_HOME = Path(tempfile.mkdtemp(prefix="sitegen-test-cache-"))
+os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
+os.environ.pop("SITEGEN_NO_CACHE", None)
 # The seed report's figure checker lives beside the checkout (../shared/tools/), where CI puts it;
 # SITEGEN_SEED_TOOL names it elsewhere.
 SEED_TOOL = Path(os.environ.get("SITEGEN_SEED_TOOL", ROOT.parent / "shared" / "tools" / "seed_figures.py"))
@@ -138,3 +143,7 @@ LONGEST_FIRST = ("test_scale.py", "test_serve.py", "test_mkdocs_plugin.py", "tes
 def pytest_collection_modifyitems(items) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+
+def pytest_unconfigure(config) -> None:
+    shutil.rmtree(CACHE_HOME, ignore_errors=True)
