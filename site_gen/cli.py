@@ -9,7 +9,7 @@ import threading
 import traceback
 
 import site_gen
-from site_gen import cache
+from site_gen import cache, write
 from site_gen.cli_util import error
 from site_gen.errors import SitegenError
 
@@ -45,6 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     # staging folder is removed and its workers stopped, instead of being left behind.
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    # The process's own command line (not a caller's list): the previous site is removed after the
+    # command, by a process of its own, so the command returns as soon as the new site is in place.
+    own_process = argv is None
+    if own_process:
+        write.defer_removal()
     try:
         return args.run(args)
     except SitegenError as exc:
@@ -69,5 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         cache.configure()  # a later caller in this process (the tests) starts from the default
+        if own_process:
+            write.remove_aside(detach=True)
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
