@@ -5,6 +5,7 @@ import argparse
 import importlib
 import os
 import signal
+import sys
 import threading
 import traceback
 
@@ -16,13 +17,19 @@ from site_gen.errors import SitegenError
 COMMANDS = ["build", "serve", "check", "summary", "new", "gh-deploy"]
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments, only the named command's module is imported
+    (the others' help is never shown then): a warm `sitegen build` needs no pandas."""
     p = argparse.ArgumentParser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.")
     p.add_argument("--version", action="version", version=f"sitegen {site_gen.__version__}")
     p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    named = next((a for a in argv or () if not a.startswith("-")), None)
     for name in COMMANDS:
-        importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
+        if named in COMMANDS and name != named:
+            sub.add_parser(name)
+        else:
+            importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
     return p
 
 
@@ -35,7 +42,7 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = parser()
+    p = parser(sys.argv[1:] if argv is None else argv)
     args = p.parse_args(argv)
     if not getattr(args, "run", None):
         p.print_help()
@@ -50,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     own_process = argv is None
     if own_process:
         write.defer_removal()
+    args.own_process = own_process
     try:
         return args.run(args)
     except SitegenError as exc:
