@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 import jinja2.meta
 
+from site_gen import report_cache
 from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis, analyse
 from site_gen.assembly import history_nav, report_nav, report_url, settle
@@ -627,6 +628,10 @@ class _Streamed:
 def _write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, str]], asset_urls: dict[str, str],
                   out: Staging) -> _Streamed:
     """Every file of one report, rendered and written to `out` at once, nothing kept."""
+    name = report_cache.key(a, config, strict, nav, asset_urls)
+    if (cached := report_cache.get(name)) is not None:  # made by an earlier build, from the same inputs
+        out.write(cached[0])
+        return _Streamed(a.report.sha256, sorted(cached[0]), *cached[1:])
     rp = ReportPages(a, config, nav, strict=strict)
     pages = rp.pages()
     files = rp.files()
@@ -635,6 +640,7 @@ def _write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str,
     if publish.site_root(config):  # its link-preview card, drawn here too (in a worker, on every core)
         files[rp.base + publish.CARD] = publish.share_card(a, config)
     out.write(files)
+    report_cache.put(name, files, rp.warnings, any(p.charts for p in pages))
     return _Streamed(a.report.sha256, sorted(files), rp.warnings, any(p.charts for p in pages))
 
 

@@ -37,11 +37,11 @@ class Reused:
     seconds: float = 0.0
 
 
-class _Unsuitable(Exception):
+class Unsuitable(Exception):
     """An input the key cannot capture (a symbolic link, a section from outside sitegen)."""
 
 
-def _tree(root: Path | None, h) -> None:
+def hash_tree(root: Path | None, h) -> None:
     """Every file under root, by name and content, into the hash `h`."""
     if root is None or not root.exists():
         h.update(b"\0missing")
@@ -52,44 +52,49 @@ def _tree(root: Path | None, h) -> None:
             path = os.path.join(folder, name)
             st = os.lstat(path)
             if not stat.S_ISREG(st.st_mode):
-                raise _Unsuitable(path)
+                raise Unsuitable(path)
             h.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
             with open(path, "rb") as f:
                 h.update(hashlib.sha256(f.read()).digest())
 
 
-def _packages() -> list[str]:
+def packages() -> list[str]:
     """The installed distributions and their versions, from the names of their metadata folders."""
     out = []
     for entry in sys.path:
+        if os.path.basename(entry) not in ("site-packages", "dist-packages"):
+            continue  # the script's folder, a test runner's: no installed package lives there
         try:
-            out += sorted(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))
+            out += sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info")))
         except OSError:
             continue
     return out
 
 
-def _check_sections() -> None:
+def check_sections() -> None:
     """Sections registered from outside sitegen are code the key cannot follow."""
     registry = sys.modules.get("site_gen.sections")
     for section in registry.all_sections() if registry is not None else ():
         for value in vars(section).values():
             if callable(value) and not getattr(value, "__module__", "site_gen.").startswith("site_gen."):
-                raise _Unsuitable(f"section {section.name} from {value.__module__}")
+                raise Unsuitable(f"section {section.name} from {value.__module__}")
+
+
+def code_roots() -> list[Path]:
+    """sitegen's own files; the theme is inside the package when installed, beside it in a checkout."""
+    return [_PACKAGE, _PACKAGE.parent / "templates", _PACKAGE.parent / "static"]
 
 
 def inputs_key(config: Config, strict: bool) -> str | None:
     """A hash of everything the built site follows from, or None when that cannot be told."""
     h = hashlib.sha256()
     try:
-        # The theme is inside the package when installed, beside it in a source checkout.
-        for root in (config.data_dir, config.docs_dir, config.custom_dir, _PACKAGE, _PACKAGE.parent / "templates",
-                     _PACKAGE.parent / "static"):
+        for root in (config.data_dir, config.docs_dir, config.custom_dir, *code_roots()):
             h.update(b"\1tree")
-            _tree(root, h)
-        _check_sections()
-        parts = (repr(dataclasses.replace(config, site_dir=Path("."))), strict, _packages())
-    except (_Unsuitable, OSError):
+            hash_tree(root, h)
+        check_sections()
+        parts = (repr(dataclasses.replace(config, site_dir=Path("."))), strict, packages())
+    except (Unsuitable, OSError):
         return None
     return cache.key("site", h.hexdigest(), parts)
 

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from site_gen import cache, site_cache
+from site_gen.build import build_files
 from site_gen.config import load_config
+from site_gen.write import MANIFEST
 
 # A build in a process of its own (as the `sitegen` command runs), saying whether it had to load
 # the pipeline (pandas): a site found already built does not.
@@ -36,17 +38,47 @@ def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project,
     cache_dir, site = tmp_path / "cache", tmp_path / "site"
     assert build(project, cache_dir, site) == "full"
     assert build(project, cache_dir, site) == "reused" and tree(site) == cold
-    # A damaged entry (one byte of its list of files) is not used: the build runs in full.
-    entries = [p for p in (cache_dir / "sites").rglob("*") if p.is_file()]
-    assert len(entries) == 1
-    blob = bytearray(entries[0].read_bytes())
-    blob[-2] ^= 0x01
-    entries[0].write_bytes(bytes(blob))
-    assert build(project, cache_dir, site) == "full" and tree(site) == cold
-    # A site file edited by hand is no longer what the entry lists: built again, and restored.
-    page = site / "index.html"
-    page.write_bytes(page.read_bytes().replace(b"<title>", b"<title>edited "))
-    assert build(project, cache_dir, site) == "full" and tree(site) == cold
+    # A damaged entry (one byte of its list of files) is not used, nor one whose site folder was
+    # edited by hand: the build would run in full (as the edits below show it does).
+    config = load_config(project / "mkdocs.yml", site)
+    key = site_cache.inputs_key(config, strict=False)
+    cache.configure(cache_dir)
+    try:
+        assert site_cache.unchanged(config, key) is not None
+        page = site / "index.html"
+        page.write_bytes(page.read_bytes().replace(b"<title>", b"<title>edited "))
+        assert site_cache.unchanged(config, key) is None
+        page.write_bytes(page.read_bytes().replace(b"<title>edited ", b"<title>"))
+        entry = next(p for p in (cache_dir / "sites").rglob("*") if p.is_file())
+        blob = bytearray(entry.read_bytes())
+        blob[-2] ^= 0x01
+        entry.write_bytes(bytes(blob))
+        assert site_cache.unchanged(config, key) is None
+    finally:
+        cache.configure()
+
+    # One report's prose changed: the other report's files come from its entry (not made again, so
+    # not written again), and the site is what a build without any cache makes.
+    reports = {p: p.stat().st_ino for p in (cache_dir / "reports").rglob("*") if p.is_file()}
+    assert len(reports) == 2
+    lede = sorted(project.glob("data/*/lede.md"))[0]
+    lede.write_text(lede.read_text() + "\nOne more line.\n")
+    assert build(project, cache_dir, site) == "full"
+    reference = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(config).files.items()}
+    assert {n: h for n, h in tree(site).items() if n != MANIFEST} == reference != {n: h for n, h in cold.items() if n != MANIFEST}
+    assert {p: p.stat().st_ino for p in reports} == reports  # kept as they were: the unchanged one was used
+    # Damaged report entries are made again, not used.
+    for path in (cache_dir / "reports").rglob("*"):
+        if path.is_file():
+            blob = bytearray(path.read_bytes())
+            blob[len(blob) // 2] ^= 0x01
+            path.write_bytes(bytes(blob))
+    lede.write_text(lede.read_text() + "\nAnd another.\n")
+    made = tree(site)
+    assert build(project, cache_dir, site) == "full"
+    reference = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(config).files.items()}
+    assert {n: h for n, h in tree(site).items() if n != MANIFEST} == reference and tree(site) != made
+    assert any(p.stat().st_ino != ino for p, ino in reports.items())  # the unchanged report's, made again
 
 
 def test_every_input_is_in_the_key(project, tmp_path):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from site_gen import site_cache
+from site_gen import report_cache, site_cache
 from site_gen.cli_util import Progress, add_common, load, say, warn
 
 HELP = "Build the site from the receipts."
@@ -40,9 +40,11 @@ def run(args) -> int:
         from site_gen.build import build
 
         progress = Progress(args)
+        report_cache.enabled = reuse
         try:
             result = build(config, strict=args.strict, progress=progress, clean=args.clean)
         finally:
+            report_cache.enabled = False
             progress.done()
         site_cache.record(config, key, args.strict, result)
     for message in result.warnings:
