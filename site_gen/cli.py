@@ -25,8 +25,9 @@ def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     named = next((a for a in argv or () if not a.startswith("-")), None)
+    version_only = named is None and "--version" in (argv or ())
     for name in COMMANDS:
-        if named in COMMANDS and name != named:
+        if version_only or (named in COMMANDS and name != named):
             sub.add_parser(name)
         else:
             importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)

@@ -16,8 +16,12 @@ import site_gen.build as build_module
 from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-# The tests' own build cache (site_gen/cache.py), never the user's; builds they run inherit it.
-CACHE_HOME = Path(tempfile.mkdtemp(prefix="sitegen-test-cache-"))
+# The tests' own build cache (site_gen/cache.py), never the user's; builds they run inherit it, and
+# so do xdist's workers (templates compiled once for the whole run). Whoever made it removes it.
+_MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
+if _MADE_CACHE:
+    os.environ["SITEGEN_TEST_CACHE"] = tempfile.mkdtemp(prefix="sitegen-test-cache-")
+CACHE_HOME = Path(os.environ["SITEGEN_TEST_CACHE"])
 os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
 os.environ.pop("SITEGEN_NO_CACHE", None)
 # The seed report's figure checker lives beside the checkout (../shared/tools/), where CI puts it;
@@ -146,4 +150,5 @@ def pytest_collection_modifyitems(items) -> None:
 
 
 def pytest_unconfigure(config) -> None:
-    shutil.rmtree(CACHE_HOME, ignore_errors=True)
+    if _MADE_CACHE:
+        shutil.rmtree(CACHE_HOME, ignore_errors=True)
