@@ -14,6 +14,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from site_gen import report_cache
 from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis
 from site_gen.assembly import report_url
@@ -59,6 +60,10 @@ class Streamed:
 def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, str]], asset_urls: dict[str, str],
                  out: Staging) -> Streamed:
     """Every file of one report, rendered and written to `out` at once, nothing kept."""
+    name = report_cache.key(a, config, strict, nav, asset_urls)
+    if (cached := report_cache.get(name)) is not None:  # made by an earlier build, from the same inputs
+        out.write(cached[0])
+        return Streamed(a.report.sha256, sorted(cached[0]), *cached[1:])
     rp = ReportPages(a, config, nav, strict=strict)
     pages = rp.pages()
     files = rp.files()
@@ -67,6 +72,7 @@ def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, 
     if publish.site_root(config):  # its link-preview card, drawn here too (in a worker, on every core)
         files[rp.base + publish.CARD] = publish.share_card(a, config)
     out.write(files)
+    report_cache.put(name, files, rp.warnings, any(p.charts for p in pages))
     return Streamed(a.report.sha256, sorted(files), rp.warnings, any(p.charts for p in pages))
 
 

@@ -5,23 +5,32 @@ import argparse
 import importlib
 import os
 import signal
+import sys
 import threading
 import traceback
 
 import site_gen
+from site_gen import cache, write
 from site_gen.cli_util import error
 from site_gen.errors import SitegenError
 
 COMMANDS = ["build", "serve", "check", "summary", "new", "gh-deploy"]
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments, only the named command's module is imported
+    (the others' help is never shown then): a warm `sitegen build` needs no pandas."""
     p = argparse.ArgumentParser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.")
     p.add_argument("--version", action="version", version=f"sitegen {site_gen.__version__}")
     p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    named = next((a for a in argv or () if not a.startswith("-")), None)
+    version_only = named is None and "--version" in (argv or ())
     for name in COMMANDS:
-        importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
+        if version_only or (named in COMMANDS and name != named):
+            sub.add_parser(name)
+        else:
+            importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
     return p
 
 
@@ -34,7 +43,7 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = parser()
+    p = parser(sys.argv[1:] if argv is None else argv)
     args = p.parse_args(argv)
     if not getattr(args, "run", None):
         p.print_help()
@@ -44,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     # staging folder is removed and its workers stopped, instead of being left behind.
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    # The process's own command line (not a caller's list): the previous site is removed after the
+    # command, by a process of its own, so the command returns as soon as the new site is in place.
+    own_process = argv is None
+    if own_process:
+        write.defer_removal()
+    args.own_process = own_process
     try:
         return args.run(args)
     except SitegenError as exc:
@@ -67,5 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
         return 2
     finally:
+        cache.configure()  # a later caller in this process (the tests) starts from the default
+        if own_process:
+            write.remove_aside(detach=True)
         if main_thread:
             signal.signal(signal.SIGTERM, previous)

@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 
+from site_gen import cache
 from site_gen.config import Config, load_config
 
 
@@ -12,12 +13,17 @@ def add_common(p) -> None:
     p.add_argument("-f", "--config-file", metavar="CONFIG", default="mkdocs.yml", help="configuration file (default: mkdocs.yml)")
     # Also accepted after the command (`sitegen build --traceback`); SUPPRESS keeps the global value.
     p.add_argument("--traceback", action="store_true", default=argparse.SUPPRESS, help="show a Python traceback on errors")
+    c = p.add_mutually_exclusive_group()
+    c.add_argument("--cache-dir", metavar="DIR",
+                   help="keep the build cache here (default: $XDG_CACHE_HOME/sitegen or ~/.cache/sitegen)")
+    c.add_argument("--no-cache", action="store_true", help="neither read nor write the build cache")
     g = p.add_mutually_exclusive_group()
     g.add_argument("-q", "--quiet", action="store_true", help="print errors and warnings only")
     g.add_argument("-v", "--verbose", action="store_true", help="print more detail")
 
 
 def load(args) -> Config:
+    cache.configure(getattr(args, "cache_dir", None), enabled=not getattr(args, "no_cache", False))
     return load_config(args.config_file, getattr(args, "site_dir", None))
 
 

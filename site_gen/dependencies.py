@@ -106,8 +106,9 @@ def _references(source: str) -> tuple[str | None, ...]:
     """The templates a template's source names. Parsing is most of a small build's time, and every
     Builder (each `sitegen check`, each build of the MkDocs plugin) asks again for the same sources."""
     from site_gen.render.pages import environment
+    from site_gen.render.template_cache import references
 
-    return tuple(jinja2.meta.find_referenced_templates(environment(None).parse(source)))
+    return references(source, lambda: jinja2.meta.find_referenced_templates(environment(None).parse(source)))
 
 
 class Templates:

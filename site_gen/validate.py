@@ -13,8 +13,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from site_gen.diagnostics import Diagnostic
 from site_gen.errors import SitegenError, json_path, suggest
 from site_gen.parse import _json_type
@@ -79,7 +77,11 @@ def is_date(value: Any) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+def _validator() -> "jsonschema.protocols.Validator":
+    # Here, not above: jsonschema is only for explaining a receipt the fast validator refused
+    # (importing it is a tenth of a small build).
+    import jsonschema
+
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
     return jsonschema.Draft202012Validator(_python_patterns(schema()), format_checker=formats)
@@ -177,10 +179,10 @@ def _fast_validator():
     Only when it fails does jsonschema walk the file again, for the precise path and message.
     The schema uses nothing beyond draft-07 keywords, so fastjsonschema's draft-07 mode applies.
     """
-    import fastjsonschema
+    from site_gen.fastschema import compiled
 
-    return fastjsonschema.compile({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"},
-                                  formats={"date": is_date})
+    return compiled({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"},
+                    formats={"date": is_date})
 
 
 def _document_order(data: Any, path) -> tuple:

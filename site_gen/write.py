@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -46,14 +47,42 @@ def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
             raise SitegenError(f"site_dir lies inside {path}, a source of the site; choose another output folder", site_dir)
 
 
-def write_tree(files: dict[str, bytes], root: Path) -> None:
+def write_tree(files: dict[str, bytes], root: Path, previous: Path | None = None) -> None:
+    """Writes `files` under root; one whose bytes the `previous` site holds already is linked from it."""
     for rel in sorted(files):
         parts = PurePosixPath(rel).parts
         if not parts or PurePosixPath(rel).is_absolute() or ".." in parts or "\\" in rel:
             raise ValueError(f"refusing to write outside the site folder: {rel!r}")
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(files[rel])
+        if previous is None or not _link_same(previous / rel, target, files[rel]):
+            target.write_bytes(files[rel])
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _new_file_mode()
+
+
+def _link_same(old: Path, target: Path, data: bytes) -> bool:
+    """Links the previous site's copy of a file when it is a plain file with the same bytes and mode:
+    an unchanged file is not written again and keeps its time (rsync and deploy tools see it unchanged)."""
+    try:
+        st = os.lstat(old)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or stat.S_IMODE(st.st_mode) != _FILE_MODE:
+            return False
+        fd = os.open(old, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with open(fd, "rb") as f:
+            if f.read(len(data) + 1) != data:
+                return False
+        os.link(old, target, follow_symlinks=False)
+        return True
+    except OSError:  # gone, unreadable, another file system, no hard links: write it
+        return False
 
 
 def _files(root: Path, *, hidden: bool):
@@ -203,6 +232,63 @@ def _remove_stale(site_dir: Path) -> list[str]:
     return warnings
 
 
+# Previous sites a swap moved aside, when their removal is put off (see `defer_removal`).
+_aside: list[Path] | None = None
+
+
+def defer_removal() -> None:
+    """From now on a swap leaves the previous site aside (`.sitegen-<site>.old-*`) instead of removing
+    it at once: `remove_aside()` does it after the build, off its critical path."""
+    global _aside
+    if _aside is None:
+        _aside = []
+
+
+def remove_aside(*, detach: bool) -> list[str]:
+    """Removes the previous sites moved aside; warnings for what could not be removed.
+
+    With `detach` (the CLI, about to exit) a child process removes them while the command returns;
+    it holds each folder's lock, so no other build takes it meanwhile. A removal cut short (the
+    machine stops) leaves a hidden `.old-` folder that the next build removes (`_remove_stale`).
+    """
+    global _aside
+    folders, _aside = _aside or [], None
+    if not folders:
+        return []
+    if detach and hasattr(os, "fork") and fcntl is not None:
+        locks = [fd for fd in (_lock(f) for f in folders) if fd is not None]
+        if _detach():
+            try:
+                for folder in folders:
+                    _remove_tree(folder)
+            finally:
+                os._exit(0)
+        for fd in locks:
+            os.close(fd)  # the child's copies hold the locks now
+        return []
+    warnings = [w for w in (_remove_tree(f) for f in folders) if w]
+    return [f"the previous site's copy stays behind: {w}" for w in warnings]
+
+
+def _detach() -> bool:
+    """Forks a process of its own (no zombie left, no terminal, no pipe of the caller held open):
+    True in it, False in the caller."""
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return False
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        return True
+    except BaseException:
+        os._exit(1)
+
+
 class Staging:
     """A fresh folder beside site_dir that a build writes into as it goes, then swaps in whole.
 
@@ -243,7 +329,7 @@ class Staging:
 
     def write(self, files: dict[str, bytes]) -> None:
         try:
-            write_tree(files, self.path)
+            write_tree(files, self.path, self.site_dir if self.beside and self.site_dir.is_dir() else None)
         except OSError as exc:  # disk full, permissions: the machine's problem, not a bug
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
                                exc.filename or self.site_dir) from exc
@@ -292,7 +378,14 @@ class Staging:
     def _swap(self) -> None:
         site_dir, staging, parent = self.site_dir, self.path, self.site_dir.parent
         if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
-            self._discard_staging()  # now holds the previous site
+            # The staging path now holds the previous site.
+            if _aside is None:
+                self._discard_staging()
+            else:
+                old = staging.with_name(staging.name.replace(".new-", ".old-", 1))
+                os.rename(staging, old)
+                self._release()
+                _aside.append(old)
         elif site_dir.is_dir():
             old = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{site_dir.name}.old-", dir=parent))
             old.rmdir()
@@ -303,7 +396,10 @@ class Staging:
                 os.rename(old, site_dir)
                 raise
             self._release()
-            self._note(_remove_tree(old))
+            if _aside is None:
+                self._note(_remove_tree(old))
+            else:
+                _aside.append(old)
         else:
             os.rename(staging, site_dir)
             self._release()

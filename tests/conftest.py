@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,14 @@ import site_gen.build as build_module
 from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tests' own build cache (site_gen/cache.py), never the user's; builds they run inherit it, and
+# so do xdist's workers (templates compiled once for the whole run). Whoever made it removes it.
+_MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
+if _MADE_CACHE:
+    os.environ["SITEGEN_TEST_CACHE"] = tempfile.mkdtemp(prefix="sitegen-test-cache-")
+CACHE_HOME = Path(os.environ["SITEGEN_TEST_CACHE"])
+os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
+os.environ.pop("SITEGEN_NO_CACHE", None)
 # The seed report's figure checker lives beside the checkout (../shared/tools/), where CI puts it;
 # SITEGEN_SEED_TOOL names it elsewhere.
 SEED_TOOL = Path(os.environ.get("SITEGEN_SEED_TOOL", ROOT.parent / "shared" / "tools" / "seed_figures.py"))
@@ -138,3 +147,8 @@ LONGEST_FIRST = ("test_scale.py", "test_serve.py", "test_mkdocs_plugin.py", "tes
 def pytest_collection_modifyitems(items) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+
+def pytest_unconfigure(config) -> None:
+    if _MADE_CACHE:
+        shutil.rmtree(CACHE_HOME, ignore_errors=True)

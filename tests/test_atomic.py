@@ -58,9 +58,9 @@ def test_failure_while_writing_leaves_previous_site(tmp_path, capsys, monkeypatc
     before = snapshot(root / "site")
     real = write.write_tree
 
-    def half_then_full(files, staging):
+    def half_then_full(files, staging, *previous):
         names = sorted(files)
-        real({n: files[n] for n in names[: len(names) // 2]}, staging)
+        real({n: files[n] for n in names[: len(names) // 2]}, staging, *previous)
         raise OSError(28, "No space left on device", str(staging / names[len(names) // 2]))
 
     monkeypatch.setattr(write, "write_tree", half_then_full)

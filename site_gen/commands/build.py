@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from site_gen.build import build
+from site_gen import report_cache, site_cache
 from site_gen.cli_util import Progress, add_common, load, say, warn
 
 HELP = "Build the site from the receipts."
@@ -31,11 +31,22 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     config = load(args)
-    progress = Progress(args)
-    try:
-        result = build(config, strict=args.strict, progress=progress, clean=args.clean)
-    finally:
-        progress.done()
+    # Only in a process of its own: a caller in this process (the tests) may have patched the pipeline.
+    reuse = getattr(args, "own_process", False) and not (args.clean or args.no_cache)
+    key = site_cache.inputs_key(config, args.strict) if reuse else None
+    result = site_cache.unchanged(config, key)
+    if result is None:
+        # Here, not above: a site found already built needs none of the pipeline's imports.
+        from site_gen.build import build
+
+        progress = Progress(args)
+        report_cache.enabled = reuse
+        try:
+            result = build(config, strict=args.strict, progress=progress, clean=args.clean)
+        finally:
+            report_cache.enabled = False
+            progress.done()
+        site_cache.record(config, key, args.strict, result)
     for message in result.warnings:
         warn(message)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "

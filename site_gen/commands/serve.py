@@ -5,11 +5,8 @@ import argparse
 import os
 import signal
 import threading
-import webbrowser
 
 from site_gen.cli_util import add_common, error, say, warn
-from site_gen.serve import Preview
-from site_gen.server import is_loopback, parse_addr
 
 HELP = "Serve the site and rebuild it as you edit."
 EPILOG = """examples:
@@ -34,6 +31,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    # Here, not above: `sitegen build` imports every command's module for its options only.
+    import webbrowser
+
+    from site_gen.serve import Preview
+    from site_gen.server import is_loopback, parse_addr
+
     stop = threading.Event()
     preview = Preview(args.config_file, dev_addr=args.dev_addr, strict=args.strict,
                       out=lambda m: say(args, m) if not m.startswith("WARNING  ") else warn(m[len("WARNING  "):]),

@@ -26,6 +26,7 @@ from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, collect
+from site_gen.render.template_cache import TemplateCache
 from site_gen.sections import Section, all_sections
 from site_gen.sections import section as section_of
 
@@ -63,8 +64,9 @@ def rel(from_url: str, to_url: str) -> str:
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths), autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
+                             bytecode_cache=TemplateCache(sorted(options.items())), **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_script"] = json_script
     env.globals["version"] = site_gen.__version__

@@ -1,0 +1,80 @@
+"""One report's files (its pages, CSV tables, receipt copy, card) kept in the persistent cache
+(site_gen/cache.py), so that a build after one receipt changed renders only that report's pages.
+
+An entry is named by everything a report's files are made from: the receipt's bytes (its hash),
+the lede, the config, the navigation a page draws (the site's entries, not the reports': see
+`page_context`), the assets' names, and sitegen's own files with the theme, Python and the installed
+packages (as for the whole site, site_gen/site_cache.py). A section registered from outside
+sitegen turns it off. A damaged entry reads as missing (checksums) and the report is made again.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from site_gen import cache, site_cache
+from site_gen.config import Config
+
+_KIND = "reports"
+# On only for a `sitegen build` in a process of its own (commands/build.py): a caller in this
+# process (the tests) may have patched the pipeline, and would be served what it did not make.
+enabled = False
+
+
+@lru_cache(maxsize=1)
+def _code() -> str | None:
+    """sitegen's files and the theme, hashed once per process (None: not hashable, no cache)."""
+    h = hashlib.sha256()
+    try:
+        for root in site_cache.code_roots():
+            site_cache.hash_tree(root, h)
+    except (site_cache.Unsuitable, OSError):
+        return None
+    return h.hexdigest()
+
+
+def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, str]) -> str | None:
+    """The entry's name for analysis `a`'s report, or None when it cannot be told."""
+    code = _code() if enabled else None
+    if code is None or cache.folder() is None:
+        return None
+    try:
+        site_cache.check_sections()
+    except site_cache.Unsuitable:
+        return None
+    r = a.report
+    shown_nav = [item for item in nav if not item.get("report")]
+    return cache.key("report", code, site_cache.packages(), r.id, r.sha256, r.lede, strict,
+                     repr(dataclasses.replace(config, site_dir=Path("."))), repr(shown_nav), sorted(asset_urls.items()))
+
+
+def get(name: str | None) -> tuple[dict[str, bytes], list[str], bool] | None:
+    """(files, warnings, whether a page draws charts) of an entry, or None."""
+    blob = cache.read(_KIND, name) if name else None
+    if blob is None:
+        return None
+    try:
+        size = int.from_bytes(blob[:8], "big")
+        head = json.loads(blob[8:8 + size])
+        names, lengths, warnings, charts = head["names"], head["lengths"], head["warnings"], head["charts"]
+        files, at = {}, 8 + size
+        for n, length in zip(names, lengths, strict=True):
+            files[n] = blob[at:at + length]
+            at += length
+        if at != len(blob) or not all(isinstance(w, str) for w in warnings) or not isinstance(charts, bool):
+            return None
+    except (ValueError, KeyError, TypeError):
+        return None
+    return files, list(warnings), charts
+
+
+def put(name: str | None, files: dict[str, bytes], warnings: list[str], charts: bool) -> None:
+    if not name:
+        return
+    names = sorted(files)
+    head = json.dumps({"names": names, "lengths": [len(files[n]) for n in names], "warnings": warnings,
+                       "charts": charts}).encode("utf-8")
+    cache.write(_KIND, name, len(head).to_bytes(8, "big") + head + b"".join(files[n] for n in names))

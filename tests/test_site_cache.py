@@ -1,0 +1,104 @@
+"""A warm `sitegen build` (site_gen/site_cache.py): nothing changed, nothing done; the output is
+still byte for byte a cold build's, and a damaged entry or a hand-edited site is never trusted."""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+from site_gen import cache, site_cache
+from site_gen.build import build_files
+from site_gen.config import load_config
+from site_gen.write import MANIFEST
+
+# A build in a process of its own (as the `sitegen` command runs), saying whether it had to load
+# the pipeline (pandas): a site found already built does not.
+SCRIPT = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
+          "from site_gen.cli import main\n"
+          "code = main()\n"
+          "print('full' if 'pandas' in sys.modules else 'reused')\n"
+          "raise SystemExit(code)\n")
+
+
+def tree(site: Path) -> dict[str, str]:
+    return {p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def build(project: Path, cache_dir: Path, site: Path) -> str:
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(cache_dir), str(site)], cwd=project,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project, tmp_path, example_site):
+    cold = tree(example_site)
+    cache_dir, site = tmp_path / "cache", tmp_path / "site"
+    assert build(project, cache_dir, site) == "full"
+    assert build(project, cache_dir, site) == "reused" and tree(site) == cold
+    # A damaged entry (one byte of its list of files) is not used, nor one whose site folder was
+    # edited by hand: the build would run in full (as the edits below show it does).
+    config = load_config(project / "mkdocs.yml", site)
+    key = site_cache.inputs_key(config, strict=False)
+    cache.configure(cache_dir)
+    try:
+        assert site_cache.unchanged(config, key) is not None
+        page = site / "index.html"
+        page.write_bytes(page.read_bytes().replace(b"<title>", b"<title>edited "))
+        assert site_cache.unchanged(config, key) is None
+        page.write_bytes(page.read_bytes().replace(b"<title>edited ", b"<title>"))
+        entry = next(p for p in (cache_dir / "sites").rglob("*") if p.is_file())
+        blob = bytearray(entry.read_bytes())
+        blob[-2] ^= 0x01
+        entry.write_bytes(bytes(blob))
+        assert site_cache.unchanged(config, key) is None
+    finally:
+        cache.configure()
+
+    # One report's prose changed: the other report's files come from its entry (not made again, so
+    # not written again), and the site is what a build without any cache makes.
+    reports = {p: p.stat().st_ino for p in (cache_dir / "reports").rglob("*") if p.is_file()}
+    assert len(reports) == 2
+    lede = sorted(project.glob("data/*/lede.md"))[0]
+    lede.write_text(lede.read_text() + "\nOne more line.\n")
+    assert build(project, cache_dir, site) == "full"
+    reference = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(config).files.items()}
+    assert {n: h for n, h in tree(site).items() if n != MANIFEST} == reference != {n: h for n, h in cold.items() if n != MANIFEST}
+    assert {p: p.stat().st_ino for p in reports} == reports  # kept as they were: the unchanged one was used
+    # Damaged report entries are made again, not used.
+    for path in (cache_dir / "reports").rglob("*"):
+        if path.is_file():
+            blob = bytearray(path.read_bytes())
+            blob[len(blob) // 2] ^= 0x01
+            path.write_bytes(bytes(blob))
+    lede.write_text(lede.read_text() + "\nAnd another.\n")
+    made = tree(site)
+    assert build(project, cache_dir, site) == "full"
+    reference = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(config).files.items()}
+    assert {n: h for n, h in tree(site).items() if n != MANIFEST} == reference and tree(site) != made
+    assert any(p.stat().st_ino != ino for p, ino in reports.items())  # the unchanged report's, made again
+
+
+def test_every_input_is_in_the_key(project, tmp_path):
+    cache.configure(tmp_path / "cache")
+    try:
+        config = load_config(project / "mkdocs.yml")
+        first = site_cache.inputs_key(config, strict=False)
+        assert first and first == site_cache.inputs_key(config, strict=False)
+        assert site_cache.inputs_key(config, strict=True) != first
+        lede = next(project.glob("data/*/lede.md"))
+        lede.write_text(lede.read_text() + "\nOne more line.\n")
+        second = site_cache.inputs_key(config, strict=False)
+        page = next(project.glob("docs/*.md"))
+        page.write_text(page.read_text() + "\n")
+        third = site_cache.inputs_key(config, strict=False)
+        (project / "mkdocs.yml").write_text((project / "mkdocs.yml").read_text().replace("site_name:", "site_name: X"))
+        fourth = site_cache.inputs_key(load_config(project / "mkdocs.yml"), strict=False)
+        assert len({first, second, third, fourth}) == 4
+        # An input the key cannot follow (a symbolic link) turns the warm path off, never on.
+        (project / "data" / "link").symlink_to(lede)
+        assert site_cache.inputs_key(config, strict=False) is None
+    finally:
+        cache.configure()
