@@ -267,7 +267,7 @@ class Builder:
                 a = dataclasses.replace(a, report=report)
                 self._analyses[report.id] = (report.sha256, a)
             return a
-        a = analyse(report, self.config.noise_band, self.config.ratio_scale)
+        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input)
         self.stats["analysed"] = self.stats.get("analysed", 0) + 1
         self._analyses[report.id] = (report.sha256, a)
         return a

@@ -111,7 +111,7 @@ def _python_patterns(node: Any) -> Any:
     """The schema with each pattern's final `$` as `\\Z`.
 
     JSON Schema patterns are ECMA-262, where `$` is the very end; in Python's `re` it also
-    matches before a final newline, which would let `"K4\\n"` pass as a checkpoint id. (For the
+    matches before a final newline, which would let `"Q4\\n"` pass as a checkpoint id. (For the
     same reason the schema writes digits as `[0-9]`: Python's `\\d` takes any script's digits.)
     """
     if isinstance(node, dict):
@@ -597,7 +597,7 @@ def require(condition: bool, message: str, file: Path, where: str) -> None:
 
 
 def anchor_key(ident: str) -> str:
-    """What is left of an id in a page anchor (`K3.25` -> `k3-25`): case and punctuation go."""
+    """What is left of an id in a page anchor (`Q3.5` -> `q3-5`): case and punctuation go."""
     return re.sub(r"[^a-z0-9]+", "-", ident.lower()).strip("-")
 
 
