@@ -103,7 +103,18 @@ def test_a_losing_report_reads_as_losing_everywhere(shapes):
             assert positive not in html, (file.name, positive)
     assert "Largest losses" in text(page(shapes, "losing"))
     report = [r for r in load_reports(shapes / "data") if r.id == "losing"][0]
-    assert [key for _, _, key in publish.headlines(analyse(report))] == ["slower", "slower"]
+    assert [key for _, _, key in publish.headlines(analyse(report))] == ["slower", "accent"]
+
+
+def test_headline_colours_are_verdicts_the_cells_share(shapes):
+    from site_gen.analyse.report import analyse
+    from site_gen.load import load_reports
+    from site_gen.render import publish
+
+    keys = {r.id: [k for label, _, k in publish.headlines(analyse(r)) if label == "Speed:"]
+            for r in load_reports(shapes / "data")}
+    # mixed and off-scale have faster and slower cells: neither wears a verdict's colour
+    assert keys["mixed"] == keys["off-scale"] == ["level"] and keys["one-cap"] == ["faster"]
 
 
 def test_gains_are_named_only_for_faster_medians(shapes):
@@ -149,6 +160,7 @@ def test_one_cap_and_no_repeat_arm_are_described_as_they_are(shapes):
     caption = tables(doc)["long-outputs-table"]
     assert "one run per arm" in words and "repeat" not in words
     assert not any(r[0].startswith(("Code", "JSON", "…of which")) for r in caption)
+    assert tables(doc)["every-arm-table"][0] == ["Arm", "Cap", "Replies", "Finished", "Still thinking", "Looped"]
     assert "Small caps" not in words and "0.0K" not in words and "1 replies" not in words
     assert "Decode, one stream" not in text(page(shapes, "one-cap", "speed.html"))  # no one-stream cell
 

@@ -68,7 +68,8 @@ def test_a_range_beyond_both_ends_marks_both():
 def test_range_bars_and_chart_metrics_do_not_wear_verdict_colours():
     css = (ROOT / "static" / "sitegen.css").read_text(encoding="utf-8")
     rules = dict(re.findall(r"([^{}\n]+?)\s*\{([^}]*)\}", css))
-    for selector in (".m-aggregate .point", ".m-decode .point", ".ratio-bar .clip", ".ratio-bar.r-straddles .bar"):
+    for selector in (".m-aggregate .point", ".m-decode .point", ".ratio-bar .clip", ".ratio-bar.r-straddles .bar",
+                     ".forest .ci", ".forest .est"):
         assert selector in rules, selector
         assert not re.search(r"var\(--(faster|slower|level)\)", rules[selector]), (selector, rules[selector])
     assert "var(--faster)" in rules[".ratio-bar.r-above .bar"] and "var(--slower)" in rules[".ratio-bar.r-below .bar"]
