@@ -33,7 +33,7 @@ def test_a_ratio_prints_the_digits_its_verdict_needs(value, printed, verdict):
     assert speed.verdict_of(float(shown[:-1]), BAND) == verdict
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.floats(0.01, 100, allow_nan=False), st.sampled_from([0.0, 0.02, 0.05, 0.08, 0.1, 0.125, 0.3]))
 def test_every_printed_ratio_has_the_verdict_of_its_value(value, band):
     shown = fmt.speed_ratio(value, band)

@@ -62,7 +62,7 @@ def ratio(value: Any, digits: int = 2) -> str:
 # A speed ratio prints with two decimals, or with as many more as it takes for the printed number
 # to fall on the same side of the noise band's edge as the ratio itself: 1.081 against a band of
 # ±8% is faster, and "1.08x" would read as level (the edge counts as level), so it prints "1.081x".
-SPEED_DIGITS, MAX_SPEED_DIGITS = 2, 9
+SPEED_DIGITS, MAX_SPEED_DIGITS = 2, 12  # twelve: the decimals the verdict rounds its distance to
 
 
 def speed_digits(value: float, band: float, digits: int = SPEED_DIGITS) -> int:
