@@ -157,7 +157,8 @@ class Option:
     """One option of the `sitegen` plugin entry: what it holds, its default and what it means.
 
     kind: "folder" (a path relative to mkdocs.yml), "number" (finite, within [low, high]),
-    "scale" ([low, high] around 1, each a number within [low, high]), "choice" (one of `choices`).
+    "scale" ([low, high] around 1, each a number within [low, high]), "choice" (one of `choices`),
+    "window" (null, or [low, high] whole numbers with low <= high, each within [low, high]).
     """
     kind: str
     default: Any
@@ -176,12 +177,25 @@ class Option:
             if value not in self.choices:
                 raise SitegenError(f"expected one of {', '.join(self.choices)}, got {_got(value)}", file, where)
             return value
+        if self.kind == "window":
+            return None if value is None else self._window(value, where, file)
         if not (isinstance(value, (list, tuple)) and len(value) == 2):
             raise SitegenError(f"expected [low, high], e.g. {list(self.default)}, got {_got(value)}", file, where)
         low, high = (_number(v, f"{where}[{i}]", file, self.low, self.high) for i, v in enumerate(value))
         if not low < 1.0 < high:
             raise SitegenError(f"expected low < 1.0 < high, got [{low}, {high}]", file, where)
         return (low, high)
+
+    def _window(self, value: Any, where: str, file: Path | None) -> tuple[int, int]:
+        if not (isinstance(value, (list, tuple)) and len(value) == 2):
+            raise SitegenError(f"expected null or [low, high], e.g. [1024, 4096], got {_got(value)}", file, where)
+        for i, v in enumerate(value):
+            if isinstance(v, bool) or not isinstance(v, int) or not self.low <= v <= self.high:
+                raise SitegenError(f"expected a whole number between {self.low:g} and {self.high:g}, got {_got(v)}",
+                                   file, f"{where}[{i}]")
+        if value[0] > value[1]:
+            raise SitegenError(f"expected low <= high, got [{value[0]}, {value[1]}]", file, where)
+        return (value[0], value[1])
 
 
 CHART_ENGINES = ("svg", "plotly")
@@ -195,6 +209,8 @@ PLUGIN_OPTIONS: dict[str, Option] = {
     "max_receipt_mb": Option("number", 64, "receipts above this are refused before parsing", 0.001, 1e6),
     "custom_dir": Option("folder", None, "templates and static files that override sitegen's"),
     "charts": Option("choice", "svg", "interactive speed charts: svg or plotly", choices=CHART_ENGINES),
+    "headline_input": Option("window", None, "input tokens [low, high] of the aggregate headline range; none: every input",
+                             1, 2**53),
 }
 NOISE_BAND: float = PLUGIN_OPTIONS["noise_band"].default
 RATIO_SCALE: tuple[float, float] = PLUGIN_OPTIONS["ratio_scale"].default
@@ -221,6 +237,7 @@ class Config:
     ratio_scale: tuple[float, float] = RATIO_SCALE
     max_receipt_bytes: int = receipt_bytes(PLUGIN_OPTIONS["max_receipt_mb"].default)
     custom_dir: Path | None = None
+    headline_input: tuple[int, int] | None = None  # input-token window of the aggregate headline range
     charts: str = "svg"  # how interactive charts are drawn: "svg" (built in, light) or "plotly" (Plotly's bundle)
     dev_addr: str = "127.0.0.1:8000"
     remote_branch: str = "gh-pages"
@@ -417,6 +434,7 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         max_receipt_bytes=receipt_bytes(options["max_receipt_mb"]),
         custom_dir=(root / options["custom_dir"]) if options["custom_dir"] else None,
         charts=options["charts"],
+        headline_input=options["headline_input"],
         dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),
         remote_branch=_string(raw, "remote_branch", file, "gh-pages"),
         remote_name=_string(raw, "remote_name", file, "origin"),

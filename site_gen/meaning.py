@@ -18,7 +18,7 @@ def require(condition: bool, message: str, file: Path, where: str) -> None:
 
 
 def anchor_key(ident: str) -> str:
-    """What is left of an id in a page anchor (`K3.25` -> `k3-25`): case and punctuation go."""
+    """What is left of an id in a page anchor (`Q3.5` -> `q3-5`): case and punctuation go."""
     return re.sub(r"[^a-z0-9]+", "-", ident.lower()).strip("-")
 
 

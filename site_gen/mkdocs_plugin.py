@@ -178,7 +178,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 extra=dict(config.extra or {}),
                 noise_band=opts["noise_band"], ratio_scale=opts["ratio_scale"],
                 max_receipt_bytes=receipt_bytes(opts["max_receipt_mb"]),
-                custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"])
+                custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"],
+                headline_input=opts["headline_input"])
             check_keys(self.sg.extra, "extra", file)
             site = assemble(self.sg)
         except SitegenError as exc:

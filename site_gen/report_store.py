@@ -150,7 +150,7 @@ class ReportStore:
                 a = dataclasses.replace(a, report=report)
                 self.analyses[report.id] = (report.sha256, a)
             return a
-        a = analyse(report, self.config.noise_band, self.config.ratio_scale)
+        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input)
         self.stats["analysed"] = self.stats.get("analysed", 0) + 1
         self.analyses[report.id] = (report.sha256, a)
         return a

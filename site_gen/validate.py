@@ -42,7 +42,7 @@ def _python_patterns(node: Any) -> Any:
     """The schema with each pattern's final `$` as `\\Z`.
 
     JSON Schema patterns are ECMA-262, where `$` is the very end; in Python's `re` it also
-    matches before a final newline, which would let `"K4\\n"` pass as a checkpoint id. (For the
+    matches before a final newline, which would let `"Q4\\n"` pass as a checkpoint id. (For the
     same reason the schema writes digits as `[0-9]`: Python's `\\d` takes any script's digits.)
     """
     if isinstance(node, dict):

@@ -6,13 +6,17 @@
   function colours() {
     var s = getComputedStyle(document.documentElement);
     function v(name) { return s.getPropertyValue(name).trim(); }
-    return { bg: v("--bg"), fg: v("--fg"), line: v("--line"), band: v("--band"), aggregate: v("--faster"), decode: v("--slower") };
+    return { bg: v("--bg"), fg: v("--fg"), line: v("--line"), band: v("--band"), aggregate: v("--series-aggregate"), decode: v("--series-decode") };
   }
   function themed(spec) {
     var c = colours(), fig = JSON.parse(JSON.stringify(spec));
     fig.layout.paper_bgcolor = c.bg; fig.layout.plot_bgcolor = c.bg;
     fig.layout.font = { color: c.fg, family: getComputedStyle(document.body).fontFamily };
     fig.layout.xaxis.gridcolor = c.line; fig.layout.yaxis.gridcolor = c.line;
+    // Values beyond the scale are drawn as triangles on its ends: a little room on either side
+    // keeps each whole inside the plot rather than cut in half by its edge.
+    var r = fig.layout.xaxis.range, pad = (r[1] - r[0]) * 0.02;
+    fig.layout.xaxis.range = [r[0] - pad, r[1] + pad];
     (fig.layout.shapes || []).forEach(function (shape) {
       if (shape.meta === "band") { shape.fillcolor = c.band; }
       if (shape.meta === "one") { shape.line = { color: c.fg, width: 1.5 }; }

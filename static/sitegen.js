@@ -69,7 +69,9 @@
     var old = host.querySelector("svg.chart-svg");  // in the page before drawing: labels are measured
     if (old) { host.replaceChild(svg, old); } else { host.appendChild(svg); }
     var clip = "clip-" + host.getAttribute("data-figure");
-    node("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, node("clipPath", { id: clip }, node("defs", {}, svg)));
+    var defs = node("defs", {}, svg), reach = 8;  // markers are whole up to `reach` px past the plot's edge
+    node("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, node("clipPath", { id: clip }, defs));
+    node("rect", { x: x0 - reach, y: y0, width: x1 - x0 + 2 * reach, height: y1 - y0 }, node("clipPath", { id: clip + "-points" }, defs));
     var grid = node("g", { "class": "grid" }, svg), axis = node("g", { "class": "axis" }, svg);
     ticks(lo, hi).forEach(function (t) {
       node("line", { x1: sx(t.v), x2: sx(t.v), y1: y0, y2: y1 }, grid);
@@ -95,7 +97,7 @@
     cats.forEach(function (c) {
       fit(node("text", { x: x0 - 8, y: rows[c], dy: "0.35em", "text-anchor": "end" }, labels, plain(c)), x0 - 12);
     });
-    var points = node("g", { "class": "points", "clip-path": "url(#" + clip + ")" }, svg);
+    var points = node("g", { "class": "points", "clip-path": "url(#" + clip + "-points)" }, svg);
     var size = 5;
     spec.data.forEach(function (trace, ti) {
       if (state.hidden[ti]) { return; }
@@ -106,8 +108,11 @@
         var cy = rows[trace.y[i]];
         if (cy === undefined || v < lo || v > hi) { return; }
         var tip = [plain(trace.y[i]), plain((trace.text || [])[i] || v), plain(trace.name || "")];
-        var p = node("path", { "class": "point", d: symbol(Array.isArray(symbols) ? symbols[i] : symbols, size),
-                               transform: "translate(" + sx(v).toFixed(2) + "," + cy.toFixed(2) + ")" }, g);
+        var name = Array.isArray(symbols) ? symbols[i] : symbols;
+        // A mark for a value beyond the scale sits wholly inside the plot, its tip on the edge.
+        var cx = sx(v) + (name === "triangle-right" ? -size : name === "triangle-left" ? size : 0);
+        var p = node("path", { "class": "point", d: symbol(name, size),
+                               transform: "translate(" + cx.toFixed(2) + "," + cy.toFixed(2) + ")" }, g);
         p.tip = tip;
         node("title", {}, p, tip.join(" · "));
       });

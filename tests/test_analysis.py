@@ -47,7 +47,10 @@ def test_ranges_cover_only_the_selection():
     many["concurrency"] = 8
     long = cells([1.4, 1.63, 9.0], input_tokens=32768)
     long["input_tokens"] = [32768, 131072, 262144]
-    r = speed.ratio_ranges(speed.cell_ratios(pd.concat([one, many, long]), 0.08)).set_index("selection")
+    selections = (speed.Selection("one_stream_decode", "Decode, one stream", "decode", concurrency=1),
+                  speed.Selection("aggregate_long_input", "Aggregate, 32K–128K input", "aggregate",
+                                  min_input=32768, max_input=131072))
+    r = speed.ratio_ranges(speed.cell_ratios(pd.concat([one, many, long]), 0.08), selections).set_index("selection")
     assert (r.loc["one_stream_decode", "low"], r.loc["one_stream_decode", "high"]) == pytest.approx((1.06, 1.46))
     assert r.loc["one_stream_decode", "cells"] == 2
     assert (r.loc["aggregate_long_input", "low"], r.loc["aggregate_long_input", "high"]) == pytest.approx((1.4, 1.63))

@@ -49,7 +49,7 @@ checkpoint: K4
 chart: true
 ```
 
-{{ block precision-table }}
+{{ block precision-table headline=true }}
 
 ```sitegen
 block: long-outputs

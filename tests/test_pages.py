@@ -58,7 +58,7 @@ def test_long_outputs_columns_are_complete_arms(overview):
     assert t[0][1:] == ["K4 vLLM (10-27)", "K4 CuteAFD v4 r1", "K4 CuteAFD v4 r2", "K4-Core-K6 v4 r1", "K4-Core-K6 v4 r2"]
     assert t[2] == ["Finished within 32K", "12", "17", "18", "11", "13"]
     assert t[5][1:] == ["51,343", "39,377", "35,407", "46,417", "41,913"]
-    assert "at 8K, 139 of 144 capped replies were still thinking" in text(overview)
+    assert "At 8K, 139 of 144 capped replies (6 arms) were still thinking" in text(overview)
 
 
 def test_lede_figures_come_from_data_and_checks_pass(overview):
@@ -77,7 +77,7 @@ def test_missing_engine_is_said_not_nan(example_site):
     section = find_id(doc, "checkpoint-k4-core-k6")
     assert section is not None
     body = text(doc)
-    assert "Not run on the vLLM fork: v0.9.2 does not run it." in body
+    assert "Not run on tpurtell's vLLM fork: v0.9.2 does not run it." in body
 
 
 def test_every_section_page_in_nav_and_marked_current(example_site):
@@ -124,7 +124,7 @@ def test_speed_chart_spec_has_fixed_scale_and_band(example_site):
     points = sum(len(t["x"]) for t in spec["data"])
     assert points == 44
     caption = [el for el in find_id(doc, "chart-k4").iter(f"{NS}figcaption")][0]
-    assert "22 of 22 aggregate cells faster" in text(caption) and "1.38–1.66x at 32K–128K" in text(caption)
+    assert "22 of 22 aggregate cells faster" in text(caption) and "aggregate, 32K–128K input: 1.38–1.66x" in text(caption)
 
 
 def test_speed_cell_bars_match_verdicts(example_site):
@@ -142,10 +142,10 @@ def test_clipped_ratio_is_marked(tmp_path):
     from site_gen.render import charts
 
     bar = charts.ratio_bar(2.4, "faster", (0.8, 1.8), 0.08)
-    assert bar["clipped"] == "high" and bar["at"] == bar["width"]
+    assert bar["clipped_high"] and not bar["clipped_low"] and bar["at"] == bar["width"]
     assert "beyond the scale" in bar["label"]
     low = charts.ratio_bar(0.5, "slower", (0.8, 1.8), 0.08)
-    assert low["clipped"] == "low" and low["bar_x"] == 0
+    assert low["clipped_low"] and not low["clipped_high"] and low["bar_x"] == 0
 
 
 def test_stable_anchors(overview):

@@ -15,8 +15,9 @@ from site_gen.analyse.report import Analysis
 @dataclass(frozen=True)
 class Figure:
     value: Any
-    kind: str  # how to print it: count, ratio, ratio_range, seconds, phrase, bool
+    kind: str  # how to print it: count, ratio, ratio_range, speed_ratio_range, seconds, phrase, bool
     explain: str
+    band: float | None = None  # a speed ratio's noise band: its printed digits follow its verdict
 
 
 class FigureError(ValueError):
@@ -83,7 +84,8 @@ def speed_count(a: Analysis, verdict: str = "cells", checkpoint: str | None = No
 def speed_range(a: Analysis, checkpoint: str, selection: str = "one_stream_decode") -> Figure:
     row = _rows(a.speed_ranges, "speed cells", f"no range for checkpoint={checkpoint} selection={selection}",
                 checkpoint=checkpoint, selection=selection).iloc[0]
-    return Figure((row["low"], row["high"]), "ratio_range", f"min and max of {row['cells']} cell ratios: {row['label']}, {checkpoint}")
+    return Figure((row["low"], row["high"]), "speed_ratio_range",
+                  f"min and max of {row['cells']} cell ratios: {row['label']}, {checkpoint}", band=a.band)
 
 
 @figure("kv_ratio_range", "range of KV pool ratios (candidate / baseline) across checkpoints")
@@ -129,8 +131,8 @@ def precision_unresolved(a: Analysis) -> Figure:
     return Figure(s["pairs"] - s["resolved"], "count", f"{s['pairs'] - s['resolved']} of {s['pairs']} intervals include zero")
 
 
-@figure("versions_identical", "true when the previous version's panel P-A results are bit-identical")
-def versions_identical(a: Analysis, panel: str = "P-A") -> Figure:
+@figure("versions_identical", "true when the previous version's results on one panel are bit-identical (panel=…)")
+def versions_identical(a: Analysis, panel: str) -> Figure:
     row = _rows(a.versions_precision, "version comparison", f"no version comparison on panel {panel}", panel=panel)
     return Figure(bool(row["identical"].iloc[0]), "bool", f"largest difference on {panel}: {row['max_abs_difference'].iloc[0]}")
 

@@ -17,6 +17,7 @@ class Analysis:
     scale: tuple[float, float]
     checkpoints: list[str]
     paired_checkpoints: list[str]
+    headline_input: tuple[int, int] | None = None  # the config's input window of the aggregate headline range
     precision: pd.DataFrame | None = None
     precision_summary: dict[str, Any] = field(default_factory=dict)
     precision_gaps: pd.DataFrame | None = None
@@ -54,12 +55,13 @@ class Analysis:
     displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
-def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float] = RATIO_SCALE) -> Analysis:
+def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float] = RATIO_SCALE,
+            headline_input: tuple[int, int] | None = None) -> Analysis:
     from site_gen.sections import all_sections  # here, not above: the sections' views import this module
 
     checkpoints = report.checkpoints
     missing_baseline = {c["id"] for c in report.meta["checkpoints"] if "baseline" in c.get("missing", {})}
-    a = Analysis(report=report, band=band, scale=scale, checkpoints=checkpoints,
+    a = Analysis(report=report, band=band, scale=scale, checkpoints=checkpoints, headline_input=headline_input,
                  paired_checkpoints=[c for c in checkpoints if c not in missing_baseline])
     for s in all_sections():
         if s.analyse and (part := report.data.get(s.name)) is not None:

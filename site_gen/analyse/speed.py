@@ -22,6 +22,13 @@ def verdict(ratio: pd.Series, band: float) -> pd.Series:
     return pd.Series(out, index=ratio.index, dtype="object")
 
 
+def verdict_of(ratio: float, band: float) -> str:
+    """`verdict` of one ratio (the same rule and rounding, for a number a page prints)."""
+    if np.round(abs(ratio - 1.0), 12) <= round(band, 12):
+        return "level"
+    return "faster" if ratio > 1.0 else "slower"
+
+
 def cell_ratios(cells: pd.DataFrame, band: float) -> pd.DataFrame:
     """Adds `ratio` (candidate rate / baseline rate), `verdict` and `errors` per cell."""
     out = cells.copy()
@@ -63,13 +70,7 @@ class Selection:
         return m
 
 
-DEFAULT_SELECTIONS = (
-    Selection("one_stream_decode", "Decode, one stream", "decode", concurrency=1),
-    Selection("aggregate_long_input", "Aggregate, 32K–128K input", "aggregate", min_input=32 * 1024, max_input=128 * 1024),
-)
-
-
-def ratio_ranges(ratios: pd.DataFrame, selections=DEFAULT_SELECTIONS) -> pd.DataFrame:
+def ratio_ranges(ratios: pd.DataFrame, selections: tuple[Selection, ...]) -> pd.DataFrame:
     """Min and max ratio per checkpoint over each selection; `cells` says how many it covers."""
     rows = []
     for sel in selections:
@@ -80,9 +81,11 @@ def ratio_ranges(ratios: pd.DataFrame, selections=DEFAULT_SELECTIONS) -> pd.Data
     return pd.DataFrame(rows, columns=["selection", "label", "checkpoint", "low", "high", "cells"])
 
 
-def workload_gains(ratios: pd.DataFrame) -> pd.DataFrame:
-    """Median ratio per workload over every checkpoint and metric, largest first."""
+def workload_gains(ratios: pd.DataFrame, band: float) -> pd.DataFrame:
+    """Median ratio per workload over every checkpoint and metric, largest first, with the verdict
+    of that median (a median inside the noise band is no gain, nor a loss)."""
     out = ratios.groupby("workload", sort=False)["ratio"].median().rename("median").reset_index()
+    out["verdict"] = verdict(out["median"], band)
     return out.sort_values(["median", "workload"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 

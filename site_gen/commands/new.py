@@ -74,10 +74,10 @@ def receipt() -> dict:
         },
         "precision": {
             "reference": "BF16",
-            "note": "Both engines on the same rows of panel P-A.",
-            "measures": [{"id": "kl_full", "label": "KL, P-A full vocabulary", "panel": "P-A", "vocabulary": "full", "unit": "nats", "further": "higher"},
-                         {"id": "top1", "label": "Top-1 agreement, P-A", "panel": "P-A", "vocabulary": "full", "unit": "percent", "further": "lower"}],
-            "rows": {"pa-q4": {"panel": "P-A", "plan": "plan-1", "teacher": "BF16", "sha256": "ab" * 32}},
+            "note": "Both engines on the same rows of the main panel.",
+            "measures": [{"id": "kl_full", "label": "KL, full vocabulary", "panel": "main", "vocabulary": "full", "unit": "nats", "further": "higher"},
+                         {"id": "top1", "label": "Top-1 agreement", "panel": "main", "vocabulary": "full", "unit": "percent", "further": "lower"}],
+            "rows": {"pa-q4": {"panel": "main", "plan": "plan-1", "teacher": "BF16", "sha256": "ab" * 32}},
             "results": [
                 {"checkpoint": "Q4", "measure": "kl_full", "baseline": {"value": 0.0312, "date": "2026-01-10", "rows": "pa-q4"},
                  "candidate": {"value": 0.0318, "date": "2026-01-14", "rows": "pa-q4"}, "difference": 0.0006, "interval": [-0.0002, 0.0014]},

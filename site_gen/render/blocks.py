@@ -3,12 +3,12 @@
 An author embeds a block with a fenced block (or the one-line directive `{{ block NAME key=value }}`)
 
     ```sitegen
-    report: cuteafd-v4.0.0
+    report: my-report
     block: speed-cells
-    checkpoint: K4
+    checkpoint: Q4
     ```
 
-and a figure or a checked statement inline: `{{ kv_ratio report=cuteafd-v4.0.0 checkpoint=K4 }}`,
+and a figure or a checked statement inline: `{{ kv_ratio report=my-report checkpoint=Q4 }}`,
 `{{ check looped_replies == 0 : no reply looped }}`. The report may be left out when the page
 names one in its front matter (`report: ID`) or when there is only one.
 

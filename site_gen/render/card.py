@@ -103,6 +103,13 @@ class Canvas:
         for dx, dy, alpha in _disc(r):
             self.blend(x0 + dx, y0 + dy, colour, alpha)
 
+    def triangle(self, tip: int, cy: int, half: int, colour: Colour, pointing: int) -> None:
+        """A filled triangle whose tip is at (tip, cy), `half` pixels high either side, pointing
+        right (pointing=1) or left (-1): its body lies on the other side of the tip."""
+        for dy in range(-half, half + 1):
+            length = half - abs(dy) + 1
+            self.rect(tip - length + 1 if pointing > 0 else tip, cy + dy, length, 1, colour)
+
     def text(self, x: int, y: int, text: str, size: int, colour: Colour) -> int:
         """Draws text with its top-left corner at (x, y); returns the x after it."""
         f = font(size)
@@ -220,10 +227,16 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
         card.rect(round(sx(1.0)) - 1, top, 2, height, c["fg"])
         drawn = set()  # a dot on a dot of the same colour changes nothing: thousands of cells stay quick
         for ratio, verdict, row in strip:
-            x = round(sx(ratio))
-            if (x, row, verdict) not in drawn:
-                drawn.add((x, row, verdict))
-                card.dot(x, top + 18 + 22 * row, 6.5, c.get(verdict, c["level"]))
+            # A cell beyond the scale is a triangle inside the strip, its tip on the end it passes.
+            x = left + inner - 1 if ratio > high else left if ratio < low else round(sx(ratio))
+            shape = 1 if ratio > high else -1 if ratio < low else 0
+            if (x, row, verdict, shape) not in drawn:
+                drawn.add((x, row, verdict, shape))
+                colour, cy = c.get(verdict, c["level"]), top + 18 + 22 * row
+                if shape:
+                    card.triangle(x, cy, 8, colour, shape)
+                else:
+                    card.dot(x, cy, 6.5, colour)
         step = 0.2 if high - low > 0.6 else 0.1
         v = low
         while v <= high + 1e-9:

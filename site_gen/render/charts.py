@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from site_gen.analyse.speed import verdict_of
 from site_gen.render import format as fmt
 
 BAR_WIDTH = 200.0
@@ -27,21 +28,38 @@ def ratio_bar(ratio: float, verdict: str, scale: tuple[float, float], band: floa
         "width": BAR_WIDTH,
         "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
         "one": one, "bar_x": min(one, at), "bar_w": max(round(abs(at - one), 2), 1.0), "at": at,
-        "verdict": verdict, "clipped": "high" if ratio > high else "low" if ratio < low else None,
-        "label": f"{fmt.ratio(ratio)}, {verdict}" + (" (beyond the scale)" if not low <= ratio <= high else ""),
+        "verdict": verdict, "clipped_low": ratio < low, "clipped_high": ratio > high,
+        "label": f"{fmt.speed_ratio(ratio, band)}, {verdict}" + (" (beyond the scale)" if not low <= ratio <= high else ""),
     }
 
 
+RANGE_KINDS = {"above": "every ratio faster", "within": "every ratio level", "below": "every ratio slower",
+               "straddles": "ratios on both sides of a band edge"}
+
+
+def range_kind(lo: float, hi: float, band: float) -> str:
+    """What a min–max span says against the noise band: wholly above it, within it, below it, or
+    across an edge (then its cells do not share one verdict)."""
+    ends = {verdict_of(lo, band), verdict_of(hi, band)}
+    if len(ends) == 1:
+        return {"faster": "above", "level": "within", "slower": "below"}[ends.pop()]
+    return "straddles"
+
+
 def range_bar(lo: float, hi: float, scale: tuple[float, float], band: float) -> dict[str, Any]:
-    """A min–max span on the same fixed scale as the cell bars."""
+    """A min–max span on the same fixed scale as the cell bars, coloured by `range_kind`; each end
+    beyond the scale is marked (a span can leave it on both sides)."""
     low, high = scale
     a, b = _x(lo, low, high), _x(hi, low, high)
+    kind = range_kind(lo, hi, band)
+    beyond = [side for side, out in (("low", lo < low), ("high", hi > high)) if out]
     return {
         "width": BAR_WIDTH,
         "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
         "one": _x(1.0, low, high), "bar_x": a, "bar_w": max(round(b - a, 2), 2.0),
-        "clipped": "high" if hi > high else "low" if lo < low else None,
-        "label": f"from {fmt.ratio(lo)} to {fmt.ratio(hi)}",
+        "kind": kind, "clipped_low": "low" in beyond, "clipped_high": "high" in beyond,
+        "label": f"from {fmt.speed_ratio(lo, band)} to {fmt.speed_ratio(hi, band)}, {RANGE_KINDS[kind]}"
+                 + (f" ({' and '.join(beyond)} end beyond the scale)" if beyond else ""),
     }
 
 
@@ -120,7 +138,7 @@ def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float
              zip(part["workload"], part["input_tokens"], part["concurrency"])]
         x = [round(min(max(r, low), high), 4) for r in part["ratio"]]
         symbols = [f"triangle-{'right' if r > high else 'left'}" if not low <= r <= high else symbol for r in part["ratio"]]
-        text = [f"{fmt.ratio(r)} · {v}" + (" (beyond the scale)" if not low <= r <= high else "")
+        text = [f"{fmt.speed_ratio(r, band)} · {v}" + (" (beyond the scale)" if not low <= r <= high else "")
                 for r, v in zip(part["ratio"], part["verdict"])]
         traces.append({
             "type": "scatter", "mode": "markers", "name": "aggregate" if metric == "aggregate" else "clean decode",

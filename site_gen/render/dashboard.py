@@ -25,7 +25,7 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
         if t["aggregate"]:
             low, high, n = t["aggregate"]
             out["speed_bar"] = charts.range_bar(low, high, a.scale, a.band)
-            out["speed_range"] = Fig(fmt.ratio_range(low, high),
+            out["speed_range"] = Fig(fmt.speed_ratio_range(low, high, a.band),
                                      how=f"lowest and highest candidate / baseline over {n} aggregate cells")
     p = a.precision_summary
     if p and p["pairs"]:

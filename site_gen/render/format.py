@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from site_gen.analyse.speed import verdict_of
+
 MINUS = "\u2212"
 DASH = "\u2013"
 MISSING = "\u2014"
@@ -57,6 +59,34 @@ def ratio(value: Any, digits: int = 2) -> str:
     return MISSING if _missing(value) else f"{fixed(value, digits)}x"
 
 
+# A speed ratio prints with two decimals, or with as many more as it takes for the printed number
+# to fall on the same side of the noise band's edge as the ratio itself: 1.081 against a band of
+# ±8% is faster, and "1.08x" would read as level (the edge counts as level), so it prints "1.081x".
+SPEED_DIGITS, MAX_SPEED_DIGITS = 2, 12  # twelve: the decimals the verdict rounds its distance to
+
+
+def speed_digits(value: float, band: float, digits: int = SPEED_DIGITS) -> int:
+    """The fewest decimals, from `digits`, whose printed ratio has the verdict of `value`."""
+    truth = verdict_of(value, band)
+    while digits < MAX_SPEED_DIGITS and verdict_of(float(f"{value:.{digits}f}"), band) != truth:
+        digits += 1
+    return digits
+
+
+def speed_ratio(value: Any, band: float, digits: int = SPEED_DIGITS) -> str:
+    """A candidate / baseline speed ratio as every page, card and summary prints it: `1.08x`, `1.081x`."""
+    return MISSING if _missing(value) else ratio(value, speed_digits(value, band, digits))
+
+
+def speed_ratio_range(low: Any, high: Any, band: float, digits: int = SPEED_DIGITS) -> str:
+    """`0.92–1.081x`: each end printed by `speed_ratio`'s rule; one value when both print the same."""
+    if _missing(low) or _missing(high):
+        return MISSING
+    a = fixed(low, speed_digits(low, band, digits))
+    b = fixed(high, speed_digits(high, band, digits))
+    return f"{a}x" if a == b else f"{a}{DASH}{b}x"
+
+
 def number_range(low: Any, high: Any, digits: int = 2, suffix: str = "") -> str:
     """`1.06–1.46x`; one value when both ends print the same."""
     if _missing(low) or _missing(high):
@@ -89,8 +119,10 @@ def seconds_pair(first: Any, second: Any) -> str:
 
 
 def kilo(value: Any, digits: int = 1) -> str:
-    """Token counts in thousands: `47.5K`."""
-    return MISSING if _missing(value) else f"{fixed(value / 1000, digits)}K"
+    """Token counts in thousands: `47.5K`; below a thousand the count itself (`0`, not `0.0K`)."""
+    if _missing(value):
+        return MISSING
+    return thousands(value) if abs(value) < 1000 else f"{fixed(value / 1000, digits)}K"
 
 
 def tokens_k(value: Any) -> str:

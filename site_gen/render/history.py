@@ -51,8 +51,8 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
         return out
 
     speed_rows = table(frames["speed"], "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
-        {"text": Fig(fmt.ratio(r["median"]), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}")},
-        {"text": fmt.ratio_range(r["low"], r["high"]), "bar": charts.range_bar(r["low"], r["high"], scale, band)},
+        {"text": Fig(fmt.speed_ratio(r["median"], band), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}")},
+        {"text": fmt.speed_ratio_range(r["low"], r["high"], band), "bar": charts.range_bar(r["low"], r["high"], scale, band)},
         {"text": fmt.verdicts(r)}])
     kv_rows = table(frames["kv"], "{series}", [("Candidate tokens", True), ("Baseline tokens", True), ("Ratio", True)], lambda r: [
         {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},

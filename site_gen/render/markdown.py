@@ -314,8 +314,10 @@ def _args(tokens: list[str], offset: int) -> dict[str, str]:
     return args
 
 
-def format_figure(value, kind: str, args: dict[str, str]) -> str:
+def format_figure(value, kind: str, args: dict[str, str], band: float | None = None) -> str:
     digits = int(args.get("digits", 2))
+    if kind == "speed_ratio_range":
+        return fmt.speed_ratio_range(value[0], value[1], band, digits)
     if kind == "ratio_range":
         return fmt.ratio_range(value[0], value[1], digits)
     if kind == "ratio":
@@ -346,7 +348,7 @@ def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
                 raise InlineError(f"figure '{name}' is not a single number; it cannot be compared with {op}", offset)
             ok = _OPS[op](value, number) != negate
             cond = f"{'not ' if negate else ''}{name} {op} {number:g}"
-        shown = format_figure(value, fig.kind, style) if not isinstance(value, bool) else str(value).lower()
+        shown = format_figure(value, fig.kind, style, fig.band) if not isinstance(value, bool) else str(value).lower()
         title = f"Checked against the receipts: {cond} (value {shown}; {fig.explain})"
         if ok:
             return Inline(Markup('<span class="check" tabindex="0" title="{}">{}</span>').format(title, text))
@@ -357,7 +359,7 @@ def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
     args = _args(tokens[1:], offset)
     style = {k: args.pop(k) for k in FORMAT_ARGS if k in args}
     fig = resolve_figure(tokens[0], args, offset)
-    shown = format_figure(fig.value, fig.kind, style)
+    shown = format_figure(fig.value, fig.kind, style, fig.band)
     return Inline(Markup('<span class="fig" tabindex="0" title="{}">{}</span>').format(fig.explain, shown))
 
 

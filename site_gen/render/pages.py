@@ -320,7 +320,7 @@ def render_page(page: Page, config: Config, site_nav: list[dict[str, str]], asse
 def content_environment(custom_dir: str | None) -> jinja2.Environment:
     """The page templates with a bare `base.html`: a page renders as its `content` block only."""
     env = environment(custom_dir)
-    bare = jinja2.DictLoader({"base.html": "{% block content %}{% endblock %}"})
+    bare = jinja2.DictLoader({"base.html": '{% include "_illustrative.html" %}{% block content %}{% endblock %}'})
     return env.overlay(loader=jinja2.ChoiceLoader([bare, env.loader]))
 
 

@@ -41,7 +41,8 @@ def headlines(a: Analysis) -> list[tuple[str, str, str]]:
     t = a.speed_totals
     if t:
         faster, level, slower, cells = t["faster"], t["level"], t["slower"], t["cells"]
-        key = "faster" if faster > slower else "slower" if slower > faster else "level"
+        # A verdict colour only when the cells share the side: mixed cells are no win nor loss.
+        key = "faster" if faster and not slower else "slower" if slower and not faster else "level"
         out.append(("Speed:", f"{faster} of {cells} cells faster, {level} level, {slower} slower", key))
     s = a.precision_summary
     if s:
@@ -52,7 +53,7 @@ def headlines(a: Analysis) -> list[tuple[str, str, str]]:
                                   f"({s['resolved']} of {s['pairs']} resolved)", key))
     if a.kv_range:
         low, high, _ = a.kv_range
-        key = "faster" if low > 1 else "slower" if high < 1 else "level"
+        key = "accent"  # a KV pool ratio is no speed verdict: its dot wears none of their colours
         out.append(("KV pool:", f"holds {fmt.ratio_range(low, high)} the baseline's context", key))
     return out
 

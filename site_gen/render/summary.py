@@ -21,6 +21,7 @@ def summary_data(a: Analysis) -> dict[str, Any]:
     s = section("speed").view(a)
     if s:
         speed: dict[str, Any] = {}
+        labels: dict[str, str] = {}
         for i, c in enumerate(s["checkpoints"]):
             entry: dict[str, Any] = {}
             counts = a.speed_counts[a.speed_counts["checkpoint"] == c].set_index("metric")
@@ -28,11 +29,12 @@ def summary_data(a: Analysis) -> dict[str, Any]:
                 entry[metric] = {k: int(row[k]) for k in ("faster", "level", "slower", "cells")}
             for row in s["range_rows"]:
                 entry[row["key"]] = str(row["cells"][i]["text"])
+                labels[row["key"]] = row["label"]
             if s["ttft"] and s["ttft"]["cells"][i]:
                 t = s["ttft"]["cells"][i]
                 entry["ttft"] = {"candidate": str(t["candidate"]), "baseline": str(t["baseline"])}
             speed[c] = entry
-        out["speed"] = {"noise_band": s["band"], "errors": s["errors"], "checkpoints": speed}
+        out["speed"] = {"noise_band": s["band"], "errors": s["errors"], "ranges": labels, "checkpoints": speed}
     p = section("precision").view(a)
     if p:
         out["precision"] = {
@@ -64,9 +66,9 @@ def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
                 v = e[metric]
                 name = "aggregate" if metric == "aggregate" else "clean decode"
                 rows.append((f"Speed {c}, {name}", f"{fmt.verdicts(v)} (of {v['cells']})"))
-        for key, label in (("one_stream_decode", "decode, one stream"), ("aggregate_long_input", "aggregate, 32K–128K input")):
+        for key, label in d["speed"]["ranges"].items():
             if key in e:
-                rows.append((f"Speed {c}, {label}", e[key]))
+                rows.append((f"Speed {c}, {label[0].lower()}{label[1:]}", e[key]))
     if "precision" in d:
         p = d["precision"]
         rows.append(("Precision gaps resolved", f"{p['resolved']} of {p['pairs']} ({p['further']} further from {p['reference']}, {p['closer']} closer)"))

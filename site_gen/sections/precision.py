@@ -127,7 +127,8 @@ def view(a: Analysis) -> dict[str, Any] | None:
     unpaired = []
     for checkpoint in a.checkpoints:
         if checkpoint not in a.paired_checkpoints:
-            unpaired.append({"checkpoint": checkpoint, "reason": views.missing_reason(a, checkpoint, "baseline")})
+            unpaired.append({"checkpoint": checkpoint, "reason": views.missing_reason(a, checkpoint, "baseline"),
+                             "on_checkpoints": bool((a.precision["checkpoint"] == checkpoint).any())})
     return {
         "reference": p["reference"], "note": p.get("note", ""), "groups": groups, "summary": s,
         "largest_gap": largest, "paired_checkpoints": [g["checkpoint"] for g in groups],

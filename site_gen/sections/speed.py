@@ -9,7 +9,7 @@ import pandas as pd
 from site_gen.analyse import speed as calc
 from site_gen.analyse.frames import records
 from site_gen.analyse.report import Analysis
-from site_gen.analyse.speed import DEFAULT_SELECTIONS, METRIC_LABELS
+from site_gen.analyse.speed import METRIC_LABELS, Selection
 from site_gen.errors import SitegenError
 from site_gen.load import require
 from site_gen.render import charts, views
@@ -47,13 +47,27 @@ def engine_records(data: dict):
                 yield r["checkpoint"], role, f"$.speed.{part}[{i}].{role}"
 
 
+def selections(a) -> tuple[Selection, ...]:
+    """The headline ranges: decode at one stream, and aggregate over the configured input window
+    (`headline_input`), or over every input when none is set."""
+    window = a.headline_input
+    if window is None:
+        aggregate = Selection("aggregate_long_input", "Aggregate, every input", "aggregate")
+    else:
+        low, high = fmt.tokens_k(window[0]), fmt.tokens_k(window[1])
+        shown = low if low == high else f"{low}{fmt.DASH}{high}"
+        aggregate = Selection("aggregate_long_input", f"Aggregate, {shown} input", "aggregate",
+                              min_input=window[0], max_input=window[1])
+    return (Selection("one_stream_decode", "Decode, one stream", "decode", concurrency=1), aggregate)
+
+
 def analyse(a, s: dict) -> None:
     if not s["cells"]:
         return
     a.speed = calc.cell_ratios(records(s["cells"], "$.speed.cells"), a.band)
     a.speed_counts = calc.verdict_counts(a.speed)
-    a.speed_ranges = calc.ratio_ranges(a.speed)
-    a.speed_gains = calc.workload_gains(a.speed)
+    a.speed_ranges = calc.ratio_ranges(a.speed, selections(a))
+    a.speed_gains = calc.workload_gains(a.speed, a.band)
     a.speed_totals = calc.totals(a.speed, a.speed_counts)
     a.ttft = calc.ttft(records(s.get("ttft", []), "$.speed.ttft"))
 
@@ -86,7 +100,7 @@ def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
                        for r in s["count_rows"]],
         "range_rows": [{**r, "cells": [r["cells"][i]]} for r in s["range_rows"]],
         "ttft": {**s["ttft"], "cells": [s["ttft"]["cells"][i]]} if s["ttft"] else None,
-        "gains": [], "unpaired": [],
+        "gains": [], "losses": [], "unpaired": [],
         **calc.error_counts(a.speed, cp),
     }}
 
@@ -134,12 +148,20 @@ def view(a: Analysis) -> dict[str, Any] | None:
         "checkpoints": cols, "count_rows": _count_rows(a, counts, cols), "range_rows": _range_rows(a, ranges, cols),
         "ttft": _ttft_row(a, cols),
         "band": f"\u00b1{a.band * 100:g}%", "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
-        "gains": [{"workload": g["workload"], "median": f"~{g['median']:.1f}x"} for g in a.speed_gains.head(2).to_dict("records")],
+        "gains": _medians(a, "faster"), "losses": _medians(a, "slower"),
         "errors": a.speed_totals["errors"], "cells_with_errors": a.speed_totals["cells_with_errors"],
-        "tables": _tables(a, counts, cell_rows, cols), "captions": _captions(counts, ranges, cols),
+        "tables": _tables(a, counts, cell_rows, cols), "captions": _captions(a, counts, ranges, cols),
         "ticks": charts.scale_ticks(a.scale),
         "unpaired": [{"checkpoint": c, "reason": views.missing_reason(a, c, "baseline")} for c in a.checkpoints if c not in a.paired_checkpoints],
     }
+
+
+def _medians(a: Analysis, side: str) -> list[dict[str, Any]]:
+    """The two workloads whose median ratio is furthest out on `side` (faster: largest gains;
+    slower: largest losses); a median within the noise band is neither."""
+    g = a.speed_gains[a.speed_gains["verdict"] == side]
+    g = g.head(2) if side == "faster" else g.iloc[::-1].head(2)
+    return [{"workload": r["workload"], "median": fmt.speed_ratio(r["median"], a.band)} for r in g.to_dict("records")]
 
 
 def _count_rows(a: Analysis, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
@@ -156,7 +178,8 @@ def _count_rows(a: Analysis, counts: dict, cols: list[str]) -> list[dict[str, An
             if row is None:
                 cells.append({"text": fmt.MISSING, "counts": None})
                 continue
-            cells.append({"text": _counts_text(row), "of": int(row["cells"]), "counts": {
+            cells.append({"text": _counts_text(row), "of": int(row["cells"]), "some": {k: int(row[k]) > 0 for k in calc.VERDICTS},
+                          "counts": {
                 k: Fig(str(int(row[k])), how=f"{int(row[k])} {k}: {int(row['cells'])} {METRIC_LABELS[metric]} cells of {c}, {rule[k]}")
                 for k in ("faster", "level", "slower")}})
         count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric,
@@ -166,7 +189,7 @@ def _count_rows(a: Analysis, counts: dict, cols: list[str]) -> list[dict[str, An
 
 def _range_rows(a: Analysis, ranges: dict, cols: list[str]) -> list[dict[str, Any]]:
     range_rows = []
-    for sel in DEFAULT_SELECTIONS:
+    for sel in selections(a):
         if not any(k == sel.key for _, k in ranges):
             continue
         cells = []
@@ -175,7 +198,7 @@ def _range_rows(a: Analysis, ranges: dict, cols: list[str]) -> list[dict[str, An
             if r is None:
                 cells.append({"text": fmt.MISSING, "bar": None})
                 continue
-            cells.append({"text": Fig(fmt.ratio_range(r["low"], r["high"]),
+            cells.append({"text": Fig(fmt.speed_ratio_range(r["low"], r["high"], a.band),
                                       how=f"lowest and highest candidate / baseline rate over {int(r['cells'])} cells: {sel.label}, {c}"),
                           "cells": int(r["cells"]),
                           "bar": charts.range_bar(r["low"], r["high"], a.scale, a.band)})
@@ -205,7 +228,7 @@ def _tables(a: Analysis, counts: dict, cell_rows: dict, cols: list[str]) -> list
                 continue
             rows = [{"workload": r["workload"], "input": fmt.tokens_k(r["input_tokens"]), "concurrency": int(r["concurrency"]),
                      "baseline": f"{r['baseline_rate']:,.1f}", "candidate": f"{r['candidate_rate']:,.1f}",
-                     "ratio": fmt.ratio(r["ratio"]), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
+                     "ratio": fmt.speed_ratio(r["ratio"], a.band), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
                      "errors": int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s"}
                     for r in part]
@@ -215,7 +238,7 @@ def _tables(a: Analysis, counts: dict, cell_rows: dict, cols: list[str]) -> list
     return tables
 
 
-def _captions(counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:
+def _captions(a: Analysis, counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:
     captions = {}
     for c in cols:
         parts = []
@@ -226,7 +249,7 @@ def _captions(counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:
         rng = ranges.get((c, "aggregate_long_input"))
         text = f"{c}: " + "; ".join(parts)
         if rng is not None:
-            text += f"; aggregate {fmt.ratio_range(rng['low'], rng['high'])} at 32K\u2013128K input"
+            text += f"; {rng['label'][0].lower()}{rng['label'][1:]}: {fmt.speed_ratio_range(rng['low'], rng['high'], a.band)}"
         captions[c] = text
     return captions
 
