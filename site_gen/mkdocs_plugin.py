@@ -11,7 +11,9 @@
 - on_page_markdown / on_page_content: sitegen blocks and `{{ … }}` figures of markdown pages
   become HTML (the same `AuthorBlocks` as `sitegen build`); a report page's content is the
   report page's own HTML, rendered by the same templates.
-- on_post_page: the chart script on the pages that draw a chart, once.
+- on_post_page: the chart script on the pages that draw a chart, the dashboard's on the pages
+  with the table of reports; on every page when the theme swaps pages in place (Material's
+  `navigation.instant`), where the scripts draw each new page on Material's `document$`.
 
 Works with MkDocs 1.6 and ProperDocs (which serves `mkdocs.*` imports itself), with the default
 theme and with Material for MkDocs. `sitegen build` stays the main product: MkDocs 2.0 drops
@@ -165,8 +167,10 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.analyses: list[Analysis] = []
         self.blocks: AuthorBlocks | None = None
         self.report_pages: dict[str, Page] = {}      # src_uri -> sitegen page
+        self.nav_titles: dict[str, str] = {}
         self.expanded: dict[str, Expanded] = {}
         self.charts: set[str] = set()                 # src_uri of pages that draw a chart
+        self.dashboards: set[str] = set()             # src_uri of pages with the table of reports
         self.assets: dict[str, tuple[str, bytes]] = {}
 
     # -- configuration and receipts -------------------------------------------------------------
@@ -199,7 +203,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.assets = {"css": (_asset(EMBED_CSS, css), css)}
         self.assets.update({k: v for k, v in themed.items() if k != "css"})
         config.extra_css.append(self.assets["css"][0])
-        self.report_pages, self.expanded, self.charts = {}, {}, set()
+        self.report_pages, self.expanded, self.charts, self.dashboards = {}, {}, set(), set()
         return config
 
     def on_serve(self, server, config, builder):
@@ -235,17 +239,31 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                     log.warning(message)
                 rp.warnings.clear()
                 src = report_base(a.report.id) + posixpath.splitext(name)[0] + ".md"
-                meta = yaml.safe_dump({"title": escape(title)}, allow_unicode=True)  # themes print titles raw
-                self._add(files, config, src, f"---\n{meta}---\n\n<!-- sitegen: {a.report.id} {key} -->\n", page.url)
-                self.report_pages[src] = page
+                self._add_page(files, config, src, page, f"{title} — {a.report.title}", title)
             for path, data in rp.files().items():
                 self._add(files, config, path, data)
+        if len(self.analyses) > 1:
+            from site_gen.assembly import report_url
+            from site_gen.render import history as history_view
+
+            page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
+                        context={"history": history_view.context(self.analyses, report_url)})
+            self._add_page(files, config, "history.md", page, "History", "History")
         for path, data in self.assets.values():
             self._add(files, config, path, data)
         if not any(files.get_file_from_path(n) for n in ("index.md", "README.md")):
             heading = f"# {self.sg.site_name}\n\n" + (f"{self.sg.site_description}\n\n" if self.sg.site_description else "")
             self._add(files, config, "index.md", heading + "```sitegen\nblock: dashboard\n```\n")
         return files
+
+    def _add_page(self, files: Files, config, src: str, page: Page, title: str, nav_title: str) -> None:
+        """A sitegen page as a generated MkDocs page. `title` names it in the browser's tab and in
+        search results (where a bare "Speed" would not tell one report from another); the nav,
+        where the report's folder says which report it is, takes the short `nav_title`."""
+        meta = yaml.safe_dump({"title": escape(title)}, allow_unicode=True)  # themes print titles raw
+        self._add(files, config, src, f"---\n{meta}---\n\n<!-- sitegen: {src} -->\n", page.url)
+        self.report_pages[src] = page
+        self.nav_titles[src] = escape(nav_title)
 
     def on_nav(self, nav, config, files):
         """In an automatic nav, each report's folder is titled with the report and lists its pages in
@@ -257,8 +275,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         newest = {a.report.id: i for i, a in enumerate(self.analyses)}
 
         def report_of(item) -> str | None:
-            if item.is_page and item.file.src_uri in self.report_pages:
-                return item.file.src_uri.split("/")[1]
+            if item.is_page and item.file.src_uri in self.report_pages and "/" in item.file.src_uri:
+                return item.file.src_uri.split("/")[1]  # reports/ID/page.md (not the history page)
             if item.is_section:
                 ids = {report_of(child) for child in item.children}
                 return ids.pop() if len(ids) == 1 else None
@@ -283,6 +301,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def on_page_markdown(self, markdown: str, page, config, files):
         src = page.file.src_uri
         if src in self.report_pages:
+            page.title = self.nav_titles[src]  # the meta title stays the full one
             return markdown
         assert self.blocks is not None
         source = page.file.content_string if page.file.generated_by is None else markdown
@@ -298,6 +317,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.expanded[src] = expanded
         if expanded.charts:
             self.charts.add(src)
+        if "dashboard" in expanded.blocks:
+            self.dashboards.add(src)
         return expanded.markdown
 
     def on_page_content(self, html: str, page, config, files):
@@ -306,36 +327,72 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             assert self.sg is not None
             sg_page = self.report_pages[src]
             asset_urls = {k: v[0] for k, v in self.assets.items()}
-            content = render_content(sg_page, self.sg, [], asset_urls)
+            content = searchable(render_content(sg_page, self.sg, [], asset_urls), page_title=True)
             if sg_page.charts:
                 self.charts.add(src)
-            page.toc = _toc(content)
-            return f'<div class="sitegen-block sitegen-page page-{sg_page.section}">\n{content}\n</div>\n'
+            page.toc = _toc(content, page.meta["title"])
+            section = sg_page.section or "site"
+            return f'<div class="sitegen-block sitegen-page page-{section}">\n{content}\n</div>\n'
         expanded = self.expanded.pop(src, None)
-        return expanded.restore(html) if expanded else html
+        if not expanded:
+            return html
+        expanded.pieces = [searchable(piece) for piece in expanded.pieces]
+        return expanded.restore(html)
 
     def on_post_page(self, output: str, page, config):
-        if page.file.src_uri not in self.charts:
+        src = page.file.src_uri
+        if swaps_content(config):
+            # The theme swaps each page's content in place without loading the page (Material's
+            # instant navigation): the page a reader lands on must bring every script the pages
+            # reached from it will need.
+            keys = [k for k in self.assets if k != "css"]
+        else:
+            keys = [k for k in self.assets if k not in ("css", "dashboard")] if src in self.charts else []
+            keys += ["dashboard"] if src in self.dashboards else []
+        if not keys:
             return output
-        keys = sorted((k for k in self.assets if k != "css"), key=lambda k: k != "plotly")  # a library before its user
+        keys.sort(key=lambda k: k != "plotly")  # a library before its user
         scripts = "".join(f'<script src="{rel(page.file.dest_uri, self.assets[k][0])}" defer></script>' for k in keys)
         at = output.rfind("</body>")
         return output[:at] + scripts + "\n" + output[at:] if at >= 0 else output + scripts
 
 
+def swaps_content(config) -> bool:
+    """Whether the theme replaces the page's content in place on an in-site link click."""
+    theme = config.theme
+    return theme.name == "material" and "navigation.instant" in (theme.get("features") or [])
+
+
+_CELL_END = re.compile(r"</(t[dh])>(?=<t[dh][\s>])")
+_ROW_END = re.compile(r"</tr>(?=<tr[\s>])")
+
+
+def searchable(html: str, *, page_title: bool = False) -> str:
+    """sitegen's HTML as MkDocs' search plugins read it. Their index takes an element's text with
+    nothing between elements: adjacent table cells get a space ("Engine CuteAFD", not
+    "EngineCuteAFD"). Material's leaves out a heading's permalink only when its class is exactly
+    `headerlink` (the host themes style that class too). With `page_title`, the page's h1 is left
+    out of the index, so that Material's search titles the page with its full title (the meta
+    title, which names the report) rather than a bare "Speed"."""
+    html = _ROW_END.sub("</tr>\n", _CELL_END.sub(r"</\1> ", html))
+    html = html.replace('<a class="anchor" href="#', '<a class="headerlink" href="#')
+    return html.replace('<h1 id="top">', '<h1 id="top" data-search-exclude>', 1) if page_title else html
+
+
 _HEADING = re.compile(r'<h([12])\s+id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 
 
-def _toc(html: str):
-    """The table of contents of a report page (its h1 and h2), for the theme's sidebar."""
+def _toc(html: str, title: str):
+    """The table of contents of a report page (its h1 and h2), for the theme's sidebar. The h1 is
+    named with the page's full `title` (already escaped): MkDocs' own search titles its result so."""
     from mkdocs.structure.toc import get_toc
 
     tokens: list[dict[str, Any]] = []
     for level, ident, inner in _HEADING.findall(html):
-        inner = re.sub(r'<a class="anchor".*?</a>', "", inner, flags=re.S)
+        inner = re.sub(r'<a class="headerlink".*?</a>', "", inner, flags=re.S)
         # MkDocs themes print toc titles unescaped (autoescape is off there): keep the text escaped,
         # so a report title from a receipt stays text in the sidebar.
-        name = escape(unescape(re.sub(r"<[^>]+>", "", inner)).strip())
+        name = title if level == "1" else escape(unescape(re.sub(r"<[^>]+>", "", inner)).strip())
         token = {"level": int(level), "id": ident, "name": name, "html": name, "data-toc-label": "", "children": []}
         if int(level) == 1 or not tokens:
             tokens.append(token)
