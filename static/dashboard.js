@@ -32,11 +32,12 @@
     show();
   }
   // Material for MkDocs' instant navigation swaps the page's content without loading it: its
-  // document$ tells each new page (and the first one); elsewhere the page's own load does (this
-  // script is deferred: the table is in the page when it runs).
+  // document$ tells each new page. The page's own load sets up the first one (document$ may have
+  // completed without a page, as on file:// URLs); whichever comes second finds it done.
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(setup);
-  } else if (document.readyState === "loading") {
+  }
+  if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", setup);
   } else {
     setup();

@@ -57,10 +57,12 @@
     });
   }
   // Material for MkDocs' instant navigation swaps the page's content without loading it: its
-  // document$ tells each new page (and the first one); elsewhere the page's own load does.
+  // document$ tells each new page. The page's own load draws the first one (document$ may have
+  // completed without a page, as on file:// URLs); whichever comes second finds it done.
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(function () { draw(); });
-  } else if (document.readyState === "loading") {
+  }
+  if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { draw(); });
   } else {
     draw();
