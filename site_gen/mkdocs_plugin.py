@@ -45,6 +45,7 @@ from site_gen.render.pages import Page, ReportPages, all_pages, rel, render_cont
 log = get_plugin_logger("sitegen")
 
 EMBED_CSS = "sitegen-embed.css"
+MATERIAL_CSS = "sitegen-material.css"  # added to it when Material for MkDocs is the theme
 # Variables that follow the host theme where it has them (Material), else sitegen's light values.
 _HOST_VARS = {"--bg": "--md-default-bg-color", "--fg": "--md-default-fg-color", "--muted": "--md-default-fg-color--light",
               "--line": "--md-default-fg-color--lightest", "--soft": "--md-code-bg-color",
@@ -134,6 +135,22 @@ def embed_css(css: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _static_text(config: Config, name: str) -> str:
+    """A file of sitegen's static/ (or the user's custom_dir override of it)."""
+    from site_gen.render.pages import theme_dir
+
+    path = config.custom_dir / name if config.custom_dir and (config.custom_dir / name).is_file() else theme_dir("static") / name
+    return path.read_text(encoding="utf-8")
+
+
+# The overview's note on where the data comes from, as Material shows a note: an admonition.
+_ABOUT = re.compile(r'<p class="illustrative" id="illustrative"><strong>(About the data):</strong> (.*?)</p>', re.S)
+
+
+def _admonition(m: re.Match) -> str:
+    return f'<div class="admonition info" id="illustrative">\n<p class="admonition-title">{m[1]}</p>\n<p>{m[2]}</p>\n</div>'
+
+
 def _asset(name: str, data: bytes) -> str:
     stem, _, ext = name.rpartition(".")
     return f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
@@ -172,6 +189,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.charts: set[str] = set()                 # src_uri of pages that draw a chart
         self.dashboards: set[str] = set()             # src_uri of pages with the table of reports
         self.assets: dict[str, tuple[str, bytes]] = {}
+        self.material = False
 
     # -- configuration and receipts -------------------------------------------------------------
     def on_config(self, config):
@@ -199,7 +217,11 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         rows = site.dashboard()
         self.blocks = AuthorBlocks(self.analyses, self.sg, dashboard=rows)
         themed = theme_assets(self.sg)
-        css = embed_css(themed["css"][1].decode("utf-8")).encode("utf-8")
+        css = embed_css(themed["css"][1].decode("utf-8"))
+        self.material = config.theme.name == "material"
+        if self.material:
+            css += _static_text(self.sg, MATERIAL_CSS)
+        css = css.encode("utf-8")
         self.assets = {"css": (_asset(EMBED_CSS, css), css)}
         self.assets.update({k: v for k, v in themed.items() if k != "css"})
         config.extra_css.append(self.assets["css"][0])
@@ -328,6 +350,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             sg_page = self.report_pages[src]
             asset_urls = {k: v[0] for k, v in self.assets.items()}
             content = searchable(render_content(sg_page, self.sg, [], asset_urls), page_title=True)
+            if self.material:
+                content = _ABOUT.sub(_admonition, content)
             if sg_page.charts:
                 self.charts.add(src)
             page.toc = _toc(content, page.meta["title"])

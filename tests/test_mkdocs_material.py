@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from htmlutil import NS, parse, tables
+from htmlutil import NS, find_id, parse, tables
 
 BUILDERS = ("mkdocs", "properdocs")
 REPORT = "cuteafd-v4.0.0"
@@ -200,6 +200,9 @@ def test_instant_navigation_keeps_charts_and_dashboards(sites, browser, builder)
         page.locator("article a", has_text="the speed page").click()
         page.wait_for_url("**/speed.html")
         charts_drawn(page, 2)
+        # Tables in Material's type scale and frame (Material's own: 0.64rem of its 20px root).
+        table = page.eval_on_selector("table.data", "t => [getComputedStyle(t).fontSize, getComputedStyle(t).borderTopStyle]")
+        assert table == ["12.8px", "solid"]
         page.go_back()
         page.wait_for_url(lambda url: "/guide/" in url)
         page.wait_for_function("() => document.querySelectorAll('[data-figure].ready').length === 2")
@@ -244,3 +247,12 @@ def test_history_page_in_the_automatic_nav(sites, example_site):
     links = {"".join(a.itertext()).strip(): a.get("href") for a in home.iter(f"{NS}a")
              if "md-nav__link" in (a.get("class") or "")}
     assert links.get("History") == "history.html", links
+
+
+def test_material_look(sites):
+    _, site = sites["mkdocs"]
+    about = find_id(parse(site / "reports" / REPORT / "index.html"), "illustrative")
+    assert about.tag == f"{NS}div" and about.get("class") == "admonition info"
+    assert "".join(about.find(f"{NS}p").itertext()) == "About the data"
+    css = next((site / "assets").glob("sitegen-embed.*.css")).read_text()
+    assert ".md-typeset .sitegen-block table.data {" in css and ".md-typeset .sitegen-block .forest" in css

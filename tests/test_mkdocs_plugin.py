@@ -183,6 +183,13 @@ def test_chart_script_once_and_only_where_charts_are(built):
         assert "assets/dashboard." not in page.read_text(), page
 
 
+def test_default_theme_keeps_sitegen_look(built):
+    _, mk = built
+    assert '<p class="illustrative" id="illustrative"><strong>About the data:</strong>' in (
+        mk / "reports" / REPORT / "index.html").read_text()
+    assert ".md-typeset" not in next((mk / "assets").glob("sitegen-embed.*.css")).read_text()
+
+
 def test_links_inside_blocks_work_from_mkdocs_pages(built):
     _, mk = built
     doc = parse(mk / "guide" / "index.html")

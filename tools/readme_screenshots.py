@@ -27,6 +27,9 @@ theme:
   name: material
   font: false
   features: [navigation.instant, content.tabs.link]
+  palette:
+    - {scheme: default, toggle: {icon: material/brightness-7, name: Dark mode}}
+    - {scheme: slate, toggle: {icon: material/brightness-4, name: Light mode}}
 markdown_extensions: [admonition, attr_list, pymdownx.details, pymdownx.superfences,
                       {pymdownx.tabbed: {alternate_style: true}}, {toc: {permalink: true}}]
 plugins:
@@ -62,8 +65,7 @@ block: memory-table
 ```
 """
 
-# (page, what to show at the top of the window)
-SHOTS = {"report": ("reports/cuteafd-v4.0.0/index.html", None), "docs": ("guide/index.html", None)}
+SHOTS = {"report": "reports/cuteafd-v4.0.0/index.html", "docs": "guide/index.html"}
 
 
 def build(folder: Path) -> Path:
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         site = build(Path(tmp))
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page(viewport={"width": args.width, "height": args.height})
-        for name, (path, _) in SHOTS.items():
+        for name, path in SHOTS.items():
             for scheme in ("default", "slate"):
                 page.goto((site / path).as_uri())
                 page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
