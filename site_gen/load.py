@@ -19,9 +19,10 @@ from functools import lru_cache
 from importlib import resources
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 from site_gen.errors import SitegenError, json_path
 from site_gen.paths import link_loop, resolve_path
@@ -147,6 +148,8 @@ def is_date(value: Any) -> bool:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # here: listing report folders (the MkDocs plugin on a site without any) needs none of it
+
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
     return jsonschema.Draft202012Validator(_python_patterns(schema()), format_checker=formats)
