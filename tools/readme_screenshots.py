@@ -83,8 +83,8 @@ def build(folder: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
-    parser.add_argument("--width", type=int, default=1000)
-    parser.add_argument("--height", type=int, default=680)
+    parser.add_argument("--width", type=int, default=1240)
+    parser.add_argument("--height", type=int, default=720)
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
