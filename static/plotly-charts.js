@@ -28,13 +28,31 @@
     });
     return fig;
   }
-  function draw() {
+  var sized = window.ResizeObserver ? new window.ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var el = entry.target;
+      if (!el.isConnected) { sized.unobserve(el); return; }
+      // A chart drawn in a closed tab or <details> takes its real size when it shows.
+      if (el._width !== el.clientWidth && el.clientWidth && window.Plotly) {
+        el._width = el.clientWidth;
+        window.Plotly.Plots.resize(el);
+      }
+    });
+  }) : null;
+  // Draws the charts not drawn yet (every chart after a colour-scheme change, the given ones for
+  // the live preview): drawing twice is harmless.
+  function draw(hosts) {
     if (!window.Plotly) { return; }
-    document.querySelectorAll("[data-figure]").forEach(function (el) {
-      var source = document.getElementById(el.getAttribute("data-figure"));
-      if (!source) { return; }
-      var fig = themed(JSON.parse(source.textContent));
+    var every = hosts === true, given = !every && hosts && hosts.length !== undefined;
+    var list = given ? hosts : document.querySelectorAll("[data-figure]");
+    Array.prototype.forEach.call(list, function (el) {
+      var source = el.getAttribute("data-spec");
+      if (source === null || (el._drawn && !every && !given)) { return; }
+      var fig = themed(JSON.parse(source));
       window.Plotly.react(el, fig.data, fig.layout, fig.config || { displaylogo: false, responsive: true });
+      el._drawn = true;
+      el._width = el.clientWidth;
+      if (sized) { sized.observe(el); }
       el.classList.add("ready");
       el.removeAttribute("aria-hidden");
       el.setAttribute("role", "img");
@@ -42,10 +60,20 @@
       if (caption) { el.setAttribute("aria-label", caption.textContent); }
     });
   }
-  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", draw); } else { draw(); }
+  // Material for MkDocs' instant navigation swaps the page's content without loading it: its
+  // document$ tells each new page. The page's own load draws the first one (document$ may have
+  // completed without a page, as on file:// URLs); whichever comes second finds it done.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(function () { draw(); });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { draw(); });
+  } else {
+    draw();
+  }
   if (window.matchMedia) {
     var mq = window.matchMedia("(prefers-color-scheme: dark)");
-    if (mq.addEventListener) { mq.addEventListener("change", draw); }
+    if (mq.addEventListener) { mq.addEventListener("change", function () { draw(true); }); }
   }
   window.sitegenRedraw = draw;
 })();

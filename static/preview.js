@@ -93,14 +93,14 @@
 
   function scripts(root) {
     var out = [];
-    root.querySelectorAll("script:not([" + MARK + "]):not([type='application/json'])").forEach(function (s) {
+    root.querySelectorAll("script:not([" + MARK + "])").forEach(function (s) {
       out.push(s.getAttribute("src") || s.textContent);
     });
     return out.join("\n");
   }
   function figures(root) {
     var out = {};
-    root.querySelectorAll("script[type='application/json'][id]").forEach(function (s) { out[s.id] = s.textContent; });
+    root.querySelectorAll("[data-figure]").forEach(function (el) { out[el.getAttribute("data-figure")] = el.getAttribute("data-spec"); });
     return out;
   }
 

@@ -1,7 +1,6 @@
-// Draws the speed charts as inline SVG, with no library. Each chart's spec sits beside it in a
-// <script type="application/json"> (Plotly's figure format: marker traces over category rows, a
-// fixed x range, shapes for the noise band and the 1.0 line), so the page carries data, not a
-// drawing. Colours come from the stylesheet: the chart follows the light or dark theme by itself.
+// Draws the speed charts as inline SVG, with no library. Each chart's spec sits in its element's
+// data-spec attribute (Plotly's figure format: marker traces over category rows, a fixed x range,
+// shapes for the noise band and the 1.0 line), so the page carries data, not a drawing. Colours come from the stylesheet: the chart follows the light or dark theme by itself.
 // Hover or tap a point to read its cell; drag across the plot to zoom the ratio axis; double-click
 // or "Reset zoom" returns to the fixed scale; the legend buttons show or hide a metric.
 (function () {
@@ -120,13 +119,15 @@
     state.box = node("rect", { "class": "zoom-box", x: 0, y: y0, width: 0, height: y1 - y0, visibility: "hidden" }, svg);
     state.plot = { x0: x0, x1: x1, lo: lo, hi: hi };
     state.width = host.clientWidth;
+    // Labels are fitted by measuring them, which a closed <details> or tab does not allow.
+    state.blind = host.checkVisibility ? !host.checkVisibility() : !host.getClientRects().length;
     state.reset.hidden = lo === state.spec.layout.xaxis.range[0] && hi === state.spec.layout.xaxis.range[1];
   }
 
   function setup(host) {
-    var source = document.getElementById(host.getAttribute("data-figure"));
-    if (!source) { return; }
-    var spec = JSON.parse(source.textContent), figure = host.closest("figure");
+    var source = host.getAttribute("data-spec");
+    if (source === null) { return; }
+    var spec = JSON.parse(source), figure = host.closest("figure");
     var caption = figure && figure.querySelector("figcaption");
     var state = { spec: spec, range: spec.layout.xaxis.range.slice(), hidden: {},
                   label: caption ? caption.textContent.trim() : "" };
@@ -225,13 +226,43 @@
     });
   }
 
-  // Draws every chart of the page, or the given ones afresh (the live preview passes those whose
-  // spec changed).
+  // A chart drawn while hidden (a closed tab or <details>) has no width, or labels it could not
+  // measure: it is drawn again at its real size once it shows, and whenever its width changes.
+  var sized = window.ResizeObserver ? new window.ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var host = entry.target;
+      if (!host.isConnected) { sized.unobserve(host); return; }
+      if (host._chart && host.clientWidth && host.clientWidth !== host._chart.width) { render(host, host._chart); }
+    });
+  }) : null;
+  var seen = window.IntersectionObserver ? new window.IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var host = entry.target;
+      if (entry.isIntersecting && host._chart && host._chart.blind) { render(host, host._chart); }
+    });
+  }) : null;
+  var watched = [];
+
+  // Draws the charts of the page not drawn yet, or the given ones afresh (the live preview passes
+  // those whose spec changed). Drawing twice is harmless: a drawn chart is skipped.
   function draw(hosts) {
-    var list = hosts && hosts.length !== undefined ? hosts : document.querySelectorAll("[data-figure]");
+    var fresh = hosts && hosts.length !== undefined;
+    var list = fresh ? hosts : document.querySelectorAll("[data-figure]");
+    watched = watched.filter(function (host) {
+      if (host.isConnected) { return true; }
+      if (sized) { sized.unobserve(host); }  // content a host page swapped out
+      if (seen) { seen.unobserve(host); }
+      return false;
+    });
     Array.prototype.forEach.call(list, function (host) {
+      if (!fresh && host._chart) { return; }
       try {
         setup(host);
+        if (watched.indexOf(host) < 0) {
+          watched.push(host);
+          if (sized) { sized.observe(host); }
+          if (seen) { seen.observe(host); }
+        }
       } catch (err) {
         // A broken spec leaves its text fallback showing; the other charts still draw.
         host.classList.remove("ready");
@@ -239,17 +270,29 @@
       }
     });
   }
-  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", draw); } else { draw(); }
-  var pending = false;
-  window.addEventListener("resize", function () {
-    if (pending) { return; }
-    pending = true;
-    window.requestAnimationFrame(function () {
-      pending = false;
-      document.querySelectorAll("[data-figure].ready").forEach(function (host) {
-        if (host._chart && host.clientWidth !== host._chart.width) { render(host, host._chart); }
+  // Material for MkDocs' instant navigation swaps the page's content without loading it: its
+  // document$ tells each new page. The page's own load draws the first one (document$ may have
+  // completed without a page, as on file:// URLs); whichever comes second finds it done.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(function () { draw(); });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { draw(); });
+  } else {
+    draw();
+  }
+  if (!sized) {
+    var pending = false;
+    window.addEventListener("resize", function () {
+      if (pending) { return; }
+      pending = true;
+      window.requestAnimationFrame(function () {
+        pending = false;
+        document.querySelectorAll("[data-figure].ready").forEach(function (host) {
+          if (host._chart && host.clientWidth !== host._chart.width) { render(host, host._chart); }
+        });
       });
     });
-  });
+  }
   window.sitegenRedraw = draw;
 })();

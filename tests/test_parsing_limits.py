@@ -318,6 +318,6 @@ def test_a_workload_holding_the_pages_token_leaves_the_chart_json_whole(tmp_path
     root = project(tmp_path, edit=rename)
     forged = analyse(load_report(root / "data" / REPORT, root / "data"))
     html = docs_page(example, "p.md", page, analyses=[forged])
-    spec = json.loads(re.search(r'<script type="application/json" id="figure-[^"]*">(.*?)</script>', html, re.S).group(1))
+    spec = json.loads(re.search(r"data-spec='([^']*)'", html).group(1))
     assert f"chat {token}" in json.dumps(spec)
     assert html.count('class="sitegen-inline"') == 1

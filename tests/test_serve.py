@@ -545,11 +545,11 @@ def test_browser_keeps_a_charts_zoom_when_another_chart_changes(project, page):
         page.mouse.up()
         zoomed = page.evaluate("() => window.__first.innerHTML")
         assert zoomed != unzoomed  # the drag zoomed the first chart
-        second = page.evaluate("() => document.getElementById(window.__second.dataset.figure).textContent")
+        second = page.evaluate("() => window.__second.dataset.spec")
 
         summary(project).write_text(json.dumps(data, indent=1))  # changes a cell of the second chart only
         page.wait_for_function("() => window.__patched > 0", timeout=WAIT * 1000)
-        page.wait_for_function("(spec) => document.getElementById(window.__second.dataset.figure).textContent !== spec",
+        page.wait_for_function("(spec) => window.__second.dataset.spec !== spec",
                                arg=second, timeout=WAIT * 1000)
         kept = page.evaluate("""() => {
           const charts = document.querySelectorAll('[data-figure]');

@@ -156,9 +156,9 @@ def check_charts(site: Path) -> tuple[int, int]:
             assert figure is not None, f"{url}: chart outside a <figure>"
             caption = figure.find("figcaption")
             assert caption is not None and re.search(r"\d", "".join(caption.itertext())), f"{url}: chart caption without figures"
-            source = next((s for s in page.doc.iter("script") if s.get("id") == el.get("data-figure")), None)
-            assert source is not None, f"{url}: chart data #{el.get('data-figure')} missing"
-            spec = json.loads(source.text)
+            source = el.get("data-spec")
+            assert source is not None, f"{url}: chart data of #{el.get('data-figure')} missing"
+            spec = json.loads(source)
             points = 0
             for trace in spec["data"]:
                 for label, text in zip(trace["y"], trace["text"]):

@@ -68,16 +68,22 @@ def environment(custom_dir: str | None) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
                              bytecode_cache=TemplateCache(sorted(options.items())), **options)
     env.filters.update(fmt.FILTERS)
-    env.filters["json_script"] = json_script
+    env.filters["json_attribute"] = json_attribute
     env.globals["version"] = site_gen.__version__
     return env
 
 
-def json_script(value: Any) -> Markup:
-    """JSON safe inside <script type=application/json>: no `</script>`, no `<!--`; and JSON that
-    JSON.parse accepts (a NaN would stop the chart, so it stops the build instead)."""
+def json_attribute(value: Any) -> Markup:
+    """JSON for a single-quoted HTML attribute (a chart's `data-spec`): no `'`, `&`, `<` or `>` in
+    it, so the attribute needs no entity and JSON.parse reads it as it is; and JSON that JSON.parse
+    accepts (a NaN would stop the chart, so it stops the build instead). The data sits on the element
+    the chart draws into rather than in a `<script type="application/json">`: a host page that swaps
+    its content and re-creates inline scripts (Material for MkDocs' instant navigation drops their
+    type and id) would run such data as code; an attribute survives any copy, and no search index
+    takes it for text."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    for char in "<>&'":
+        text = text.replace(char, f"\\u{ord(char):04x}")
     return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 

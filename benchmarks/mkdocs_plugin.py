@@ -1,0 +1,137 @@
+"""What the sitegen plugin costs MkDocs: `mkdocs build` of a minimal two-page site with and without
+the plugin (its fixed cost), and with one report; then, under a warm `mkdocs serve`, the time from a
+receipt edit to the docs page that embeds its figure showing the new value.
+
+    python benchmarks/mkdocs_plugin.py            # 5 runs each, medians
+    python benchmarks/mkdocs_plugin.py --runs 9 --no-serve
+
+Each build runs in a fresh process (imports and all), as a user's `mkdocs build` does; peak memory is
+that process's largest resident set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = "cuteafd-v4.0.0"
+PAGES = {"index.md": "# Minimal\n\nA home page and [one more](about.md).\n", "about.md": "# About\n\nText.\n"}
+FIGURE = "The KV pool on K4 is {{ kv_ratio report=cuteafd-v4.0.0 checkpoint=K4 }}.\n"
+# One build in a child process; prints its wall time and the child's peak resident set (KB).
+TIMED = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+         "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+         "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def project(folder: Path, *, plugin: bool, reports: int = 0, figure: bool = False) -> Path:
+    (folder / "docs").mkdir(parents=True)
+    config = "site_name: Minimal\n"
+    if plugin:
+        config += "plugins:\n  - search\n  - sitegen:\n      data_dir: data\n"
+        (folder / "data").mkdir()
+        if reports:
+            shutil.copytree(ROOT / "data" / REPORT, folder / "data" / REPORT)
+    (folder / "mkdocs.yml").write_text(config)
+    for name, text in PAGES.items():
+        (folder / "docs" / name).write_text(text + (FIGURE if figure and name == "about.md" else ""))
+    return folder
+
+
+def build_times(folder: Path, runs: int) -> tuple[float, float]:
+    """Median wall time (s) and median peak memory (MB) of `mkdocs build`, each in a new process."""
+    times, peaks = [], []
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", TIMED, sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site"],
+                             cwd=folder, capture_output=True, text=True, check=True, env=env).stdout.split()
+        times.append(float(out[0]))
+        peaks.append(int(out[1]) / 1024)
+    return statistics.median(times), statistics.median(peaks)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode("utf-8")
+    except OSError:
+        return ""
+
+
+def serve_edit(folder: Path, dirty: bool, edits: int) -> list[float]:
+    """Seconds from each receipt edit to the docs page that shows its figure with the new value."""
+    port = free_port()
+    args = [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"] + (["--dirty"] if dirty else [])
+    server = subprocess.Popen(args, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    url = f"http://127.0.0.1:{port}/about/"
+    try:
+        deadline = time.time() + 120
+        while "KV pool" not in fetch(url):
+            if time.time() > deadline or server.poll() is not None:
+                raise RuntimeError("mkdocs serve did not come up")
+            time.sleep(0.1)
+        receipt = folder / "data" / REPORT / "SUMMARY.json"
+        out = []
+        for i in range(edits):
+            data = json.loads(receipt.read_text())
+            pool = {m["engine"]: m for m in data["memory"]["kv_pool"] if m["checkpoint"] == "K4"}
+            ratio = 1.5 + 0.1 * (i + 1)
+            pool["candidate"]["tokens"] = round(pool["baseline"]["tokens"] * ratio)
+            want = f"{ratio:.2f}x"
+            time.sleep(1.2)  # a later modification time than the last build's
+            start = time.perf_counter()
+            receipt.write_text(json.dumps(data, indent=1))
+            while want not in re.sub(r"<[^>]+>", "", fetch(url)):
+                if time.perf_counter() - start > 60:
+                    raise RuntimeError(f"the docs page never showed {want}")
+                time.sleep(0.05)
+            out.append(time.perf_counter() - start)
+        return out
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--edits", type=int, default=3)
+    parser.add_argument("--no-serve", action="store_true", help="only the builds")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        plain = build_times(project(tmp / "plain", plugin=False), args.runs)
+        empty = build_times(project(tmp / "plugin", plugin=True), args.runs)
+        one = build_times(project(tmp / "one", plugin=True, reports=1), args.runs)
+        print(f"mkdocs build, 2 pages, median of {args.runs}:")
+        print(f"  without the plugin       {plain[0]:.2f} s  {plain[1]:.0f} MB")
+        print(f"  with it, no reports      {empty[0]:.2f} s  {empty[1]:.0f} MB   fixed cost {empty[0] - plain[0]:+.2f} s")
+        print(f"  with it, one report      {one[0]:.2f} s  {one[1]:.0f} MB   {one[0] - plain[0]:+.2f} s")
+        if not args.no_serve:
+            for dirty in (False, True):
+                folder = project(tmp / f"serve-{dirty}", plugin=True, reports=1, figure=True)
+                times = serve_edit(folder, dirty, args.edits)
+                print(f"mkdocs serve{' --dirty' if dirty else ''}: receipt edit to updated docs page, median of "
+                      f"{len(times)}: {statistics.median(times):.2f} s ({', '.join(f'{t:.2f}' for t in times)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
