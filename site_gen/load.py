@@ -28,6 +28,9 @@ from site_gen.paths import link_loop, resolve_path
 
 SUMMARY = "SUMMARY.json"
 SCHEMA_VERSION = 1
+# Versions this sitegen reads, newest last; each has its published schema file (schema/).
+SCHEMA_VERSIONS = (1, 1.1)
+_SCHEMA_FILES = {1: "schema/summary-1.schema.json", 1.1: "schema/summary-1.1.schema.json"}
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_DEPTH = 64
 # Integers beyond 2**53 are not exact in JSON (RFC 8259, section 6) nor in a float column.
@@ -90,10 +93,10 @@ class Report:
         return self.data.get(name)
 
 
-@lru_cache(maxsize=1)
-def schema() -> dict[str, Any]:
-    """The published schema file, with the parts of sections that bring their own (`Section.schema`)."""
-    text = resources.files("site_gen").joinpath("schema/summary-1.schema.json").read_text(encoding="utf-8")
+@lru_cache(maxsize=None)
+def schema(version: float = SCHEMA_VERSION) -> dict[str, Any]:
+    """The published schema file of a version, with the parts of sections that bring their own (`Section.schema`)."""
+    text = resources.files("site_gen").joinpath(_SCHEMA_FILES[version]).read_text(encoding="utf-8")
     out = json.loads(text)
     for s in _sections():
         if s.schema is not None:
@@ -145,11 +148,11 @@ def is_date(value: Any) -> bool:
     return True
 
 
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+@lru_cache(maxsize=None)
+def _validator(version: float = SCHEMA_VERSION) -> jsonschema.protocols.Validator:
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
-    return jsonschema.Draft202012Validator(_python_patterns(schema()), format_checker=formats)
+    return jsonschema.Draft202012Validator(_python_patterns(schema(version)), format_checker=formats)
 
 
 def _sections():
@@ -465,8 +468,8 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-@lru_cache(maxsize=1)
-def _fast_validator():
+@lru_cache(maxsize=None)
+def _fast_validator(version: float = SCHEMA_VERSION):
     """Compiled validator for the common case, a valid receipt: ~20x faster than jsonschema.
 
     Only when it fails does jsonschema walk the file again, for the precise path and message.
@@ -474,7 +477,7 @@ def _fast_validator():
     """
     import fastjsonschema
 
-    return fastjsonschema.compile({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"},
+    return fastjsonschema.compile({**_python_patterns(schema(version)), "$schema": "http://json-schema.org/draft-07/schema#"},
                                   formats={"date": is_date})
 
 
@@ -497,9 +500,9 @@ def _document_order(data: Any, path) -> tuple:
     return tuple(out)
 
 
-@lru_cache(maxsize=1)
-def _integer_fields() -> Any:
-    return _integer_plan(schema())
+@lru_cache(maxsize=None)
+def _integer_fields(version: float = SCHEMA_VERSION) -> Any:
+    return _integer_plan(schema(version))
 
 
 def _integer_plan(node: dict) -> Any:
@@ -537,15 +540,27 @@ def _written_as_float(value: Any, plan: Any) -> list | None:
     return None
 
 
-def check_integers(data: Any, file: Path) -> None:
+def check_integers(data: Any, file: Path, version: float = SCHEMA_VERSION) -> None:
     """Integer fields hold integers as written: JSON Schema counts `1024.0` and `1e20` as
     integers, but a float shows as `1024.0` on the pages and is exact only up to 2^53."""
-    found = _written_as_float(data, _integer_fields())
+    found = _written_as_float(data, _integer_fields(version))
     if found is not None:
         node = data
         for part in found:
             node = node[part]
         raise SitegenError(f"expected integer, got {_shown(node)} ({_WHOLE_NUMBERS})", file, json_path(found))
+
+
+def receipt_version(data: Any, file: Path) -> float:
+    """The schema version a receipt names (`schema_version` chooses the schema); version 1 when it
+    names none, so that the schema itself reports the missing field."""
+    if not isinstance(data, dict) or "schema_version" not in data:
+        return SCHEMA_VERSION
+    v = data["schema_version"]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCHEMA_VERSIONS:
+        raise SitegenError(f"unknown schema_version {_shown(v)[:20]}; this sitegen reads versions "
+                           + ", ".join(f"{x:g}" for x in SCHEMA_VERSIONS), file, "$.schema_version")
+    return 1.1 if v == 1.1 else SCHEMA_VERSION
 
 
 def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
@@ -554,19 +569,15 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
     Unknown fields are an error under `strict`; otherwise they are removed from `data`, so that
     nothing downstream (tables, CSV) shows them, and returned as warnings, one per kind.
     """
-    if isinstance(data, dict) and "schema_version" in data and (
-            isinstance(data["schema_version"], bool) or data["schema_version"] != SCHEMA_VERSION):
-        raise SitegenError(
-            f"unknown schema_version {_shown(data['schema_version'])[:20]}; this sitegen reads version {SCHEMA_VERSION}",
-            file, "$.schema_version")
+    version = receipt_version(data, file)
     try:
-        _fast_validator()(data)
+        _fast_validator(version)(data)
     except Exception:  # any failure: let jsonschema find and describe it
         pass
     else:
-        check_integers(data, file)
+        check_integers(data, file, version)
         return []
-    errors = sorted(_validator().iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
+    errors = sorted(_validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
     unknown: dict[tuple, list] = {}
     for error in errors:
         if error.validator == "additionalProperties" and not strict:
@@ -585,7 +596,7 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[str]:
                 error.instance.pop(key, None)
     if len(found) > MAX_WARNINGS:
         found = found[:MAX_WARNINGS] + [f"{file}: {len(found) - MAX_WARNINGS} more kinds of unknown field (ignored)"]
-    check_integers(data, file)
+    check_integers(data, file, version)
     return found
 
 
@@ -640,6 +651,38 @@ def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
                                f"but this record holds a {role} measurement on it", file, where)
 
 
+def _resolves(data: Any, path: str) -> bool:
+    """Whether a JSON path of the form `$.a.b[0].c` names a value of `data`."""
+    node = data
+    for key, index in re.findall(r"\.([A-Za-z0-9_]+)|\[([0-9]+)\]", path[1:]):
+        if key:
+            if not isinstance(node, dict) or key not in node:
+                return False
+            node = node[key]
+        else:
+            if not isinstance(node, list) or int(index) >= len(node):
+                return False
+            node = node[int(index)]
+    return True
+
+
+def _provenance_refers(data: dict[str, Any], file: Path) -> None:
+    """Provenance (schema 1.1) names its own sources and real places in this receipt, each once."""
+    part = data.get("provenance")
+    if not part:
+        return
+    ids = [s["id"] for s in part["sources"]]
+    unique_ids(ids, "source", "$.provenance.sources", file)
+    seen: dict[str, int] = {}
+    for i, f in enumerate(part["figures"]):
+        where = f"$.provenance.figures[{i}]"
+        require(f["source"] in ids, f"unknown source '{f['source']}'; the provenance declares {', '.join(ids)}", file, where + ".source")
+        require(f["path"] not in seen, f"duplicate provenance for {f['path']} (also $.provenance.figures[{seen.get(f['path'])}])",
+                file, where + ".path")
+        require(_resolves(data, f["path"]), f"{f['path']} names nothing in this receipt", file, where + ".path")
+        seen[f["path"]] = i
+
+
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
     """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability.
 
@@ -653,6 +696,7 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     _sections_have_records(data, file)
     _missing_means_missing(data, file)
+    _provenance_refers(data, file)
     for s in _sections():
         if s.check and data.get(s.name):
             s.check(data[s.name], file, checkpoint_ref)

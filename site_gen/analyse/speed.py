@@ -27,7 +27,8 @@ def cell_ratios(cells: pd.DataFrame, band: float) -> pd.DataFrame:
     out = cells.copy()
     out["ratio"] = out["candidate_rate"] / out["baseline_rate"]
     out["verdict"] = verdict(out["ratio"], band)
-    out["errors"] = out["baseline_errors"].astype(int) + out["candidate_errors"].astype(int)
+    # Schema 1.1 may leave error counts out: a cell without them has NaN, never an invented 0.
+    out["errors"] = out[["baseline_errors", "candidate_errors"]].sum(axis=1, min_count=2)
     return out
 
 
@@ -99,8 +100,10 @@ def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:
     """Headline totals over every checkpoint and metric: verdict counts, errors, the aggregate range."""
     out = {k: int(counts[k].sum()) for k in (*VERDICTS, "cells")}
     out["faster_share"] = out["faster"] / out["cells"] if out["cells"] else float("nan")
-    out["errors"] = int(ratios["errors"].sum())
-    out["cells_with_errors"] = int((ratios["errors"] > 0).sum())
+    counted = ratios["errors"].dropna()
+    out["errors"] = int(counted.sum()) if len(counted) else None
+    out["cells_with_errors"] = int((counted > 0).sum())
+    out["cells_counted"] = int(len(counted))
     agg = ratios.loc[ratios["metric"] == "aggregate", "ratio"]
     out["aggregate"] = (float(agg.min()), float(agg.max()), int(len(agg))) if len(agg) else None
     return out

@@ -11,6 +11,8 @@ from typing import Any
 MINUS = "\u2212"
 DASH = "\u2013"
 MISSING = "\u2014"
+# What a page says where a schema 1.1 receipt leaves out a figure schema 1 required.
+NOT_MEASURED = "not measured"
 
 
 def _missing(value: Any) -> bool:
