@@ -12,7 +12,10 @@ import site_gen
 from site_gen.cli_util import error
 from site_gen.errors import SitegenError
 
-COMMANDS = ["build", "serve", "check", "summary", "new", "gh-deploy"]
+COMMANDS = ["build", "serve", "check", "summary", "new", "import", "gh-deploy"]
+
+
+_MODULES = {"import": "import_"}  # `import` is a Python keyword
 
 
 def parser() -> argparse.ArgumentParser:
@@ -21,7 +24,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
+        importlib.import_module(f"site_gen.commands.{_MODULES.get(name, name.replace('-', '_'))}").add_parser(sub)
     return p
 
 
