@@ -83,7 +83,7 @@ def test_a_1_1_receipt_without_what_1_required_says_not_measured(pages):
 
 def test_new_result_kinds_and_provenance_reach_the_pages(pages):
     acc = pages["reports/r/accuracy.html"]
-    assert "+1.0 pts" in acc and "[−3.0, +5.0]" in acc and "not resolved: the interval holds zero" in acc
+    assert "+1.0 pts" in acc and "[−3.0, +5.0]" in acc and ">not resolved<" in acc
     assert "paired bootstrap over questions, 2,000 resamples (seed 0)" in acc
     assert "from runs/x/results.jsonl (SHA-256 " + SHA + "), lines 1-198" in acc
     numbers = pages["reports/r/numbers.html"]

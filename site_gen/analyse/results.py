@@ -27,9 +27,12 @@ def measures(part: dict) -> pd.DataFrame:
                   ["vocabulary", "baseline_low", "baseline_high", "candidate_low", "candidate_high",
                    "baseline_samples", "candidate_samples"])
     out["change"] = out["candidate_median"] / out["baseline_median"] - 1.0
-    # Ranges that do not overlap are the only evidence of a direction this result kind carries.
+    for role in ("baseline", "candidate"):
+        out[f"{role}_n"] = [len(s) if isinstance(s, list) else 0 for s in out[f"{role}_samples"]]
+    # Ranges of repeated samples that do not overlap are the only evidence of a direction this
+    # result kind carries; one sample a side has no range to compare.
     apart = (out["candidate_low"] > out["baseline_high"]) | (out["candidate_high"] < out["baseline_low"])
-    out["apart"] = apart.fillna(False).astype(bool)
+    out["apart"] = apart.fillna(False).astype(bool) & (out["baseline_n"] >= 2) & (out["candidate_n"] >= 2)
     return out
 
 

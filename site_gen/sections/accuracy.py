@@ -53,6 +53,11 @@ def _difference(v: Any, unit: str) -> str:
     return fmt.points(v * 100, 1) if unit == "proportion" else fmt.signed(v, 4)
 
 
+def _spread(lo: Any, hi: Any, unit: str) -> str:
+    """One side's own interval, unsigned: `80.8–90.4%`."""
+    return fmt.number_range(lo * 100, hi * 100, 1, "%") if unit == "proportion" else fmt.number_range(lo, hi, 4)
+
+
 def _interval(lo: Any, hi: Any, unit: str) -> str:
     return fmt.interval(lo * 100, hi * 100, 1) if unit == "proportion" else fmt.interval(lo, hi, 4)
 
@@ -61,7 +66,7 @@ def _verdict(r: dict, candidate: str) -> str:
     if pd.isna(r["difference"]):
         return "no paired difference measured"
     if not r["resolved"]:
-        return "not resolved: the interval holds zero"
+        return "not resolved"
     higher = r["difference"] > 0
     good = higher == (r["better"] == "higher")
     return f"{candidate} {'higher' if higher else 'lower'} ({'better' if good else 'worse'})"
@@ -70,7 +75,7 @@ def _verdict(r: dict, candidate: str) -> str:
 def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
     side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
-    spread = lambda role: _interval(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
+    spread = lambda role: _spread(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
     paired = not pd.isna(r["difference"])
     return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"], "n_items": int(r["items"]),
             "baseline": side("baseline"), "candidate": side("candidate"),

@@ -53,15 +53,19 @@ def _num(v: Any) -> str:
 
 def _side(r: dict, role: str) -> dict[str, Any]:
     src = f"{r['source']}.{role}"
-    samples = r[f"{role}_samples"]
-    n = len(samples) if isinstance(samples, list) else None
-    return {"median": Fig(_num(r[f"{role}_median"]), src + ".median"),
-            "range": Fig(f"{_num(r[f'{role}_low'])}–{_num(r[f'{role}_high'])}", src + ".low and .high")
-            if not pd.isna(r[f"{role}_low"]) else fmt.NOT_MEASURED,
-            "samples": n if n is not None else fmt.NOT_MEASURED}
+    n = int(r[f"{role}_n"])
+    if n == 1:
+        spread: Any = "one sample"
+    elif pd.isna(r[f"{role}_low"]):
+        spread = fmt.NOT_MEASURED
+    else:
+        spread = Fig(f"{_num(r[f'{role}_low'])}–{_num(r[f'{role}_high'])}" + (f", n={n}" if n else ""), src + ".low and .high")
+    return {"median": Fig(_num(r[f"{role}_median"]), src + ".median"), "range": spread}
 
 
 def _direction(r: dict, candidate: str) -> str:
+    if min(r["baseline_n"], r["candidate_n"]) < 2:
+        return "no direction: fewer than two samples a side"
     if not r["apart"]:
         return "ranges overlap"
     higher = r["candidate_median"] > r["baseline_median"]
@@ -77,7 +81,7 @@ def view(a) -> dict[str, Any] | None:
         change = Fig(fmt.signed(r["change"] * 100, 1) + "%",
                      how=f"candidate median / baseline median − 1: {_num(r['candidate_median'])} / {_num(r['baseline_median'])}")
         groups.setdefault((r["checkpoint"], r["group"]), []).append({
-            "label": r["label"], "unit": r["unit"], "better": f"{r['better']} is better",
+            "label": r["label"], "unit": r["unit"], "better": f"{r['unit']}, {r['better']} is better",
             "vocabulary": "" if pd.isna(r["vocabulary"]) else r["vocabulary"],
             "baseline": _side(r, "baseline"), "candidate": _side(r, "candidate"), "change": change,
             "direction": _direction(r, a.report.candidate.name), "source": r["source"]})
