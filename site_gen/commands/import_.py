@@ -11,7 +11,7 @@ from site_gen.importers.common import write_receipt
 
 HELP = "Turn the files a benchmark harness wrote into a SUMMARY.json receipt."
 EPILOG = """examples:
-  sitegen import ledger ../ledger --comparison glm53-flash-k4-v080-v090-gpqa -o data/gpqa
+  sitegen import ledger ../ledger --comparison COMPARISON_ID -o data/pair
   sitegen import ledger ../ledger --baseline RUN_A --candidate RUN_B -o data/pair
   sitegen import cuteafd-study path/to/comparison.json -o data/study
 

@@ -145,16 +145,21 @@ def _ttft_measure(checkpoint: str, workload: str, base: tuple, cand: tuple, i: i
 
 # -- tool-eval-bench/v1 ------------------------------------------------------------------------
 
-def _tool_rows(run) -> dict[int, list[tuple[int, dict]]]:
+def _grouped(run, fields: dict[str, type], key: tuple[str, ...], what: str, group: str) -> dict[Any, list[tuple[int, dict]]]:
+    """The rows, typed and unique by `key`, grouped by `group` (each with its line number)."""
     src = run.rows_src
     for n, row in run.rows:
-        field_of(row, "rep", int, src, n)
-        field_of(row, "scenario_id", str, src, n)
-        field_of(row, "points", int, src, n)
-    unique_rows(run.rows, lambda r: (r["rep"], r["scenario_id"]), "repeat and scenario", src)
-    reps: dict[int, list] = {}
+        for name, kind in fields.items():
+            field_of(row, name, kind, src, n)
+    unique_rows(run.rows, lambda r: tuple(r[k] for k in key) if len(key) > 1 else r[key[0]], what, src)
+    out: dict[Any, list] = {}
     for n, row in run.rows:
-        reps.setdefault(row["rep"], []).append((n, row))
+        out.setdefault(row[group], []).append((n, row))
+    return out
+
+
+def _tool_rows(run) -> dict[int, list[tuple[int, dict]]]:
+    reps = _grouped(run, {"rep": int, "scenario_id": str, "points": int}, ("rep", "scenario_id"), "repeat and scenario", "rep")
     for rep, rows in reps.items():
         _agrees(run, ["reps", str(rep), "points"], sum(r["points"] for _, r in rows), 0)
     return reps
@@ -205,16 +210,7 @@ def _same_items(a: set, b: set, what: str, doc: dict, allow: set, where) -> set:
 # -- gpqa-diamond/v1 ---------------------------------------------------------------------------
 
 def _gpqa_rows(run) -> dict[Any, list[tuple[int, dict]]]:
-    src = run.rows_src
-    for n, row in run.rows:
-        field_of(row, "doc_id", int, src, n)
-        field_of(row, "pass", int, src, n)
-        field_of(row, "correct_flexible", bool, src, n)
-    unique_rows(run.rows, lambda r: (r["doc_id"], r["pass"]), "question and pass", src)
-    by: dict[Any, list] = {}
-    for n, row in run.rows:
-        by.setdefault(row["doc_id"], []).append((n, row))
-    return by
+    return _grouped(run, {"doc_id": int, "pass": int, "correct_flexible": bool}, ("doc_id", "pass"), "question and pass", "doc_id")
 
 
 def _hash_mismatch(a: dict, b: dict, ids) -> Any:
