@@ -158,3 +158,17 @@ def test_ledger_pages_carry_the_attribution_and_what_differs(imported):
             assert "UrbanAstroLA (Michael M), https://github.com/UrbanAstroLA/local-inference-evals, CC BY 4.0" in html, name
     overview = pages["reports/ledger-tool-eval-tailfix/index.html"]
     assert "<code>engine.patches</code>" in overview and "comparison glm53-flash-v090-tailfix-tool-eval" in overview
+
+
+def test_study_gates_recomputed_from_the_quality_checks(imported):
+    _, pages = imported
+    study = json.loads(STUDY.read_text())
+    top1 = {(layout, arm): next(c["metrics"]["top1"] for c in study["measurements"][layout][arm]["quality"]["checks"] if c["id"] == "fidelity")
+            for layout in ("min", "max") for arm in ("D", "F")}
+    limit = study["conditions"]["decision_rule"]["max_top1_drop_points"]
+    failed = [layout for layout in ("min", "max") if (top1[layout, "D"] - top1[layout, "F"]) * 100 > limit]
+    assert failed == ["max"]
+    page = pages["reports/cuteafd-fp8-recheck-study/gates.html"]
+    assert "1 of 10 gates failed." in page
+    row = re.search(r'<th scope="row">top1 drop against the baseline <span class="sub">layout max</span>.*?</tr>', page).group(0)
+    assert f"{(top1['max', 'D'] - top1['max', 'F']) * 100:.4g}" in row and ">fail<" in row

@@ -7,6 +7,7 @@ differ are written into the receipt.
 """
 from __future__ import annotations
 
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,43 @@ def _fidelity_gates(checks: list, role: str, layout: str, checkpoint: str, where
     return out
 
 
+def _metric(checks: list, name: str) -> tuple[int, float] | None:
+    for j, check in enumerate(checks):
+        v = (check.get("metrics") or {}).get(name) if isinstance(check, dict) else None
+        if isinstance(v, NUMBER) and not isinstance(v, bool):
+            return j, float(v)
+    return None
+
+
+def _drop_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, checkpoint: str) -> list[tuple[dict, str]]:
+    """The decision rule's `max_<metric>_drop_points`: the candidate's drop against the baseline, in points."""
+    rule = (doc.get("conditions") or {}).get("decision_rule") or {}
+    out = []
+    for key, limit in rule.items():
+        m = re.fullmatch(r"max_(\w+)_drop_points", key)
+        if not m or not isinstance(limit, NUMBER):
+            continue
+        found = [_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), m.group(1)) for arm in arms]
+        if None in found:
+            continue
+        drop = (found[0][1] - found[1][1]) * 100
+        stated = ((doc.get("comparison") or {}).get(layout) or {}).get(f"{m.group(1)}_drop_percentage_points")
+        if isinstance(stated, NUMBER) and abs(stated - drop) > 1e-9:
+            raise SitegenError(f"the study states a drop of {stated}, but its checks give {drop}", src.path,
+                               f"$.comparison.{layout}.{m.group(1)}_drop_percentage_points")
+        gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(key), "label": f"{m.group(1)} drop against the baseline",
+                "engine": "candidate", "value": drop, "threshold": float(limit), "unit": "points", "passes_when": "at_most",
+                "passed": drop <= limit}
+        out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{found[1][0]}].metrics.{m.group(1)}"))
+    return out
+
+
 def _gates(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance) -> list:
     out = []
     for layout in _get(doc, ["measurements"], src):
+        for gate, at in _drop_gates(doc, src, arms, layout, checkpoint):
+            prov.cite(f"$.gates.results[{len(out)}]", src, at)
+            out.append(gate)
         for role, arm in zip(("baseline", "candidate"), arms):
             where = f"$.measurements.{layout}.{arm}"
             checks = _get(doc, ["measurements", layout, arm, "quality", "checks"], src, list)
