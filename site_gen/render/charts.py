@@ -100,9 +100,9 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _cell_label(workload: str, input_tokens, concurrency) -> str:
-    """`chat · 32K in · ×4`; a cell whose receipt gives no input size (schema 1.1) leaves that part out."""
-    size = "" if pd.isna(input_tokens) else f" · {fmt.tokens_k(input_tokens)} in"
-    return f"{html.escape(workload)}{size} · ×{concurrency}"
+    """`chat · 32K in · ×4`; a cell whose receipt gives no input size (schema 1.1) says so."""
+    size = f"input {fmt.NOT_MEASURED}" if pd.isna(input_tokens) else f"{fmt.tokens_k(input_tokens)} in"
+    return f"{html.escape(workload)} · {size} · ×{concurrency}"
 
 
 def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float], band: float,
