@@ -465,6 +465,8 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return f"must be above {limit}, got {_shown(value)}"
     if v == "maximum":
         return f"must be at most {limit}, got {_shown(value)}"
+    if v == "anyOf" and all(set(o) == {"required"} for o in limit):  # schema 1.1's "these fields, or those"
+        return "needs " + ", or ".join(" and ".join(f"'{k}'" for k in o["required"]) for o in limit)
     return error.message
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from site_gen.build import build_files
 from site_gen.commands.new import receipt
@@ -119,3 +121,46 @@ def test_version_1_still_refuses_what_1_1_allows(tmp_path):
     with pytest.raises(SitegenError) as err:
         load_report(config.data_dir / "r", config.data_dir, strict=True)
     assert (err.value.where, err.value.message) == ("$.speed.cells[0].baseline", "missing required field 'errors'")
+
+
+def test_startup_needs_cold_and_warm_or_readiness(tmp_path):
+    doc = v11()
+    del doc["memory"]["startup"][0]["ready_s"]
+    config = project(tmp_path, doc)
+    with pytest.raises(SitegenError) as err:
+        load_report(config.data_dir / "r", config.data_dir)
+    assert (err.value.where, err.value.message) == ("$.memory.startup[0]", "needs 'cold_s' and 'warm_s', or 'ready_s'")
+
+
+OPTIONAL = {  # what a 1.1 receipt may leave out, each a path to delete
+    "baseline acceptance": ("speed", "cells", 0, "candidate", "acceptance"),
+    "measure range": ("measures", "results", 0, "baseline", "low"),
+    "measure samples": ("measures", "results", 0, "candidate", "samples"),
+    "paired difference": ("accuracy", "results", 0, "difference"),
+    "startup": ("memory", "startup"),
+    "ttft": ("speed", "ttft"),
+    "attribution": ("report", "attribution"),
+    "provenance": ("provenance",),
+    "gates": ("gates",),
+}
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sets(st.sampled_from(sorted(OPTIONAL)), min_size=1, max_size=4))
+def test_every_page_builds_without_any_optional_part(tmp_path_factory, left_out):
+    doc = v11()
+    for name in left_out:
+        *parents, last = OPTIONAL[name]
+        node = doc
+        for key in parents:
+            node = node[key]
+        node.pop(last, None) if isinstance(node, dict) else None
+        if name == "paired difference":
+            doc["accuracy"]["results"][0].pop("interval")
+        if name == "measure range":
+            doc["measures"]["results"][0]["baseline"].pop("high")
+    result = build_files(project(tmp_path_factory.mktemp("opt"), doc))
+    assert result.pages > 5
+    html = "".join(v.decode() for k, v in result.files.items() if k.endswith(".html"))
+    shown = re.sub(r"<script.*?</script>", "", html, flags=re.S)
+    assert "None" not in shown and ">nan" not in shown.lower()

@@ -31,7 +31,9 @@ def measures(part: dict) -> pd.DataFrame:
         out[f"{role}_n"] = [len(s) if isinstance(s, list) else 0 for s in out[f"{role}_samples"]]
     # Ranges of repeated samples that do not overlap are the only evidence of a direction this
     # result kind carries; one sample a side has no range to compare.
-    apart = (out["candidate_low"] > out["baseline_high"]) | (out["candidate_high"] < out["baseline_low"])
+    known = out[["baseline_low", "baseline_high", "candidate_low", "candidate_high"]].notna().all(axis=1)
+    spread = out[known]
+    apart = ((spread["candidate_low"] > spread["baseline_high"]) | (spread["candidate_high"] < spread["baseline_low"])).reindex(out.index)
     out["apart"] = apart.fillna(False).astype(bool) & (out["baseline_n"] >= 2) & (out["candidate_n"] >= 2)
     return out
 
