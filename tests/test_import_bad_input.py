@@ -158,7 +158,7 @@ def write_run(root: Path, run: str, protocol: str, config: str, rows: list[dict]
     (root / "configs" / "f" / f"{config}.json").write_text(json.dumps(cfg))
 
 
-SLOW_OK = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW_OK = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @SLOW_OK
