@@ -67,7 +67,7 @@ def origins(data: dict) -> dict[str, str]:
     return {f["path"]: f"{files[f['source']]}, {f['at']}" for f in part["figures"]}
 
 
-def _origin_of(path: str, table: dict[str, str]) -> str | None:
+def origin_of(path: str, table: dict[str, str]) -> str | None:
     """The record's origin: the longest recorded path that `path` is, or lies inside."""
     probe = path.split(" ", 1)[0]
     while probe:
@@ -80,6 +80,12 @@ def _origin_of(path: str, table: dict[str, str]) -> str | None:
     return None
 
 
+def row_origin(path: str, table: dict[str, str]) -> str | None:
+    """Where both sides of a paired record came from (`$.speed.cells[3]`): its hover text."""
+    found = [f"{role}: {o}" for role in ("baseline", "candidate") if (o := origin_of(f"{path}.{role}", table))]
+    return "; ".join(found) or origin_of(path, table)
+
+
 def attach_origins(view, table: dict[str, str]) -> None:
     """Gives every Fig of a view whose path the provenance records its original source."""
     if not table:
@@ -88,4 +94,4 @@ def attach_origins(view, table: dict[str, str]) -> None:
     collect(view, found)
     for f in found:
         if f.path:
-            f.origin = _origin_of(f.path, table)
+            f.origin = origin_of(f.path, table)

@@ -14,7 +14,7 @@ from site_gen.errors import SitegenError
 from site_gen.load import require
 from site_gen.render import charts, views
 from site_gen.render import format as fmt
-from site_gen.render.provenance import Fig
+from site_gen.render.provenance import Fig, origins, row_origin
 from site_gen.sections.base import option_bool, option_checkpoint, BlockSpec, Section
 
 def check(speed: dict, file, checkpoint_ref) -> None:
@@ -214,6 +214,7 @@ def _ttft_row(a: Analysis, cols: list[str]) -> dict[str, Any] | None:
 
 def _tables(a: Analysis, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str, Any]]:
     tables = []
+    known = origins(a.report.data)
     for c in cols:
         for metric in ("aggregate", "decode"):
             part = cell_rows.get((c, metric))
@@ -225,7 +226,7 @@ def _tables(a: Analysis, counts: dict, cell_rows: dict, cols: list[str]) -> list
                      "baseline": f"{r['baseline_rate']:,.1f}", "candidate": f"{r['candidate_rate']:,.1f}",
                      "ratio": fmt.ratio(r["ratio"]), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
                      "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
-                     "source": r["source"], "unit": r.get("unit") or "tokens/s"}
+                     "source": r["source"], "unit": r.get("unit") or "tokens/s", "origin": row_origin(r["source"], known)}
                     for r in part]
             count = counts[(c, metric)]
             tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
