@@ -14,7 +14,10 @@ from site_gen import cache, write
 from site_gen.cli_util import error
 from site_gen.errors import SitegenError
 
-COMMANDS = ["build", "serve", "check", "summary", "new", "gh-deploy"]
+COMMANDS = ["build", "serve", "check", "summary", "new", "import", "gh-deploy"]
+
+
+_MODULES = {"import": "import_"}  # `import` is a Python keyword
 
 
 def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -30,7 +33,7 @@ def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         if version_only or (named in COMMANDS and name != named):
             sub.add_parser(name)
         else:
-            importlib.import_module(f"site_gen.commands.{name.replace('-', '_')}").add_parser(sub)
+            importlib.import_module(f"site_gen.commands.{_MODULES.get(name, name.replace('-', '_'))}").add_parser(sub)
     return p
 
 

@@ -61,6 +61,38 @@ def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
                                f"but this record holds a {role} measurement on it", file, where)
 
 
+def _resolves(data: Any, path: str) -> bool:
+    """Whether a JSON path of the form `$.a.b[0].c` names a value of `data`."""
+    node = data
+    for key, index in re.findall(r"\.([A-Za-z0-9_]+)|\[([0-9]+)\]", path[1:]):
+        if key:
+            if not isinstance(node, dict) or key not in node:
+                return False
+            node = node[key]
+        else:
+            if not isinstance(node, list) or int(index) >= len(node):
+                return False
+            node = node[int(index)]
+    return True
+
+
+def _provenance_refers(data: dict[str, Any], file: Path) -> None:
+    """Provenance (schema 1.1) names its own sources and real places in this receipt, each once."""
+    part = data.get("provenance")
+    if not part:
+        return
+    ids = [s["id"] for s in part["sources"]]
+    unique_ids(ids, "source", "$.provenance.sources", file)
+    seen: dict[str, int] = {}
+    for i, f in enumerate(part["figures"]):
+        where = f"$.provenance.figures[{i}]"
+        require(f["source"] in ids, f"unknown source '{f['source']}'; the provenance declares {', '.join(ids)}", file, where + ".source")
+        require(f["path"] not in seen, f"duplicate provenance for {f['path']} (also $.provenance.figures[{seen.get(f['path'])}])",
+                file, where + ".path")
+        require(_resolves(data, f["path"]), f"{f['path']} names nothing in this receipt", file, where + ".path")
+        seen[f["path"]] = i
+
+
 def validate_meaning(data: dict[str, Any], file: Path) -> None:
     """What JSON Schema cannot say: references, positive rates, intervals, duplicates, comparability.
 
@@ -74,6 +106,7 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     _sections_have_records(data, file)
     _missing_means_missing(data, file)
+    _provenance_refers(data, file)
     for s in registered_sections():
         if s.check and data.get(s.name):
             s.check(data[s.name], file, checkpoint_ref)

@@ -18,13 +18,16 @@ from site_gen.errors import SitegenError, json_path, suggest
 from site_gen.parse import _json_type
 
 SCHEMA_VERSION = 1
+# Versions this sitegen reads, newest last; each has its published schema file (schema/).
+SCHEMA_VERSIONS = (1, 1.1)
+_SCHEMA_FILES = {1: "schema/summary-1.schema.json", 1.1: "schema/summary-1.1.schema.json"}
 MAX_WARNINGS = 20
 
 
-@lru_cache(maxsize=1)
-def schema() -> dict[str, Any]:
-    """The published schema file, with the parts of sections that bring their own (`Section.schema`)."""
-    text = resources.files("site_gen").joinpath("schema/summary-1.schema.json").read_text(encoding="utf-8")
+@lru_cache(maxsize=None)
+def schema(version: float = SCHEMA_VERSION) -> dict[str, Any]:
+    """The published schema file of a version, with the parts of sections that bring their own (`Section.schema`)."""
+    text = resources.files("site_gen").joinpath(_SCHEMA_FILES[version]).read_text(encoding="utf-8")
     out = json.loads(text)
     for s in registered_sections():
         if s.schema is not None:
@@ -76,15 +79,15 @@ def is_date(value: Any) -> bool:
     return True
 
 
-@lru_cache(maxsize=1)
-def _validator() -> "jsonschema.protocols.Validator":
+@lru_cache(maxsize=None)
+def _validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validator":
     # Here, not above: jsonschema is only for explaining a receipt the fast validator refused
     # (importing it is a tenth of a small build).
     import jsonschema
 
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
-    return jsonschema.Draft202012Validator(_python_patterns(schema()), format_checker=formats)
+    return jsonschema.Draft202012Validator(_python_patterns(schema(version)), format_checker=formats)
 
 
 def registered_sections():
@@ -169,11 +172,13 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return f"must be above {limit}, got {_shown(value)}"
     if v == "maximum":
         return f"must be at most {limit}, got {_shown(value)}"
+    if v == "anyOf" and all(set(o) == {"required"} for o in limit):  # schema 1.1's "these fields, or those"
+        return "needs " + ", or ".join(" and ".join(f"'{k}'" for k in o["required"]) for o in limit)
     return error.message
 
 
-@lru_cache(maxsize=1)
-def _fast_validator():
+@lru_cache(maxsize=None)
+def _fast_validator(version: float = SCHEMA_VERSION):
     """Compiled validator for the common case, a valid receipt: ~20x faster than jsonschema.
 
     Only when it fails does jsonschema walk the file again, for the precise path and message.
@@ -181,7 +186,7 @@ def _fast_validator():
     """
     from site_gen.fastschema import compiled
 
-    return compiled({**_python_patterns(schema()), "$schema": "http://json-schema.org/draft-07/schema#"},
+    return compiled({**_python_patterns(schema(version)), "$schema": "http://json-schema.org/draft-07/schema#"},
                     formats={"date": is_date})
 
 
@@ -204,9 +209,9 @@ def _document_order(data: Any, path) -> tuple:
     return tuple(out)
 
 
-@lru_cache(maxsize=1)
-def _integer_fields() -> Any:
-    return _integer_plan(schema())
+@lru_cache(maxsize=None)
+def _integer_fields(version: float = SCHEMA_VERSION) -> Any:
+    return _integer_plan(schema(version))
 
 
 def _integer_plan(node: dict) -> Any:
@@ -244,15 +249,27 @@ def _written_as_float(value: Any, plan: Any) -> list | None:
     return None
 
 
-def check_integers(data: Any, file: Path) -> None:
+def check_integers(data: Any, file: Path, version: float = SCHEMA_VERSION) -> None:
     """Integer fields hold integers as written: JSON Schema counts `1024.0` and `1e20` as
     integers, but a float shows as `1024.0` on the pages and is exact only up to 2^53."""
-    found = _written_as_float(data, _integer_fields())
+    found = _written_as_float(data, _integer_fields(version))
     if found is not None:
         node = data
         for part in found:
             node = node[part]
         raise SitegenError(f"expected integer, got {_shown(node)} ({_WHOLE_NUMBERS})", file, json_path(found))
+
+
+def receipt_version(data: Any, file: Path) -> float:
+    """The schema version a receipt names (`schema_version` chooses the schema); version 1 when it
+    names none, so that the schema itself reports the missing field."""
+    if not isinstance(data, dict) or "schema_version" not in data:
+        return SCHEMA_VERSION
+    v = data["schema_version"]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCHEMA_VERSIONS:
+        raise SitegenError(f"unknown schema_version {_shown(v)[:20]}; this sitegen reads versions "
+                           + ", ".join(f"{x:g}" for x in SCHEMA_VERSIONS), file, "$.schema_version")
+    return 1.1 if v == 1.1 else SCHEMA_VERSION
 
 
 def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
@@ -261,19 +278,15 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
     Unknown fields are an error under `strict`; otherwise they are removed from `data`, so that
     nothing downstream (tables, CSV) shows them, and returned as warnings, one per kind.
     """
-    if isinstance(data, dict) and "schema_version" in data and (
-            isinstance(data["schema_version"], bool) or data["schema_version"] != SCHEMA_VERSION):
-        raise SitegenError(
-            f"unknown schema_version {_shown(data['schema_version'])[:20]}; this sitegen reads version {SCHEMA_VERSION}",
-            file, "$.schema_version")
+    version = receipt_version(data, file)
     try:
-        _fast_validator()(data)
+        _fast_validator(version)(data)
     except Exception:  # any failure: let jsonschema find and describe it
         pass
     else:
-        check_integers(data, file)
+        check_integers(data, file, version)
         return []
-    errors = sorted(_validator().iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
+    errors = sorted(_validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
     unknown: dict[tuple, list] = {}
     for error in errors:
         if error.validator == "additionalProperties" and not strict:
@@ -292,5 +305,5 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
                 error.instance.pop(key, None)
     if len(found) > MAX_WARNINGS:
         found = found[:MAX_WARNINGS] + [Diagnostic(f"{len(found) - MAX_WARNINGS} more kinds of unknown field (ignored)", file)]
-    check_integers(data, file)
+    check_integers(data, file, version)
     return found

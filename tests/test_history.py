@@ -120,12 +120,14 @@ def test_supersedes_unknown_report_is_an_error(tmp_path):
 
 def test_dashboard_sorts_and_filters_in_the_browser(example_site, page):
     page.goto((example_site / "index.html").as_uri())
-    assert page.locator("#reports-count").inner_text() == "2 of 2 reports"
+    n = sum(1 for d in (ROOT / "data").iterdir() if (d / "SUMMARY.json").is_file())
+    assert page.locator("#reports-count").inner_text() == f"{n} of {n} reports"
     page.fill("#reports-filter", "v3.0.1")
     assert page.locator("#reports tbody tr:visible").count() == 1
     page.fill("#reports-filter", "")
     page.click("#reports thead th:nth-child(6) button")  # KV pool, ascending
-    first = page.locator("#reports tbody tr").first.inner_text()
+    # Reports without a KV pool (the imported ones) have no value to sort by.
+    first = next(t for t in page.locator("#reports tbody tr").all_inner_texts() if not t.rstrip().endswith("\u2014"))
     assert "v3.0.1" in first
     page.click("#reports thead th:nth-child(6) button")  # descending
     assert "v4.0.0" in page.locator("#reports tbody tr").first.inner_text()

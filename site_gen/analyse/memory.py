@@ -19,8 +19,10 @@ def startup(records: pd.DataFrame) -> pd.DataFrame:
     """One row per engine and checkpoint: cold and warm startup seconds."""
     if records.empty:
         return pd.DataFrame(columns=["checkpoint", "engine", "cold_s", "warm_s", "slowest"])
-    out = records[["checkpoint", "engine", "cold_s", "warm_s", "source"]].copy()
-    out["slowest"] = out[["cold_s", "warm_s"]].max(axis=1)
+    # Schema 1.1 may give readiness alone (`ready_s`) where schema 1 gave cold and warm startup.
+    times = ["cold_s", "warm_s"] + (["ready_s"] if "ready_s" in records else [])
+    out = records[["checkpoint", "engine", *times, "source"]].copy()
+    out["slowest"] = out[times].max(axis=1)
     return out
 
 

@@ -34,7 +34,8 @@ def cell_ratios(cells: pd.DataFrame, band: float) -> pd.DataFrame:
     out = cells.copy()
     out["ratio"] = out["candidate_rate"] / out["baseline_rate"]
     out["verdict"] = verdict(out["ratio"], band)
-    out["errors"] = out["baseline_errors"].astype(int) + out["candidate_errors"].astype(int)
+    # Schema 1.1 may leave error counts out: a cell without them has NaN, never an invented 0.
+    out["errors"] = out[["baseline_errors", "candidate_errors"]].sum(axis=1, min_count=2)
     return out
 
 
@@ -99,9 +100,12 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
-    """Failed requests over the cells (of one checkpoint): `errors` in all, `cells_with_errors`."""
+    """Failed requests over the cells (of one checkpoint): `errors` in all (None: no cell counted them),
+    `cells_with_errors`, `cells_counted` (the cells whose receipt gives a count)."""
     part = ratios if checkpoint is None else ratios[ratios["checkpoint"] == checkpoint]
-    return {"errors": int(part["errors"].sum()), "cells_with_errors": int((part["errors"] > 0).sum())}
+    counted = part["errors"].dropna()
+    return {"errors": int(counted.sum()) if len(counted) else None, "cells_with_errors": int((counted > 0).sum()),
+            "cells_counted": int(len(counted))}
 
 
 def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:

@@ -117,6 +117,12 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
     return facets
 
 
+def _cell_label(workload: str, input_tokens, concurrency) -> str:
+    """`chat · 32K in · ×4`; a cell whose receipt gives no input size (schema 1.1) says so."""
+    size = f"input {fmt.NOT_MEASURED}" if pd.isna(input_tokens) else f"{fmt.tokens_k(input_tokens)} in"
+    return f"{html.escape(workload)} · {size} · ×{concurrency}"
+
+
 def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float], band: float,
                  candidate: str, baseline: str) -> dict[str, Any]:
     """Plotly spec (plain dicts) of every cell of one checkpoint, both metrics, on the fixed scale.
@@ -126,16 +132,14 @@ def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float
     """
     low, high = scale
     group = cells[cells["checkpoint"] == checkpoint]
-    labels = list(dict.fromkeys(
-        f"{html.escape(w)} · {fmt.tokens_k(i)} in · ×{c}" for w, i, c in
-        zip(group["workload"], group["input_tokens"], group["concurrency"])))
+    labels = list(dict.fromkeys(_cell_label(w, i, c) for w, i, c in
+                                zip(group["workload"], group["input_tokens"], group["concurrency"])))
     traces = []
     for metric, symbol in (("aggregate", "circle"), ("decode", "diamond")):
         part = group[group["metric"] == metric]
         if part.empty:
             continue
-        y = [f"{html.escape(w)} · {fmt.tokens_k(i)} in · ×{c}" for w, i, c in
-             zip(part["workload"], part["input_tokens"], part["concurrency"])]
+        y = [_cell_label(w, i, c) for w, i, c in zip(part["workload"], part["input_tokens"], part["concurrency"])]
         x = [round(min(max(r, low), high), 4) for r in part["ratio"]]
         symbols = [f"triangle-{'right' if r > high else 'left'}" if not low <= r <= high else symbol for r in part["ratio"]]
         text = [f"{fmt.speed_ratio(r, band)} · {v}" + (" (beyond the scale)" if not low <= r <= high else "")

@@ -16,6 +16,7 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
         "id": r.id, "title": r.title, "date": r.date, "url": url,
         "engines": f"{r.candidate.label} vs {r.baseline.label}",
         "checkpoints": ", ".join(a.checkpoints), "supersedes": r.meta.get("supersedes"),
+        "attribution": r.meta.get("attribution", ""),  # credit a source's licence asks for, under the table
         "speed": "—", "speed_sort": "", "speed_bar": None, "speed_range": None, "superseded_by": None, "precision": "—", "precision_sort": "", "kv": "—", "kv_sort": "",
     }
     t = a.speed_totals

@@ -13,6 +13,8 @@ from site_gen.analyse.speed import verdict_of
 MINUS = "\u2212"
 DASH = "\u2013"
 MISSING = "\u2014"
+# What a page says where a schema 1.1 receipt leaves out a figure schema 1 required.
+NOT_MEASURED = "not measured"
 
 
 def _missing(value: Any) -> bool:

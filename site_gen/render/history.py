@@ -77,5 +77,6 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
                         "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
                         "resolved": "resolved" if r["resolved"] else "not resolved",
                         "different_days": bool(r["different_days"])} for r in records]})
-    return {"speed": speed_rows, "kv": kv_rows, "startup": startup_rows, "precision": precision_rows,
+    credits = list(dict.fromkeys(a.report.meta["attribution"] for a in analyses if a.report.meta.get("attribution")))
+    return {"speed": speed_rows, "kv": kv_rows, "startup": startup_rows, "precision": precision_rows, "credits": credits,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}

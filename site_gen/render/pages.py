@@ -25,7 +25,7 @@ from site_gen.errors import SitegenError
 from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
-from site_gen.render.provenance import Fig, collect
+from site_gen.render.provenance import Fig, attach_origins, collect, origins
 from site_gen.render.template_cache import TemplateCache
 from site_gen.sections import Section, all_sections
 from site_gen.sections import section as section_of
@@ -233,6 +233,7 @@ class ReportPages:
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
             self.a.displayed[name] = section.view(self.a)
+            attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
             view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
@@ -263,7 +264,9 @@ class ReportPages:
         nav = [{"key": k, "title": t, "url": rel(page_url, self.base + f), "current": k == key} for k, t, f in self.sections]
         ctx: dict[str, Any] = {
             "report": {"id": r.id, "title": r.title, "date": r.date, "sha256": r.sha256, "illustrative": r.data.get("illustrative", ""),
-                       "hardware": r.meta.get("hardware", ""), "size": r.size},
+                       "hardware": r.meta.get("hardware", ""), "size": r.size,
+                       "attribution": r.meta.get("attribution", ""), "differs": r.meta.get("differs", []),
+                       "comparison": r.meta.get("comparison")},
             "engines": views.engines(a),
             "nav": nav,
             "links": {k: rel(page_url, self.base + f) for k, _, f in self.sections},
@@ -294,6 +297,7 @@ class ReportPages:
         if key == NUMBERS[0]:
             ctx["provenance"] = self.provenance(mdx)
             ctx["receipt"] = {"file": "SUMMARY.json", "sha256": r.sha256, "size": fmt.thousands(r.size)}
+            ctx["sources"] = (r.data.get("provenance") or {}).get("sources", [])
             ctx["tables"] = [{"name": n, "url": ctx["csv"][n], "rows": len(t), "columns": ", ".join(map(str, t.columns))}
                              for n, t in csv_tables(a).items()]
         return ctx

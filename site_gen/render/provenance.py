@@ -11,10 +11,11 @@ from markupsafe import Markup
 
 
 class Fig:
-    __slots__ = ("text", "path", "how", "date")
+    __slots__ = ("text", "path", "how", "date", "origin")
 
     def __init__(self, text: str, path: str | None = None, how: str | None = None, date: str | None = None):
         self.text, self.path, self.how, self.date = text, path, how, date
+        self.origin: str | None = None  # the original file an importer read it from (schema 1.1 provenance)
 
     def __str__(self) -> str:
         return self.text
@@ -31,7 +32,8 @@ class Fig:
     @property
     def source(self) -> str:
         if self.path:
-            return f"SUMMARY.json {self.path}" + (f" (receipt of {self.date})" if self.date else "")
+            return f"SUMMARY.json {self.path}" + (f" (receipt of {self.date})" if self.date else "") + (
+                f"; from {self.origin}" if self.origin else "")
         return f"computed: {self.how}"
 
     def __html__(self) -> str:
@@ -54,3 +56,42 @@ def collect(value, out: list[Fig]) -> None:
     elif isinstance(value, (list, tuple)):
         for v in value:
             collect(v, out)
+
+
+def origins(data: dict) -> dict[str, str]:
+    """Receipt JSON path -> where an importer read it (`file (SHA-256 …), line 3`), from `$.provenance`."""
+    part = data.get("provenance")
+    if not part:
+        return {}
+    files = {s["id"]: f"{s['file']} (SHA-256 {s['sha256']})" for s in part["sources"]}
+    return {f["path"]: f"{files[f['source']]}, {f['at']}" for f in part["figures"]}
+
+
+def origin_of(path: str, table: dict[str, str]) -> str | None:
+    """The record's origin: the longest recorded path that `path` is, or lies inside."""
+    probe = path.split(" ", 1)[0]
+    while probe:
+        if probe in table:
+            return table[probe]
+        cut = max(probe.rfind("."), probe.rfind("["))
+        if cut <= 1:
+            return None
+        probe = probe[:cut]
+    return None
+
+
+def row_origin(path: str, table: dict[str, str]) -> str | None:
+    """Where both sides of a paired record came from (`$.speed.cells[3]`): its hover text."""
+    found = [f"{role}: {o}" for role in ("baseline", "candidate") if (o := origin_of(f"{path}.{role}", table))]
+    return "; ".join(found) or origin_of(path, table)
+
+
+def attach_origins(view, table: dict[str, str]) -> None:
+    """Gives every Fig of a view whose path the provenance records its original source."""
+    if not table:
+        return
+    found: list[Fig] = []
+    collect(view, found)
+    for f in found:
+        if f.path:
+            f.origin = origin_of(f.path, table)

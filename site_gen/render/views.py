@@ -7,6 +7,8 @@ from site_gen.analyse.report import Analysis
 
 
 def _short_digest(image: str) -> str:
+    # An image reference pinned by digest (schema 1.1, `name:tag@sha256:...`) is shown by its digest.
+    image = image.rsplit("@", 1)[-1]
     return image[:15] + "\u2026" if len(image) > 15 else image
 
 

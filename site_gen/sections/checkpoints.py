@@ -25,7 +25,7 @@ def view(a: Analysis) -> list[dict[str, Any]]:
                              "difference": fmt.measure_difference(r["difference"], r["unit"]) if r["paired"] else None,
                              "source": r["source"]})
         k = kv.get(cid)
-        out.append({"id": cid, "description": c.get("description", ""), "missing": c.get("missing", {}), "rows": rows,
+        out.append({"id": cid, "label": c.get("label", ""), "description": c.get("description", ""), "missing": c.get("missing", {}), "rows": rows,
                     "kv": {"baseline": fmt.thousands(k["baseline"]), "candidate": fmt.thousands(k["candidate"]),
                            "ratio": fmt.ratio(k["ratio"])} if k is not None else None})
     return out

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from site_gen.analyse import memory as calc
 from site_gen.analyse.frames import records
 from site_gen.analyse.report import Analysis
@@ -45,6 +47,14 @@ def csv(a) -> dict:
     return tables
 
 
+def _startup(r, ready: bool):
+    if not pd.isna(r["cold_s"]) and not pd.isna(r["warm_s"]):
+        return Fig(fmt.seconds_pair(r["cold_s"], r["warm_s"]), f"{r['source']}.cold_s and .warm_s")
+    if ready and not pd.isna(r["ready_s"]):
+        return Fig(f"ready in {fmt.seconds(r['ready_s'], 0)}", f"{r['source']}.ready_s")
+    return fmt.NOT_MEASURED
+
+
 def view(a: Analysis) -> dict[str, Any] | None:
     if a.kv is None:
         return None
@@ -66,10 +76,9 @@ def view(a: Analysis) -> dict[str, Any] | None:
         part = st[st["engine"] == role].set_index("checkpoint") if st is not None and not st.empty else None
         if part is None or part.empty:
             continue
-        rows.append({"label": f"Startup, {name}", "sub": "cold / warm",
-                     "cells": [{"text": Fig(fmt.seconds_pair(part.loc[c, "cold_s"], part.loc[c, "warm_s"]),
-                                            f"{part.loc[c, 'source']}.cold_s and .warm_s") if c in part.index else fmt.MISSING}
-                               for c in cols]})
+        ready = "ready_s" in part
+        rows.append({"label": f"Startup, {name}", "sub": "cold / warm" + (" or ready" if ready else ""),
+                     "cells": [{"text": _startup(part.loc[c], ready) if c in part.index else fmt.MISSING} for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
              "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
             for r in a.kv_references.to_dict("records")] if a.kv_references is not None else []

@@ -14,7 +14,7 @@ from site_gen.errors import SitegenError
 from site_gen.load import require
 from site_gen.render import charts, views
 from site_gen.render import format as fmt
-from site_gen.render.provenance import Fig
+from site_gen.render.provenance import Fig, origins, row_origin
 from site_gen.sections.base import option_bool, option_checkpoint, BlockSpec, Section
 
 def check(speed: dict, file, checkpoint_ref) -> None:
@@ -28,7 +28,7 @@ def check(speed: dict, file, checkpoint_ref) -> None:
         ratio = cell["candidate"]["rate"] / cell["baseline"]["rate"]
         require(0 < ratio < math.inf, f"the rates' ratio {cell['candidate']['rate']} / {cell['baseline']['rate']} "
                 "is not a representable number", file, where)
-        key = (cell["checkpoint"], cell["workload"], cell["input_tokens"], cell["concurrency"], cell["metric"])
+        key = (cell["checkpoint"], cell["workload"], cell.get("input_tokens"), cell["concurrency"], cell["metric"])
         require(key not in seen_cells, f"duplicate speed cell (same checkpoint, workload, input, concurrency, metric as $.speed.cells[{seen_cells.get(key)}])", file, where)
         seen_cells[key] = i
     seen_ttft: dict[str, int] = {}
@@ -38,6 +38,11 @@ def check(speed: dict, file, checkpoint_ref) -> None:
                 f"duplicate time to first token for checkpoint '{t['checkpoint']}' (also $.speed.ttft[{seen_ttft.get(t['checkpoint'])}]); "
                 "one per checkpoint", file, f"$.speed.ttft[{i}]")
         seen_ttft[t["checkpoint"]] = i
+
+
+# Fields schema 1.1 lets a cell leave out (or add): absent, they are columns of NaN.
+_OPTIONAL_CELL_FIELDS = ["input_tokens", "baseline_errors", "candidate_errors", "baseline_acceptance_rate",
+                         "candidate_acceptance_rate", "baseline_acceptance_mean_length", "candidate_acceptance_mean_length"]
 
 
 def engine_records(data: dict):
@@ -64,18 +69,26 @@ def selections(a) -> tuple[Selection, ...]:
 def analyse(a, s: dict) -> None:
     if not s["cells"]:
         return
-    a.speed = calc.cell_ratios(records(s["cells"], "$.speed.cells"), a.band)
+    a.speed = calc.cell_ratios(records(s["cells"], "$.speed.cells", _OPTIONAL_CELL_FIELDS), a.band)
     a.speed_counts = calc.verdict_counts(a.speed)
     a.speed_ranges = calc.ratio_ranges(a.speed, selections(a))
     a.speed_gains = calc.workload_gains(a.speed, a.band)
     a.speed_totals = calc.totals(a.speed, a.speed_counts)
-    a.ttft = calc.ttft(records(s.get("ttft", []), "$.speed.ttft"))
+    a.ttft = calc.ttft(records(s.get("ttft", []), "$.speed.ttft", ["input_tokens"]))
+
+
+def _cells_table(cells: pd.DataFrame) -> pd.DataFrame:
+    """The cells as the receipt holds them: optional fields it never gave are no columns."""
+    out = cells.drop(columns=[c for c in _OPTIONAL_CELL_FIELDS if cells[c].isna().all()])
+    if out["errors"].notna().all():
+        out["errors"] = out["errors"].astype(int)
+    return out
 
 
 def csv(a) -> dict:
     if a.speed is None:
         return {}
-    tables = {"speed-cells": a.speed, "speed-counts": a.speed_counts, "speed-ranges": a.speed_ranges}
+    tables = {"speed-cells": _cells_table(a.speed), "speed-counts": a.speed_counts, "speed-ranges": a.speed_ranges}
     if a.ttft is not None and not a.ttft.empty:
         tables["time-to-first-token"] = a.ttft
     return tables
@@ -210,9 +223,10 @@ def _ttft_row(a: Analysis, cols: list[str]) -> dict[str, Any] | None:
     if a.ttft is None or a.ttft.empty:
         return None
     t = {r["checkpoint"]: r for r in a.ttft.to_dict("records")}
-    inputs = sorted(set(a.ttft["input_tokens"]))
+    inputs = sorted(set(a.ttft["input_tokens"].dropna()))
     return {
-        "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 else "Time to first token",
+        "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 and a.ttft["input_tokens"].notna().all()
+        else "Time to first token",
         "cells": [{"candidate": Fig(fmt.seconds(t[c]["candidate"]), f"{t[c]['source']}.candidate.seconds"),
                    "baseline": Fig(fmt.seconds(t[c]["baseline"]), f"{t[c]['source']}.baseline.seconds")}
                   if c in t else None for c in cols],
@@ -221,21 +235,33 @@ def _ttft_row(a: Analysis, cols: list[str]) -> dict[str, Any] | None:
 
 def _tables(a: Analysis, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str, Any]]:
     tables = []
+    known = origins(a.report.data)
     for c in cols:
         for metric in ("aggregate", "decode"):
             part = cell_rows.get((c, metric))
             if not part:
                 continue
-            rows = [{"workload": r["workload"], "input": fmt.tokens_k(r["input_tokens"]), "concurrency": int(r["concurrency"]),
+            rows = [{"workload": r["workload"], "concurrency": int(r["concurrency"]),
+                     "input": fmt.NOT_MEASURED if pd.isna(r["input_tokens"]) else fmt.tokens_k(r["input_tokens"]),
+                     "acceptance": _acceptance(r),
                      "baseline": f"{r['baseline_rate']:,.1f}", "candidate": f"{r['candidate_rate']:,.1f}",
                      "ratio": fmt.speed_ratio(r["ratio"], a.band), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
-                     "errors": int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
-                     "source": r["source"], "unit": r.get("unit") or "tokens/s"}
+                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
+                     "source": r["source"], "unit": r.get("unit") or "tokens/s", "origin": row_origin(r["source"], known)}
                     for r in part]
             count = counts[(c, metric)]
             tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
+                           "acceptance": any(r["acceptance"] for r in rows),
                            "counts": _counts_text(count), "cells": int(count["cells"])})
     return tables
+
+
+def _acceptance(r: dict) -> str:
+    """Speculation acceptance of both sides, `0.54 / 0.68` (rate), or "" when neither carries it."""
+    sides = [r.get(f"{role}_acceptance_rate") for role in ("baseline", "candidate")]
+    if all(pd.isna(v) for v in sides):
+        return ""
+    return " / ".join(fmt.NOT_MEASURED if pd.isna(v) else f"{v:.2f}" for v in sides)
 
 
 def _captions(a: Analysis, counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:

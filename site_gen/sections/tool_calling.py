@@ -71,10 +71,11 @@ def view(a: Analysis) -> dict[str, Any] | None:
         get = lambda role: fmt.count_range(r.loc[role, "low"], r.loc[role, "high"]) if role in r.index else fmt.MISSING
         per_cp.append({"checkpoint": c, "baseline": get("baseline"), "candidate": get("candidate")})
     lat = a.tool_latency.set_index("engine")
-    latency = {role: fmt.number_range(lat.loc[role, "low"], lat.loc[role, "high"], 1, " s") if role in lat.index else None
-               for role in ("baseline", "candidate")}
+    latency = {role: fmt.number_range(lat.loc[role, "low"], lat.loc[role, "high"], 1, " s")
+               if role in lat.index and not pd.isna(lat.loc[role, "low"]) else None for role in ("baseline", "candidate")}
     runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": a.report.baseline.name if r["engine"] == "baseline" else a.report.candidate.name,
-             "date": r["date"], "points": int(r["points"]), "max": maximum, "latency": fmt.seconds(r["latency"])}
+             "date": r["date"], "points": int(r["points"]), "max": maximum,
+             "latency": fmt.NOT_MEASURED if pd.isna(r["latency"]) else fmt.seconds(r["latency"])}
             for r in a.tool_totals.to_dict("records")]
     run_ids = [r["id"] for r in runs]
     failed = set(a.tool_failed)

@@ -1,0 +1,204 @@
+"""`sitegen import cuteafd-study`: a two-arm study (schema `cuteafd.glmf-fp8-recheck.v1`: arms x
+layouts x launches, per-arm summaries, quality checks) -> one schema 1.1 SUMMARY.json.
+
+Every summary figure is recomputed from the launches and must equal the study's own; each quality
+metric with a `<name>_max` or `<name>_min` beside it becomes a gate; the arms' settings that
+differ are written into the receipt.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+from site_gen.errors import SitegenError
+from site_gen.importers.common import NUMBER, Provenance, Source, parse_json, read_source, slug
+
+SCHEMA = "cuteafd.glmf-fp8-recheck.v1"
+# Unit and orientation by the field's suffix, as the study names its measures.
+UNITS = (("_tps", "tokens/s", "higher"), ("_s", "s", "lower"))
+
+
+def _get(node: Any, path: list, src: Source, kind=dict) -> Any:
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            raise SitegenError(f"the study has no {'.'.join(map(str, path))}", src.path, "$." + ".".join(map(str, path)))
+        node = node[key]
+    if not isinstance(node, kind) or isinstance(node, bool) and kind is not bool:
+        raise SitegenError(f"expected {getattr(kind, '__name__', 'a number')}", src.path, "$." + ".".join(map(str, path)))
+    return node
+
+
+def _arms(doc: dict, src: Source, baseline: str | None, candidate: str | None) -> tuple[str, str]:
+    arms = list(_get(doc, ["conditions", "arms"], src))
+    if baseline is None and candidate is None:
+        if len(arms) != 2:
+            raise SitegenError(f"the study has {len(arms)} arms; name two with --baseline and --candidate", src.path, "$.conditions.arms")
+        return arms[0], arms[1]
+    for name, value in (("baseline", baseline), ("candidate", candidate)):
+        if value not in arms:
+            raise SitegenError(f"--{name} {value!r} is not an arm of the study ({', '.join(arms)})", src.path, "$.conditions.arms")
+    return baseline, candidate
+
+
+def _recomputed(launches: list, key: str, summary: dict, where: str, src: Source) -> dict:
+    samples = []
+    for i, launch in enumerate(launches):
+        v = launch.get(key) if isinstance(launch, dict) else None
+        if not isinstance(v, NUMBER) or isinstance(v, bool):
+            raise SitegenError(f"launch has no number '{key}'", src.path, f"{where}.launches[{i}].{key}")
+        samples.append(float(v))
+    out = {"median": statistics.median(samples), "low": min(samples), "high": max(samples), "samples": samples}
+    stored = summary.get(key)
+    if not isinstance(stored, dict) or any(stored.get(k) != v for k, v in
+                                          (("median", out["median"]), ("min", out["low"]), ("max", out["high"]), ("samples", samples))):
+        raise SitegenError(f"the summary of '{key}' is not what its launches give (median {out['median']}, "
+                           f"range {out['low']}–{out['high']})", src.path, f"{where}.summary.{key}")
+    return out
+
+
+def _unit(key: str) -> tuple[str, str] | None:
+    return next(((u, b) for suffix, u, b in UNITS if key.endswith(suffix)), None)
+
+
+def _measures(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance) -> tuple[list, list]:
+    out, skipped = [], []
+    for layout, per_arm in _get(doc, ["measurements"], src).items():
+        parts = {arm: _get(doc, ["measurements", layout, arm], src) for arm in arms}
+        for key in _get(doc, ["measurements", layout, arms[0], "summary"], src):
+            unit = _unit(key)
+            if unit is None:
+                skipped.append(key)
+                continue
+            r = {"checkpoint": checkpoint, "group": f"layout {layout}", "measure": slug(key), "label": key,
+                 "unit": unit[0], "better": unit[1]}
+            for role, arm in zip(("baseline", "candidate"), arms):
+                where = f"$.measurements.{layout}.{arm}"
+                launches = _get(doc, ["measurements", layout, arm, "launches"], src, list)
+                r[role] = _recomputed(launches, key, _get(parts[arm], ["summary"], src), where, src)
+                prov.cite(f"$.measures.results[{len(out)}].{role}", src, f"{where}.summary.{key} (launches[*].{key})")
+            out.append(r)
+    return out, sorted(set(skipped))
+
+
+def _fidelity_gates(checks: list, role: str, layout: str, checkpoint: str, where: str, src: Source) -> list[tuple[dict, str]]:
+    out = []
+    for j, check in enumerate(checks):
+        metrics = check.get("metrics") if isinstance(check, dict) else None
+        if not isinstance(metrics, dict):
+            continue
+        for name, value in metrics.items():
+            for suffix, rule in (("_max", "at_most"), ("_min", "at_least")):
+                limit = metrics.get(name + suffix)
+                if isinstance(value, NUMBER) and isinstance(limit, NUMBER) and not isinstance(value, bool):
+                    passed = value <= limit if rule == "at_most" else value >= limit
+                    gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(f"{check.get('id', j)}-{name}"),
+                            "label": f"{check.get('title') or check.get('id')}: {name}", "engine": role, "value": float(value),
+                            "threshold": float(limit), "passes_when": rule, "passed": passed}
+                    out.append((gate, f"{where}.quality.checks[{j}].metrics.{name} and .{name}{suffix}"))
+                    if check.get("status") == "pass" and not passed:
+                        raise SitegenError(f"check '{check.get('id')}' says pass, but {name} {value} is not "
+                                           f"{rule.replace('_', ' ')} {limit}", src.path, f"{where}.quality.checks[{j}]")
+    return out
+
+
+def _metric(checks: list, name: str) -> tuple[int, float] | None:
+    for j, check in enumerate(checks):
+        v = (check.get("metrics") or {}).get(name) if isinstance(check, dict) else None
+        if isinstance(v, NUMBER) and not isinstance(v, bool):
+            return j, float(v)
+    return None
+
+
+def _drop_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, checkpoint: str) -> list[tuple[dict, str]]:
+    """The decision rule's `max_<metric>_drop_points`: the candidate's drop against the baseline, in points."""
+    rule = (doc.get("conditions") or {}).get("decision_rule") or {}
+    out = []
+    for key, limit in rule.items():
+        m = re.fullmatch(r"max_(\w+)_drop_points", key)
+        if not m or not isinstance(limit, NUMBER):
+            continue
+        found = [_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), m.group(1)) for arm in arms]
+        if None in found:
+            continue
+        drop = (found[0][1] - found[1][1]) * 100
+        stated = ((doc.get("comparison") or {}).get(layout) or {}).get(f"{m.group(1)}_drop_percentage_points")
+        if isinstance(stated, NUMBER) and abs(stated - drop) > 1e-9:
+            raise SitegenError(f"the study states a drop of {stated}, but its checks give {drop}", src.path,
+                               f"$.comparison.{layout}.{m.group(1)}_drop_percentage_points")
+        gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(key), "label": f"{m.group(1)} drop against the baseline",
+                "engine": "candidate", "value": drop, "threshold": float(limit), "unit": "points", "passes_when": "at_most",
+                "passed": drop <= limit}
+        out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{found[1][0]}].metrics.{m.group(1)}"))
+    return out
+
+
+def _gates(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance) -> list:
+    out = []
+    for layout in _get(doc, ["measurements"], src):
+        for gate, at in _drop_gates(doc, src, arms, layout, checkpoint):
+            prov.cite(f"$.gates.results[{len(out)}]", src, at)
+            out.append(gate)
+        for role, arm in zip(("baseline", "candidate"), arms):
+            where = f"$.measurements.{layout}.{arm}"
+            checks = _get(doc, ["measurements", layout, arm, "quality", "checks"], src, list)
+            for gate, at in _fidelity_gates(checks, role, layout, checkpoint, where, src):
+                prov.cite(f"$.gates.results[{len(out)}]", src, at)
+                out.append(gate)
+    return out
+
+
+def _engines(doc: dict, src: Source, arms: tuple[str, str]) -> tuple[dict, list]:
+    settings = _get(doc, ["conditions", "arms"], src)
+    commit = doc.get("conditions", {}).get("engine_commit")
+    version = commit[:12] if isinstance(commit, str) and commit else "unversioned"
+    engines = {role: {"name": f"arm {arm}", "version": version,
+                      "long_name": f"arm {arm}: " + ", ".join(f"{k}={v}" for k, v in settings[arm].items())}
+               for role, arm in zip(("baseline", "candidate"), arms)}
+    a, b = settings[arms[0]], settings[arms[1]]
+    differs = [{"field": k, "baseline": str(a.get(k, "")), "candidate": str(b.get(k, ""))}
+               for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return engines, differs
+
+
+def run_import(path: Path, baseline: str | None, candidate: str | None, attribution: str | None) -> dict:
+    src = read_source(path, path.parent)
+    doc = parse_json(src)
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        got = doc.get("schema") if isinstance(doc, dict) else None
+        raise SitegenError(f"schema {got!r} is not one this importer knows ({SCHEMA})", path, "$.schema")
+    arms = _arms(doc, src, baseline, candidate)
+    repo = _get(doc, ["conditions", "checkpoint"], src, str)
+    checkpoint = {"id": slug(repo.rsplit("/", 1)[-1]), "label": repo}
+    rev = doc["conditions"].get("checkpoint_revision")
+    if isinstance(rev, str):
+        checkpoint["description"] = f"{repo} at {rev}"
+    prov = Provenance()
+    engines, differs = _engines(doc, src, arms)
+    measures, skipped = _measures(doc, src, arms, checkpoint["id"], prov)
+    date = _get(doc, ["date"], src, str)
+    meta: dict[str, Any] = {"title": f"{engines['candidate']['name']} against {engines['baseline']['name']}: {SCHEMA}",
+                            "date": date, "engines": engines, "checkpoints": [checkpoint],
+                            "comparison": {"id": SCHEMA}, "differs": differs,
+                            "tested": [{"label": "Study", "text": f"`{src.name}` ({date})"}]}
+    limits = [x for x in doc.get("limitations", []) if isinstance(x, str) and x.strip()]
+    if skipped:
+        limits.append(f"Fields without a known unit, not imported: {', '.join(skipped)}.")
+    if limits:
+        meta["not_covered"] = limits
+    if attribution:
+        meta["attribution"] = attribution
+    out = {"schema_version": 1.1, "report": meta, "measures": {"results": measures}}
+    gates = _gates(doc, src, arms, checkpoint["id"], prov)
+    if gates:
+        out["gates"] = {"results": gates}
+    out["provenance"] = prov.part()
+    return out
+
+
+def run(args) -> dict:
+    if len(args.sources) != 1:
+        raise SitegenError(f"the cuteafd-study format takes one source, the study's comparison.json; got {len(args.sources)}",
+                           args.sources[-1])
+    return run_import(Path(args.sources[0]), args.baseline, args.candidate, args.attribution)

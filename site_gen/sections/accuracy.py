@@ -1,0 +1,106 @@
+"""Accuracy: a score per engine on the same items (questions), their paired difference and its
+interval, as the receipt's resampling method gives them (schema 1.1)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from site_gen.analyse import results as calc
+from site_gen.load import require
+from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
+from site_gen.sections.base import BlockSpec, Section
+
+
+def check(part: dict, file, checkpoint_ref) -> None:
+    seen: dict[tuple, int] = {}
+    for i, r in enumerate(part["results"]):
+        where = f"$.accuracy.results[{i}]"
+        checkpoint_ref(r["checkpoint"], where + ".checkpoint")
+        key = (r["checkpoint"], r["measure"])
+        require(key not in seen, f"duplicate accuracy result (same checkpoint and measure as $.accuracy.results[{seen.get(key)}])",
+                file, where)
+        seen[key] = i
+        for name, iv in (("interval", r.get("interval")), ("baseline.interval", r["baseline"].get("interval")),
+                         ("candidate.interval", r["candidate"].get("interval"))):
+            if iv is not None:
+                require(iv[0] <= iv[1], f"interval low {iv[0]} above high {iv[1]}", file, f"{where}.{name}")
+        require(("difference" in r) == ("interval" in r), "a difference needs its interval and an interval its difference",
+                file, where)
+
+
+def engine_records(data: dict):
+    for i, r in enumerate(data.get("accuracy", {}).get("results", [])):
+        for role in ("baseline", "candidate"):
+            yield r["checkpoint"], role, f"$.accuracy.results[{i}].{role}"
+
+
+def analyse(a, part: dict) -> None:
+    a.results["accuracy"] = calc.accuracy(part)
+
+
+def csv(a) -> dict:
+    t = a.results.get("accuracy")
+    return {} if t is None else {"accuracy": t.drop(columns=["interval"], errors="ignore")}
+
+
+def _value(v: Any, unit: str) -> str:
+    return fmt.percent(v * 100, 1) if unit == "proportion" else fmt.fixed(v, 4)
+
+
+def _difference(v: Any, unit: str) -> str:
+    return fmt.points(v * 100, 1) if unit == "proportion" else fmt.signed(v, 4)
+
+
+def _spread(lo: Any, hi: Any, unit: str) -> str:
+    """One side's own interval, unsigned: `80.8–90.4%`."""
+    return fmt.number_range(lo * 100, hi * 100, 1, "%") if unit == "proportion" else fmt.number_range(lo, hi, 4)
+
+
+def _interval(lo: Any, hi: Any, unit: str) -> str:
+    return fmt.interval(lo * 100, hi * 100, 1) if unit == "proportion" else fmt.interval(lo, hi, 4)
+
+
+def _verdict(r: dict, candidate: str) -> str:
+    if pd.isna(r["difference"]):
+        return "no paired difference measured"
+    if not r["resolved"]:
+        return "not resolved"
+    higher = r["difference"] > 0
+    good = higher == (r["better"] == "higher")
+    return f"{candidate} {'higher' if higher else 'lower'} ({'better' if good else 'worse'})"
+
+
+def _row(r: dict, candidate: str) -> dict[str, Any]:
+    u, src = r["unit"], r["source"]
+    side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
+    spread = lambda role: _spread(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
+    paired = not pd.isna(r["difference"])
+    return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"], "n_items": int(r["items"]),
+            "baseline": side("baseline"), "candidate": side("candidate"),
+            "baseline_interval": spread("baseline"), "candidate_interval": spread("candidate"),
+            "difference": Fig(_difference(r["difference"], u), f"{src}.difference") if paired else fmt.NOT_MEASURED,
+            "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
+            "resolved": bool(r["resolved"]), "verdict": _verdict(r, candidate), "source": src}
+
+
+def view(a) -> dict[str, Any] | None:
+    t = a.results.get("accuracy")
+    part = a.report.section("accuracy")
+    if t is None or part is None:
+        return None
+    m = part["method"]
+    rows = [_row(r, a.report.candidate.name) for r in t.to_dict("records")]
+    return {"rows": rows, "note": part.get("note", ""),
+            "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
+                       "level": f"{m['level'] * 100:g}%"},
+            "resolved": sum(r["resolved"] for r in rows), "results": len(rows)}
+
+
+SECTION = Section(
+    key="accuracy", title="Accuracy", name="accuracy", view=view, check=check, records="results",
+    engine_records=engine_records, analyse=analyse, csv=csv, provenance=True,
+    blocks={"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",
+                                        "paired accuracy differences with their intervals", "accuracy-table")},
+)
