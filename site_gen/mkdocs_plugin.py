@@ -494,8 +494,8 @@ _ROW_END = re.compile(r"</tr>(?=<tr[\s>])")
 
 def searchable(html: str, *, page_title: bool = False) -> str:
     """sitegen's HTML as MkDocs' search plugins read it. Their index takes an element's text with
-    nothing between elements: adjacent table cells get a space ("Engine CuteAFD", not
-    "EngineCuteAFD"). Material's leaves out a heading's permalink only when its class is exactly
+    nothing between elements: adjacent table cells get a space ("Engine NewEngine", not
+    "EngineNewEngine"). Material's leaves out a heading's permalink only when its class is exactly
     `headerlink` (the host themes style that class too). With `page_title`, the page's h1 is left
     out of the index, so that Material's search titles the page with its full title (the meta
     title, which names the report) rather than a bare "Speed"."""

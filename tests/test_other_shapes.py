@@ -131,7 +131,7 @@ def test_values_off_the_scale_are_marked_at_each_end(shapes):
     assert [b.get("class").split()[-1] for b in bars] == ["r-above", "r-straddles"]
     clips = [len([p for p in b.iter("{http://www.w3.org/2000/svg}path") if p.get("class") == "clip"]) for b in bars]
     assert clips == [1, 2]
-    spec = json.loads(find_id(doc, "figure-m1").text)
+    spec = json.loads(next(e for e in doc.iter() if e.get("data-figure") == "figure-m1").get("data-spec"))
     symbols = {s for t in spec["data"] for s in t["marker"]["symbol"]}
     assert {"triangle-left", "triangle-right"} <= symbols
 
