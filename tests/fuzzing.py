@@ -570,7 +570,7 @@ class Fuzzer:
         # The command-line parser (~10 ms) is a pure function of sitegen's code: made once, not per case.
         self._saved = cli.parser
         the_parser = cli.parser()
-        cli.parser = lambda: the_parser
+        cli.parser = lambda argv=None: the_parser
         return self
 
     def __exit__(self, *exc) -> None:

@@ -159,9 +159,9 @@ DEEP = {
 @pytest.mark.parametrize("case", sorted(DEEP))
 def test_50000_deep_extra_is_refused_at_once(case, tmp_path, capsys, monkeypatch):
     project(tmp_path, "site_name: X\n" + DEEP[case])
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a busy machine does not count
     line = refused(tmp_path, capsys, monkeypatch)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 5.0  # the unbounded loader took minutes
     line_no = 4 if case == "block" else 3
     assert f"mkdocs.yml: extra, line {line_no}: expected at most 50 levels of nesting, got more" in line, line
 
@@ -180,9 +180,9 @@ def test_billion_laughs_is_refused_at_once(tmp_path, capsys, monkeypatch):
     lines = ["site_name: X", "extra:", '  l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     lines += [f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 10)]
     project(tmp_path, "\n".join(lines) + "\n")
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a busy machine does not count
     line = refused(tmp_path, capsys, monkeypatch)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 5.0  # the unbounded loader took minutes
     assert "mkdocs.yml: extra, line 8: expected at most 100,000 values with aliases expanded, got more" in line, line
 
 
@@ -285,10 +285,10 @@ def test_key_check_survives_what_mkdocs_loader_builds():
     deep: list = []
     for _ in range(50_000):
         deep = [deep]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a busy machine does not count
     for value in (laughs, looped, deep):
         check_keys({"x": value}, "extra", None)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 5.0  # the unbounded loader took minutes
     looped["a"].append({7: 1})
     with pytest.raises(SitegenError, match=r"extra\.x\.a\[1\]: expected a name as key, got int 7"):
         check_keys({"x": looped}, "extra", None)

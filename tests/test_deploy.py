@@ -273,7 +273,7 @@ def test_message_takes_only_the_bare_placeholders(repo, monkeypatch, capsys, mes
     project, remote, env = repo
     start = time.perf_counter()
     code, _, err = deploy_here(project, env, monkeypatch, capsys, "-m", message)
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < 10  # formatting the pad would take seconds and 300 MB
     one_error_line(code, err, "--message")
     assert git(project, "branch", "--list", "gh-pages", env=env) == ""
 
