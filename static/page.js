@@ -22,16 +22,18 @@
     return (cap ? cap.textContent.trim().slice(0, 120) : "") || "table";
   }
   function measure() {
-    Array.prototype.forEach.call(doc.querySelectorAll(".table-wrap"), function (wrap) {
-      var wide = wrap.scrollWidth > wrap.clientWidth + 1;
-      wrap.classList.toggle("scrolls", wide);
-      hint(wrap).classList.toggle("on", wide);
-      if (wide) {
-        if (!wrap.hasAttribute("tabindex")) { wrap.setAttribute("tabindex", "0"); }
-        wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", label(wrap));
-      } else if (wrap.getAttribute("role") === "region") {
-        wrap.removeAttribute("tabindex"); wrap.removeAttribute("role"); wrap.removeAttribute("aria-label");
+    Array.prototype.forEach.call(doc.querySelectorAll(".table-wrap, .sidenav ul"), function (box) {
+      var wide = box.scrollWidth > box.clientWidth + 1, tall = box.scrollHeight > box.clientHeight + 1;
+      box.classList.toggle("scrolls", wide);
+      if (!box.classList.contains("table-wrap")) { return; }
+      hint(box).classList.toggle("on", wide);
+      // A box that scrolls takes keyboard focus (arrow keys scroll it), named after its table.
+      if (wide || tall) {
+        if (!box.hasAttribute("tabindex")) { box.setAttribute("tabindex", "0"); }
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", label(box));
+      } else if (box.getAttribute("role") === "region") {
+        box.removeAttribute("tabindex"); box.removeAttribute("role"); box.removeAttribute("aria-label");
       }
     });
   }
