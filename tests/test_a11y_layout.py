@@ -181,3 +181,28 @@ def test_tooltip_hover_stays_on_screen_and_escape_closes_it(example_site, one_pa
     pg.keyboard.press("Escape")
     assert pg.evaluate(TIP_JS) is None
     assert fig.get_attribute("aria-describedby") is None
+
+
+def test_a_report_prints_as_a_document(example_site, one_page):
+    """Print media: no navigation, no table cut or scrolled at a page's width, solid black bars
+    on a white track, an outside link's address printed after it."""
+    pg = one_page
+    pg.set_viewport_size({"width": 700, "height": 1000})
+    pg.emulate_media(media="print", color_scheme="dark")
+    try:
+        pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+        pg.evaluate("() => { const a = document.createElement('a'); a.id = 'out'; a.href = 'https://example.org/run';"
+                    " a.textContent = 'the run'; document.querySelector('.content').appendChild(a); }")
+        pg.evaluate("window.dispatchEvent(new Event('resize'))")
+        pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        assert not pg.locator(".sidenav").is_visible() and not pg.locator(".topbar").is_visible()
+        cut = pg.evaluate("[...document.querySelectorAll('.table-wrap')].filter(w => w.scrollWidth > w.clientWidth + 1"
+                          " || getComputedStyle(w).overflowX !== 'visible').length")
+        assert cut == 0
+        assert pg.evaluate("getComputedStyle(document.querySelector('#out'), '::after').content") == '" (https://example.org/run)"'
+        bar = pg.locator(".ratio-bar.v-faster .bar").first
+        assert bar.evaluate("e => getComputedStyle(e).fill") == "rgb(0, 0, 0)"
+        assert pg.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+        assert len(pg.pdf()) > 10000
+    finally:
+        pg.emulate_media(media="screen", color_scheme="light")
