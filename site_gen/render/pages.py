@@ -111,7 +111,7 @@ def _defuse(value: Any) -> Any:
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """CSV with spreadsheet formulas defused: each line of a text cell that starts a formula gets a
+    """CSV with numbers as measured (fmt.csv_number) and spreadsheet formulas defused: each line of a text cell that starts a formula gets a
     leading quote; a table whose text holds a line break other than \n quotes every text cell, so
     that no reader takes the break for the end of a row."""
     defused = {}
@@ -131,7 +131,7 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
         for column, items in defused.items():
             out[column] = items
     buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting, float_format=fmt.csv_number)
     return buffer.getvalue().encode("utf-8")
 
 

@@ -39,7 +39,7 @@ def analyse(a, m: dict) -> None:
 def csv(a) -> dict:
     if a.kv is None:
         return {}
-    tables = {"kv-pool": a.kv}
+    tables = {"kv-pool": fmt.csv_ratios(a.kv, "ratio")}
     if a.startup is not None and not a.startup.empty:
         tables["startup"] = a.startup
     return tables

@@ -61,9 +61,10 @@ def analyse(a, s: dict) -> None:
 def csv(a) -> dict:
     if a.speed is None:
         return {}
-    tables = {"speed-cells": a.speed, "speed-counts": a.speed_counts, "speed-ranges": a.speed_ranges}
+    tables = {"speed-cells": fmt.csv_ratios(a.speed, "ratio"), "speed-counts": a.speed_counts,
+              "speed-ranges": fmt.csv_ratios(a.speed_ranges, "low", "high")}
     if a.ttft is not None and not a.ttft.empty:
-        tables["time-to-first-token"] = a.ttft
+        tables["time-to-first-token"] = fmt.csv_ratios(a.ttft, "ratio")
     return tables
 
 
