@@ -163,4 +163,4 @@ def test_precision_page_says_when_sides_come_from_different_days(example_site):
     differ = sum(r["baseline"]["date"] != r["candidate"]["date"] for r in paired)
     assert differ > 0
     body = text(parse(example_site / REPORT / "precision.html"))
-    assert f"{differ} of {len(paired)} pairs set receipts from different days side by side" in body
+    assert f"In {differ} of {len(paired)} pairs the two receipts are from different days" in body
