@@ -206,3 +206,27 @@ def test_a_report_prints_as_a_document(example_site, one_page):
         assert len(pg.pdf()) > 10000
     finally:
         pg.emulate_media(media="screen", color_scheme="light")
+
+
+def test_dashboard_filter_message_and_whole_cell_sorting(example_site, one_page):
+    pg = one_page
+    pg.set_viewport_size({"width": 390, "height": 844})
+    pg.goto((example_site / "index.html").as_uri())
+    box = pg.locator("#reports-filter")
+    # The placeholder fits its box at phone width.
+    assert box.evaluate("e => { const c = document.createElement('canvas').getContext('2d');"
+                        " const s = getComputedStyle(e); c.font = s.font;"
+                        " return c.measureText(e.placeholder).width <= e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight); }")
+    box.fill("no such engine")
+    assert pg.locator("#reports-none").is_visible() and "no such engine" in pg.locator("#reports-none").inner_text()
+    assert not pg.locator("#reports").is_visible()
+    box.fill("")
+    assert not pg.locator("#reports-none").is_visible() and pg.locator("#reports").is_visible()
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    th = pg.locator("#reports thead th").nth(0)
+    cell = th.bounding_box()
+    pg.mouse.click(cell["x"] + cell["width"] - 2, cell["y"] + cell["height"] - 2)  # the cell's corner, off the text
+    assert th.get_attribute("aria-sort") == "ascending"
+    th.locator("button").focus()
+    pg.keyboard.press("Enter")
+    assert th.get_attribute("aria-sort") == "descending"
