@@ -1,12 +1,11 @@
 """Screenshots of a built site in Chromium, for review by eye and for the README's pictures.
 
     python benchmarks/screenshots.py SITE_DIR OUT_DIR [--widths 390,768,1280] [--schemes light,dark]
-                                     [--pages reports/x/index.html,...] [--full] [--readme]
+                                     [--pages reports/x/index.html,...] [--full]
 
 Each page at each width and colour scheme becomes OUT_DIR/<page>-<width>-<scheme>.png (the first
-screen, or the whole page with --full). --readme remakes docs/img/report-desktop.png and
-docs/img/report-phone.png from the example site's first report (small PNGs the README shows).
-Prints one line per picture and the seconds taken.
+screen, or the whole page with --full): for review by eye before a change to the theme is done.
+Prints one line per picture and the seconds taken. (The README's pictures: .github/readme/shoot.py.)
 """
 from __future__ import annotations
 
@@ -47,35 +46,6 @@ def shoot(site: Path, out: Path, pages: list[str], widths: list[int], schemes: l
     return n
 
 
-def readme_pictures(site: Path, img: Path) -> None:
-    """The README's pair: a report's first screen on a desktop and on a phone, light scheme."""
-    from playwright.sync_api import sync_playwright
-
-    report = sorted((site / "reports").glob("*/index.html"))[-1]
-    img.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(profile, executable_path="/usr/bin/chromium", headless=True, args=ARGS)
-        page = context.new_page()
-        page.emulate_media(color_scheme="light")
-        for name, width, height, scale in (("report-desktop.png", 1280, 800, 0.5), ("report-phone.png", 390, 800, 0.5)):
-            page.set_viewport_size({"width": width, "height": height})
-            page.goto(report.as_uri())
-            page.wait_for_load_state("load")
-            # Half size keeps the committed files small; the text stays legible at that scale.
-            page.evaluate(f"document.body.style.zoom = 1")
-            shot = page.screenshot(scale="css", clip={"x": 0, "y": 0, "width": width, "height": height})
-            small = context.new_page()
-            small.set_viewport_size({"width": int(width * scale), "height": int(height * scale)})
-            import base64
-
-            small.set_content(f'<body style="margin:0"><img style="width:{int(width * scale)}px" '
-                              f'src="data:image/png;base64,{base64.b64encode(shot).decode()}"></body>')
-            small.screenshot(path=str(img / name), clip={"x": 0, "y": 0, "width": int(width * scale), "height": int(height * scale)})
-            small.close()
-            print(img / name)
-        context.close()
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("site", type=Path)
@@ -84,15 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--schemes", default="light,dark")
     ap.add_argument("--pages", default="")
     ap.add_argument("--full", action="store_true")
-    ap.add_argument("--readme", action="store_true")
     a = ap.parse_args(argv)
     start = time.perf_counter()
-    if a.readme:
-        readme_pictures(a.site, Path(__file__).resolve().parent.parent / "docs" / "img")
-    else:
-        pages = a.pages.split(",") if a.pages else pages_of(a.site)
-        n = shoot(a.site, a.out, pages, [int(w) for w in a.widths.split(",")], a.schemes.split(","), a.full)
-        print(f"{n} screenshots")
+    pages = a.pages.split(",") if a.pages else pages_of(a.site)
+    n = shoot(a.site, a.out, pages, [int(w) for w in a.widths.split(",")], a.schemes.split(","), a.full)
+    print(f"{n} screenshots")
     print(f"{time.perf_counter() - start:.1f} s")
     return 0
 
