@@ -234,3 +234,35 @@ def test_dashboard_filter_message_and_whole_cell_sorting(example_site, one_page)
     th.locator("button").focus()
     pg.keyboard.press("Enter")
     assert th.get_attribute("aria-sort") == "descending"
+
+
+# Contrast of the verdict glyphs against the page and of the bars against their track (WCAG's 3:1
+# for graphics; axe checks text only). The noise band is left out: it is a light tint by design,
+# and the caption and the verdict column say what it means.
+CONTRAST_JS = r"""() => {
+  const rgb = s => { const m = s.match(/[\d.]+/g).map(Number); return m; };
+  const lum = ([r,g,b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c/12.92 : Math.pow((c+0.055)/1.055, 2.4); }; return 0.2126*f(r)+0.7152*f(g)+0.0722*f(b); };
+  const over = (fg, bg) => { const a = fg.length > 3 ? fg[3] : 1; return [0,1,2].map(i => fg[i]*a + bg[i]*(1-a)); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return ((Math.max(x,y)+0.05)/(Math.min(x,y)+0.05)).toFixed(2); };
+  const bg = rgb(getComputedStyle(document.body).backgroundColor);
+  const out = {};
+  for (const c of ["faster","level","slower"]) { const e = document.querySelector(".g-"+c); if (e) out["glyph "+c] = ratio(rgb(getComputedStyle(e).color), bg); }
+  const track = document.querySelector(".ratio-bar .track"); const tf = over(rgb(getComputedStyle(track).fill), bg);
+  for (const c of ["faster","level"]) { const e = document.querySelector(".ratio-bar.v-"+c+" .bar"); if (e) out["bar "+c+" vs track"] = ratio(rgb(getComputedStyle(e).fill), tf); }
+  const band = document.querySelector(".ratio-bar .band"); out["band vs track"] = ratio(over(rgb(getComputedStyle(band).fill), tf), tf);
+  return out; }"""
+
+
+def test_verdict_glyphs_and_bars_contrast_in_both_themes(example_site, one_page):
+    pg = one_page
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+    try:
+        for scheme in ("light", "dark"):
+            pg.emulate_media(color_scheme=scheme)
+            ratios = pg.evaluate(CONTRAST_JS)
+            print(scheme, ratios)
+            low = {k: v for k, v in ratios.items() if k != "band vs track" and float(v) < 3}
+            assert {"glyph faster", "glyph level", "bar faster vs track"} <= set(ratios) and not low, (scheme, low)
+    finally:
+        pg.emulate_media(color_scheme="light")
