@@ -164,7 +164,7 @@ def test_host_404_page_works_at_any_depth(server, browser):
 
 def test_404_without_site_url_finds_home_at_any_depth(example_site, browser):
     """Built without site_url, the 404 page's home link is found by the page itself: the nearest
-    folder up from the missing address that holds 404.html (the server's root without script)."""
+    folder up from the missing address that holds 404.html (without script, the missing page's folder)."""
     assert "/some/prefix" not in (example_site / "404.html").read_text()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(SubPathHandler, directory=str(example_site)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -182,7 +182,7 @@ def test_404_without_site_url_finds_home_at_any_depth(example_site, browser):
         no_script = browser.new_context(java_script_enabled=False)
         page = no_script.new_page()
         page.goto(base + "a/b/c.html")
-        assert page.get_attribute("#home", "href") == "/"
+        assert page.get_attribute("#home", "href") == "./"
         no_script.close()
     finally:
         context.close()
