@@ -124,12 +124,14 @@ FILTERS = {
 RATIO_DECIMALS = 4
 
 
-def csv_number(value: float) -> str:
+def csv_number(value: float) -> float | int:
     """`8192`, not `8192.0`; `1.07`, not `1.0699999999999998` (12 significant digits hold every
-    receipt's own digits and drop the noise of arithmetic on them)."""
-    if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return repr(float(f"{value:.12g}"))
+    receipt's own digits and drop the noise of arithmetic on them). NaN stays NaN (an empty cell)."""
+    if not math.isfinite(value):
+        return value
+    if value == int(value) and abs(value) < 1e15:
+        return int(value)
+    return float(f"{value:.12g}")
 
 
 def csv_ratios(frame, *columns: str):

@@ -118,7 +118,10 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     quoting = csv.QUOTE_MINIMAL
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == object or pd.api.types.is_string_dtype(values):
+        if pd.api.types.is_float_dtype(values):
+            # Python numbers, not text: the writer never quotes them, whatever the quoting.
+            defused[column] = pd.Series([fmt.csv_number(v) for v in values.tolist()], index=frame.index, dtype=object)
+        elif values.dtype == object or pd.api.types.is_string_dtype(values):
             items = values.tolist()
             texts = [v for v in items if isinstance(v, str)]
             if any(_FORMULA.search(v) for v in texts):
@@ -126,12 +129,12 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
             if any(_UNQUOTED_BREAK.search(v) for v in texts):
                 quoting = csv.QUOTE_NONNUMERIC
     out = frame
-    if defused:  # most tables have nothing to defuse, and are not copied
+    if defused:  # a table with no text to defuse and no float is not copied
         out = frame.copy()
         for column, items in defused.items():
             out[column] = items
     buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting, float_format=fmt.csv_number)
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode("utf-8")
 
 
