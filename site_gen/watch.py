@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 import traceback
@@ -19,14 +20,17 @@ SETTLE = 0.01       # ...when every changed file was closed, moved or deleted: i
 MAX_WAIT = 1.0      # a rebuild starts after this long even if events keep coming
 
 _TEMP_SUFFIXES = ("~", ".swp", ".swo", ".swx", ".swn", ".tmp", ".temp", ".part", ".crdownload", "___jb_tmp___", "___jb_old___")
+# `sed -i` writes "sed" and six random letters and digits beside the file, then renames it over.
+_SED_TEMP = re.compile(r"sed[A-Za-z0-9]{6}")
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", "node_modules"}
 
 
 def ignored(path: str | Path) -> bool:
-    """Editor and tool droppings: swap and backup files, temp files of atomic saves, dotfiles."""
+    """Editor and tool droppings: swap and backup files, temp files of atomic saves (vim's 4913,
+    sed's sedXXXXXX), dotfiles."""
     p = Path(path)
     name = p.name
-    if name == "4913" or name.startswith((".", "#")) or name.endswith(_TEMP_SUFFIXES):
+    if name == "4913" or name.startswith((".", "#")) or name.endswith(_TEMP_SUFFIXES) or _SED_TEMP.fullmatch(name):
         return True
     return any(part in _SKIP_DIRS for part in p.parts)
 

@@ -7,16 +7,25 @@
     tools.hidden = false;
     var body = table.tBodies[0], input = document.getElementById("reports-filter"), count = document.getElementById("reports-count");
     function rows() { return Array.prototype.slice.call(body.rows); }
+    var none = document.getElementById("reports-none"), wrap = document.getElementById("reports-wrap");
     function show() {
       var q = input.value.trim().toLowerCase(), n = 0;
       rows().forEach(function (tr) { var hit = !q || tr.textContent.toLowerCase().indexOf(q) >= 0; tr.hidden = !hit; n += hit ? 1 : 0; });
       count.textContent = n + " of " + body.rows.length + " reports";
+      // No match: a message in place of an empty table (whose columns would shrink to the headers).
+      if (none && wrap) {
+        none.hidden = n > 0; wrap.hidden = n === 0;
+        none.querySelector("span").textContent = input.value.trim();
+      }
     }
     input.addEventListener("input", show);
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
       var button = document.createElement("button");
       button.type = "button"; button.className = "sort"; button.textContent = th.textContent;
       th.textContent = ""; th.appendChild(button);
+      // The whole header cell sorts, not only its text; the button is what the keyboard reaches.
+      th.addEventListener("click", function (e) { if (e.target === th) { button.click(); } });
+      th.classList.add("sortable-col");
       button.addEventListener("click", function () {
         var asc = th.getAttribute("aria-sort") !== "ascending", numeric = th.getAttribute("data-type") === "number";
         Array.prototype.forEach.call(table.tHead.rows[0].cells, function (o) { o.removeAttribute("aria-sort"); });

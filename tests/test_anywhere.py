@@ -160,3 +160,30 @@ def test_host_404_page_works_at_any_depth(server, browser):
     for href in hrefs:
         assert context.request.get(href).status == 200, href
     context.close()
+
+
+def test_404_without_site_url_finds_home_at_any_depth(example_site, browser):
+    """Built without site_url, the 404 page's home link is found by the page itself: the nearest
+    folder up from the missing address that holds 404.html (without script, the missing page's folder)."""
+    assert "/some/prefix" not in (example_site / "404.html").read_text()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(SubPathHandler, directory=str(example_site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        for missing in ("nope.html", "reports/no-such-report/deep/page.html"):
+            assert page.goto(base + missing).status == 404
+            page.wait_for_function(f"document.getElementById('home').href === {base!r}")
+        page.click("#home")
+        page.wait_for_load_state("load")
+        assert page.url == base and page.locator("h1").count() == 1
+        no_script = browser.new_context(java_script_enabled=False)
+        page = no_script.new_page()
+        page.goto(base + "a/b/c.html")
+        assert page.get_attribute("#home", "href") == "./"
+        no_script.close()
+    finally:
+        context.close()
+        httpd.shutdown()

@@ -164,9 +164,10 @@ def test_script_is_injected_only_by_the_preview(example_site):
 def test_ignored_files():
     for name in ("data/r/.SUMMARY.json.swp", "data/r/SUMMARY.json~", "data/r/.#SUMMARY.json", "data/r/4913",
                  "docs/.index.md.kate-swp", "data/r/SUMMARY.json.tmp", "templates/x.html___jb_tmp___",
-                 "data/.git/index", "static/__pycache__/x.pyc"):
+                 "data/.git/index", "static/__pycache__/x.pyc", "data/r/sedj3Mt8Z", "docs/sedAB12cd"):
         assert ignored(name), name
-    for name in ("data/r/SUMMARY.json", "data/r/lede.md", "templates/base.html", "static/sitegen.css", "mkdocs.yml"):
+    for name in ("data/r/SUMMARY.json", "data/r/lede.md", "templates/base.html", "static/sitegen.css", "mkdocs.yml",
+                 "docs/sedimentary.md", "data/sediment"):
         assert not ignored(name), name
 
 

@@ -1,4 +1,5 @@
-"""Pictures of the example site for README.md: the dashboard and the history page.
+"""Pictures of the example site for README.md: the dashboard, the history page, and a report's
+first screen on a desktop and on a phone (390 px).
 
     .venv/bin/python .github/readme/shoot.py      # builds the example site, then shoots it
 
@@ -15,7 +16,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-SHOTS = [("index.html", "dashboard.png", None), ("history.html", "history.png", "#history-precision")]
+REPORT = "reports/cuteafd-v4.0.0/index.html"
+# (page, picture, element scrolled to the top, viewport)
+SHOTS = [("index.html", "dashboard.png", None, (1100, 560)), ("history.html", "history.png", "#history-precision", (1100, 560)),
+         (REPORT, "report-desktop.png", "#precision", (1100, 700)), (REPORT, "report-phone.png", "#precision", (390, 700))]
 
 
 def main() -> int:
@@ -31,7 +35,8 @@ def main() -> int:
                       "--disable-component-update", "--disable-sync"],
                 viewport={"width": 1100, "height": 560}, device_scale_factor=1)
             page = browser.new_page()
-            for url, name, anchor in SHOTS:
+            for url, name, anchor, (width, height) in SHOTS:
+                page.set_viewport_size({"width": width, "height": height})
                 page.goto((site / url).as_uri())
                 if anchor:
                     page.evaluate("sel => document.querySelector(sel).scrollIntoView(true)", anchor)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from site_gen.analyse.report import Analysis
+from site_gen.analyse.speed import METRIC_LABELS
 
 SPEED_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "metric",
                  "median", "low", "high", "cells", "faster", "level", "slower"]
@@ -35,7 +36,8 @@ def speed_rows(a: Analysis) -> list[dict]:
     counts = a.speed_counts.set_index(["checkpoint", "metric"])
     for (checkpoint, metric), s in stats.iterrows():
         c = counts.loc[(checkpoint, metric)]
-        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {metric}", "checkpoint": checkpoint,
+        label = METRIC_LABELS.get(metric, metric)  # the word every page uses ("clean decode")
+        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {label}", "checkpoint": checkpoint,
                      "metric": metric, "median": s["median"], "low": s["min"], "high": s["max"], "cells": int(s["count"]),
                      "faster": int(c["faster"]), "level": int(c["level"]), "slower": int(c["slower"])})
     return rows

@@ -25,7 +25,7 @@ def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
     """Stylesheet and script of the theme (a user's custom_dir may override either)."""
     out = {}
     chart_script = ("plotly_charts", "plotly-charts.js") if config.charts == "plotly" else ("js", "sitegen.js")
-    names = [("css", "sitegen.css"), chart_script, ("dashboard", "dashboard.js")]
+    names = [("css", "sitegen.css"), chart_script, ("dashboard", "dashboard.js"), ("page", "page.js")]
     for key, name in names:
         path = theme_dir("static") / name
         if config.custom_dir and (config.custom_dir / name).is_file():

@@ -156,3 +156,25 @@ FILTERS = {
     "fixed": fixed, "signed": signed, "percent": percent, "points": points, "ratio": ratio,
     "thousands": thousands, "seconds": seconds, "kilo": kilo, "tokens_k": tokens_k,
 }
+
+
+# CSV files: a measured value keeps the receipt's digits, a computed ratio is rounded to this many
+# decimals and its column's header says so.
+RATIO_DECIMALS = 4
+
+
+def csv_number(value: float) -> float | int:
+    """`8192`, not `8192.0`; `1.07`, not `1.0699999999999998` (12 significant digits hold every
+    receipt's own digits and drop the noise of arithmetic on them). NaN stays NaN (an empty cell)."""
+    if not math.isfinite(value):
+        return value
+    if value == int(value) and abs(value) < 1e15:
+        return int(value)
+    return float(f"{value:.12g}")
+
+
+def csv_ratios(frame, *columns: str):
+    """`frame` with the computed ratio `columns` rounded to RATIO_DECIMALS, headed `ratio (4 decimals)`."""
+    present = [c for c in columns if c in frame.columns]
+    return frame.assign(**{c: frame[c].round(RATIO_DECIMALS) for c in present}).rename(
+        columns={c: f"{c} ({RATIO_DECIMALS} decimals)" for c in present})

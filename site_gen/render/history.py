@@ -7,6 +7,7 @@ import pandas as pd
 
 from site_gen.analyse import history
 from site_gen.analyse.report import Analysis
+from site_gen.analyse.speed import METRIC_LABELS
 from site_gen.config import NOISE_BAND, RATIO_SCALE
 from site_gen.render import charts
 from site_gen.render import format as fmt
@@ -44,19 +45,22 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
         """One table per series: a row per release (newest MAX_POINTS), `cells(row)` its figures."""
         out = []
         for series, group in _series(frame).items():
-            out.append({"series": series, "caption": caption.format(series=series), "columns": columns,
+            # A series holds one pair of engines: its columns name them ("{candidate} tokens").
+            names = {"candidate": group[0].get("candidate", "candidate"), "baseline": group[0].get("baseline", "baseline")}
+            out.append({"series": series, "caption": caption.format(series=series),
+                        "columns": [(label.format(**names), num) for label, num in columns],
                         "older": int(group[0]["older"]),  # the frames keep the newest MAX_POINTS releases
                         "rows": [{"release": _release(r), "date": r["date"], "url": report_url(r["report"]), "cells": cells(r)}
                                  for r in group]})
         return out
 
     speed_rows = table(frames["speed"], "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
-        {"text": Fig(fmt.speed_ratio(r["median"], band), how=f"median candidate / baseline over {r['cells']} {r['metric']} cells of {r['checkpoint']}")},
+        {"text": Fig(fmt.speed_ratio(r["median"], band), how=f"median {r['candidate']} / {r['baseline']} over {r['cells']} {METRIC_LABELS.get(r['metric'], r['metric'])} cells of {r['checkpoint']}")},
         {"text": fmt.speed_ratio_range(r["low"], r["high"], band), "bar": charts.range_bar(r["low"], r["high"], scale, band)},
         {"text": fmt.verdicts(r)}])
-    kv_rows = table(frames["kv"], "{series}", [("Candidate tokens", True), ("Baseline tokens", True), ("Ratio", True)], lambda r: [
+    kv_rows = table(frames["kv"], "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True)], lambda r: [
         {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
-        {"text": Fig(fmt.ratio(r["ratio"]), how=f"candidate / baseline KV pool tokens, {r['checkpoint']}")}])
+        {"text": Fig(fmt.ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")}])
     startup_rows = table(frames["startup"], "{series}, cold / warm", [("Startup", True)], lambda r: [
         {"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
     prec = frames['precision']

@@ -124,14 +124,17 @@ def _defuse(value: Any) -> Any:
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """CSV with spreadsheet formulas defused: each line of a text cell that starts a formula gets a
+    """CSV with numbers as measured (fmt.csv_number) and spreadsheet formulas defused: each line of a text cell that starts a formula gets a
     leading quote; a table whose text holds a line break other than \n quotes every text cell, so
     that no reader takes the break for the end of a row."""
     defused = {}
     quoting = csv.QUOTE_MINIMAL
     for column in frame.columns:
         values = frame[column]
-        if values.dtype == object or pd.api.types.is_string_dtype(values):
+        if pd.api.types.is_float_dtype(values):
+            # Python numbers, not text: the writer never quotes them, whatever the quoting.
+            defused[column] = pd.Series([fmt.csv_number(v) for v in values.tolist()], index=frame.index, dtype=object)
+        elif values.dtype == object or pd.api.types.is_string_dtype(values):
             items = values.tolist()
             texts = [v for v in items if isinstance(v, str)]
             if any(_FORMULA.search(v) for v in texts):
@@ -139,7 +142,7 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
             if any(_UNQUOTED_BREAK.search(v) for v in texts):
                 quoting = csv.QUOTE_NONNUMERIC
     out = frame
-    if defused:  # most tables have nothing to defuse, and are not copied
+    if defused:  # a table with no text to defuse and no float is not copied
         out = frame.copy()
         for column, items in defused.items():
             out[column] = items

@@ -158,7 +158,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
                       "capped": int(r["capped"]), "still_thinking": int(r["still_thinking"]), "looped": int(r["looped"]),
                       "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
                       "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
-                      "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.kilo(r["code_thinking_median"])}
+                      "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.thousands(r["code_thinking_median"])}
                      for r in t.to_dict("records")],
     }
 

@@ -41,7 +41,7 @@ def analyse(a, m: dict) -> None:
 def csv(a) -> dict:
     if a.kv is None:
         return {}
-    tables = {"kv-pool": a.kv}
+    tables = {"kv-pool": fmt.csv_ratios(a.kv, "ratio")}
     if a.startup is not None and not a.startup.empty:
         tables["startup"] = a.startup
     return tables
@@ -82,11 +82,17 @@ def view(a: Analysis) -> dict[str, Any] | None:
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
              "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
             for r in a.kv_references.to_dict("records")] if a.kv_references is not None else []
-    return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", "")}
+    return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", ""),
+            "title": page_title(a)}
+
+
+def page_title(a) -> str:
+    """No startup heading over a receipt with no startup times."""
+    return "Memory and startup" if a.startup is not None and not a.startup.empty else "Memory"
 
 
 SECTION = Section(
-    key="memory", title="Memory and startup", name="memory", view=view, check=check,
+    key="memory", title="Memory and startup", name="memory", view=view, check=check, page_title=page_title,
     engine_records=engine_records, analyse=analyse, csv=csv, provenance=True,
     blocks={"memory-table": BlockSpec("memory", "memory", (), "{{ memory_table(memory, id=id) }}",
                                       "KV pool sizes and startup times", "memory-table")},

@@ -88,9 +88,10 @@ def _cells_table(cells: pd.DataFrame) -> pd.DataFrame:
 def csv(a) -> dict:
     if a.speed is None:
         return {}
-    tables = {"speed-cells": _cells_table(a.speed), "speed-counts": a.speed_counts, "speed-ranges": a.speed_ranges}
+    tables = {"speed-cells": fmt.csv_ratios(_cells_table(a.speed), "ratio"), "speed-counts": a.speed_counts,
+              "speed-ranges": fmt.csv_ratios(a.speed_ranges, "low", "high")}
     if a.ttft is not None and not a.ttft.empty:
-        tables["time-to-first-token"] = a.ttft
+        tables["time-to-first-token"] = fmt.csv_ratios(a.ttft, "ratio")
     return tables
 
 

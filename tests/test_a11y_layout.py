@@ -1,0 +1,268 @@
+"""Every page in Chromium: axe-core finds no serious or critical violation (light and dark, 1280 and
+390 px), and the layout holds at 390, 768 and 1280 px (nothing wider than the screen outside a box
+that says it scrolls, no cell whose content spills out of it, tooltips on screen).
+
+One page object serves every page: each page loads once, axe is injected once per load, and the
+viewport and colour scheme change in place. `check_site` takes any built site directory.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, sitegen_here
+
+AXE_RUNS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
+LAYOUT_WIDTHS = (1280, 768, 390)
+FIXTURES = ROOT / "tests" / "fixtures" / "reports"
+
+# Layout problems on the page as it is now drawn: each is one line naming the element.
+LAYOUT_JS = r"""() => {
+  const vw = document.documentElement.clientWidth, out = [], reported = new Set();
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "");
+  const scroller = (e) => { for (let a = e.parentElement; a; a = a.parentElement) {
+      const s = getComputedStyle(a).overflowX; if (s === "auto" || s === "scroll") return a; } return null; };
+  if (document.documentElement.scrollWidth > vw + 1) out.push("page scrolls sideways: " + document.documentElement.scrollWidth + " > " + vw);
+  for (const e of document.body.querySelectorAll("*")) {
+    if (!e.getClientRects().length || e.closest("svg, .skip, [hidden], .sitegen-tip") && e.tagName !== "svg") continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0) continue;
+    if (r.right > vw + 1 || r.left < -1) {
+      const box = scroller(e);
+      if (!box) { if (!reported.has(e.parentElement)) out.push("wider than the screen: " + name(e) + " " + Math.round(r.left) + ".." + Math.round(r.right)); reported.add(e); continue; }
+      const b = box.getBoundingClientRect();
+      if (b.right > vw + 1 || b.left < -1) out.push("scroll box off screen: " + name(box));
+      else if (!box.classList.contains("scrolls")) out.push("scrolls without saying so: " + name(box) + " holding " + name(e));
+      else if (box.classList.contains("table-wrap")) {
+        const hint = box.previousElementSibling;
+        if (!hint || !hint.classList.contains("scroll-hint") || !hint.getClientRects().length) out.push("no scroll hint: " + name(box));
+      }
+    }
+    if ((e.tagName === "TD" || e.tagName === "TH") && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === "visible")
+      out.push("content spills out of its cell: " + name(e.closest("table")) + " " + JSON.stringify(e.textContent.trim().slice(0, 40)));
+  }
+  return [...new Set(out)];
+}"""
+
+# The figures nearest each edge of the page: if their tooltips stay on screen, every one does.
+EDGE_FIGURES_JS = r"""() => {
+  const figs = [...document.querySelectorAll(".fig[data-tip], .check[data-tip], mark.check-failed[data-tip]")]
+    .filter(e => e.getClientRects().length);
+  const by = (f) => figs.slice().sort((a, b) => f(a.getBoundingClientRect()) - f(b.getBoundingClientRect()));
+  const pick = new Set([...by(r => -r.right).slice(0, 3), ...by(r => r.left).slice(0, 1), ...by(r => -r.bottom).slice(0, 1)]);
+  figs.forEach((e, i) => e.dataset.edgeFigure = pick.has(e) ? "1" : "");
+  return pick.size;
+}"""
+
+# Table rows whose cells carry the same classes as an earlier row's are styled alike (no rule of the
+# stylesheet looks at a row's position): axe checks the first of each kind and skips the rest.
+SAME_ROWS_JS = r"""() => {
+  const seen = new Set(); let n = 0;
+  for (const tr of document.querySelectorAll("tbody tr")) {
+    const sig = tr.closest("table").className + "|" + tr.className + "|" +
+      [...tr.querySelectorAll("*")].map(e => e.tagName + "." + (e.getAttribute("class") || "")).join(",");
+    if (seen.has(sig)) { tr.setAttribute("data-axe-same", ""); n++; } else seen.add(sig);
+  }
+  return n;
+}"""
+AXE_RUN = "axe.run({exclude: [['[data-axe-same]']]}, {resultTypes: ['violations'], preload: false})"
+# The dark scheme changes colours only (the stylesheet's dark block sets colour properties and
+# nothing else): in dark, the rules about colour run again, not the whole set.
+AXE_COLOUR_RUN = ("axe.run({exclude: [['[data-axe-same]']]}, {resultTypes: ['violations'], preload: false,"
+                  " runOnly: {type: 'rule', values: ['color-contrast', 'link-in-text-block']}})")
+
+TIP_JS = r"""() => {
+  const t = document.getElementById("sitegen-tip");
+  if (!t || t.hidden) return null;
+  const r = t.getBoundingClientRect();
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, vw: document.documentElement.clientWidth, vh: document.documentElement.clientHeight};
+}"""
+
+
+def pages_of(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+
+
+def tooltip_problems(pg, where: str) -> list[str]:
+    out = []
+    for i in range(pg.evaluate(EDGE_FIGURES_JS)):
+        fig = pg.locator("[data-edge-figure='1']").nth(i)
+        fig.focus()
+        box = pg.evaluate(TIP_JS)
+        if box is None:
+            out.append(f"{where}: no tooltip on focus")
+        elif box["left"] < 0 or box["top"] < 0 or box["right"] > box["vw"] or box["bottom"] > box["vh"]:
+            out.append(f"{where}: tooltip off screen {box}")
+    pg.keyboard.press("Escape")
+    if pg.evaluate(TIP_JS) is not None:
+        out.append(f"{where}: Escape left the tooltip open")
+    return out
+
+
+def check_site(pg, site: Path, axe=None) -> tuple[list[str], dict]:
+    """Layout problems (and with `axe`, serious or critical violations) of every page of `site`."""
+    problems, totals = [], {"pages": 0, "axe runs": 0, "serious": 0, "critical": 0, "moderate/minor": 0}
+    for name in pages_of(site):
+        pg.set_viewport_size({"width": 1280, "height": 900})
+        pg.emulate_media(color_scheme="light")
+        pg.goto((site / name).as_uri())
+        pg.wait_for_load_state("load")
+        totals["pages"] += 1
+        if axe is not None:
+            pg.evaluate(axe.axe_script)
+            totals["rows skipped"] = totals.get("rows skipped", 0) + pg.evaluate(SAME_ROWS_JS)
+        for width in LAYOUT_WIDTHS:
+            pg.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+            pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            where = f"{name} @{width}"
+            problems += [f"{where}: {p}" for p in pg.evaluate(LAYOUT_JS)]
+            if width != 768:  # the tooltip's rules (flip, shift, width) act at the edges: 390 and 1280 test them
+                problems += tooltip_problems(pg, where)
+            for scheme in ("light", "dark"):
+                if axe is None or (scheme, width) not in AXE_RUNS:
+                    continue
+                pg.emulate_media(color_scheme=scheme)
+                result = pg.evaluate(AXE_RUN if scheme == "light" else AXE_COLOUR_RUN)
+                totals["axe runs"] += 1
+                for v in result["violations"]:
+                    impact = v["impact"] if v["impact"] in ("serious", "critical") else "moderate/minor"
+                    totals[impact] += len(v["nodes"])
+                    if impact != "moderate/minor":
+                        targets = ", ".join(str(n["target"]) for n in v["nodes"][:3])
+                        problems.append(f"{name} {scheme} @{width}: axe {v['impact']} {v['id']}: {targets}")
+                pg.emulate_media(color_scheme="light")
+    return problems, totals
+
+
+@pytest.fixture(scope="module")
+def one_page(browser):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.errors = []  # type: ignore[attr-defined]
+    pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
+    yield pg
+    context.close()
+
+
+def test_every_page_passes_axe_and_keeps_its_layout(example_site, one_page):
+    from axe_playwright_python.sync_playwright import Axe
+
+    problems, totals = check_site(one_page, example_site, Axe())
+    print("axe and layout totals:", ", ".join(f"{k} {v}" for k, v in totals.items()))
+    assert totals["pages"] >= 19 and totals["axe runs"] == 4 * totals["pages"]
+    assert problems == [], "\n".join(problems)
+    assert one_page.errors == []
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="no fixture reports on this branch")
+def test_fixture_reports_keep_their_layout(tmp_path, one_page):
+    """The fixture reports of other shapes, built into one site, hold the same layout rules."""
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    for summary in sorted(FIXTURES.rglob("SUMMARY.json")):
+        target = tmp_path / "data" / summary.parent.name
+        shutil.copytree(summary.parent, target, dirs_exist_ok=True)
+    site = tmp_path / "site"
+    result = sitegen_here("build", "-q", "-d", str(site), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    problems, totals = check_site(one_page, site)
+    print("fixture layout totals:", totals)
+    assert problems == [], "\n".join(problems)
+
+
+def test_tooltip_hover_stays_on_screen_and_escape_closes_it(example_site, one_page):
+    pg = one_page
+    pg.set_viewport_size({"width": 390, "height": 844})
+    pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "memory.html").as_uri())
+    fig = pg.locator("table .fig").last
+    fig.scroll_into_view_if_needed()
+    fig.hover()
+    box = pg.evaluate(TIP_JS)
+    assert box is not None and 0 <= box["left"] and box["right"] <= box["vw"] and box["bottom"] <= box["vh"], box
+    assert fig.get_attribute("aria-describedby") == "sitegen-tip"
+    assert fig.get_attribute("title") is None  # the browser's own tooltip would show beside it
+    pg.keyboard.press("Escape")
+    assert pg.evaluate(TIP_JS) is None
+    assert fig.get_attribute("aria-describedby") is None
+
+
+def test_a_report_prints_as_a_document(example_site, one_page):
+    """Print media: no navigation, no table cut or scrolled at a page's width, solid black bars
+    on a white track, an outside link's address printed after it."""
+    pg = one_page
+    pg.set_viewport_size({"width": 700, "height": 1000})
+    pg.emulate_media(media="print", color_scheme="dark")
+    try:
+        pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+        pg.evaluate("() => { const a = document.createElement('a'); a.id = 'out'; a.href = 'https://example.org/run';"
+                    " a.textContent = 'the run'; document.querySelector('.content').appendChild(a); }")
+        pg.evaluate("window.dispatchEvent(new Event('resize'))")
+        pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        assert not pg.locator(".sidenav").is_visible() and not pg.locator(".topbar").is_visible()
+        cut = pg.evaluate("[...document.querySelectorAll('.table-wrap')].filter(w => w.scrollWidth > w.clientWidth + 1"
+                          " || getComputedStyle(w).overflowX !== 'visible').length")
+        assert cut == 0
+        assert pg.evaluate("getComputedStyle(document.querySelector('#out'), '::after').content") == '" (https://example.org/run)"'
+        bar = pg.locator(".ratio-bar.v-faster .bar").first
+        assert bar.evaluate("e => getComputedStyle(e).fill") == "rgb(0, 0, 0)"
+        assert pg.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+        assert len(pg.pdf()) > 10000
+    finally:
+        pg.emulate_media(media="screen", color_scheme="light")
+
+
+def test_dashboard_filter_message_and_whole_cell_sorting(example_site, one_page):
+    pg = one_page
+    pg.set_viewport_size({"width": 390, "height": 844})
+    pg.goto((example_site / "index.html").as_uri())
+    box = pg.locator("#reports-filter")
+    # The placeholder fits its box at phone width.
+    assert box.evaluate("e => { const c = document.createElement('canvas').getContext('2d');"
+                        " const s = getComputedStyle(e); c.font = s.font;"
+                        " return c.measureText(e.placeholder).width <= e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight); }")
+    box.fill("no such engine")
+    assert pg.locator("#reports-none").is_visible() and "no such engine" in pg.locator("#reports-none").inner_text()
+    assert not pg.locator("#reports").is_visible()
+    box.fill("")
+    assert not pg.locator("#reports-none").is_visible() and pg.locator("#reports").is_visible()
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    th = pg.locator("#reports thead th").nth(0)
+    cell = th.bounding_box()
+    pg.mouse.click(cell["x"] + cell["width"] - 2, cell["y"] + cell["height"] - 2)  # the cell's corner, off the text
+    assert th.get_attribute("aria-sort") == "ascending"
+    th.locator("button").focus()
+    pg.keyboard.press("Enter")
+    assert th.get_attribute("aria-sort") == "descending"
+
+
+# Contrast of the verdict glyphs against the page and of the bars against their track (WCAG's 3:1
+# for graphics; axe checks text only). The noise band is left out: it is a light tint by design,
+# and the caption and the verdict column say what it means.
+CONTRAST_JS = r"""() => {
+  const rgb = s => { const m = s.match(/[\d.]+/g).map(Number); return m; };
+  const lum = ([r,g,b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c/12.92 : Math.pow((c+0.055)/1.055, 2.4); }; return 0.2126*f(r)+0.7152*f(g)+0.0722*f(b); };
+  const over = (fg, bg) => { const a = fg.length > 3 ? fg[3] : 1; return [0,1,2].map(i => fg[i]*a + bg[i]*(1-a)); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return ((Math.max(x,y)+0.05)/(Math.min(x,y)+0.05)).toFixed(2); };
+  const bg = rgb(getComputedStyle(document.body).backgroundColor);
+  const out = {};
+  for (const c of ["faster","level","slower"]) { const e = document.querySelector(".g-"+c); if (e) out["glyph "+c] = ratio(rgb(getComputedStyle(e).color), bg); }
+  const track = document.querySelector(".ratio-bar .track"); const tf = over(rgb(getComputedStyle(track).fill), bg);
+  for (const c of ["faster","level"]) { const e = document.querySelector(".ratio-bar.v-"+c+" .bar"); if (e) out["bar "+c+" vs track"] = ratio(rgb(getComputedStyle(e).fill), tf); }
+  const band = document.querySelector(".ratio-bar .band"); out["band vs track"] = ratio(over(rgb(getComputedStyle(band).fill), tf), tf);
+  return out; }"""
+
+
+def test_verdict_glyphs_and_bars_contrast_in_both_themes(example_site, one_page):
+    pg = one_page
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+    try:
+        for scheme in ("light", "dark"):
+            pg.emulate_media(color_scheme=scheme)
+            ratios = pg.evaluate(CONTRAST_JS)
+            print(scheme, ratios)
+            low = {k: v for k, v in ratios.items() if k != "band vs track" and float(v) < 3}
+            assert {"glyph faster", "glyph level", "bar faster vs track"} <= set(ratios) and not low, (scheme, low)
+    finally:
+        pg.emulate_media(color_scheme="light")
