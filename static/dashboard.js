@@ -42,7 +42,7 @@
   }
   // Material for MkDocs' instant navigation swaps the page's content without loading it: its
   // document$ tells each new page. The page's own load sets up the first one (document$ may have
-  // completed without a page, as on file:// URLs); whichever comes second finds it done.
+  // completed without a page, as for pages opened from disk); whichever comes second finds it done.
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(setup);
   }

@@ -72,8 +72,8 @@ def test_every_printed_ratio_has_its_verdicts_digits(shapes, name):
     for printed, row in zip(shown, ranges):
         ends = printed.rstrip("x").split("\u2013")
         low, high = (ends * 2)[:2]
-        assert verdict_of(float(low), NOISE_BAND) == verdict_of(float(row["low"]), NOISE_BAND), (printed, row)
-        assert verdict_of(float(high), NOISE_BAND) == verdict_of(float(row["high"]), NOISE_BAND), (printed, row)
+        assert verdict_of(float(low), NOISE_BAND) == verdict_of(float(row["low (4 decimals)"]), NOISE_BAND), (printed, row)
+        assert verdict_of(float(high), NOISE_BAND) == verdict_of(float(row["high (4 decimals)"]), NOISE_BAND), (printed, row)
 
 
 @pytest.mark.parametrize("name", WITH_SPEED)

@@ -118,7 +118,7 @@ def test_script_only_on_chart_pages_and_served_locally(example_site):
 
 def test_speed_chart_spec_has_fixed_scale_and_band(example_site):
     doc = parse(example_site / REPORT / "speed.html")
-    spec = json.loads(find_id(doc, "figure-k4").text)
+    spec = json.loads(next(e for e in doc.iter() if e.get("data-figure") == "figure-k4").get("data-spec"))
     assert spec["layout"]["xaxis"]["range"] == [0.8, 1.8]
     band = [s for s in spec["layout"]["shapes"] if s.get("meta") == "band"][0]
     assert (band["x0"], band["x1"]) == pytest.approx((0.92, 1.08))
