@@ -94,6 +94,13 @@ def table_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     return out
 
 
+def _direction_how(r: dict) -> str:
+    if not r["resolved"]:
+        return "no direction: the 95% interval includes zero"
+    way = "higher" if r["further"] == "higher" else "lower"
+    return f"the interval excludes zero, and a {way} value is further from the reference for this measure"
+
+
 def view(a: Analysis) -> dict[str, Any] | None:
     if a.precision is None:
         return None
@@ -116,6 +123,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
                                 how=f"the 95% interval {fmt.measure_interval(r['low'], r['high'], r['unit'])} "
                                     + ("excludes" if r["resolved"] else "includes") + " zero"),
                 "is_resolved": bool(r["resolved"]),
+                "direction": Fig(r["direction"], how=_direction_how(r)),
                 "further": bool(r["oriented"] > 0),
                 "dates": f"{r['baseline_date']} / {r['candidate_date']}",
                 "source": r["source"],
