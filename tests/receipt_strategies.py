@@ -213,6 +213,7 @@ def _memory(m: dict, missing: set, draw) -> None:
 def _long_outputs(lo: dict, missing: set, draw) -> None:
     lo["caps"] = sorted(set(lo["caps"]))
     lo["arms"] = _unique([a for a in lo["arms"] if (a["checkpoint"], a["engine"]) not in missing], lambda a: a["id"])
+    lo["arms"] = _unique(lo["arms"], lambda a: (a["checkpoint"], a["engine"], a["run"]))
     arms = [a["id"] for a in lo["arms"]]
     replies = []
     for x in lo["replies"] if arms else []:
@@ -222,6 +223,10 @@ def _long_outputs(lo: dict, missing: set, draw) -> None:
         x["thinking_tokens"] = min(x["thinking_tokens"], x["reply_tokens"])
         if x["finished"]:
             x["still_thinking"] = False
+        else:
+            x["reply_tokens"] = x["cap"]  # an unfinished reply ran into its cap
+        if x["still_thinking"]:
+            x["thinking_tokens"] = x["reply_tokens"]
         for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
             if x["category"] != category:
                 x.pop(flag, None)
