@@ -54,8 +54,10 @@ def test_no_receipt_the_schema_accepts_is_an_internal_error(tmp_path, capsys):
             key = f"{argv[0]} exit {outcome.code}"
             codes[key] = codes.get(key, 0) + 1
             if outcome.failure:
+                kept = tmp_path / f"failed-{len(failures)}.json"  # the whole receipt, to run again
+                kept.write_text(json.dumps(receipt), encoding="utf-8", errors="surrogatepass")
                 failures.append(f"sitegen {' '.join(argv)}: {outcome.failure} ({outcome.where}); shape {shape(receipt)}\n"
-                                f"    {outcome.tail()}\n    receipt: {json.dumps(receipt)[:3000]}")
+                                f"    {outcome.tail()}\n    receipt: {kept}")
             assert not outcome.failure, failures[-1]
 
     with fuzzing.Fuzzer(tmp_path) as fuzzer:
