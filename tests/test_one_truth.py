@@ -168,6 +168,15 @@ def check_outputs(receipt: dict, site, summary: dict, card_texts: list[str]) -> 
     assert (p["further"], p["closer"], p["unresolved"], p["resolved"], p["pairs"]) == (further, closer, unresolved, resolved, pairs)
     assert Counter(r["direction"] for r in p["rows"]) == directions, "summary json rows"
     assert directions_in_table(overview) == directions, "overview table"
+    for page in (overview, (report / "precision.html").read_text()):
+        headline = text_of(re.search(r'<p class="headline">(.*?)</p>', page, re.S).group(1))
+        if resolved == 0:
+            assert "No gap between" in headline and " in all " not in headline, headline
+        elif pairs in (further, closer):
+            assert f"in all {pairs} comparisons" in headline and "every gap is resolved" in headline, headline
+        else:
+            assert totals_line(headline, r"in (\d+) and closer in (\d+);") == (further, closer), headline
+            assert f"Of the {pairs} comparisons, {resolved} " in headline, headline
     assert directions_in_table((report / "precision.html").read_text()) == directions, "precision table"
     rows = list(csv.DictReader(io.StringIO((report / "csv" / "precision.csv").read_text())))
     assert Counter(r["direction"] for r in rows if r["direction"]) == directions, "precision.csv"
