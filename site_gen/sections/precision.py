@@ -29,6 +29,8 @@ def check(p: dict, file, checkpoint_ref) -> None:
         require("candidate" in r or "baseline" in r, "a result needs at least one engine's value", file, where)
         _check_values(r, measures[r["measure"]], p["rows"], file, where)
         _check_pair(r, p["rows"], file, where)
+        if measures[r["measure"]]["unit"] == "percent":
+            _check_percent_gap(r, file, where)
 
 
 def _check_values(r: dict, measure: dict, rows: dict, file, where: str) -> None:
@@ -61,6 +63,14 @@ def _check_pair(r: dict, rows: dict, file, where: str) -> None:
         require(low <= high, f"interval low end {low} is above its high end {high}", file, where + ".interval")
         require(low <= r["difference"] <= high,
                 f"interval [{low}, {high}] does not contain its difference {r['difference']}", file, where + ".interval")
+
+
+def _check_percent_gap(r: dict, file, where: str) -> None:
+    """Two values in percent (0 to 100) differ by at most 100 points, and so does their interval."""
+    for field, values in (("difference", [r.get("difference")]), ("interval", r.get("interval", []))):
+        for v in values:
+            require(v is None or -100 <= v <= 100, f"{field} {v} is more than 100 points: the measure is in percent, "
+                    "so two of its values differ by at most 100", file, f"{where}.{field}")
 
 
 def engine_records(data: dict):
