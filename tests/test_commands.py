@@ -40,9 +40,9 @@ def test_summary_json_equals_what_the_site_shows(example_site):
             f"{agg['faster']} faster · ● {agg['level']} level · ▼ {agg['slower']} slower")
         assert speed["Decode, one stream"][i] == data["speed"]["checkpoints"][c]["one_stream_decode"]
         assert speed["Aggregate, 32K–128K input"][i] == data["speed"]["checkpoints"][c]["aggregate_long_input"]
-    site_rows = [r for r in t["precision-table"] if len(r) == 6 and r[0] != "Measure"]
+    site_rows = [r for r in t["precision-table"] if len(r) == 7 and r[0] != "Measure"]
     json_rows = [[r["measure"], r["baseline"], r["candidate"], r["difference"], r["interval"],
-                  "resolved" if r["resolved"] else "not resolved"] for r in data["precision"]["rows"]]
+                  "resolved" if r["resolved"] else "not resolved", r["direction"]] for r in data["precision"]["rows"]]
     assert site_rows == json_rows
     mem = t["memory-table"][2]
     assert [data["kv_pool"][c]["candidate"] + " " + data["kv_pool"][c]["ratio"] for c in ("K3.25", "K4")] == mem[1:]

@@ -373,3 +373,34 @@ PERCENT = next(i for i, r in enumerate(DOC["precision"]["results"])
 ])
 def test_impossible_records_are_refused(field, value, message, tmp_path, capsys):
     refused(tmp_path, capsys, put(field, value), [f"$.{field}: {message}"], **only(field))
+
+
+# -- long outputs that contradict themselves (issue 13) ------------------------------------------
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("long_outputs.replies[0].reply_tokens", 8000, "an unfinished reply is cut at its cap 8192, but its reply_tokens are 8000"),
+    ("long_outputs.replies[1].thinking_tokens", 8000, "a reply cut while still thinking is all thinking"),
+    ("long_outputs.arms[2].run", "r1", "arm 'k4-cuteafd-r2' is the same run as $.long_outputs.arms[1]"),
+])
+def test_long_outputs_that_contradict_themselves_are_refused(field, value, needle, tmp_path, capsys):
+    assert DOC["long_outputs"]["arms"][1]["run"] == "r1" and not DOC["long_outputs"]["replies"][0]["finished"]
+    assert DOC["long_outputs"]["replies"][1]["still_thinking"]
+    refused(tmp_path, capsys, put(field, value), [f"$.{field}: {needle}"], **only(field))
+
+
+def _percent_result() -> int:
+    measures = {m["id"] for m in DOC["precision"]["measures"] if m["unit"] == "percent"}
+    return next(i for i, r in enumerate(DOC["precision"]["results"]) if r["measure"] in measures and "interval" in r)
+
+
+@pytest.mark.parametrize("field, value", [("difference", -150.0), ("interval", [-150.0, 0.5])])
+def test_a_gap_in_percent_beyond_100_points_is_refused(field, value, tmp_path, capsys):
+    i = _percent_result()
+
+    def change(doc):
+        r = doc["precision"]["results"][i]
+        if field == "difference":
+            r["interval"], r["difference"] = [-160.0, -140.0], value
+        else:
+            r["interval"], r["difference"] = value, -0.3
+    refused(tmp_path, capsys, change, [f"$.precision.results[{i}].{field}: ", "more than 100 points"], **only("precision"))

@@ -30,7 +30,7 @@ def test_precision_rows_show_measured_difference(overview):
     t = tables(overview)["precision-table"]
     pb = [r for r in t if r and r[0] == "KL, P-B generated, top-20"][0]
     # The receipt's paired difference (+0.0036), not 0.0477 - 0.0444.
-    assert pb[1:] == ["0.0444", "0.0477", "+0.0036", "[+0.0020, +0.0051]", "resolved"]
+    assert pb[1:] == ["0.0444", "0.0477", "+0.0036", "[+0.0020, +0.0051]", "resolved", "further"]
     top1 = [r for r in t if r and r[0] == "Top-1 agreement, P-A"]
     assert top1[0][3] == "\u22120.35 pts" and top1[1][4] == "[\u22120.72, \u22120.37]"
     groups = [r[0] for r in t if len(r) == 1]

@@ -113,16 +113,16 @@ def looped_replies(a: Analysis) -> Figure:
     return Figure(int(t["looped"].sum()), "count", f"looped replies over {int(t['replies'].sum())} replies")
 
 
-@figure("precision_further", "paired precision gaps where the candidate is further from the reference")
+@figure("precision_further", "resolved paired precision gaps where the candidate is further from the reference")
 def precision_further(a: Analysis) -> Figure:
     s = _need(a.precision_summary, "precision results")
-    return Figure(s["further"], "count", f"{s['further']} of {s['pairs']} paired differences point away from the reference")
+    return Figure(s["further"], "count", f"{s['further']} of {s['pairs']} paired differences are resolved and point away from the reference")
 
 
-@figure("precision_closer", "paired precision gaps where the candidate is closer to the reference")
+@figure("precision_closer", "resolved paired precision gaps where the candidate is closer to the reference")
 def precision_closer(a: Analysis) -> Figure:
     s = _need(a.precision_summary, "precision results")
-    return Figure(s["closer"], "count", f"{s['closer']} of {s['pairs']} paired differences point towards the reference")
+    return Figure(s["closer"], "count", f"{s['closer']} of {s['pairs']} paired differences are resolved and point towards the reference")
 
 
 @figure("precision_unresolved", "paired precision gaps whose 95% interval includes zero")

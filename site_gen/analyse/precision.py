@@ -5,8 +5,10 @@ import numpy as np
 import pandas as pd
 
 COLUMNS = ["checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "baseline", "candidate",
-           "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved",
+           "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved", "direction",
            "oriented", "oriented_low", "oriented_high", "source"]
+# A gap's direction, claimed only when it is resolved; an unpaired row has none ("").
+FURTHER, CLOSER, NOT_RESOLVED = "further", "closer", "not resolved"
 
 
 def differences(results: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
@@ -32,17 +34,27 @@ def differences(results: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
     out["oriented"] = out["difference"] * sign
     out["oriented_low"] = np.where(sign > 0, out["low"], -out["high"])
     out["oriented_high"] = np.where(sign > 0, out["high"], -out["low"])
+    out["direction"] = _direction(out)
     return out[COLUMNS]
 
 
+def _direction(table: pd.DataFrame) -> pd.Series:
+    """further / closer for a resolved gap, by the measure's orientation (the receipt's `further`:
+    which way of the value is away from the reference); "not resolved" when the interval holds zero."""
+    resolved_way = np.where(table["oriented"] > 0, FURTHER, CLOSER)
+    return pd.Series(np.where(table["resolved"], resolved_way, np.where(table["paired"], NOT_RESOLVED, "")),
+                     index=table.index, dtype=object)
+
+
 def summary(table: pd.DataFrame) -> dict:
-    """Counts behind the section's headline: how many gaps, which way, how many resolved."""
+    """Counts behind the section's headline: how many gaps, how many resolved, which way the resolved
+    ones point (an unresolved gap points nowhere: it is counted apart)."""
     paired = table[table["paired"]]
-    further = paired[paired["oriented"] > 0]
     return {
         "pairs": len(paired),
-        "further": len(further),
-        "closer": int((paired["oriented"] < 0).sum()),
+        "further": int((paired["direction"] == FURTHER).sum()),
+        "closer": int((paired["direction"] == CLOSER).sum()),
+        "unresolved": int((paired["direction"] == NOT_RESOLVED).sum()),
         "resolved": int(paired["resolved"].sum()),
         "checkpoints": paired["checkpoint"].nunique(),
         "panels": paired["panel"].nunique(),
@@ -79,7 +91,7 @@ def largest_gap(gaps: pd.DataFrame) -> dict | None:
 
 
 def direction(summary_: dict) -> str:
-    """further / closer when every paired gap points one way, else mixed."""
+    """further / closer when every paired gap is resolved and points that way, else mixed."""
     if summary_["pairs"] and summary_["further"] == summary_["pairs"]:
         return "further"
     if summary_["pairs"] and summary_["closer"] == summary_["pairs"]:

@@ -91,6 +91,7 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
         hi = max(0.0, group["oriented_high"].max())
         step = _nice_step(hi - lo or 1.0)
         lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+        hi = max(hi, lo + step)  # every interval [0, 0]: an axis one step wide, not zero
         unit = group["unit"].iloc[0]
         digits = 2 if unit == "percent" else 4
 

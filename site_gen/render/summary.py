@@ -40,10 +40,10 @@ def summary_data(a: Analysis) -> dict[str, Any]:
         out["precision"] = {
             "reference": p["reference"],
             "resolved": p["summary"]["resolved"], "pairs": p["summary"]["pairs"],
-            "further": p["summary"]["further"], "closer": p["summary"]["closer"],
+            "further": p["summary"]["further"], "closer": p["summary"]["closer"], "unresolved": p["summary"]["unresolved"],
             "rows": [{"checkpoint": g["checkpoint"], "measure": str(r["label"]), "baseline": str(r["baseline"]),
                       "candidate": str(r["candidate"]), "difference": str(r["difference"]), "interval": str(r["interval"]),
-                      "resolved": r["is_resolved"]} for g in p["groups"] for r in g["rows"]],
+                      "resolved": r["is_resolved"], "direction": str(r["direction"])} for g in p["groups"] for r in g["rows"]],
         }
     m = section("memory").view(a)
     if m:  # the memory table's candidate KV pool row, by name rather than by its place in the table
@@ -71,9 +71,10 @@ def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
                 rows.append((f"Speed {c}, {label[0].lower()}{label[1:]}", e[key]))
     if "precision" in d:
         p = d["precision"]
-        rows.append(("Precision gaps resolved", f"{p['resolved']} of {p['pairs']} ({p['further']} further from {p['reference']}, {p['closer']} closer)"))
+        rows.append(("Precision gaps resolved", f"{p['resolved']} of {p['pairs']}: {p['further']} further from {p['reference']}, "
+                                                f"{p['closer']} closer; {p['unresolved']} not resolved"))
         for r in p["rows"]:
-            rows.append((f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {'resolved' if r['resolved'] else 'not resolved'}"))
+            rows.append((f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {r['direction']}"))
     for c, kv in d.get("kv_pool", {}).items():
         rows.append((f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}"))
     return rows

@@ -18,11 +18,16 @@ def check(long_outputs: dict, file, checkpoint_ref) -> None:
     caps = long_outputs["caps"]
     for i, cap in enumerate(caps):
         require(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
-    arms = {}
+    arms, runs = {}, {}
     for i, arm in enumerate(long_outputs["arms"]):
         checkpoint_ref(arm["checkpoint"], f"$.long_outputs.arms[{i}].checkpoint")
         require(arm["id"] not in arms, f"duplicate arm id '{arm['id']}'", file, f"$.long_outputs.arms[{i}].id")
         arms[arm["id"]] = arm
+        # Two arms of one run would show the same replies twice, as if measured twice.
+        run = (arm["checkpoint"], arm["engine"], arm["run"])
+        require(run not in runs, f"arm '{arm['id']}' is the same run as $.long_outputs.arms[{runs.get(run)}] "
+                f"(checkpoint {run[0]}, {run[1]}, run {run[2]!r})", file, f"$.long_outputs.arms[{i}].run")
+        runs[run] = i
     seen_replies = set()
     for i, reply in enumerate(long_outputs["replies"]):
         where = f"$.long_outputs.replies[{i}]"
@@ -41,6 +46,13 @@ def _impossible_reply(reply: dict, file, where: str) -> None:
     if reply["finished"] and reply["still_thinking"]:
         raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
                            file, where + ".still_thinking")
+    # The pages count an unfinished reply as cut at its cap, and one still thinking there as all thinking.
+    if not reply["finished"] and reply["reply_tokens"] != reply["cap"]:
+        raise SitegenError(f"an unfinished reply is cut at its cap {reply['cap']}, but its reply_tokens are {reply['reply_tokens']}",
+                           file, where + ".reply_tokens")
+    if reply["still_thinking"] and reply["thinking_tokens"] != reply["reply_tokens"]:
+        raise SitegenError(f"a reply cut while still thinking is all thinking, but its thinking_tokens {reply['thinking_tokens']} "
+                           f"are below its reply_tokens {reply['reply_tokens']}", file, where + ".thinking_tokens")
     # Tables count these for their own category only: on another they would vanish unseen.
     for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
         if flag in reply and reply["category"] != category:

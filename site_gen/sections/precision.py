@@ -29,6 +29,8 @@ def check(p: dict, file, checkpoint_ref) -> None:
         require("candidate" in r or "baseline" in r, "a result needs at least one engine's value", file, where)
         _check_values(r, measures[r["measure"]], p["rows"], file, where)
         _check_pair(r, p["rows"], file, where)
+        if measures[r["measure"]]["unit"] == "percent":
+            _check_percent_gap(r, file, where)
 
 
 def _check_values(r: dict, measure: dict, rows: dict, file, where: str) -> None:
@@ -63,6 +65,14 @@ def _check_pair(r: dict, rows: dict, file, where: str) -> None:
                 f"interval [{low}, {high}] does not contain its difference {r['difference']}", file, where + ".interval")
 
 
+def _check_percent_gap(r: dict, file, where: str) -> None:
+    """Two values in percent (0 to 100) differ by at most 100 points, and so does their interval."""
+    for field, values in (("difference", [r.get("difference")]), ("interval", r.get("interval", []))):
+        for v in values:
+            require(v is None or -100 <= v <= 100, f"{field} {v} is more than 100 points: the measure is in percent, "
+                    "so two of its values differ by at most 100", file, f"{where}.{field}")
+
+
 def engine_records(data: dict):
     for i, r in enumerate(data.get("precision", {}).get("results", [])):
         for role in ("baseline", "candidate"):
@@ -94,6 +104,13 @@ def table_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     return out
 
 
+def _direction_how(r: dict) -> str:
+    if not r["resolved"]:
+        return "no direction: the 95% interval includes zero"
+    way = "higher" if r["further"] == "higher" else "lower"
+    return f"the interval excludes zero, and a {way} value is further from the reference for this measure"
+
+
 def view(a: Analysis) -> dict[str, Any] | None:
     if a.precision is None:
         return None
@@ -116,6 +133,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
                                 how=f"the 95% interval {fmt.measure_interval(r['low'], r['high'], r['unit'])} "
                                     + ("excludes" if r["resolved"] else "includes") + " zero"),
                 "is_resolved": bool(r["resolved"]),
+                "direction": Fig(r["direction"], how=_direction_how(r)),
                 "further": bool(r["oriented"] > 0),
                 "dates": f"{r['baseline_date']} / {r['candidate_date']}",
                 "source": r["source"],

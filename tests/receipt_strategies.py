@@ -1,0 +1,265 @@
+"""Hypothesis strategies for receipts, drawn from the published JSON Schema.
+
+`receipts()` walks sitegen's schema (site_gen.load.schema(): the published file and the sections'
+fragments): objects become fixed dictionaries of their required and optional properties, arrays
+short lists, and every leaf (a string with its pattern, a bounded integer, an enum, a date) is
+drawn by hypothesis-jsonschema from its own schema. A field the schema adds tomorrow is drawn
+without a change here.
+
+What the schema cannot say (references to declared ids, unique keys, intervals that hold their
+difference, counts within their totals, no record for an engine declared missing) is then made
+true by `respect_meaning`, so that most receipts pass the meaning checks and go on to be analysed
+and drawn: the part of sitegen where an accepted receipt of an unusual shape could still fail.
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from site_gen import load
+from site_gen.load import anchor_key, schema
+
+# Ratios at and beside the edges of the default noise band (0.08) and of the ratio scale
+# (0.8-1.8): where a rounded ratio and its verdict could part, and where bars are clipped.
+EDGE_RATIOS = (0.5, 0.79, 0.8, 0.9149, 0.915, 0.919, 0.92, 0.9201, 0.95, 1.0, 1.05, 1.0799, 1.08, 1.0801, 1.081,
+               1.085, 1.2, 1.8, 1.81, 2.5)
+MAX_ITEMS = 3  # records per list: shapes matter here, not sizes (tests/test_large_receipt.py has sizes)
+
+
+@lru_cache(maxsize=None)
+def _leaf(text: str) -> st.SearchStrategy:
+    return from_schema(json.loads(text))
+
+
+def leaf(node: dict) -> st.SearchStrategy:
+    """A leaf value drawn by hypothesis-jsonschema from the leaf's own schema (cached by its text)."""
+    return _leaf(json.dumps({k: v for k, v in node.items() if k != "description"}, sort_keys=True))
+
+
+def walk(node: dict, path: str, overrides: dict[str, st.SearchStrategy]) -> st.SearchStrategy:
+    """A strategy for the schema `node` at `path` (`speed.cells[].checkpoint`); `overrides` by path win."""
+    if path in overrides:
+        return overrides[path]
+    if node.get("type") == "object" and "properties" in node:
+        props = node["properties"]
+        required = {k: walk(props[k], f"{path}.{k}".lstrip("."), overrides) for k in node.get("required", []) if k in props}
+        optional = {k: walk(v, f"{path}.{k}".lstrip("."), overrides) for k, v in props.items() if k not in required}
+        return st.fixed_dictionaries(required, optional=optional)
+    if node.get("type") == "object" and isinstance(node.get("additionalProperties"), dict):
+        return st.dictionaries(ids(), walk(node["additionalProperties"], path + "{}", overrides), max_size=3)
+    if node.get("type") == "array" and isinstance(node.get("items"), dict):
+        low = node.get("minItems", 0)
+        return st.lists(walk(node["items"], path + "[]", overrides), min_size=low,
+                        max_size=min(node.get("maxItems", MAX_ITEMS), max(MAX_ITEMS, low)))
+    return leaf(node)
+
+
+def ids() -> st.SearchStrategy:
+    return leaf(schema()["properties"]["report"]["properties"]["checkpoints"]["items"]["properties"]["id"])
+
+
+class Ref(int):
+    """A placeholder for a checkpoint reference, made the declared checkpoint of its number later:
+    the strategies then need not be made again for each example's checkpoints."""
+
+
+@lru_cache(maxsize=None)
+def _parts() -> dict[str, st.SearchStrategy]:
+    s = schema()
+    overrides = {path: st.integers(0, 2).map(Ref) for path in _checkpoint_paths(s)}
+    # A lede naming a file (`x.md`) is read from disk; the text cases are what is drawn here.
+    overrides["report.lede"] = leaf(s["properties"]["report"]["properties"]["lede"]).filter(lambda t: not t.endswith(".md"))
+    optional = [k for k in s["properties"] if k not in s["required"] and s["properties"][k].get("type") == "object"]
+    return {k: walk(s["properties"][k], k, overrides) for k in ["report", *optional]}
+
+
+@st.composite
+def receipts(draw, sections: tuple[str, ...] | None = None) -> dict:
+    """A receipt the schema accepts, with its references and relations made meaningful.
+
+    `sections`: the optional parts to draw (default: each present or not, as drawn)."""
+    parts = _parts()
+    chosen = sections if sections is not None else tuple(k for k in parts if k != "report" and draw(st.booleans()))
+    receipt = {"schema_version": 1, "report": draw(parts["report"])}
+    for name in chosen:
+        receipt[name] = draw(parts[name])
+    if draw(st.booleans()):
+        receipt["illustrative"] = draw(leaf(schema()["properties"]["illustrative"]))
+    respect_meaning(receipt, draw)
+    return receipt
+
+
+def _checkpoint_paths(node: dict, path: str = "") -> list[str]:
+    """Paths of every field that names a checkpoint (`speed.cells[].checkpoint`), found in the schema."""
+    out = []
+    if node.get("type") == "object":
+        for k, v in node.get("properties", {}).items():
+            p = f"{path}.{k}".lstrip(".")
+            out += [p] if k == "checkpoint" else _checkpoint_paths(v, p)
+    elif node.get("type") == "array" and isinstance(node.get("items"), dict):
+        out += _checkpoint_paths(node["items"], path + "[]")
+    return out
+
+
+# -- what the schema cannot say ---------------------------------------------------------------
+def _unique(items: list[dict], key) -> list[dict]:
+    seen, out = set(), []
+    for item in items:
+        k = key(item)
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out
+
+
+def _clean_text(node: Any) -> Any:
+    """Strings without the control and non-characters a receipt must not hold (and still not blank),
+    integers that JSON holds exactly."""
+    if isinstance(node, dict):
+        return {k: _clean_text(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_clean_text(v) for v in node]
+    if isinstance(node, str) and load._BAD_CHAR.search(node):
+        text = load._BAD_CHAR.sub("", node)
+        return text if text.strip() else "x"
+    if isinstance(node, int) and not isinstance(node, bool):
+        return max(-2 ** 53, min(node, 2 ** 53))  # beyond, JSON integers are not exact: refused
+    return node
+
+
+def _resolve_refs(node: Any, checkpoints: list[str]) -> None:
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for k, v in list(items):
+        if isinstance(v, Ref):
+            node[k] = checkpoints[v % len(checkpoints)]
+        else:
+            _resolve_refs(v, checkpoints)
+
+
+def respect_meaning(r: dict, draw) -> None:
+    """Makes the drawn receipt meaningful in place: what sitegen's meaning checks require."""
+    r["report"]["checkpoints"] = _unique(r["report"]["checkpoints"], lambda c: anchor_key(c["id"]))
+    _resolve_refs(r, [c["id"] for c in r["report"]["checkpoints"]])
+    r.update(_clean_text(r))
+    r["report"].pop("supersedes", None)  # names another report: a one-report site has none
+    missing = {(c["id"], role) for c in r["report"]["checkpoints"] for role in c.get("missing", {})}
+    for name, fix in (("precision", _precision), ("speed", _speed), ("memory", _memory),
+                      ("long_outputs", _long_outputs), ("versions", _versions), ("tool_calling", _tool_calling)):
+        if name in r:
+            fix(r[name], missing, draw)
+    for name, records in (("precision", "results"), ("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs")):
+        if name in r and not r[name][records]:
+            del r[name]  # a section without records is refused ("leave the section out"), tested elsewhere
+
+
+def _precision(p: dict, missing: set, draw) -> None:
+    p["measures"] = _unique(p["measures"], lambda m: anchor_key(m["id"]))
+    measures = {m["id"]: m for m in p["measures"]}
+    results = []
+    for res in _unique(p["results"], lambda x: (x["checkpoint"], x["measure"])):
+        res["measure"] = res["measure"] if res["measure"] in measures else draw(st.sampled_from(sorted(measures)))
+        if any((res["checkpoint"], x["measure"]) == (res["checkpoint"], res["measure"]) for x in results):
+            continue
+        m = measures[res["measure"]]
+        row_id = next((k for k, v in p["rows"].items() if v["panel"] == m["panel"]), None)
+        if row_id is None:
+            row_id = f"rows-{len(p['rows'])}"
+            p["rows"][row_id] = {"panel": m["panel"], "plan": "plan", "teacher": "teacher", "sha256": "0" * 64}
+        for role in ("baseline", "candidate"):
+            if (res["checkpoint"], role) in missing:
+                res.pop(role, None)
+            if role in res:
+                res[role]["rows"] = row_id  # a pair needs identical rows
+                if m["unit"] == "percent":
+                    res[role]["value"] = min(100.0, abs(res[role]["value"]) % 101)
+        if "baseline" not in res and "candidate" not in res:
+            continue
+        if "baseline" in res and "candidate" in res:
+            d = draw(st.sampled_from((0.0, 0.25, -0.25, 1.5, -1.5, 1e-4)))
+            low, high = sorted((d - draw(st.sampled_from((0.0, 0.1, 0.3, 2.0))), d + draw(st.sampled_from((0.0, 0.1, 0.3, 2.0)))))
+            res["difference"], res["interval"] = d, [low, high]
+        else:
+            res.pop("difference", None)
+            res.pop("interval", None)
+        results.append(res)
+    p["results"] = results
+
+
+def _speed(s: dict, missing: set, draw) -> None:
+    cells = [c for c in s["cells"] if not {(c["checkpoint"], "baseline"), (c["checkpoint"], "candidate")} & missing]
+    cells = _unique(cells, lambda c: (c["checkpoint"], c["workload"], c["input_tokens"], c["concurrency"], c["metric"]))
+    for c in cells:
+        base = min(max(abs(c["baseline"]["rate"]), 0.5), 1e6)
+        c["baseline"]["rate"] = base
+        c["candidate"]["rate"] = base * draw(st.sampled_from(EDGE_RATIOS) | st.floats(0.2, 4.0))
+    s["cells"] = cells
+    if "ttft" in s:
+        s["ttft"] = _unique([t for t in s["ttft"] if not {(t["checkpoint"], "baseline"), (t["checkpoint"], "candidate")} & missing],
+                            lambda t: t["checkpoint"])
+
+
+def _memory(m: dict, missing: set, draw) -> None:
+    for part in ("kv_pool", "startup", "references"):
+        if part in m:
+            kept = [x for x in m[part] if (x["checkpoint"], x.get("engine")) not in missing]
+            m[part] = _unique(kept, lambda x: (x["checkpoint"], x.get("engine", x.get("version"))))
+
+
+def _long_outputs(lo: dict, missing: set, draw) -> None:
+    lo["caps"] = sorted(set(lo["caps"]))
+    lo["arms"] = _unique([a for a in lo["arms"] if (a["checkpoint"], a["engine"]) not in missing], lambda a: a["id"])
+    lo["arms"] = _unique(lo["arms"], lambda a: (a["checkpoint"], a["engine"], a["run"]))
+    arms = [a["id"] for a in lo["arms"]]
+    replies = []
+    for x in lo["replies"] if arms else []:
+        x["arm"] = x["arm"] if x["arm"] in arms else draw(st.sampled_from(arms))
+        x["cap"] = x["cap"] if x["cap"] in lo["caps"] else draw(st.sampled_from(lo["caps"]))
+        x["reply_tokens"] = min(x["reply_tokens"], x["cap"])
+        x["thinking_tokens"] = min(x["thinking_tokens"], x["reply_tokens"])
+        if x["finished"]:
+            x["still_thinking"] = False
+        else:
+            x["reply_tokens"] = x["cap"]  # an unfinished reply ran into its cap
+        if x["still_thinking"]:
+            x["thinking_tokens"] = x["reply_tokens"]
+        for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
+            if x["category"] != category:
+                x.pop(flag, None)
+        replies.append(x)
+    lo["replies"] = _unique(replies, lambda x: (x["arm"], x["cap"], x["prompt"]))
+
+
+def _versions(v: dict, missing: set, draw) -> None:
+    if "precision" in v:
+        v["precision"] = _unique(v["precision"], lambda x: (x["panel"], x["checkpoint"]))
+        for x in v["precision"]:
+            x["interval"] = sorted(x["interval"])
+    if "text" in v:
+        v["text"] = _unique(v["text"], lambda x: x["category"])
+        for x in v["text"]:
+            x["identical"] = min(x["identical"], x["total"])
+
+
+def _tool_calling(t: dict, missing: set, draw) -> None:
+    runs = _unique([x for x in t["runs"] if (x["checkpoint"], x["engine"]) not in missing], lambda x: x["id"])
+    for x in runs:
+        x["scenarios"] = _unique(x["scenarios"], lambda sc: sc["id"])
+        for sc in x["scenarios"]:
+            sc["points"] = min(sc["points"], t["max_points"])
+            if not math.isfinite(sc["turn_latency_s"]):
+                sc["turn_latency_s"] = 1.0
+    t["runs"] = runs
+
+
+def shape(r: dict) -> dict[str, Any]:
+    """A short description of a receipt for a failure message: its sections and their sizes."""
+    out: dict[str, Any] = {"checkpoints": [c["id"] for c in r["report"]["checkpoints"]]}
+    for name, part in r.items():
+        if isinstance(part, dict) and name != "report":
+            out[name] = {k: len(v) for k, v in part.items() if isinstance(v, (list, dict))}
+    return out
