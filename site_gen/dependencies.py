@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import jinja2
-import jinja2.meta
 
 
 def content_hash(data: str | bytes) -> str:
@@ -90,9 +90,10 @@ class DependencyIndex:
     def invalidate(self, paths) -> set[str]:
         """Drops, and returns, every output whose record names one of `paths` (or a file inside one)."""
         changed = {os.path.realpath(p) for p in paths}
-        folders = tuple(c + os.sep for c in changed)
+        folders = tuple(c + os.sep for c in changed)  # a changed folder: every file inside it
+        around = changed | {str(parent) for c in changed for parent in Path(c).parents}  # a record may name a folder
         stale = set()
-        for file in [f for f in self._by_file if f in changed or f.startswith(folders)]:
+        for file in [f for f in self._by_file if f in around or f.startswith(folders)]:
             for output in self._by_file.pop(file):
                 deps = self._records.get(output)
                 if deps is not None and file in deps.files:
@@ -103,12 +104,29 @@ class DependencyIndex:
 
 @lru_cache(maxsize=256)
 def _references(source: str) -> tuple[str | None, ...]:
-    """The templates a template's source names. Parsing is most of a small build's time, and every
-    Builder (each `sitegen check`, each build of the MkDocs plugin) asks again for the same sources."""
+    """The templates a template's source names; `prefix*` for a name computed from a fixed start
+    (`"overview/" ~ key ~ ".html"`), None for one computed whole. Parsing is most of a small build's
+    time, and every Builder (each `sitegen check`, each build of the plugin) asks for the same sources."""
+    from jinja2 import nodes
+
     from site_gen.render.pages import environment
     from site_gen.render.template_cache import references
 
-    return references(source, lambda: jinja2.meta.find_referenced_templates(environment(None).parse(source)))
+    def find() -> list[str | None]:
+        out: list[str | None] = []
+        for node in environment(None).parse(source).find_all((nodes.Extends, nodes.FromImport, nodes.Import, nodes.Include)):
+            name = node.template
+            if isinstance(name, nodes.Const) and isinstance(name.value, str):
+                out.append(name.value)
+            elif isinstance(name, (nodes.Tuple, nodes.List)) and all(isinstance(n, nodes.Const) for n in name.items):
+                out.extend(str(n.value) for n in name.items)
+            elif isinstance(name, nodes.Concat) and isinstance(name.nodes[0], nodes.Const) and name.nodes[0].value:
+                out.append(f"{name.nodes[0].value}*")
+            else:
+                out.append(None)
+        return out
+
+    return references(source, find)
 
 
 class Templates:
@@ -127,6 +145,7 @@ class Templates:
         self._closures: dict[str, tuple[str, ...]] = {}
         self._hashes: dict[str, tuple[str, str]] = {}  # name -> (content hash, file)
         self._records: dict[str, tuple[tuple[tuple[str, str], ...], frozenset[str]]] = {}
+        self._listed: list[str] | None = None
 
     def closure(self, name: str) -> tuple[str, ...]:
         """A template and every template it extends, includes or imports ("*": one named at render time)."""
@@ -138,6 +157,9 @@ class Templates:
                 if n in seen:
                     continue
                 seen.add(n)
+                if n.endswith("*") and n != "*":  # a name's fixed start: every template that starts so
+                    todo.extend(self._named(n[:-1]))
+                    continue
                 try:
                     refs = _references(self.env.loader.get_source(self.env, n)[0])
                 except jinja2.TemplateError:
@@ -146,11 +168,19 @@ class Templates:
             self._closures[name] = tuple(sorted(seen))
         return self._closures[name]
 
+    def _named(self, prefix: str) -> list[str]:
+        """The templates whose names start with `prefix`, in any template folder."""
+        if self._listed is None:
+            self._listed = sorted(self.env.list_templates())
+        return [t for t in self._listed if t.startswith(prefix)]
+
     def _hash(self, name: str) -> tuple[str, str]:
         if name not in self._hashes:
             if name == "*":
                 every = sorted(self.env.list_templates())
                 self._hashes[name] = (content_hash("\0".join(f"{t}\0{self._hash(t)[0]}" for t in every)), "")
+            elif name.endswith("*"):  # which templates start so: a new one changes the record
+                self._hashes[name] = (content_hash("\0".join(self._named(name[:-1]))), "")
             else:
                 try:
                     source, file, _ = self.env.loader.get_source(self.env, name)
@@ -169,8 +199,9 @@ class Templates:
             closure = self.closure(name)
             pairs = tuple((t, self._hash(t)[0]) for t in closure)
             files = frozenset(f for t in closure if (f := self._hash(t)[1]))
-            if "*" in closure:
-                files |= frozenset(str(r.resolve()) for r in self.roots)
+            for t in closure:  # a new template where a computed name may find it names the folder
+                if t.endswith("*"):
+                    files |= frozenset(os.path.realpath(r / posixpath.dirname(t)) for r in self.roots)
             self._records[name] = (pairs, files)
         return self._records[name]
 
@@ -178,9 +209,12 @@ class Templates:
         """Templates the watcher named: forget their hashes and every closure that holds them."""
         if not names:
             return
-        self._hashes = {k: v for k, v in self._hashes.items() if k not in names and k != "*"}
-        self._closures = {k: v for k, v in self._closures.items() if not names & set(v)}
+        def touched(closure) -> bool:
+            return bool(names & set(closure)) or any(t.endswith("*") and n.startswith(t[:-1]) for t in closure for n in names)
+        self._hashes = {k: v for k, v in self._hashes.items() if k not in names and not k.endswith("*")}
+        self._closures = {k: v for k, v in self._closures.items() if not touched(v)}
         self._records = {}
+        self._listed = None
         # Drop the changed templates from jinja's cache (the others stay compiled): its own
         # check of modification times can miss a save within the timestamp granularity.
         if self.env.cache is not None:

@@ -36,7 +36,8 @@ class TemplateCache(jinja2.BytecodeCache):
 def references(source: str, find: Callable[[], Iterable[str | None]]) -> tuple[str | None, ...]:
     """The templates a template's source names (`find()` parses it), kept by the source's hash:
     parsing a template only to list its references costs as much as compiling it."""
-    name = cache.key("references", jinja2.__version__, source)
+    # The rule's version is in the key: entries found by an older rule (before `prefix*`) are not used.
+    name = cache.key("references", 2, jinja2.__version__, source)
     data = cache.read("templates", name)
     if data is not None:
         try:
