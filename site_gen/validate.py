@@ -11,7 +11,10 @@ import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jsonschema
 
 from site_gen.diagnostics import Diagnostic
 from site_gen.errors import SitegenError, json_path, suggest

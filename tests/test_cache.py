@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 
-import jinja2
 import pytest
 
 from site_gen import cache, fastschema

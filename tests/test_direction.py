@@ -10,7 +10,6 @@ import json
 import re
 
 from conftest import sitegen_here
-from site_gen.commands import new
 
 
 def _project(tmp_path, results):

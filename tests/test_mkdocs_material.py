@@ -8,7 +8,6 @@ are served at that path by a small server started before the build, whose port g
 """
 from __future__ import annotations
 
-import functools
 import http.server
 import importlib.util
 import json
