@@ -42,7 +42,7 @@ def test_unresolved_gaps_claim_no_direction(tmp_path):
     site = _project(tmp_path, [(0.0006, [-0.0002, 0.0014]), (-0.1, [-0.3, 0.1])])
     assert sitegen_here("build", "-q", cwd=site).returncode == 0
     page = (site / "site" / "reports" / "example-report" / "precision.html").read_text()
-    assert _headline(page).startswith("No gap between NewEngine and the OldEngine is resolved"), _headline(page)
+    assert _headline(page).startswith("No gap between NewEngine and OldEngine v2.3 is resolved"), _headline(page)
     assert "further from BF16 in" not in _headline(page) and "in all 2 comparisons" not in _headline(page)
     assert _directions(page) == ["not resolved", "not resolved"]
     s = json.loads(sitegen_here("summary", "--format", "json", cwd=site).stdout)["precision"]

@@ -86,14 +86,14 @@ def test_serving_probe_aggregate_recomputed_from_rows_is_on_the_speed_page(impor
     assert round(agg, 1) == summary["batches"]["sampled_c8"]["aggregate_tok_s"]
     speed = pages["reports/ledger-serving-probe-kpoolfix/speed.html"]
     row = re.search(r'<tr data-source="[^"]+"[^>]*><th scope="row">sampled_c8</th>.*?</tr>', speed).group(0)
-    assert f'<td class="num">{agg:,.1f}</td>' in row
+    assert re.search(rf'<td class="num"[^>]*>{re.escape(f"{agg:,.1f}")}</td>', row), row
     # Its hover names the original rows: the file, its SHA-256 and the lines of that batch.
     raw = (LEDGER / "runs" / SP_BASE / "results.jsonl").read_bytes()
     lines = [n for n, line in enumerate(raw.decode().splitlines(), 1) if '"sampled_c8"' in line]
     assert f"from baseline: runs/{SP_BASE}/results.jsonl (SHA-256 {hashlib.sha256(raw).hexdigest()}), " \
            f"lines {lines[0]}-{lines[-1]} (batch &#39;sampled_c8&#39;)" in row
     decode = statistics.median(r["decode_tok_s"] for r in rs if r["kind"] == "request" and r["batch"] == "sampled_c1")
-    assert f'<td class="num">{decode:,.1f}</td>' in speed
+    assert re.search(rf'<td class="num"[^>]*>{re.escape(f"{decode:,.1f}")}</td>', speed)
 
 
 TOOL = ["2026-10-08_glm53-flash_k3.25-v0.9.0-dflash3_tool-eval", "2026-10-08_glm53-flash_k3.25-v0.9.0-tailfix-dflash3_tool-eval"]

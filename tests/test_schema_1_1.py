@@ -78,7 +78,7 @@ def pages(tmp_path_factory):
 def test_a_1_1_receipt_without_what_1_required_says_not_measured(pages):
     speed = pages["reports/r/speed.html"]
     assert "Error counts were not measured." in speed
-    assert '<td class="num">not measured</td>' in speed  # input tokens
+    assert 'data-label="Input">not measured</td>' in speed  # input tokens
     assert "Acceptance" in speed and "not measured / 0.61" in speed
     assert "ready in 41 s" in pages["reports/r/memory.html"]
 

@@ -60,7 +60,7 @@ def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project,
     # One report's prose changed: the other report's files come from its entry (not made again, so
     # not written again), and the site is what a build without any cache makes.
     reports = {p: p.stat().st_ino for p in (cache_dir / "reports").rglob("*") if p.is_file()}
-    assert len(reports) == 2
+    assert len(reports) == len(list(project.glob("data/*/SUMMARY.json")))  # one entry a report
     lede = sorted(project.glob("data/*/lede.md"))[0]
     lede.write_text(lede.read_text() + "\nOne more line.\n")
     assert build(project, cache_dir, site) == "full"

@@ -18,29 +18,36 @@ class Analysis:
     checkpoints: list[str]
     paired_checkpoints: list[str]
     headline_input: tuple[int, int] | None = None  # the config's input window of the aggregate headline range
+    # Each section's analysis fills its own fields (site_gen/sections/<name>.py `analyse`).
+    # precision
     precision: pd.DataFrame | None = None
     precision_summary: dict[str, Any] = field(default_factory=dict)
     precision_gaps: pd.DataFrame | None = None
     precision_largest_gap: dict | None = None
     precision_direction: str = "mixed"
+    # speed
     speed: pd.DataFrame | None = None
     speed_counts: pd.DataFrame | None = None
     speed_ranges: pd.DataFrame | None = None
     speed_gains: pd.DataFrame | None = None
     speed_totals: dict[str, Any] = field(default_factory=dict)
-    kv_range: tuple[float, float, int] | None = None
     ttft: pd.DataFrame | None = None
+    # memory and startup
     kv: pd.DataFrame | None = None
+    kv_range: tuple[float, float, int] | None = None
     startup: pd.DataFrame | None = None
     kv_references: pd.DataFrame | None = None
+    # long outputs
     long_table: pd.DataFrame | None = None
     long_arms: list[str] = field(default_factory=list)
     long_caps: list[int] = field(default_factory=list)
     long_thinking: pd.DataFrame | None = None
     long_categories: dict[str, int] = field(default_factory=dict)
     long_looped: dict[str, int] = field(default_factory=dict)
+    # versions
     versions_precision: pd.DataFrame | None = None
     versions_text: pd.DataFrame | None = None
+    # tool calling
     tool_points: pd.DataFrame | None = None
     tool_totals: pd.DataFrame | None = None
     tool_ranges: pd.DataFrame | None = None

@@ -74,6 +74,16 @@ class Section:
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
+def paired_records(name: str) -> Callable[[dict], Iterator[tuple[str, str, str]]]:
+    """`engine_records` of a section whose `results` hold each engine's measurement under its role."""
+    def records(data: dict) -> Iterator[tuple[str, str, str]]:
+        for i, r in enumerate(data.get(name, {}).get("results", [])):
+            for role in ("baseline", "candidate"):
+                if role in r:
+                    yield r["checkpoint"], role, f"$.{name}.results[{i}].{role}"
+    return records
+
+
 def option_bool(value: str, key: str, file, line: int) -> bool:
     v = value.strip().lower()
     if v in _TRUE:

@@ -10,7 +10,7 @@ from site_gen.analyse import results as calc
 from site_gen.load import require
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
-from site_gen.sections.base import Section
+from site_gen.sections.base import Section, paired_records
 
 
 def check(part: dict, file, checkpoint_ref) -> None:
@@ -30,10 +30,7 @@ def check(part: dict, file, checkpoint_ref) -> None:
                         file, f"{where}.{role}")
 
 
-def engine_records(data: dict):
-    for i, r in enumerate(data.get("measures", {}).get("results", [])):
-        for role in ("baseline", "candidate"):
-            yield r["checkpoint"], role, f"$.measures.results[{i}].{role}"
+engine_records = paired_records("measures")
 
 
 def analyse(a, part: dict) -> None:

@@ -13,7 +13,7 @@ from site_gen.load import require, unique_ids
 from site_gen.render import charts, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
-from site_gen.sections.base import option_bool, option_checkpoint, BlockSpec, Section
+from site_gen.sections.base import option_bool, option_checkpoint, BlockSpec, Section, paired_records
 
 def check(p: dict, file, checkpoint_ref) -> None:
     unique_ids([m["id"] for m in p["measures"]], "measure", "$.precision.measures", file)
@@ -73,11 +73,7 @@ def _check_percent_gap(r: dict, file, where: str) -> None:
                     "so two of its values differ by at most 100", file, f"{where}.{field}")
 
 
-def engine_records(data: dict):
-    for i, r in enumerate(data.get("precision", {}).get("results", [])):
-        for role in ("baseline", "candidate"):
-            if role in r:
-                yield r["checkpoint"], role, f"$.precision.results[{i}].{role}"
+engine_records = paired_records("precision")
 
 
 def analyse(a, p: dict) -> None:
