@@ -1,5 +1,6 @@
 """The README's pictures of the plugin inside Material for MkDocs: a report page and a docs page with
-blocks, in the light and the slate palette, as docs/img/material-*.png.
+blocks, in the light and the slate palette, as .github/readme/material-*.png
+(beside the README's other pictures; not in docs/, which the example site copies).
 
     python tools/readme_screenshots.py            # needs mkdocs-material and Chromium (the test extras)
     python tools/readme_screenshots.py --out /tmp/shots
@@ -82,7 +83,7 @@ def build(folder: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    parser.add_argument("--out", type=Path, default=ROOT / ".github" / "readme")
     parser.add_argument("--width", type=int, default=1240)
     parser.add_argument("--height", type=int, default=720)
     args = parser.parse_args(argv)
