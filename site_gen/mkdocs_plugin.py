@@ -4,10 +4,13 @@
       - sitegen:
           data_dir: data
 
-- on_config: loads and analyses the receipts (the same `load` and `analyse` as `sitegen build`).
+- on_config: loads and analyses the receipts (the same `load` and `analyse` as `sitegen build`);
+  under `mkdocs serve` (on_startup keeps the instance) a report whose folder did not change is
+  the last build's analysis.
 - on_files: adds every report page as a generated page at the path `sitegen build` gives it
-  (`reports/ID/speed.html`), the receipts and CSVs, the stylesheet and the chart script, and a
-  home page with the table of reports when the docs have no index.md.
+  (`reports/ID/speed.html`), the History page (two reports or more), the receipts and CSVs, the
+  stylesheet and the scripts, and a home page with the table of reports when the docs have no
+  index.md; under `serve --dirty`, marks for rebuilding the docs pages that drew on a changed report.
 - on_page_markdown / on_page_content: sitegen blocks and `{{ … }}` figures of markdown pages
   become HTML (the same `AuthorBlocks` as `sitegen build`); a report page's content is the
   report page's own HTML, rendered by the same templates.
