@@ -1,6 +1,9 @@
 """Every page in Chromium: axe-core finds no serious or critical violation (light and dark, 1280 and
 390 px), and the layout holds at 390, 768 and 1280 px (nothing wider than the screen outside a box
-that says it scrolls, no cell whose content spills out of it, tooltips on screen).
+that says it scrolls, no cell whose content spills out of it, tooltips on screen). The example site
+is also checked as a site from file:// on the same loads: no console error or failed request, every
+chart drawn, every link to a file that exists and to an id its page has, every page reachable from
+the home page by links.
 
 One page object serves every page: each page loads once, axe is injected once per load, and the
 viewport and colour scheme change in place. `check_site` takes any built site directory.
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from urllib.parse import unquote, urldefrag
 
 import pytest
 
@@ -85,6 +89,57 @@ def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
 
+LINKS_JS = """() => [[...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
+  [...document.querySelectorAll('a[href]')].map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])]"""
+
+
+class Links:
+    """What the pages of a site link to, gathered page by page as they load, then judged as a whole."""
+
+    def __init__(self, site: Path):
+        self.site, self.base = site, site.as_uri() + "/"
+        self.ids: dict[str, set[str]] = {}
+        self.edges: dict[str, set[str]] = {}
+        self.fragments: list[tuple[str, str, str]] = []
+        self.problems: list[str] = []
+
+    def page(self, pg, name: str) -> None:
+        if pg.locator("[data-figure]").count():  # charts draw (their script loaded and ran)
+            pg.wait_for_selector("[data-figure].ready svg", timeout=10000)
+            if pg.locator("[data-figure]:not(.ready)").count():
+                self.problems.append(f"{name}: a chart not drawn")
+        ids, links = pg.evaluate(LINKS_JS)
+        self.ids[name], self.edges[name] = set(ids), set()
+        for href, raw in links:
+            target, fragment = urldefrag(href)
+            if raw.startswith(("http://", "https://", "mailto:")):
+                continue  # off the site: not followed offline
+            if not target.startswith(self.base):
+                self.problems.append(f"{name}: link {raw!r} leaves the site ({href})")
+                continue
+            rel = unquote(target[len(self.base):])
+            rel = rel + "index.html" if rel.endswith("/") or rel == "" else rel
+            if not (self.site / rel).is_file():
+                self.problems.append(f"{name}: link {raw!r} points to a missing file")
+            elif rel.endswith(".html"):
+                self.edges[name].add(rel)
+                if fragment:
+                    self.fragments.append((name, rel, fragment))
+
+    def judge(self) -> list[str]:
+        out = list(self.problems)
+        out += [f"{src}: link to {rel}#{frag}, which has no such id" for src, rel, frag in self.fragments
+                if frag not in self.ids.get(rel, set())]
+        seen, todo = set(), ["index.html"]
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo += self.edges.get(name, ())
+        out += [f"{name}: no link leads here from the home page" for name in self.ids if name not in seen and name != "404.html"]
+        return out
+
+
 def tooltip_problems(pg, where: str) -> list[str]:
     out = []
     for i in range(pg.evaluate(EDGE_FIGURES_JS)):
@@ -101,15 +156,20 @@ def tooltip_problems(pg, where: str) -> list[str]:
     return out
 
 
-def check_site(pg, site: Path, axe=None) -> tuple[list[str], dict]:
-    """Layout problems (and with `axe`, serious or critical violations) of every page of `site`."""
+def check_site(pg, site: Path, axe=None, links: Links | None = None) -> tuple[list[str], dict]:
+    """Layout problems (with `axe`, serious or critical violations; with `links`, console errors,
+    failed requests and link problems) of every page of `site`."""
     problems, totals = [], {"pages": 0, "axe runs": 0, "serious": 0, "critical": 0, "moderate/minor": 0}
     for name in pages_of(site):
         pg.set_viewport_size({"width": 1280, "height": 900})
         pg.emulate_media(color_scheme="light")
+        del pg.errors[:]
         pg.goto((site / name).as_uri())
         pg.wait_for_load_state("load")
         totals["pages"] += 1
+        if links is not None:
+            links.page(pg, name)
+            problems += [f"{name}: {e}" for e in pg.errors]
         if axe is not None:
             pg.evaluate(axe.axe_script)
             totals["rows skipped"] = totals.get("rows skipped", 0) + pg.evaluate(SAME_ROWS_JS)
@@ -133,6 +193,8 @@ def check_site(pg, site: Path, axe=None) -> tuple[list[str], dict]:
                         targets = ", ".join(str(n["target"]) for n in v["nodes"][:3])
                         problems.append(f"{name} {scheme} @{width}: axe {v['impact']} {v['id']}: {targets}")
                 pg.emulate_media(color_scheme="light")
+    if links is not None:
+        problems += links.judge()
     return problems, totals
 
 
@@ -141,19 +203,22 @@ def one_page(browser):
     context = browser.new_context()
     pg = context.new_page()
     pg.errors = []  # type: ignore[attr-defined]
+    pg.on("console", lambda m: pg.errors.append(f"console: {m.text}") if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
+    pg.on("requestfailed", lambda r: pg.errors.append(f"failed: {r.url} {r.failure}"))
     yield pg
     context.close()
 
 
-def test_every_page_passes_axe_and_keeps_its_layout(example_site, one_page):
+def test_every_page_passes_axe_keeps_its_layout_and_links_from_file_urls(example_site, one_page):
     from axe_playwright_python.sync_playwright import Axe
 
-    problems, totals = check_site(one_page, example_site, Axe())
+    links = Links(example_site)
+    problems, totals = check_site(one_page, example_site, Axe(), links)
     print("axe and layout totals:", ", ".join(f"{k} {v}" for k, v in totals.items()))
     assert totals["pages"] >= 19 and totals["axe runs"] == 4 * totals["pages"]
+    assert sum(map(len, links.edges.values())) > 5 * totals["pages"]  # the links were read
     assert problems == [], "\n".join(problems)
-    assert one_page.errors == []
 
 
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="no fixture reports on this branch")

@@ -1,4 +1,5 @@
-"""The built site works from anywhere: under a sub-path of a plain static server, and from file://.
+"""The built site works from anywhere: under a sub-path of a plain static server (here), and from
+file:// (tests/test_a11y_layout.py checks the links of every page on the loads it makes anyway).
 
 Chromium starts at the home page and follows every link: each page loads with no failed request,
 no HTTP error and no console error; each linked file exists; each #fragment names an element of
@@ -11,7 +12,7 @@ import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.parse import urldefrag, urlsplit
 
 import pytest
 
@@ -125,15 +126,6 @@ def test_sub_path_of_a_static_server(server, browser):
     request = context.request
     visited = crawl(context, base, base, lambda url: request.get(url).status == 200)
     assert visited >= pages_of(site) and len(visited) >= 10
-    context.close()
-
-
-def test_file_urls(example_site, browser):
-    base = example_site.as_uri() + "/"
-    context = browser.new_context()
-    visited = crawl(context, base + "index.html", base,
-                    lambda url: (example_site / unquote(url[len(base):])).is_file())
-    assert visited == pages_of(example_site)
     context.close()
 
 
