@@ -20,7 +20,6 @@ from site_gen.analyse.report import Analysis
 from site_gen.assembly import report_url
 from site_gen.config import Config
 from site_gen.errors import SitegenError
-from site_gen.load import load_report
 from site_gen.render import dashboard, publish
 from site_gen.render.assets import theme_assets
 from site_gen.render.pages import ReportPages, render_page
@@ -127,7 +126,7 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
     for index, folder in folders:
         try:
             stamp = folder_stamp(folder)
-            report = load_report(folder, config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
+            report = b.store.load(folder)
             a = b.store.analysis(report)
             if stream is not None:
                 made = write_report(a, config, strict, nav, asset_urls, stream)

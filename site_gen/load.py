@@ -134,11 +134,22 @@ def read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int) -> str:
     return value
 
 
-def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, strict: bool = False) -> Report:
+def receipt_file(folder: Path, data_dir: Path) -> Path:
+    """The folder's SUMMARY.json, refused when the folder or the file leads out of the data folder."""
     _safe_folder(folder, data_dir)
     file = folder / SUMMARY
     if not _inside(file, data_dir):
         raise SitegenError("SUMMARY.json is a link that points outside the data folder; refused", file)
+    return file
+
+
+def read_receipt(file: Path, max_bytes: int) -> bytes:
+    """A receipt's bytes, refused unread when over the size limit."""
+    return _read_limited(file, max_bytes)
+
+
+def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, strict: bool = False) -> Report:
+    file = receipt_file(folder, data_dir)
     data, raw = parse_json(file, max_bytes)
     found = validate_schema(data, file, strict)
     validate_meaning(data, file)

@@ -25,7 +25,7 @@ enabled = False
 
 
 @lru_cache(maxsize=1)
-def _code() -> str | None:
+def code_hash() -> str | None:
     """sitegen's files and the theme, hashed once per process (None: not hashable, no cache)."""
     h = hashlib.sha256()
     try:
@@ -38,7 +38,7 @@ def _code() -> str | None:
 
 def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, str]) -> str | None:
     """The entry's name for analysis `a`'s report, or None when it cannot be told."""
-    code = _code() if enabled else None
+    code = code_hash() if enabled else None
     if code is None or cache.folder() is None:
         return None
     try:

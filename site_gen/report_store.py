@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from site_gen import analysis_cache
 from site_gen.analyse.report import Analysis, analyse
 from site_gen.config import Config
 from site_gen.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
@@ -130,12 +131,22 @@ class ReportStore:
                 cached = self.loaded[folder] = Loaded(report, stamp, summary)
                 self._reprose.discard(folder)
             return cached.report
-        report = load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
+        report = self.load(folder)
         self._reload.discard(folder)
         self._reprose.discard(folder)
-        self.stats["loaded"] = self.stats.get("loaded", 0) + 1
         self.loaded[folder] = Loaded(report, stamp, summary)
         return report
+
+    def load(self, folder: Path) -> Report:
+        """The folder's report, read and checked; its analysis comes along when an earlier build's is
+        in the persistent cache (then neither the checks nor the analysis run again)."""
+        a = analysis_cache.get(folder, self.config, self.strict)
+        if a is not None:
+            self.stats["from cache"] = self.stats.get("from cache", 0) + 1
+            self.analyses[a.report.id] = (a.report.sha256, a)
+            return a.report
+        self.stats["loaded"] = self.stats.get("loaded", 0) + 1
+        return load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
 
     def _reread_prose(self, report: Report) -> Report:
         """Only a file beside SUMMARY.json changed: reread the lede, keep the parsed receipt."""
@@ -152,6 +163,7 @@ class ReportStore:
             return a
         a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input)
         self.stats["analysed"] = self.stats.get("analysed", 0) + 1
+        analysis_cache.put(a, self.config, self.strict)
         self.analyses[report.id] = (report.sha256, a)
         return a
 

@@ -102,3 +102,59 @@ def test_every_input_is_in_the_key(project, tmp_path):
         assert site_cache.inputs_key(config, strict=False) is None
     finally:
         cache.configure()
+
+
+# A build in a process of its own that says how many reports it analysed (the others' analyses
+# came from the persistent cache, site_gen/analysis_cache.py).
+COUNTING = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
+            "import site_gen.report_store as store\n"
+            "analyse, seen = store.analyse, []\n"
+            "store.analyse = lambda report, *a, **k: (seen.append(report.id), analyse(report, *a, **k))[1]\n"
+            "from site_gen.cli import main\n"
+            "code = main()\n"
+            "print(' '.join(sorted(seen)))\n"
+            "raise SystemExit(code)\n")
+SMALL_REPORTS = ("cuteafd-v3.0.1", "ledger-gpqa-k4-v080-v090", "ledger-serving-probe-kpoolfix")
+
+
+def analysed(project: Path, cache_dir: Path, site: Path) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", COUNTING, str(cache_dir), str(site)], cwd=project,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(tmp_path):
+    import shutil
+
+    from conftest import ROOT
+    project, cache_dir, site = tmp_path / "project", tmp_path / "cache", tmp_path / "site"
+    for rid in SMALL_REPORTS:
+        shutil.copytree(ROOT / "data" / rid, project / "data" / rid)
+    (project / "mkdocs.yml").write_text("site_name: Cached\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    config = load_config(project / "mkdocs.yml", site)
+
+    def edit(rid: str, text: str) -> None:
+        receipt = project / "data" / rid / "SUMMARY.json"
+        receipt.write_text(receipt.read_text().replace('"title": "', f'"title": "{text} ', 1))
+
+    def same_as_cold() -> bool:
+        cold = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(config).files.items()}
+        return {n: h for n, h in tree(site).items() if n != MANIFEST} == cold
+
+    assert analysed(project, cache_dir, site) == sorted(SMALL_REPORTS)
+    edit(SMALL_REPORTS[1], "Edited")
+    assert analysed(project, cache_dir, site) == [SMALL_REPORTS[1]] and same_as_cold()
+    # Damaged entries (one byte each) are analysed again, not used.
+    entries = [p for p in (cache_dir / "analyses").rglob("*") if p.is_file()]
+    assert len(entries) == len(SMALL_REPORTS) + 1  # the edited receipt's entry beside its old one
+    for path in entries:
+        blob = bytearray(path.read_bytes())
+        blob[len(blob) // 2] ^= 0x01
+        path.write_bytes(bytes(blob))
+    edit(SMALL_REPORTS[0], "Again")
+    assert analysed(project, cache_dir, site) == sorted(SMALL_REPORTS) and same_as_cold()
+    # A cache folder that others may write to is not read from: its pickles could be anyone's.
+    (cache_dir / "analyses").chmod(0o777)
+    edit(SMALL_REPORTS[2], "Third")
+    assert analysed(project, cache_dir, site) == sorted(SMALL_REPORTS) and same_as_cold()
