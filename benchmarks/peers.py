@@ -4,6 +4,7 @@ issue 17, each printed with its ratio.
     .venv/bin/python benchmarks/peers.py            # every goal, 5 runs of the small ones
     .venv/bin/python benchmarks/peers.py --quick    # 3 runs, 100 reports once, no 1,000 reports
     .venv/bin/python benchmarks/peers.py --preview  # also benchmarks/preview.py's receipt edits
+    .venv/bin/python benchmarks/peers.py --scale 1000  # only the goals of a 1,000-report site
 
 Every figure is a whole process (`sitegen build`, `mkdocs build`, `python -c ...`) started fresh,
 timed from start to exit: wall time, CPU time of it and its workers (from wait4), and the peak
@@ -197,6 +198,7 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="3 runs, 100 reports once, no 1,000 reports")
     p.add_argument("--runs", type=int, help="pairs per small comparison (default 5, quick 3)")
     p.add_argument("--preview", action="store_true", help="also run benchmarks/preview.py (receipt and prose edits)")
+    p.add_argument("--scale", type=int, metavar="N", help="only the goals of a site of N reports (MkDocs beside it up to 100)")
     args = p.parse_args()
     runs = args.runs or (3 if args.quick else 5)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -204,10 +206,13 @@ def main() -> int:
     t = Table()
     with tempfile.TemporaryDirectory(prefix="sitegen-peers-") as tmp:
         tmp = Path(tmp)
-        example_goals(tmp, runs, t)
-        scale_goals(tmp, 100, 1 if args.quick else 3, t, vs_mkdocs=True)
-        if not args.quick:
-            scale_goals(tmp, 1000, 1, t, vs_mkdocs=False)
+        if args.scale:
+            scale_goals(tmp, args.scale, 1, t, vs_mkdocs=args.scale <= 100)
+        else:
+            example_goals(tmp, runs, t)
+            scale_goals(tmp, 100, 1 if args.quick else 3, t, vs_mkdocs=True)
+            if not args.quick:
+                scale_goals(tmp, 1000, 1, t, vs_mkdocs=False)
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end\n\n" + t.markdown(), flush=True)
     if args.preview:
