@@ -9,8 +9,8 @@ analysis does not depend on it). The safety checks of a load (a receipt that is 
 data folder, a size over the limit) run every time, before the cache is asked.
 
 Entries are pickles, as Sphinx keeps its environment: only an entry whose checksum matches is
-read, and only from a cache folder that this user owns and nobody else may write to. On only
-where report_cache.py is (a `sitegen build` in a process of its own).
+read, and only from folders that this user owns and nobody else may write to (`put` makes them
+so). On only where report_cache.py is (a `sitegen build` in a process of its own).
 """
 from __future__ import annotations
 
@@ -29,21 +29,37 @@ from site_gen.errors import SitegenError
 _KIND = "analyses"
 
 
-def _trusted() -> bool:
-    """Whether the cache folder is this user's alone (a pickle is code as much as data)."""
-    root = cache.folder()
-    if root is None:
+def _ours(path: Path, *, group_may_write: bool = False) -> bool:
+    st = os.stat(path)
+    others = stat.S_IWOTH | (0 if group_may_write else stat.S_IWGRP)
+    return st.st_uid == os.getuid() and not st.st_mode & others
+
+
+def _trusted(name: str) -> bool:
+    """Whether the entry's folders are this user's alone (a pickle is code as much as data): the
+    cache folder (group-writable is common with a private group per user) and the entry's own
+    folders, which `put` makes for this user only."""
+    entry = cache._path(_KIND, name)
+    if entry is None:
         return False
     try:
-        for path in (root, root / _KIND):
-            st = os.stat(path)
-            if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return False
-    except FileNotFoundError:
-        return True  # made by this process on the first write, with this user's umask
+        return _ours(entry.parent.parent.parent, group_may_write=True) and _ours(entry.parent.parent) and _ours(entry.parent)
     except OSError:
         return False
-    return True
+
+
+def _make_folders(name: str) -> bool:
+    """The entry's folders, made for this user only (whatever the umask), and trusted."""
+    entry = cache._path(_KIND, name)
+    if entry is None:
+        return False
+    try:
+        entry.parent.parent.parent.mkdir(parents=True, exist_ok=True)
+        for folder in (entry.parent.parent, entry.parent):
+            folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return _trusted(name)
 
 
 def key(folder: Path, sha256: str, config: Config, strict: bool) -> str | None:
@@ -73,7 +89,7 @@ def get(folder: Path, config: Config, strict: bool) -> Analysis | None:
     except (SitegenError, OSError):
         return None  # the usual load says what is wrong
     name = key(folder, hashlib.sha256(raw).hexdigest(), config, strict)
-    blob = cache.read(_KIND, name) if name and _trusted() else None
+    blob = cache.read(_KIND, name) if name and _trusted(name) else None
     if blob is None:
         return None
     try:
@@ -91,7 +107,7 @@ def get(folder: Path, config: Config, strict: bool) -> Analysis | None:
 def put(a: Analysis, config: Config, strict: bool) -> None:
     """Keeps a fresh analysis (without the receipt's bytes, which the next build reads anyway)."""
     name = key(a.report.folder, a.report.sha256, config, strict)
-    if not name or not _trusted():
+    if not name or not _make_folders(name):
         return
     try:
         blob = pickle.dumps(dataclasses.replace(a, report=dataclasses.replace(a.report, raw=b"")), protocol=5)

@@ -154,7 +154,9 @@ def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(t
         path.write_bytes(bytes(blob))
     edit(SMALL_REPORTS[0], "Again")
     assert analysed(project, cache_dir, site) == sorted(SMALL_REPORTS) and same_as_cold()
-    # A cache folder that others may write to is not read from: its pickles could be anyone's.
-    (cache_dir / "analyses").chmod(0o777)
+    # Folders that others may write to are not read from: their pickles could be anyone's.
+    assert all(p.stat().st_mode & 0o077 == 0 for p in (cache_dir / "analyses").rglob("*") if p.is_dir())
+    for folder in [cache_dir / "analyses", *(p for p in (cache_dir / "analyses").iterdir())]:
+        folder.chmod(0o775)
     edit(SMALL_REPORTS[2], "Third")
     assert analysed(project, cache_dir, site) == sorted(SMALL_REPORTS) and same_as_cold()
