@@ -110,3 +110,5 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
     for s in registered_sections():
         if s.check and data.get(s.name):
             s.check(data[s.name], file, checkpoint_ref)
+        if s.check_receipt and data.get(s.name):
+            s.check_receipt(data, file)

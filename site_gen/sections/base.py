@@ -39,6 +39,7 @@ class Section:
     view: Callable[[Any], Any] | None = None  # Analysis -> display data, in the context as `view_key`
     needs: tuple[str, ...] = ()   # views of other sections its page shows too
     check: Callable[[dict, Path, CheckpointRef], None] | None = None  # meaning checks of its part
+    check_receipt: Callable[[dict, Path], None] | None = None  # checks of its part against the rest of the receipt
     records: str | None = None    # the record list the part must hold (shown only with some)
     light: bool = False           # `records` are read by the analysis only: dropped once it is done
     engine_records: Callable[[dict], Iterator[tuple[str, str, str]]] | None = None  # (checkpoint, role, path)

@@ -26,6 +26,14 @@ def check(versions: dict, file, checkpoint_ref) -> None:
         require(r["identical"] <= r["total"], "identical cannot exceed total", file, f"$.versions.text[{i}].identical")
 
 
+def check_receipt(data: dict, file) -> None:
+    """A comparison of the candidate with itself compares nothing: the previous version must be another."""
+    prev, candidate = data["versions"]["previous"], data["report"]["engines"]["candidate"]
+    require((prev["name"], prev["version"]) != (candidate["name"], candidate["version"]),
+            f"is the candidate itself ({candidate['name']} v{candidate['version']}); "
+            "the previous version must be another one", file, "$.versions.previous.version")
+
+
 def analyse(a, v: dict) -> None:
     a.versions_precision = calc.precision(pd.DataFrame(v.get("precision", []), columns=["panel", "checkpoint", "max_abs_difference", "interval"]))
     a.versions_text = calc.text(pd.DataFrame(v.get("text", []), columns=["category", "identical", "total"]))
@@ -70,7 +78,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
 
 
 SECTION = Section(
-    key="versions", title="Versions", name="versions", view=view, check=check, analyse=analyse,
+    key="versions", title="Versions", name="versions", view=view, check=check, check_receipt=check_receipt, analyse=analyse,
     page_title=page_title, markup=markup,
     blocks={"versions": BlockSpec("versions", "versions", (), "{{ versions_table(versions, id=id) }}",
                                   "this version against the previous one", "versions-table")},
