@@ -87,6 +87,7 @@ class Builder:
         self._row_html: dict[tuple[str, str], object] = {}
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
         self.related: dict = {}  # report id -> its links to other reports (site_gen/related.py), this build's
+        self._related_memo: dict = {}  # what each receipt says about other reports, kept between builds
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -324,7 +325,7 @@ class Builder:
         self._prefill(out)
         reports = self.store.reports()
         analyses = settle([self.store.analysis(r) for r in reports])
-        self.related = relations(analyses)
+        self.related = relations(analyses, self._related_memo)
         docs = self._docs_for(analyses)
         site = SiteBuild(self, analyses, docs.nav + report_nav(analyses), theme_assets(self.config), out)
         site.reports()

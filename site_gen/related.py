@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from site_gen.analyse.report import Analysis
 
@@ -35,6 +35,7 @@ class Target:
 
 @dataclass(frozen=True)
 class Related:
+    """One report's links to the others, and what the pages that show them draw on."""
     engines: tuple[tuple[tuple[str, str], str], ...] = ()  # (engine name, version) -> the report of that candidate
     compared_by: tuple[str, ...] = ()                      # reports whose previous version is this candidate
     supersedes: str | None = None
@@ -58,18 +59,25 @@ def _engine(e: dict | Any) -> tuple[str, str]:
     return (e["name"], e["version"]) if isinstance(e, dict) else (e.name, e.version)
 
 
-def named_engines(a: Analysis) -> list[tuple[str, str]]:
-    """The engines other than its own that a report names: its previous version, its memory references."""
+@dataclass(frozen=True)
+class Own:
+    """What one receipt says about other reports: the part of `relations` that needs only it."""
+    candidate: tuple[str, str]
+    previous: tuple[str, str] | None      # its versions section's previous engine
+    engines: tuple[tuple[str, str], ...]  # engines other than its own it names: previous, memory references
+    supersedes: str | None
+    mentions: tuple[str, ...]             # reports its markdown links (`page:REPORT/NAME`)
+
+
+def own(a: Analysis) -> Own:
+    from site_gen.render.pages import receipt_texts
+
     r = a.report
-    versions = r.section("versions") or {}
-    out = [_engine(versions["previous"])] if versions.get("previous") else []
-    out += [_engine(ref) for ref in (r.section("memory") or {}).get("references", [])]
-    return list(dict.fromkeys(out))
-
-
-def mentions(texts: Iterable[str]) -> list[str]:
-    """The reports that receipt markdown links to (`page:REPORT/NAME`)."""
-    return list(dict.fromkeys(m.group(1) for text in texts for m in _MENTION.finditer(text)))
+    previous = (r.section("versions") or {}).get("previous")
+    engines = ([_engine(previous)] if previous else []) + [_engine(ref) for ref in (r.section("memory") or {}).get("references", [])]
+    texts = [text for _, text in receipt_texts(r) if "page:" in text.lower()]
+    return Own(_engine(r.candidate), _engine(previous) if previous else None, tuple(dict.fromkeys(engines)),
+               r.meta.get("supersedes"), tuple(dict.fromkeys(m.group(1) for t in texts for m in _MENTION.finditer(t))))
 
 
 def _pages(a: Analysis) -> tuple[tuple[str, str], ...]:
@@ -78,46 +86,52 @@ def _pages(a: Analysis) -> tuple[tuple[str, str], ...]:
     return tuple((key, report_base(a.report.id) + file) for key, _, file in present_sections(a))
 
 
-def relations(analyses: list[Analysis]) -> dict[str, Related]:
+def relations(analyses: list[Analysis], memo: dict | None = None) -> dict[str, Related]:
     """Each report's links to the others (reports without any are left out). `analyses` newest
-    first, so an engine version with several reports links the newest."""
-    from site_gen.render.pages import receipt_texts
-
-    by_id = {a.report.id: a for a in analyses}
-    by_candidate: dict[tuple[str, str], list[Analysis]] = {}
+    first, so an engine version with several reports links the newest. `memo` keeps each report's
+    `Own` between calls (a preview's rebuilds), by receipt and lede."""
+    memo = {} if memo is None else memo
+    facts = {}
     for a in analyses:
-        by_candidate.setdefault(_engine(a.report.candidate), []).append(a)
+        key = (a.report.id, a.report.sha256, a.report.lede)
+        facts[a.report.id] = memo[key] if key in memo else memo.setdefault(key, own(a))
+    by_id = {a.report.id: a for a in analyses}
+    by_candidate: dict[tuple[str, str], list[str]] = {}
+    for rid, f in facts.items():
+        by_candidate.setdefault(f.candidate, []).append(rid)
     compared_by: dict[str, list[str]] = {}
     superseded_by: dict[str, str] = {}
-    for a in analyses:
-        previous = (a.report.section("versions") or {}).get("previous")
-        for b in by_candidate.get(_engine(previous), []) if previous else []:
-            if b is not a:
-                compared_by.setdefault(b.report.id, []).append(a.report.id)
-        if a.report.meta.get("supersedes") in by_id:
-            superseded_by[a.report.meta["supersedes"]] = a.report.id
-    out = {}
-    for a in analyses:
-        rid = a.report.id
-        engines, consulted = [], []
-        for engine in named_engines(a):
-            matches = [b for b in by_candidate.get(engine, []) if b is not a]
-            consulted += matches  # which one is linked depends on all of them
+    for rid, f in facts.items():
+        for other in by_candidate.get(f.previous, []) if f.previous else []:
+            if other != rid:
+                compared_by.setdefault(other, []).append(rid)
+        if f.supersedes in by_id:
+            superseded_by[f.supersedes] = rid
+    out: dict[str, Related] = {}
+    targets: dict[str, Target] = {}  # each linked report made a target once
+    for rid, f in facts.items():
+        engines, consulted = [], set()
+        for engine in f.engines:
+            matches = [other for other in by_candidate.get(engine, []) if other != rid]
+            consulted.update(matches)  # which one is linked depends on all of them
             if matches:
-                engines.append((engine, matches[0].report.id))
-        supersedes = a.report.meta.get("supersedes") if a.report.meta.get("supersedes") in by_id else None
-        named = mentions(text for _, text in receipt_texts(a.report))
-        linked = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid)] + named
+                engines.append((engine, matches[0]))
+        supersedes = f.supersedes if f.supersedes in by_id else None
+        linked = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid), *f.mentions]
         linked = [t for t in dict.fromkeys(linked) if t and t != rid]
-        if not linked:
-            continue
-        consulted += [by_id[t] for t in linked if t in by_id]
-        seen = {b.report.id: b for b in consulted if b is not a}
-        receipts = {(i, b.report.sha256) for i, b in seen.items()} | {(t, "") for t in linked if t not in by_id}
-        out[rid] = Related(
-            engines=tuple(engines), compared_by=tuple(compared_by.get(rid, [])), supersedes=supersedes,
-            superseded_by=superseded_by.get(rid),
-            targets=tuple(Target(t, by_id[t].report.title, by_id[t].report.candidate.label, _pages(by_id[t]))
-                          for t in linked if t in by_id),
-            receipts=tuple(sorted(receipts)), files=frozenset(str(b.report.file) for b in seen.values()))
+        if linked:
+            for t in linked:
+                if t in by_id and t not in targets:
+                    b = by_id[t].report
+                    targets[t] = Target(t, b.title, b.candidate.label, _pages(by_id[t]))
+            consulted.update(t for t in linked if t in by_id)
+            out[rid] = Related(
+                engines=tuple(engines), compared_by=tuple(compared_by.get(rid, [])), supersedes=supersedes,
+                superseded_by=superseded_by.get(rid), targets=tuple(targets[t] for t in linked if t in by_id),
+                receipts=tuple(sorted({(t, by_id[t].report.sha256) for t in consulted} | {(t, "") for t in linked if t not in by_id})),
+                files=frozenset(str(by_id[t].report.file) for t in consulted))
+    if len(memo) > 2 * len(facts):  # receipts since edited: keep this build's
+        live = {(a.report.id, a.report.sha256, a.report.lede) for a in analyses}
+        for key in [k for k in memo if k not in live]:
+            del memo[key]
     return out
