@@ -98,13 +98,12 @@ def test_forked_workers_give_the_links_an_in_process_build_gives(tmp_path, forke
     """Workers render each report without the others: a report that links another is made again."""
     from test_scale import in_memory, tree
 
-    from site_gen.build import Builder, build
+    from site_gen.build import build
 
     reports = {f"r{i}": receipt(f"Run {i}", f"1.{i}", f"2026-11-{10 + i:02d}") for i in range(forked_builds - 2)}
     config = load_config(site(tmp_path, {**reports, "old": receipt("First", "3.0.1", "2026-11-20",
                                                                      not_covered=["[next](page:new/)"]), "new": newer()}))
     expected = in_memory(config)
     assert b'href="../new/index.html"' in expected["reports/old/index.html"]
-    assert Builder(config).build().files == expected  # workers' pages handed back
     build(config)  # workers write straight to the site
     assert tree(config.site_dir) == expected
