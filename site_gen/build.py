@@ -20,6 +20,7 @@ from site_gen.config import Config
 from site_gen.dependencies import Dependencies, DependencyIndex, Templates, content_hash
 from site_gen.errors import SitegenError
 from site_gen.load import report_folders
+from site_gen.related import NONE as NO_RELATED, relations
 from site_gen.render import dashboard
 from site_gen.render import history as history_view
 from site_gen.render.assets import theme_assets
@@ -85,6 +86,8 @@ class Builder:
         self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
         self._row_html: dict[tuple[str, str], object] = {}
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
+        self.related: dict = {}  # report id -> its links to other reports (site_gen/related.py), this build's
+        self._related_memo: dict = {}  # what each receipt says about other reports, kept between builds
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -125,13 +128,14 @@ class Builder:
         return self._site_key[1]
 
     def report_deps(self, a: Analysis, *, lede: bool = True) -> Dependencies:
-        """A report's receipt (and lede) as a record's inputs."""
+        """A report's receipt (and lede) as a record's inputs, with the receipts of the reports its pages link to."""
         r = a.report
         files = {str(r.file)}
         if lede and r.meta.get("lede", "").endswith(".md"):
             files.add(os.path.realpath(r.folder / r.meta["lede"]))
-        return Dependencies(receipts=((r.id, r.sha256),), ledes=((r.id, content_hash(r.lede)),) if lede else (),
-                            files=frozenset(files))
+        related = self.related.get(r.id, NO_RELATED)
+        return Dependencies(receipts=tuple(sorted({(r.id, r.sha256), *related.receipts})),
+                            ledes=((r.id, content_hash(r.lede)),) if lede else (), files=frozenset(files) | related.files)
 
     def _page_deps(self, page: Page, site: str) -> Dependencies:
         """What a page's HTML is made from: its context's own record, its template closure, the site's part."""
@@ -150,7 +154,7 @@ class Builder:
         whole = self._report_whole.get(r.id)
         if whole is not None and whole[0] == deps:
             return whole[1]  # nothing of this report changed: skip even listing its sections
-        rp = ReportPages(a, self.config, site_nav, strict=self.strict)
+        rp = ReportPages(a, self.config, site_nav, strict=self.strict, related=self.related.get(r.id, NO_RELATED))
         made = Made([], {}, [])
         for key, title, file in rp.sections:
             # A page's context depends on the receipt only; the overview's also on the lede.
@@ -321,6 +325,7 @@ class Builder:
         self._prefill(out)
         reports = self.store.reports()
         analyses = settle([self.store.analysis(r) for r in reports])
+        self.related = relations(analyses, self._related_memo)
         docs = self._docs_for(analyses)
         site = SiteBuild(self, analyses, docs.nav + report_nav(analyses), theme_assets(self.config), out)
         site.reports()

@@ -60,8 +60,10 @@ class SiteBuild:
 
     def _stream(self, a: Analysis) -> None:
         made = self.b.streamed.pop(a.report.id, None)
-        if made is None or made.sha256 != a.report.sha256:
-            made = write_report(a, self.b.config, self.b.strict, self.site_nav, self.asset_urls, self.out)
+        related = self.b.related.get(a.report.id)
+        # A worker wrote the report without the others: one that links to another is written again.
+        if made is None or made.sha256 != a.report.sha256 or related is not None:
+            made = write_report(a, self.b.config, self.b.strict, self.site_nav, self.asset_urls, self.out, related)
         self.written.update(made.names)
         self.warnings.extend(made.warnings)
         self.charts |= made.charts

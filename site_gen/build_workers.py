@@ -22,6 +22,7 @@ from site_gen.config import Config
 from site_gen.errors import SitegenError
 from site_gen.render import dashboard, publish
 from site_gen.render.assets import theme_assets
+from site_gen.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
 from site_gen.report_store import Loaded, folder_stamp
 from site_gen.sections import all_sections
@@ -57,13 +58,14 @@ class Streamed:
 
 
 def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, str]], asset_urls: dict[str, str],
-                 out: Staging) -> Streamed:
+                 out: Staging, related: Related | None = None) -> Streamed:
     """Every file of one report, rendered and written to `out` at once, nothing kept."""
-    name = report_cache.key(a, config, strict, nav, asset_urls)
+    related = related or NO_RELATED
+    name = report_cache.key(a, config, strict, nav, asset_urls, related.receipts)
     if (cached := report_cache.get(name)) is not None:  # made by an earlier build, from the same inputs
         out.write(cached[0])
         return Streamed(a.report.sha256, sorted(cached[0]), *cached[1:])
-    rp = ReportPages(a, config, nav, strict=strict)
+    rp = ReportPages(a, config, nav, strict=strict, related=related)
     pages = rp.pages()
     files = rp.files()
     for page in pages:

@@ -317,13 +317,16 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         assert self.sg is not None
         if not self.analyses:
             return files
+        from site_gen.related import NONE, relations
         from site_gen.render.pages import ReportPages, report_base
 
+        related = relations(self.analyses)
         for a in self.analyses:
-            key = self.cache[a.report.id][0]
+            links = related.get(a.report.id, NONE)
+            key = (self.cache[a.report.id][0], links.receipts)  # its pages show the reports it links to
             made = self.pages_of.get(a.report.id)
             if made is None or made[0] != key:
-                rp = ReportPages(a, self.sg, [], strict=False)
+                rp = ReportPages(a, self.sg, [], strict=False, related=links)
                 pages = [(report_base(a.report.id) + posixpath.splitext(name)[0] + ".md", rp.page(key_, title, name), title)
                          for key_, title, name in rp.sections]
                 made = self.pages_of[a.report.id] = (key, pages, rp.files(), list(rp.warnings))

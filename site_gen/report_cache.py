@@ -36,8 +36,10 @@ def code_hash() -> str | None:
     return h.hexdigest()
 
 
-def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, str]) -> str | None:
-    """The entry's name for analysis `a`'s report, or None when it cannot be told."""
+def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, str],
+        related: tuple[tuple[str, str], ...] = ()) -> str | None:
+    """The entry's name for analysis `a`'s report, or None when it cannot be told; `related`: the
+    receipts of the other reports its pages link to (site_gen/related.py)."""
     code = code_hash() if enabled else None
     if code is None or cache.folder() is None:
         return None
@@ -48,7 +50,7 @@ def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, 
     r = a.report
     shown_nav = [item for item in nav if not item.get("report")]
     return cache.key("report", code, site_cache.packages(), r.id, r.sha256, r.lede, strict,
-                     repr(dataclasses.replace(config, site_dir=Path("."))), repr(shown_nav), sorted(asset_urls.items()))
+                     repr(dataclasses.replace(config, site_dir=Path("."))), repr(shown_nav), sorted(asset_urls.items()), related)
 
 
 def get(name: str | None) -> tuple[dict[str, bytes], list[str], bool] | None:

@@ -128,6 +128,10 @@ def _placeholder(title: str, text: str) -> bytes:
             f'<body data-sitegen-placeholder><main><h1>{title}</h1><p>{text}</p></main></body></html>').encode("utf-8")
 
 
+# The preview serves the site at the server's root, so "/" is its home from any depth.
+NOT_FOUND = _placeholder("404 · Not found", 'No page at this address in the site; go to <a id="home" href="/">the home page</a>.')
+
+
 # -- addresses and names ---------------------------------------------------------------------------
 
 
@@ -268,8 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
             page = _placeholder("Build failed", "No page could be built yet; the message below says why.")
             return self._send(HTTPStatus.SERVICE_UNAVAILABLE, self._page(page, snap), "text/html; charset=utf-8",
                               "no-store", body)
-        page = _placeholder("404 · Not found", "No page at this address in the site.")
-        return self._send(HTTPStatus.NOT_FOUND, self._page(page, snap), "text/html; charset=utf-8", "no-store", body)
+        return self._send(HTTPStatus.NOT_FOUND, self._page(NOT_FOUND, snap), "text/html; charset=utf-8", "no-store", body)
 
     def _page(self, html: bytes, snap: Snapshot) -> bytes:
         return inject(html, self.server.client.page, snap.version, self.server.instance)

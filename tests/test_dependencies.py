@@ -33,7 +33,9 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     b.build()
     summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
     overview = b.dependencies(f"reports/{REPORT}/index.html")
-    assert overview.receipts == ((REPORT, sha(summary.read_bytes())),)
+    other_summary = project / "data" / OTHER / "SUMMARY.json"
+    # Its pages link the report of its previous version (site_gen/related.py), and show its title.
+    assert overview.receipts == ((OTHER, sha(other_summary.read_bytes())), (REPORT, sha(summary.read_bytes())))
     assert overview.ledes == ((REPORT, sha(lede.read_text(encoding="utf-8"))),)
     templates = dict(overview.templates)
     assert {"overview.html", "base.html", "_macros.html"} <= set(templates)
@@ -43,7 +45,9 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     assert speed.receipts == overview.receipts and speed.ledes == ()  # only the overview shows the lede
     assert "speed.html" in dict(speed.templates) and "overview.html" not in dict(speed.templates)
     other = b.dependencies(f"reports/{OTHER}/index.html")
-    assert [rid for rid, _ in other.receipts] == [OTHER]
+    assert [rid for rid, _ in other.receipts] == [OTHER, REPORT]  # it links back to REPORT's versions page
+    alone = b.dependencies("reports/ledger-gpqa-k4-v080-v090/index.html")
+    assert [rid for rid, _ in alone.receipts] == ["ledger-gpqa-k4-v080-v090"]  # linking no other report
 
 
 def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project):
@@ -76,7 +80,8 @@ def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
     assert b.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
     stale = b.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
     assert {f"reports/{OTHER}/index.html", f"report:{OTHER}", "index.html"} <= stale  # docs/index.md: the dashboard
-    assert not any(REPORT in url for url in stale)
+    assert f"reports/{REPORT}/versions.html" in stale  # it links OTHER, by title
+    assert not any("ledger-" in url for url in stale)
 
 
 def test_incremental_equals_fresh_after_each_kind_of_edit(project):
@@ -105,3 +110,39 @@ def test_incremental_equals_fresh_after_each_kind_of_edit(project):
         assert after == build_files(config).files, f"after editing {path.name}"
         assert b.dependencies(shows) is not None
         before = after
+
+
+def test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes(tmp_path):
+    """A page that links another report (site_gen/related.py) follows that report's edits, a newer
+    report of the same engine version, a report its markdown links added later, and their removal."""
+    import shutil
+
+    from test_related import newer, receipt, site
+
+    old = receipt("First", "3.0.1", "2026-11-20", not_covered=["see [later](page:later/)"])
+    config = load_config(site(tmp_path, {"old": old, "new": newer()}))
+    data = tmp_path / "data"
+    b = Builder(config, watched=True)
+    page = "reports/new/versions.html"
+    before = b.build().files
+
+    def rebuilt(*paths) -> dict[str, bytes]:
+        b.changed(list(paths))
+        after = b.build().files
+        assert after == build_files(config).files
+        return after
+
+    edited = json.loads((data / "old" / "SUMMARY.json").read_text())
+    edited["report"]["title"] = "First, retitled"
+    (data / "old" / "SUMMARY.json").write_text(json.dumps(edited))
+    after = rebuilt(data / "old" / "SUMMARY.json")
+    assert b"First, retitled" in after[page] and after[page] != before[page]
+    site(tmp_path, {"rerun": receipt("First, rerun", "3.0.1", "2026-11-21"),  # the newest report of v3.0.1
+                    "later": receipt("Later", "5.0", "2026-11-23")})             # the one old's markdown links
+    assert b'href="../later/index.html"' not in after["reports/old/index.html"]
+    after = rebuilt(data / "rerun", data / "later")
+    assert b"First, rerun" in after[page] and b"First, retitled" not in after[page]
+    assert b'href="../later/index.html"' in after["reports/old/index.html"]
+    shutil.rmtree(data / "rerun")
+    shutil.rmtree(data / "old")
+    assert b"First," not in rebuilt(data / "rerun", data / "old")[page]

@@ -105,6 +105,7 @@ def test_traversal_and_unknown_paths_are_404_and_an_empty_source_503():
             status, body, _ = fetch(server, raw)
             assert status == 404, raw
             assert b"data-sitegen-placeholder" in body and secret[:200] not in body
+            assert b'<a id="home" href="/">' in body  # the site's root, at any depth
     with served(Files({})) as server:
         status, body, _ = fetch(server, "/")
         assert status == 503 and b"Build failed" in body and b"data-sitegen-preview" in body

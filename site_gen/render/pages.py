@@ -22,11 +22,13 @@ from site_gen.analyse.report import Analysis
 from site_gen.config import Config
 from site_gen.diagnostics import warning
 from site_gen.errors import SitegenError
+from site_gen.load import Engine
 from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
 from site_gen.render.template_cache import TemplateCache
+from site_gen.related import NONE as NO_RELATED, Related
 from site_gen.sections import Section, all_sections
 from site_gen.sections import section as section_of
 
@@ -174,8 +176,10 @@ def receipt_texts(r) -> Iterator[tuple[str, str]]:
 class ReportPages:
     """Builds every page of one report from its analysis."""
 
-    def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]], strict: bool = False):
+    def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]], strict: bool = False,
+                 related: Related = NO_RELATED):
         self.a = a
+        self.related = related  # the other reports its pages link to (site_gen/related.py)
         self.config = config
         self.strict = strict
         self.base = report_base(a.report.id)
@@ -198,7 +202,12 @@ class ReportPages:
         lede = lede and file != self.a.report.file  # lines count in a lede file; an inline lede is at `where`
 
         def resolve_page(name: str) -> str | None:
-            target = self.url(name)
+            other, slash, key = name.rpartition("/")  # `page:REPORT/NAME`: another report's page
+            if slash and other != self.a.report.id:
+                found = self.related.target(other)
+                target = found.url(key or OVERVIEW[0]) if found else None
+            else:
+                target = self.url(key or OVERVIEW[0]) if slash else self.url(name)
             return rel(page_url, target) if target else None
 
         def resolve_figure(name: str, args: dict[str, str], offset: int):
@@ -247,6 +256,24 @@ class ReportPages:
         self._views[name] = view
         return view
 
+    def links(self, page_url: str) -> dict[str, Any]:
+        """Links to the other reports that the receipt names (site_gen/related.py), for the templates."""
+        rl = self.related
+
+        def link(target, key: str = OVERVIEW[0]) -> dict[str, str] | None:
+            url = target.url(key) if target else None
+            return {"title": target.title, "label": target.label, "url": rel(page_url, url)} if url else None
+
+        previous = (self.a.report.section("versions") or {}).get("previous")
+        return {
+            "previous": link(rl.engine(previous["name"], previous["version"])) if previous else None,
+            "engines": {Engine(name, version).label: found for (name, version), _ in rl.engines
+                        if (found := link(rl.engine(name, version)))},
+            "compared_by": [found for rid in rl.compared_by if (found := link(rl.target(rid), "versions"))],
+            "supersedes": link(rl.target(rl.supersedes)),
+            "superseded_by": link(rl.target(rl.superseded_by)),
+        }
+
     def provenance(self, mdx: Callable[..., Markup]) -> list[dict[str, Any]]:
         """Every figure the report's pages show, once, with its source, grouped by section."""
         out, seen = [], set()
@@ -279,6 +306,7 @@ class ReportPages:
             "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
             "number_word": views.number_word,
             "share": self.share,  # link previews: Open Graph, Twitter card
+            "related": self.links(page_url),
         }
         if key in ("overview",):
             lede = r.lede
