@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, Sequence
 
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
@@ -59,8 +61,12 @@ def walk(node: dict, path: str, overrides: dict[str, st.SearchStrategy]) -> st.S
     return leaf(node)
 
 
+def _id_schema() -> dict:
+    return schema()["properties"]["report"]["properties"]["checkpoints"]["items"]["properties"]["id"]
+
+
 def ids() -> st.SearchStrategy:
-    return leaf(schema()["properties"]["report"]["properties"]["checkpoints"]["items"]["properties"]["id"])
+    return leaf(_id_schema())
 
 
 class Ref(int):
@@ -90,8 +96,100 @@ def receipts(draw, sections: tuple[str, ...] | None = None) -> dict:
         receipt[name] = draw(parts[name])
     if draw(st.booleans()):
         receipt["illustrative"] = draw(leaf(schema()["properties"]["illustrative"]))
-    respect_meaning(receipt, draw)
+    respect_meaning(receipt, Choices(draw=draw))
     return receipt
+
+
+# -- the same walk without hypothesis: thousands of receipts in seconds ------------------------
+# hypothesis draws a receipt in ~0.2 s (its bookkeeping, not the values): too slow for thousands.
+# `random_receipt` walks the same schema with a seeded random.Random, and takes each leaf from a
+# pool that hypothesis-jsonschema drew once from that leaf's own schema (patterns, bounds, dates).
+POOL = 40  # values per distinct leaf schema
+
+
+@lru_cache(maxsize=None)
+def _pool(text: str) -> tuple:
+    """Values of the leaf schema `text`, drawn once by hypothesis (fixed seed), without repeats."""
+    values: dict[str, Any] = {}
+
+    @settings(max_examples=POOL, derandomize=True, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(_leaf(text))
+    def collect(value):
+        values.setdefault(json.dumps(value), value)
+
+    collect()
+    return tuple(values.values())
+
+
+_POOLS: dict[int, tuple[dict, tuple]] = {}  # id of a schema node -> (the node, kept alive; its pool)
+
+
+def pool(node: dict) -> tuple:
+    if id(node) not in _POOLS:
+        _POOLS[id(node)] = node, _pool(json.dumps({k: v for k, v in node.items() if k != "description"}, sort_keys=True))
+    return _POOLS[id(node)][1]
+
+
+Pick = Callable[[random.Random], Any]
+
+
+def walk_random(node: dict, path: str, overrides: dict[str, Pick], rng: random.Random) -> Any:
+    """A value for the schema `node` at `path`, drawn with `rng`: `walk`'s shapes, as a value."""
+    if path in overrides:
+        return overrides[path](rng)
+    if node.get("type") == "object" and "properties" in node:
+        props, required = node["properties"], [k for k in node.get("required", []) if k in node["properties"]]
+        keys = required + [k for k in props if k not in required and rng.random() < 0.5]
+        return {k: walk_random(props[k], f"{path}.{k}".lstrip("."), overrides, rng) for k in keys}
+    if node.get("type") == "object" and isinstance(node.get("additionalProperties"), dict):
+        keys = [rng.choice(pool(_id_schema())) for _ in range(rng.randint(0, 3))]
+        return {k: walk_random(node["additionalProperties"], path + "{}", overrides, rng) for k in keys}
+    if node.get("type") == "array" and isinstance(node.get("items"), dict):
+        low = node.get("minItems", 0)
+        n = rng.randint(low, min(node.get("maxItems", MAX_ITEMS), max(MAX_ITEMS, low)))
+        return [walk_random(node["items"], path + "[]", overrides, rng) for _ in range(n)]
+    return rng.choice(pool(node))
+
+
+@lru_cache(maxsize=None)
+def _random_parts() -> tuple[dict[str, Pick], list[str]]:
+    s = schema()
+    overrides: dict[str, Pick] = {path: (lambda rng: Ref(rng.randint(0, 2))) for path in _checkpoint_paths(s)}
+    ledes = tuple(t for t in pool(s["properties"]["report"]["properties"]["lede"]) if not t.endswith(".md"))
+    overrides["report.lede"] = lambda rng: rng.choice(ledes)
+    optional = [k for k in s["properties"] if k not in s["required"] and s["properties"][k].get("type") == "object"]
+    return overrides, optional
+
+
+def random_receipt(rng: random.Random) -> dict:
+    """What `receipts()` draws, from a seeded random.Random: a receipt the schema accepts, made meaningful."""
+    s = schema()
+    overrides, optional = _random_parts()
+    receipt = {"schema_version": 1, "report": walk_random(s["properties"]["report"], "report", overrides, rng)}
+    for name in optional:
+        if rng.random() < 0.5:
+            receipt[name] = walk_random(s["properties"][name], name, overrides, rng)
+    if rng.random() < 0.5:
+        receipt["illustrative"] = rng.choice(pool(s["properties"]["illustrative"]))
+    respect_meaning(receipt, Choices(rng=rng))
+    return receipt
+
+
+class Choices:
+    """The choices `respect_meaning` makes, by hypothesis's `draw` or by a random.Random."""
+
+    def __init__(self, draw=None, rng: random.Random | None = None):
+        self.draw, self.rng = draw, rng
+
+    def one_of(self, values: Sequence) -> Any:
+        return self.draw(st.sampled_from(values)) if self.draw else self.rng.choice(values)
+
+    def ratio(self) -> float:
+        """A candidate/baseline ratio: often one beside an edge of the band or of the scale."""
+        if self.draw:
+            return self.draw(st.sampled_from(EDGE_RATIOS) | st.floats(0.2, 4.0))
+        return self.rng.choice(EDGE_RATIOS) if self.rng.random() < 0.5 else self.rng.uniform(0.2, 4.0)
 
 
 def _checkpoint_paths(node: dict, path: str = "") -> list[str]:
@@ -141,7 +239,7 @@ def _resolve_refs(node: Any, checkpoints: list[str]) -> None:
             _resolve_refs(v, checkpoints)
 
 
-def respect_meaning(r: dict, draw) -> None:
+def respect_meaning(r: dict, draw: Choices) -> None:
     """Makes the drawn receipt meaningful in place: what sitegen's meaning checks require."""
     r["report"]["checkpoints"] = _unique(r["report"]["checkpoints"], lambda c: anchor_key(c["id"]))
     _resolve_refs(r, [c["id"] for c in r["report"]["checkpoints"]])
@@ -162,7 +260,7 @@ def _precision(p: dict, missing: set, draw) -> None:
     measures = {m["id"]: m for m in p["measures"]}
     results = []
     for res in _unique(p["results"], lambda x: (x["checkpoint"], x["measure"])):
-        res["measure"] = res["measure"] if res["measure"] in measures else draw(st.sampled_from(sorted(measures)))
+        res["measure"] = res["measure"] if res["measure"] in measures else draw.one_of(sorted(measures))
         if any((res["checkpoint"], x["measure"]) == (res["checkpoint"], res["measure"]) for x in results):
             continue
         m = measures[res["measure"]]
@@ -180,8 +278,8 @@ def _precision(p: dict, missing: set, draw) -> None:
         if "baseline" not in res and "candidate" not in res:
             continue
         if "baseline" in res and "candidate" in res:
-            d = draw(st.sampled_from((0.0, 0.25, -0.25, 1.5, -1.5, 1e-4)))
-            low, high = sorted((d - draw(st.sampled_from((0.0, 0.1, 0.3, 2.0))), d + draw(st.sampled_from((0.0, 0.1, 0.3, 2.0)))))
+            d = draw.one_of((0.0, 0.25, -0.25, 1.5, -1.5, 1e-4))
+            low, high = sorted((d - draw.one_of((0.0, 0.1, 0.3, 2.0)), d + draw.one_of((0.0, 0.1, 0.3, 2.0))))
             res["difference"], res["interval"] = d, [low, high]
         else:
             res.pop("difference", None)
@@ -196,7 +294,7 @@ def _speed(s: dict, missing: set, draw) -> None:
     for c in cells:
         base = min(max(abs(c["baseline"]["rate"]), 0.5), 1e6)
         c["baseline"]["rate"] = base
-        c["candidate"]["rate"] = base * draw(st.sampled_from(EDGE_RATIOS) | st.floats(0.2, 4.0))
+        c["candidate"]["rate"] = base * draw.ratio()
     s["cells"] = cells
     if "ttft" in s:
         s["ttft"] = _unique([t for t in s["ttft"] if not {(t["checkpoint"], "baseline"), (t["checkpoint"], "candidate")} & missing],
@@ -217,8 +315,8 @@ def _long_outputs(lo: dict, missing: set, draw) -> None:
     arms = [a["id"] for a in lo["arms"]]
     replies = []
     for x in lo["replies"] if arms else []:
-        x["arm"] = x["arm"] if x["arm"] in arms else draw(st.sampled_from(arms))
-        x["cap"] = x["cap"] if x["cap"] in lo["caps"] else draw(st.sampled_from(lo["caps"]))
+        x["arm"] = x["arm"] if x["arm"] in arms else draw.one_of(arms)
+        x["cap"] = x["cap"] if x["cap"] in lo["caps"] else draw.one_of(lo["caps"])
         x["reply_tokens"] = min(x["reply_tokens"], x["cap"])
         x["thinking_tokens"] = min(x["thinking_tokens"], x["reply_tokens"])
         if x["finished"]:

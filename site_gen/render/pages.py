@@ -56,6 +56,7 @@ def theme_dir(name: str) -> Path:
     return Path(site_gen.__file__).resolve().parent.parent / name
 
 
+@lru_cache(maxsize=1 << 16)  # posixpath.relpath asks the OS for the working folder: each page makes dozens of links
 def rel(from_url: str, to_url: str) -> str:
     """Relative link between two site paths, so the site works from any sub-path and from file://."""
     target, _, anchor = to_url.partition("#")
@@ -188,6 +189,7 @@ class ReportPages:
         self.warnings: list[str] = []
         self._views: dict[str, Any] = {}
         self._share_meta: dict[str, Any] | None = None
+        self._tables: dict[str, pd.DataFrame] | None = None
         md.check_receipt_budget(receipt_texts(a.report), a.report.file)
 
     def url(self, key: str) -> str | None:
@@ -231,6 +233,13 @@ class ReportPages:
         if self._share_meta is None:
             self._share_meta = publish.share_meta(self.a, self.config)
         return self._share_meta
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The report's CSV tables, made once: every page links them, the numbers page lists them."""
+        if self._tables is None:
+            self._tables = csv_tables(self.a)
+        return self._tables
 
     def view(self, name: str, mdx: Callable[..., Markup]) -> Any:
         """A section's display data, computed once per report and shared by every page that shows it.
@@ -301,7 +310,7 @@ class ReportPages:
             "nav": nav,
             "links": {k: rel(page_url, self.base + f) for k, _, f in self.sections},
             "summary_json": rel(page_url, self.base + "SUMMARY.json"),
-            "csv": {name: rel(page_url, self.base + f"csv/{name}.csv") for name in csv_tables(a)},
+            "csv": {name: rel(page_url, self.base + f"csv/{name}.csv") for name in self.tables},
             "band": f"\u00b1{a.band * 100:g}%",
             "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
             "number_word": views.number_word,
@@ -330,7 +339,7 @@ class ReportPages:
             ctx["receipt"] = {"file": "SUMMARY.json", "sha256": r.sha256, "size": fmt.thousands(r.size)}
             ctx["sources"] = (r.data.get("provenance") or {}).get("sources", [])
             ctx["tables"] = [{"name": n, "url": ctx["csv"][n], "rows": len(t), "columns": ", ".join(map(str, t.columns))}
-                             for n, t in csv_tables(a).items()]
+                             for n, t in self.tables.items()]
         return ctx
 
     def page(self, key: str, title: str, file: str) -> Page:
@@ -346,7 +355,7 @@ class ReportPages:
     def files(self) -> dict[str, bytes]:
         # The bytes that were validated and hashed, not a second read that may differ.
         out = {self.base + "SUMMARY.json": self.a.report.raw or self.a.report.file.read_bytes()}
-        for name, table in csv_tables(self.a).items():
+        for name, table in self.tables.items():
             out[self.base + f"csv/{name}.csv"] = csv_bytes(table)
         return out
 
