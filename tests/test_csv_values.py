@@ -33,3 +33,9 @@ def test_example_csv_files_carry_no_float_noise(example_site):
     assert (folder / "kv-pool.csv").read_text().splitlines()[:2] == [
         "checkpoint,baseline,candidate,ratio (4 decimals)", "K3.25,4762898,5799424,1.2176"]
     assert ",8192,8192," in (folder / "long-outputs.csv").read_text()
+
+
+def test_a_ratio_too_large_for_its_decimals_is_written_as_measured_not_inf():
+    """pandas rounds by scaling up: near the float limit that overflowed to inf."""
+    frame = fmt.csv_ratios(pd.DataFrame({"ratio": [1.23456789, 1e306, float("nan")]}), "ratio")
+    assert frame.iloc[:, 0].tolist()[:2] == [1.2346, 1e306]

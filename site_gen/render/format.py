@@ -173,8 +173,19 @@ def csv_number(value: float) -> float | int:
     return float(f"{value:.12g}")
 
 
+def _rounded(values):
+    """`values` to RATIO_DECIMALS. pandas rounds by scaling up, which overflows to inf near the
+    float limit: a value too large to carry those decimals anyway is kept as it is."""
+    small = values.abs() < 1e15
+    if small.all():
+        return values.round(RATIO_DECIMALS)
+    out = values.copy()
+    out[small] = values[small].round(RATIO_DECIMALS)
+    return out
+
+
 def csv_ratios(frame, *columns: str):
     """`frame` with the computed ratio `columns` rounded to RATIO_DECIMALS, headed `ratio (4 decimals)`."""
     present = [c for c in columns if c in frame.columns]
-    return frame.assign(**{c: frame[c].round(RATIO_DECIMALS) for c in present}).rename(
+    return frame.assign(**{c: _rounded(frame[c]) for c in present}).rename(
         columns={c: f"{c} ({RATIO_DECIMALS} decimals)" for c in present})
