@@ -53,24 +53,36 @@ def project(folder: Path, *, plugin: bool, reports: int = 0, figure: bool = Fals
     return folder
 
 
+BYTECODE = True  # --no-bytecode: keep PYTHONDONTWRITEBYTECODE as the environment has it
+
+
 def environment(folder: Path) -> dict[str, str]:
-    """The environment of a build in `folder`: that site's own sitegen cache, no MkDocs 2 notice."""
+    """The environment of a build in `folder`: that site's own sitegen cache, no MkDocs 2 notice;
+    and Python writing bytecode, as for an installed package (pip compiles MkDocs' and pandas'
+    at install; PYTHONDONTWRITEBYTECODE would have sitegen's modules compiled in every process)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "XDG_CACHE_HOME": str(folder / "cache")}
     env.pop("SITEGEN_NO_CACHE", None)
+    if BYTECODE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
-def build_times(folder: Path, runs: int) -> tuple[float, float, float, float]:
-    """The first build's wall time (s), then the median wall time, median peak memory (MB) and
-    median CPU time (s) of `runs` builds after it, each `mkdocs build` in a new process."""
-    times, peaks, cpu = [], [], []
+def build_once(folder: Path) -> tuple[float, float, float]:
+    """Wall time (s), peak memory (MB) and CPU time (s) of one `mkdocs build` in a new process."""
+    out = subprocess.run([sys.executable, "-c", TIMED, sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site"],
+                         cwd=folder, capture_output=True, text=True, check=True, env=environment(folder)).stdout.split()
+    return float(out[0]), int(out[1]) / 1024, float(out[2])
+
+
+def build_times(folders: list[Path], runs: int) -> list[tuple[float, float, float, float]]:
+    """For each site: its first build's wall time (s), then the median wall time, median peak
+    memory (MB) and median CPU time (s) of `runs` builds after it. The sites take turns, so that
+    a change in the machine's load falls on each of them alike."""
+    samples: list[list[tuple[float, float, float]]] = [[] for _ in folders]
     for _ in range(runs + 1):
-        out = subprocess.run([sys.executable, "-c", TIMED, sys.executable, "-m", "mkdocs", "build", "-q", "-d", "site"],
-                             cwd=folder, capture_output=True, text=True, check=True, env=environment(folder)).stdout.split()
-        times.append(float(out[0]))
-        peaks.append(int(out[1]) / 1024)
-        cpu.append(float(out[2]))
-    return times[0], statistics.median(times[1:]), statistics.median(peaks[1:]), statistics.median(cpu[1:])
+        for folder, out in zip(folders, samples):
+            out.append(build_once(folder))
+    return [(s[0][0], *(statistics.median(x[i] for x in s[1:]) for i in range(3))) for s in samples]
 
 
 def free_port() -> int:
@@ -127,22 +139,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--edits", type=int, default=3)
     parser.add_argument("--no-serve", action="store_true", help="only the builds")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE if set (sitegen's modules compiled in every build)")
     args = parser.parse_args(argv)
+    global BYTECODE
+    BYTECODE = not args.no_bytecode
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        plain = build_times(project(tmp / "plain", plugin=False), args.runs)
-        empty = build_times(project(tmp / "plugin", plugin=True), args.runs)
-        one = build_times(project(tmp / "one", plugin=True, reports=1), args.runs)
-        print(f"mkdocs build, 2 pages, median of {args.runs} after a first build (load average {os.getloadavg()[0]:.1f}):")
+        plain, empty, one = build_times([project(tmp / "plain", plugin=False), project(tmp / "plugin", plugin=True),
+                                         project(tmp / "one", plugin=True, reports=1)], args.runs)
+        compiled = "" if BYTECODE or not os.environ.get("PYTHONDONTWRITEBYTECODE") else ", no bytecode written"
+        print(f"mkdocs build, 2 pages, median of {args.runs} after a first build (load average "
+              f"{os.getloadavg()[0]:.1f}{compiled}):")
         print("                           wall     CPU      memory  added wall (CPU)")
-        print(f"  without the plugin       {plain[1]:.2f} s   {plain[3]:.2f} s   {plain[2]:.0f} MB   (first build {plain[0]:.2f} s)")
-        print(f"  with it, no reports      {empty[1]:.2f} s   {empty[3]:.2f} s   {empty[2]:.0f} MB   "
-              f"{empty[1] - plain[1]:+.2f} s ({empty[3] - plain[3]:+.2f} s)")
-        cost = one[1] - plain[1]
-        print(f"  with it, one report      {one[1]:.2f} s   {one[3]:.2f} s   {one[2]:.0f} MB   {cost:+.2f} s "
-              f"({one[3] - plain[3]:+.2f} s)   (first build {one[0]:.2f} s, {one[0] - plain[0]:+.2f} s)")
-        print(f"fixed cost of the plugin with one report: {cost:+.2f} s wall, {one[3] - plain[3]:+.2f} s CPU; "
-              f"goal under {GOAL} s: {'met' if max(cost, one[3] - plain[3]) < GOAL else 'NOT met'}")
+        for name, (first, wall, mb, cpu) in (("without the plugin", plain), ("with it, no reports", empty),
+                                             ("with it, one report", one)):
+            added = f"{wall - plain[1]:+.2f} s ({cpu - plain[3]:+.2f} s)" if name != "without the plugin" else "       "
+            print(f"  {name:24s} {wall:.2f} s   {cpu:.2f} s   {mb:3.0f} MB   {added}   (first build {first:.2f} s)")
+        wall, cpu = one[1] - plain[1], one[3] - plain[3]
+        print(f"fixed cost of the plugin with one report: {wall:+.2f} s wall, {cpu:+.2f} s CPU; "
+              f"goal under {GOAL} s: {'met' if max(wall, cpu) < GOAL else 'NOT met'}")
         if not args.no_serve:
             for dirty in (False, True):
                 folder = project(tmp / f"serve-{dirty}", plugin=True, reports=1, figure=True)
