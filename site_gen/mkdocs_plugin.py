@@ -193,10 +193,10 @@ SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),
                            {name: _Option(name, option) for name, option in PLUGIN_OPTIONS.items()})
 
 
-# The plugin's own entries in the persistent cache (site_gen/cache.py): every report's part of the
-# site under a hash of all it is made from; a docs page's blocks and figures under that hash, its
-# markdown and where it stands.
-_REPORTS_KIND, _PAGES_KIND = "mkdocs-reports", "mkdocs-pages"
+# The plugin's own entries in the persistent cache (site_gen/cache.py): each report's part of the
+# site under a hash of all it is made from; the list of them (and the History page) under a hash of
+# the receipts folder; a docs page's blocks and figures under that hash, its markdown and place.
+_REPORT_KIND, _SET_KIND, _PAGES_KIND = "mkdocs-report", "mkdocs-reports", "mkdocs-pages"
 _PAGE_FIELDS = {"src": str, "url": str, "title": str, "nav": str, "charts": bool, "content": str}
 _REPORT_FIELDS = {"id": str, "title": str, "version": list, "pages": list, "files": list, "warnings": list,
                   "load_warnings": list}
@@ -207,18 +207,19 @@ def _valid_page(p: object) -> bool:
             and isinstance(p.get("section"), (str, type(None))))
 
 
-def _valid_entry(head: dict, files: dict[str, bytes]) -> bool:
-    """Whether a cache entry has the shape the plugin reads (a checksum guards its bytes, not an
-    older sitegen's layout)."""
-    reports, history = head.get("reports"), head.get("history")
-    if not isinstance(reports, list) or not (history is None or _valid_page(history)):
-        return False
-    for r in reports:
-        if not (isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in _REPORT_FIELDS.items())
-                and all(map(_valid_page, r["pages"])) and all(isinstance(w, str) for w in r["warnings"] + r["load_warnings"])
-                and all(isinstance(f, str) and f in files for f in r["files"])):
-            return False
-    return True
+def _valid_record(r: object, files: dict[str, bytes]) -> bool:
+    """Whether a report's cache entry has the shape the plugin reads (a checksum guards its bytes,
+    not an older sitegen's layout)."""
+    return (isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in _REPORT_FIELDS.items())
+            and all(map(_valid_page, r["pages"])) and all(isinstance(w, str) for w in r["warnings"] + r["load_warnings"])
+            and all(isinstance(f, str) and f in files for f in r["files"]))
+
+
+def _cached_report(name: str | None) -> tuple[dict, dict[str, bytes]] | None:
+    entry = cache.unpack(cache.read(_REPORT_KIND, name) if name else None)
+    if entry is None or not _valid_record(entry[0].get("record"), entry[1]):
+        return None
+    return entry[0]["record"], entry[1]
 
 
 class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
@@ -315,40 +316,69 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         process, or in the persistent cache), else made again, reusing every report whose receipt
         and lede did not change. `self.changed` names the reports whose version changed."""
         before = {r["id"]: r["version"] for r in self.records}
-        key = self._set_key() if any_folder else None
+        base = self._cache_base() if any_folder else None
+        key = self._set_key(base)
         if not any_folder:
             self.records, self.files, self.history = [], {}, None
         elif key is None or key != self.set_key:
-            entry = cache.unpack(cache.read(_REPORTS_KIND, key)) if key else None
-            if entry is not None and _valid_entry(*entry):
-                self.records, self.files, self.history = entry[0]["reports"], entry[1], entry[0]["history"]
-            else:
-                self._make()
-                if key:
-                    cache.write(_REPORTS_KIND, key, cache.pack({"reports": self.records, "history": self.history}, self.files))
+            if not self._from_cache(key):
+                names = self._make(base)
+                if key and None not in names:
+                    cache.write(_SET_KIND, key, json.dumps({"reports": names, "history": self.history}).encode("utf-8"))
         self.set_key = key
         after = {r["id"]: r["version"] for r in self.records}
         self.changed = {rid for rid in before.keys() | after.keys() if before.get(rid) != after.get(rid)}
 
-    def _set_key(self) -> str | None:
-        """The persistent cache's name for the reports' records: a hash of the receipts folder,
-        the custom_dir, sitegen's code and theme, the installed packages and the options; None
-        when one of them cannot be hashed (a symbolic link, a section from outside sitegen)."""
+    def _cache_base(self) -> str | None:
+        """What every cache entry of this build is made under besides its receipts (sitegen's code
+        and theme, the installed packages, the options); None when the cache is off or a section
+        comes from outside sitegen."""
         from site_gen import report_cache, site_cache
 
-        assert self.sg is not None
         code = report_cache.code_hash()
         if code is None or cache.folder() is None:
             return None
+        try:
+            site_cache.check_sections()
+        except site_cache.Unsuitable:
+            return None
+        return cache.key("mkdocs", code, site_cache.packages(), self._env())
+
+    def _set_key(self, base: str | None) -> str | None:
+        """The name of the list of reports: a hash of the receipts folder and the custom_dir
+        under `base`; None when one cannot be hashed (a symbolic link)."""
+        from site_gen import site_cache
+
+        if base is None:
+            return None
+        assert self.sg is not None
         h = hashlib.sha256()
         try:
             for root in (self.sg.data_dir, self.sg.custom_dir):
                 h.update(b"\1tree")
                 site_cache.hash_tree(root, h)
-            site_cache.check_sections()
         except (site_cache.Unsuitable, OSError):
             return None
-        return cache.key(_REPORTS_KIND, code, h.hexdigest(), site_cache.packages(), self._env())
+        return cache.key(_SET_KIND, base, h.hexdigest())
+
+    def _from_cache(self, key: str | None) -> bool:
+        """Takes the records of an earlier build with the same inputs, if the cache holds them all."""
+        try:
+            head = json.loads(cache.read(_SET_KIND, key) or b"null") if key else None
+        except ValueError:
+            return False
+        if not (isinstance(head, dict) and isinstance(head.get("reports"), list)
+                and (head.get("history") is None or _valid_page(head["history"]))):
+            return False
+        records, files = [], {}
+        for name in head["reports"]:
+            got = _cached_report(name) if isinstance(name, str) else None
+            if got is None:
+                return False
+            records.append(got[0])
+            files.update(got[1])
+        self.records, self.files, self.history = records, files, head["history"]
+        return True
 
     @property
     def analyses(self) -> list[Analysis]:
@@ -365,20 +395,30 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             self._analyses = settle([self.store.analysis(r) for r in self.store.reports()])
         return self._analyses
 
-    def _make(self) -> None:
-        """The records from the analyses, each report's kept while its version holds."""
+    def _make(self, base: str | None) -> list[str | None]:
+        """The records from the analyses, each report's kept while its version holds (in this
+        process, or in the persistent cache); the names of their cache entries."""
         analyses = self.analyses
-        self.records, self.files = [], {}
+        self.records, self.files, names = [], {}, []
         for a in analyses:
-            version = [a.report.sha256, hashlib.sha256(a.report.lede.encode("utf-8", "surrogatepass")).hexdigest()]
-            made = self.made.get(a.report.id)
+            r = a.report
+            version = [r.sha256, hashlib.sha256(r.lede.encode("utf-8", "surrogatepass")).hexdigest()]
+            name = cache.key(_REPORT_KIND, base, r.id, version) if base else None
+            made = self.made.get(r.id)
             if made is None or made[0] != version:
-                made = self.made[a.report.id] = (version, *self._record(a, version))
+                got = _cached_report(name)
+                if got is None or got[0]["id"] != r.id or got[0]["version"] != version:
+                    got = self._record(a, version)
+                    if name:
+                        cache.write(_REPORT_KIND, name, cache.pack({"record": got[0]}, got[1]))
+                made = self.made[r.id] = (version, *got)
             self.records.append(made[1])
             self.files.update(made[2])
+            names.append(name)
         for rid in set(self.made) - {a.report.id for a in analyses}:
             del self.made[rid]
         self.history = self._history_page(analyses) if len(analyses) > 1 else None
+        return names
 
     def _record(self, a: Analysis, version: list) -> tuple[dict, dict[str, bytes]]:
         """One report's pages, rendered as the plugin shows them, and its files."""

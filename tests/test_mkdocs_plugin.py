@@ -417,8 +417,9 @@ def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
     from site_gen import cache
 
     root, first, where = cached_project
-    entries = {kind: sorted(p for p in (where / kind).rglob("*") if p.is_file()) for kind in ("mkdocs-reports", "mkdocs-pages")}
-    assert entries["mkdocs-reports"] and len(entries["mkdocs-pages"]) == 2  # index.md and kv.md
+    kinds = ("mkdocs-report", "mkdocs-reports", "mkdocs-pages")
+    entries = {kind: sorted(p for p in (where / kind).rglob("*") if p.is_file()) for kind in kinds}
+    assert [len(entries[k]) for k in kinds] == [1, 1, 2]  # the report; the list of reports; index.md and kv.md
     for paths in entries.values():
         for path in paths:
             blob = bytearray(path.read_bytes())
@@ -426,12 +427,13 @@ def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
             path.write_bytes(bytes(blob))
     _build_here(root, root / "damaged")
     assert _files(root / "damaged") == _files(first)
+    foreign = {"mkdocs-report": cache.pack({"record": {"id": 1}}, {}), "mkdocs-reports": b'{"reports": [1]}',
+               "mkdocs-pages": json.dumps({"markdown": 1, "used": [], "used_all": False}).encode()}
     cache.configure(where)
     try:
-        for path in entries["mkdocs-reports"]:
-            cache.write("mkdocs-reports", path.name, cache.pack({"reports": [{"id": 1}], "history": None}, {}))
-        for path in entries["mkdocs-pages"]:
-            cache.write("mkdocs-pages", path.name, json.dumps({"markdown": 1, "used": [], "used_all": False}).encode())
+        for kind, paths in entries.items():
+            for path in paths:
+                cache.write(kind, path.name, foreign[kind])
     finally:
         cache.configure()
     _build_here(root, root / "foreign")
