@@ -247,7 +247,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.store: ReportStore | None = None
         self._store_env: str | None = None
         self._analyses: list[Analysis] | None = None
-        self.made: dict[str, tuple[list, dict, dict[str, bytes]]] = {}
+        self.made: dict[str, tuple[tuple, dict, dict[str, bytes]]] = {}
         self.uses: dict[str, tuple[set[str], bool]] = {}
         self.changed: set[str] = set()
         self.dirty = False
@@ -330,23 +330,26 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.changed = {rid for rid in before.keys() | after.keys() if before.get(rid) != after.get(rid)}
 
     def _cache_base(self) -> str | None:
-        """What every cache entry of this build is made under besides its receipts (sitegen's code
-        and theme, the installed packages, the options); None when the cache is off or a section
-        comes from outside sitegen."""
+        """What every cache entry of this build is made under besides its receipts: sitegen's code
+        and theme, the custom_dir's files, the installed packages, the options; None when the cache
+        is off or one of them cannot be told (a symbolic link, a section from outside sitegen)."""
         from site_gen import report_cache, site_cache
 
         code = report_cache.code_hash()
         if code is None or cache.folder() is None:
             return None
+        assert self.sg is not None
+        h = hashlib.sha256()
         try:
+            site_cache.hash_tree(self.sg.custom_dir, h)
             site_cache.check_sections()
-        except site_cache.Unsuitable:
+        except (site_cache.Unsuitable, OSError):
             return None
-        return cache.key("mkdocs", code, site_cache.packages(), self._env())
+        return cache.key("mkdocs", code, h.hexdigest(), site_cache.packages(), self._env())
 
     def _set_key(self, base: str | None) -> str | None:
-        """The name of the list of reports: a hash of the receipts folder and the custom_dir
-        under `base`; None when one cannot be hashed (a symbolic link)."""
+        """The name of the list of reports: a hash of the receipts folder under `base`; None when
+        it cannot be hashed (a symbolic link)."""
         from site_gen import site_cache
 
         if base is None:
@@ -354,9 +357,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         assert self.sg is not None
         h = hashlib.sha256()
         try:
-            for root in (self.sg.data_dir, self.sg.custom_dir):
-                h.update(b"\1tree")
-                site_cache.hash_tree(root, h)
+            site_cache.hash_tree(self.sg.data_dir, h)
         except (site_cache.Unsuitable, OSError):
             return None
         return cache.key(_SET_KIND, base, h.hexdigest())
@@ -405,13 +406,14 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             version = [r.sha256, hashlib.sha256(r.lede.encode("utf-8", "surrogatepass")).hexdigest()]
             name = cache.key(_REPORT_KIND, base, r.id, version) if base else None
             made = self.made.get(r.id)
-            if made is None or made[0] != version:
+            # (A custom_dir edit under `mkdocs serve` changes `base`: the pages are made again.)
+            if made is None or made[0] != (base, version):
                 got = _cached_report(name)
                 if got is None or got[0]["id"] != r.id or got[0]["version"] != version:
                     got = self._record(a, version)
                     if name:
                         cache.write(_REPORT_KIND, name, cache.pack({"record": got[0]}, got[1]))
-                made = self.made[r.id] = (version, *got)
+                made = self.made[r.id] = ((base, version), *got)
             self.records.append(made[1])
             self.files.update(made[2])
             names.append(name)

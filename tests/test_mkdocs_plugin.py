@@ -438,3 +438,16 @@ def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
         cache.configure()
     _build_here(root, root / "foreign")
     assert _files(root / "foreign") == _files(first)
+
+
+def test_a_custom_dir_edit_is_never_served_from_the_cache(cached_project):
+    """A template the custom_dir overrides is part of every report page's cache entry's name: after
+    an edit to it, a new build renders the report pages with the edited template."""
+    root, _, _ = cached_project
+    (root / "theme").mkdir()
+    (root / "mkdocs.yml").write_text(CONFIG + "      custom_dir: theme\n")
+    overview = root / "site" / "reports" / REPORT / "index.html"
+    for mark in ("first-edit", "second-edit"):
+        (root / "theme" / "_illustrative.html").write_text(f'<p class="{mark}">Illustrative.</p>\n')
+        _build_here(root, root / "site")
+        assert f'class="{mark}"' in overview.read_text()
