@@ -377,9 +377,13 @@ KV = "# KV\n\nThe KV pool is {{ kv_ratio checkpoint=K4 }}.\n\n```sitegen\nblock:
 
 
 def _build_here(root: Path, site: Path) -> None:
+    """`mkdocs build` in this process, with a new plugin as a new process has (MkDocs keeps a plugin
+    that has on_startup, and so its memory, for every later build of the process)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
+    from mkdocs.config.defaults import MkDocsConfig
 
+    dict(MkDocsConfig._schema)["plugins"].plugin_cache.pop("sitegen", None)
     build(load_config(str(root / "mkdocs.yml"), site_dir=str(site)))
 
 
@@ -389,15 +393,18 @@ def _files(site: Path) -> dict[str, bytes]:
             for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture
-def cached_project(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def cached_project(tmp_path_factory):
     """A one-report site (home page with the reports' table, a page of figures and a block) built once
-    in this process, with a cache folder of its own: (project, its site, the cache folder)."""
-    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    root = make_project(tmp_path / "p", {"index.md": INDEX, "kv.md": KV})
-    _build_here(root, root / "first")
-    return root, root / "first", tmp_path / "cache" / "sitegen"
+    in this process, with a cache folder of its own: (project, its site, the cache folder). Tests
+    that change the project or the cache put them back as they found them."""
+    tmp = tmp_path_factory.mktemp("cached")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NO_MKDOCS_2_WARNING", "1")
+        mp.setenv("XDG_CACHE_HOME", str(tmp / "cache"))
+        root = make_project(tmp / "p", {"index.md": INDEX, "kv.md": KV})
+        _build_here(root, root / "first")
+        yield root, root / "first", tmp / "cache" / "sitegen"
 
 
 def test_a_build_with_nothing_changed_takes_the_reports_from_the_cache_without_pandas(cached_project):
@@ -429,15 +436,18 @@ def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
     assert _files(root / "damaged") == _files(first)
     foreign = {"mkdocs-report": cache.pack({"record": {"id": 1}}, {}), "mkdocs-reports": b'{"reports": [1]}',
                "mkdocs-pages": json.dumps({"markdown": 1, "used": [], "used_all": False}).encode()}
-    cache.configure(where)
-    try:
-        for kind, paths in entries.items():
-            for path in paths:
-                cache.write(kind, path.name, foreign[kind])
-    finally:
-        cache.configure()
-    _build_here(root, root / "foreign")
-    assert _files(root / "foreign") == _files(first)
+    # The reports' list first left whole, so that the entries it names are read; then it alone foreign.
+    for round_kinds in (("mkdocs-report", "mkdocs-pages"), ("mkdocs-reports",)):
+        cache.configure(where)
+        try:
+            for kind in round_kinds:
+                for path in entries[kind]:
+                    cache.write(kind, path.name, foreign[kind])
+        finally:
+            cache.configure()
+        _build_here(root, root / "foreign")
+        assert _files(root / "foreign") == _files(first)
+        assert all(cache.read(kind, p.name) not in (None, foreign[kind]) for kind, paths in entries.items() for p in paths)
 
 
 def test_a_custom_dir_edit_is_never_served_from_the_cache(cached_project):
@@ -447,7 +457,10 @@ def test_a_custom_dir_edit_is_never_served_from_the_cache(cached_project):
     (root / "theme").mkdir()
     (root / "mkdocs.yml").write_text(CONFIG + "      custom_dir: theme\n")
     overview = root / "site" / "reports" / REPORT / "index.html"
-    for mark in ("first-edit", "second-edit"):
-        (root / "theme" / "_illustrative.html").write_text(f'<p class="{mark}">Illustrative.</p>\n')
-        _build_here(root, root / "site")
-        assert f'class="{mark}"' in overview.read_text()
+    try:
+        for mark in ("first-edit", "second-edit"):
+            (root / "theme" / "_illustrative.html").write_text(f'<p class="{mark}">Illustrative.</p>\n')
+            _build_here(root, root / "site")
+            assert f'class="{mark}"' in overview.read_text()
+    finally:
+        (root / "mkdocs.yml").write_text(CONFIG)
