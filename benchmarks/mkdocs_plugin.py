@@ -36,7 +36,8 @@ FIGURE = "The KV pool on K4 is {{ kv_ratio report=cuteafd-v4.0.0 checkpoint=K4 }
 # time (user and system: on a busy machine a steadier measure than the wall time).
 TIMED = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
          "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
-         "u = resource.getrusage(resource.RUSAGE_CHILDREN); print(time.perf_counter() - t, u.ru_maxrss, u.ru_utime + u.ru_stime)")
+         "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+         "print(time.perf_counter() - t, u.ru_maxrss, u.ru_utime + u.ru_stime)")
 
 
 def project(folder: Path, *, plugin: bool, reports: int = 0, figure: bool = False) -> Path:
