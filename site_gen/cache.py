@@ -10,6 +10,7 @@ hand edit) reads as missing and is made again, never used. Writing the cache nev
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import tempfile
@@ -90,3 +91,30 @@ def write(kind: str, name: str, payload: bytes) -> None:
             raise
     except OSError:
         pass  # a read-only or full cache folder: the build goes on without it
+
+
+def pack(head: dict, files: dict[str, bytes]) -> bytes:
+    """A JSON-able `head` and named files as one entry's bytes (`unpack` reads them back)."""
+    names = sorted(files)
+    meta = json.dumps({"head": head, "names": names, "lengths": [len(files[n]) for n in names]},
+                      sort_keys=True).encode("utf-8")
+    return len(meta).to_bytes(8, "big") + meta + b"".join(files[n] for n in names)
+
+
+def unpack(blob: bytes | None) -> tuple[dict, dict[str, bytes]] | None:
+    """(head, files) of bytes `pack` made, or None when they are not such bytes."""
+    if blob is None:
+        return None
+    try:
+        size = int.from_bytes(blob[:8], "big")
+        meta = json.loads(blob[8:8 + size])
+        head, names, lengths = meta["head"], meta["names"], meta["lengths"]
+        files, at = {}, 8 + size
+        for name, length in zip(names, lengths, strict=True):
+            files[name] = blob[at:at + length]
+            at += length
+        if at != len(blob) or not isinstance(head, dict):
+            return None
+    except (ValueError, KeyError, TypeError):
+        return None
+    return head, files

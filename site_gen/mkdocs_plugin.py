@@ -4,16 +4,20 @@
       - sitegen:
           data_dir: data
 
-- on_config: loads and analyses the receipts (the same `load` and `analyse` as `sitegen build`);
-  under `mkdocs serve` (on_startup keeps the instance) a report whose folder did not change is
-  the last build's analysis.
+- on_config: each report's part of the site (its pages rendered, its files), made from the
+  receipts loaded and analysed by the same `ReportStore` and `settle` as `sitegen build` and
+  `sitegen serve`. Under `mkdocs serve` (on_startup keeps the instance) a report whose receipt
+  and lede did not change keeps its part; and a build whose receipts folder, options, theme and
+  sitegen are those of an earlier build takes every part from the persistent cache
+  (site_gen/cache.py), without importing pandas: the plugin's fixed cost on a small site.
 - on_files: adds every report page as a generated page at the path `sitegen build` gives it
   (`reports/ID/speed.html`), the History page (two reports or more), the receipts and CSVs, the
   stylesheet and the scripts, and a home page with the table of reports when the docs have no
   index.md; under `serve --dirty`, marks for rebuilding the docs pages that drew on a changed report.
 - on_page_markdown / on_page_content: sitegen blocks and `{{ … }}` figures of markdown pages
-  become HTML (the same `AuthorBlocks` as `sitegen build`); a report page's content is the
-  report page's own HTML, rendered by the same templates.
+  become HTML (the same `AuthorBlocks` as `sitegen build`; a page expanded by an earlier build
+  from the same markdown and reports is taken from the persistent cache); a report page's content
+  is the report page's own HTML, rendered by the same templates.
 - on_post_page: the chart script on the pages that draw a chart, the dashboard's on the pages
   with the table of reports; on every page when the theme swaps pages in place (Material's
   `navigation.instant`), where the scripts draw each new page on Material's `document$`.
@@ -24,8 +28,9 @@ plugins, and Zensical ignores third-party ones.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import os
+import json
 import posixpath
 import re
 from html import escape, unescape
@@ -38,13 +43,17 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
+from site_gen import cache
 from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, receipt_bytes
 from site_gen.errors import SitegenError
+from site_gen.render.tokens import Expanded
+from site_gen.render.where import rel, report_base
 
 if TYPE_CHECKING:
     from site_gen.analyse.report import Analysis
-    from site_gen.render.docs import AuthorBlocks, Expanded
+    from site_gen.render.docs import AuthorBlocks
     from site_gen.render.pages import Page
+    from site_gen.report_store import ReportStore
 
 # The rest of sitegen (pandas, the schema validator, the templates) is imported when a build has
 # reports to show: a site without any pays for none of it.
@@ -66,20 +75,26 @@ _ROOT = ", ".join(_SCOPES)
 _DARK = ('[data-md-color-scheme="slate"]', '[data-bs-theme="dark"]')
 
 
+_BRACE = re.compile(r"[{}]")
+
+
 def _blocks(css: str) -> list[tuple[str, str]]:
     """Top-level `prelude { body }` pairs of a stylesheet (comments removed)."""
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
-    out, i = [], 0
-    while True:
-        j = css.find("{", i)
-        if j < 0:
-            return out
-        depth, k = 1, j + 1
-        while depth and k < len(css):
-            depth += {"{": 1, "}": -1}.get(css[k], 0)
-            k += 1
-        out.append((css[i:j].strip(), css[j + 1:k - 1]))
-        i = k
+    out, i, depth, start = [], 0, 0, 0
+    for m in _BRACE.finditer(css):
+        if m[0] == "{":
+            depth += 1
+            if depth == 1:
+                start = m.start()
+        elif depth:
+            depth -= 1
+            if not depth:
+                out.append((css[i:start].strip(), css[start + 1:m.start()]))
+                i = m.end()
+    if depth:  # an unclosed block runs to the end (its last character aside, as before)
+        out.append((css[i:start].strip(), css[start + 1:len(css) - 1]))
+    return out
 
 
 def _declarations(body: str) -> dict[str, str]:
@@ -144,7 +159,7 @@ def embed_css(css: str) -> str:
 
 def _static_text(config: Config, name: str) -> str:
     """A file of sitegen's static/ (or the user's custom_dir override of it)."""
-    from site_gen.render.pages import theme_dir
+    from site_gen.render.where import theme_dir
 
     path = config.custom_dir / name if config.custom_dir and (config.custom_dir / name).is_file() else theme_dir("static") / name
     return path.read_text(encoding="utf-8")
@@ -156,16 +171,6 @@ _ABOUT = re.compile(r'<p class="illustrative" id="illustrative"><strong>(About t
 
 def _admonition(m: re.Match) -> str:
     return f'<div class="admonition info" id="illustrative">\n<p class="admonition-title">{m[1]}</p>\n<p>{m[2]}</p>\n</div>'
-
-
-def _digest(folder: Path) -> str:
-    """sha256 of the names and bytes of a report folder's files (its receipt and lede)."""
-    h = hashlib.sha256()
-    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        if entry.is_file():
-            with open(entry.path, "rb") as f:
-                h.update(entry.name.encode("utf-8", "surrogateescape") + b"\0" + hashlib.sha256(f.read()).digest())
-    return h.hexdigest()
 
 
 class _Option(base.BaseConfigOption):
@@ -188,25 +193,61 @@ SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),
                            {name: _Option(name, option) for name, option in PLUGIN_OPTIONS.items()})
 
 
+# The plugin's own entries in the persistent cache (site_gen/cache.py): each report's part of the
+# site under a hash of all it is made from; the list of them (and the History page) under a hash of
+# the receipts folder; a docs page's blocks and figures under that hash, its markdown and place.
+_REPORT_KIND, _SET_KIND, _PAGES_KIND = "mkdocs-report", "mkdocs-reports", "mkdocs-pages"
+_PAGE_FIELDS = {"src": str, "url": str, "title": str, "nav": str, "charts": bool, "content": str}
+_REPORT_FIELDS = {"id": str, "title": str, "version": list, "pages": list, "files": list, "warnings": list,
+                  "load_warnings": list}
+
+
+def _valid_page(p: object) -> bool:
+    return (isinstance(p, dict) and all(isinstance(p.get(k), t) for k, t in _PAGE_FIELDS.items())
+            and isinstance(p.get("section"), (str, type(None))))
+
+
+def _valid_record(r: object, files: dict[str, bytes]) -> bool:
+    """Whether a report's cache entry has the shape the plugin reads (a checksum guards its bytes,
+    not an older sitegen's layout)."""
+    return (isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in _REPORT_FIELDS.items())
+            and all(map(_valid_page, r["pages"])) and all(isinstance(w, str) for w in r["warnings"] + r["load_warnings"])
+            and all(isinstance(f, str) and f in files for f in r["files"]))
+
+
+def _cached_report(name: str | None) -> tuple[dict, dict[str, bytes]] | None:
+    entry = cache.unpack(cache.read(_REPORT_KIND, name) if name else None)
+    if entry is None or not _valid_record(entry[0].get("record"), entry[1]):
+        return None
+    return entry[0]["record"], entry[1]
+
+
 class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     """The sitegen report pages and blocks inside an MkDocs (or ProperDocs) site."""
 
     def __init__(self) -> None:
         self.sg: Config | None = None
-        self.analyses: list[Analysis] = []
+        # Each report's part of the site, newest first: its id, title and version (receipt and
+        # lede hashes), its pages ({src, url, title, nav, section, charts, content}: the content
+        # rendered), the names of its files (receipt, CSVs) and its warnings. `files` holds their bytes.
+        self.records: list[dict] = []
+        self.files: dict[str, bytes] = {}
+        self.history: dict | None = None
+        self.set_key: str | None = None   # the persistent cache's name for them (None: not cached)
+        self.page_of: dict[str, dict] = {}  # src_uri -> its page record
         self.blocks: AuthorBlocks | None = None
-        self.report_pages: dict[str, Page] = {}      # src_uri -> sitegen page
-        self.nav_titles: dict[str, str] = {}
         self.expanded: dict[str, Expanded] = {}
         self.charts: set[str] = set()                 # src_uri of pages that draw a chart
         self.dashboards: set[str] = set()             # src_uri of pages with the table of reports
         self.assets: dict[str, tuple[str, bytes]] = {}
         self.material = False
-        # Kept from one `mkdocs serve` rebuild to the next (see on_startup): each report analysed,
-        # by folder name, with the digest of its folder's files; what each docs page drew on.
-        self.cache: dict[str, tuple[tuple, Analysis]] = {}
-        self.pages_of: dict[str, tuple[tuple, list, dict[str, bytes], list[str]]] = {}
-        self.rendered: dict[str, tuple[tuple, str]] = {}
+        # Kept from one `mkdocs serve` rebuild to the next (see on_startup): the loads and analyses
+        # (the ReportStore `sitegen serve` uses), each report's record while its version holds, and
+        # what each docs page drew on.
+        self.store: ReportStore | None = None
+        self._store_env: str | None = None
+        self._analyses: list[Analysis] | None = None
+        self.made: dict[str, tuple[tuple, dict, dict[str, bytes]]] = {}
         self.uses: dict[str, tuple[set[str], bool]] = {}
         self.changed: set[str] = set()
         self.dirty = False
@@ -219,6 +260,9 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def on_config(self, config):
         file = Path(config.config_file_path or "mkdocs.yml").resolve()
         opts = self.config
+        self.page_of, self.expanded, self.charts, self.dashboards = {}, {}, set(), set()
+        self.blocks, self.assets, self._analyses = None, {}, None
+        self.material = config.theme.name == "material"
         try:
             root = file.parent
             self.sg = Config(
@@ -233,62 +277,189 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"],
                 headline_input=opts["headline_input"])
             check_keys(self.sg.extra, "extra", file)
-            self.analyses, warnings = self._reports()
+            from site_gen.load import report_folders
+
+            folders = report_folders(self.sg.data_dir)
+            if folders:
+                self._assets(config)
+            self._reports(bool(folders))
         except SitegenError as exc:
             raise PluginError(f"sitegen: {exc}") from None
-        for message in warnings:
-            log.warning(message)
-        self.report_pages, self.expanded, self.charts, self.dashboards = {}, {}, set(), set()
-        self.blocks, self.assets = None, {}
-        if not self.analyses:
+        for r in self.records:
+            for message in r["load_warnings"]:
+                log.warning(message)
+        if not self.records:
             log.info(f"no reports in {self.sg.data_dir} yet")
-            return config
-        from site_gen.assembly import Site
-        from site_gen.render.assets import asset_name, theme_assets
-        from site_gen.render.docs import AuthorBlocks
-
-        self.blocks = AuthorBlocks(self.analyses, self.sg, dashboard=Site(self.analyses).dashboard())
-        themed = theme_assets(self.sg)
-        css = embed_css(themed["css"][1].decode("utf-8"))
-        self.material = config.theme.name == "material"
-        if self.material:
-            css += _static_text(self.sg, MATERIAL_CSS)
-        css = css.encode("utf-8")
-        self.assets = {"css": (asset_name(EMBED_CSS, css), css)}
-        self.assets.update({k: v for k, v in themed.items() if k != "css"})
-        config.extra_css.append(self.assets["css"][0])
         return config
 
-    def _reports(self) -> tuple[list[Analysis], list[str]]:
-        """The reports of data_dir, loaded and analysed as `sitegen build` does, newest first, and
-        their warnings. A report whose folder's files are byte for byte those of the last build
-        (under the same options) is the last build's analysis; `self.changed` names the others."""
-        from site_gen.load import report_folders
+    def _assets(self, config) -> None:
+        """The stylesheet (sitegen's, scoped to its blocks) and the scripts, as site files."""
+        from site_gen.render.assets import asset_name, theme_assets
 
-        sg = self.sg
-        assert sg is not None
-        folders = report_folders(sg.data_dir)
-        cache: dict[str, tuple[tuple, Analysis]] = {}
-        if folders:
-            from site_gen.analyse.report import analyse
-            from site_gen.load import load_report
+        assert self.sg is not None
+        themed = theme_assets(self.sg)
+        css = embed_css(themed["css"][1].decode("utf-8"))
+        if self.material:
+            css += _static_text(self.sg, MATERIAL_CSS)
+        data = css.encode("utf-8")
+        self.assets = {"css": (asset_name(EMBED_CSS, data), data)}
+        self.assets.update({k: v for k, v in themed.items() if k != "css"})
+        config.extra_css.append(self.assets["css"][0])
 
-            options = (sg.noise_band, tuple(sg.ratio_scale), sg.headline_input, sg.max_receipt_bytes)
-            for folder in folders:
-                key = (options, _digest(folder))
-                hit = self.cache.get(folder.name)
-                if hit is None or hit[0] != key:
-                    hit = (key, analyse(load_report(folder, sg.data_dir, max_bytes=sg.max_receipt_bytes),
-                                        sg.noise_band, sg.ratio_scale, sg.headline_input))
-                cache[folder.name] = hit
-        key_of = lambda c, rid: c[rid][0] if rid in c else None  # noqa: E731
-        self.changed = {rid for rid in cache.keys() | self.cache.keys() if key_of(cache, rid) != key_of(self.cache, rid)}
-        self.cache = cache
-        if not cache:
-            return [], []
-        from site_gen.assembly import settle
+    def _env(self) -> str:
+        """What every record is made under besides the receipts: the options, the theme."""
+        assert self.sg is not None
+        return repr((dataclasses.replace(self.sg, site_dir=Path(".")), self.material))
 
-        return settle([a for _, a in cache.values()]), [w for _, a in cache.values() for w in a.report.warnings]
+    def _reports(self, any_folder: bool) -> None:
+        """The reports' records: the last build's when nothing they are made from changed (in this
+        process, or in the persistent cache), else made again, reusing every report whose receipt
+        and lede did not change. `self.changed` names the reports whose version changed."""
+        before = {r["id"]: r["version"] for r in self.records}
+        base = self._cache_base() if any_folder else None
+        key = self._set_key(base)
+        if not any_folder:
+            self.records, self.files, self.history = [], {}, None
+        elif key is None or key != self.set_key:
+            if not self._from_cache(key):
+                names = self._make(base)
+                if key and None not in names:
+                    cache.write(_SET_KIND, key, json.dumps({"reports": names, "history": self.history}).encode("utf-8"))
+        self.set_key = key
+        after = {r["id"]: r["version"] for r in self.records}
+        self.changed = {rid for rid in before.keys() | after.keys() if before.get(rid) != after.get(rid)}
+
+    def _cache_base(self) -> str | None:
+        """What every cache entry of this build is made under besides its receipts: sitegen's code
+        and theme, the custom_dir's files, the installed packages, the options; None when the cache
+        is off or one of them cannot be told (a symbolic link, a section from outside sitegen)."""
+        from site_gen import report_cache, site_cache
+
+        code = report_cache.code_hash()
+        if code is None or cache.folder() is None:
+            return None
+        assert self.sg is not None
+        h = hashlib.sha256()
+        try:
+            site_cache.hash_tree(self.sg.custom_dir, h)
+            site_cache.check_sections()
+        except (site_cache.Unsuitable, OSError):
+            return None
+        return cache.key("mkdocs", code, h.hexdigest(), site_cache.packages(), self._env())
+
+    def _set_key(self, base: str | None) -> str | None:
+        """The name of the list of reports: a hash of the receipts folder under `base`; None when
+        it cannot be hashed (a symbolic link)."""
+        from site_gen import site_cache
+
+        if base is None:
+            return None
+        assert self.sg is not None
+        h = hashlib.sha256()
+        try:
+            site_cache.hash_tree(self.sg.data_dir, h)
+        except (site_cache.Unsuitable, OSError):
+            return None
+        return cache.key(_SET_KIND, base, h.hexdigest())
+
+    def _from_cache(self, key: str | None) -> bool:
+        """Takes the records of an earlier build with the same inputs, if the cache holds them all."""
+        try:
+            head = json.loads(cache.read(_SET_KIND, key) or b"null") if key else None
+        except ValueError:
+            return False
+        if not (isinstance(head, dict) and isinstance(head.get("reports"), list)
+                and (head.get("history") is None or _valid_page(head["history"]))):
+            return False
+        records, files = [], {}
+        for name in head["reports"]:
+            got = _cached_report(name) if isinstance(name, str) else None
+            if got is None:
+                return False
+            records.append(got[0])
+            files.update(got[1])
+        self.records, self.files, self.history = records, files, head["history"]
+        return True
+
+    @property
+    def analyses(self) -> list[Analysis]:
+        """The reports loaded and analysed (the same `ReportStore` and `settle` as `sitegen build`
+        and `serve`), newest first; computed only when a build needs them: records from the cache
+        and docs pages expanded before do not."""
+        if self._analyses is None:
+            from site_gen.assembly import settle
+            from site_gen.report_store import ReportStore
+
+            if self.store is None or self._store_env != self._env():
+                self.store = ReportStore(self.sg, strict=False, watched=False, stats={})
+                self._store_env, self.made = self._env(), {}
+            self._analyses = settle([self.store.analysis(r) for r in self.store.reports()])
+        return self._analyses
+
+    def _make(self, base: str | None) -> list[str | None]:
+        """The records from the analyses, each report's kept while its version holds (in this
+        process, or in the persistent cache); the names of their cache entries."""
+        from site_gen.related import NONE, relations
+
+        analyses = self.analyses
+        related = relations(analyses)
+        self.records, self.files, names = [], {}, []
+        for a in analyses:
+            r = a.report
+            links = related.get(r.id, NONE)
+            # Its pages show the reports it links to: their receipts are part of its version.
+            version = [r.sha256, hashlib.sha256(r.lede.encode("utf-8", "surrogatepass")).hexdigest(),
+                       [list(pair) for pair in links.receipts]]
+            name = cache.key(_REPORT_KIND, base, r.id, version) if base else None
+            made = self.made.get(r.id)
+            # (A custom_dir edit under `mkdocs serve` changes `base`: the pages are made again.)
+            if made is None or made[0] != (base, version):
+                got = _cached_report(name)
+                if got is None or got[0]["id"] != r.id or got[0]["version"] != version:
+                    got = self._record(a, version, links)
+                    if name:
+                        cache.write(_REPORT_KIND, name, cache.pack({"record": got[0]}, got[1]))
+                made = self.made[r.id] = ((base, version), *got)
+            self.records.append(made[1])
+            self.files.update(made[2])
+            names.append(name)
+        for rid in set(self.made) - {a.report.id for a in analyses}:
+            del self.made[rid]
+        self.history = self._history_page(analyses) if len(analyses) > 1 else None
+        return names
+
+    def _record(self, a: Analysis, version: list, links) -> tuple[dict, dict[str, bytes]]:
+        """One report's pages, rendered as the plugin shows them, and its files."""
+        from site_gen.render.pages import ReportPages
+
+        rp = ReportPages(a, self.sg, [], strict=False, related=links)
+        pages = [self._page(report_base(a.report.id) + posixpath.splitext(name)[0] + ".md", rp.page(key, title, name),
+                            f"{title} — {a.report.title}", title) for key, title, name in rp.sections]
+        files = rp.files()
+        record = {"id": a.report.id, "title": a.report.title, "version": version, "pages": pages, "files": sorted(files),
+                  "warnings": list(rp.warnings), "load_warnings": list(a.report.warnings)}
+        return record, files
+
+    def _history_page(self, analyses: list[Analysis]) -> dict:
+        from site_gen.assembly import report_url
+        from site_gen.render import history as history_view
+        from site_gen.render.pages import Page
+
+        page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
+                    context={"history": history_view.context(analyses, report_url)})
+        return self._page("history.md", page, "History", "History")
+
+    def _page(self, src: str, page: Page, title: str, nav_title: str) -> dict:
+        """A sitegen page's record: its content rendered by sitegen's templates for inside the theme.
+        `title` names it in the browser's tab and in search results (where a bare "Speed" would
+        not tell one report from another); the nav, where the report's folder says which report
+        it is, takes the short `nav_title`."""
+        from site_gen.render.pages import render_content
+
+        asset_urls = {k: v[0] for k, v in self.assets.items()}
+        content = searchable(render_content(page, self.sg, [], asset_urls), page_title=True)
+        return {"src": src, "url": page.url, "title": title, "nav": nav_title, "section": page.section,
+                "charts": page.charts, "content": _ABOUT.sub(_admonition, content) if self.material else content}
 
     def on_serve(self, server, config, builder):
         assert self.sg is not None
@@ -315,37 +486,17 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
 
     def on_files(self, files: Files, config):
         assert self.sg is not None
-        if not self.analyses:
+        if not self.records:
             return files
-        from site_gen.related import NONE, relations
-        from site_gen.render.pages import ReportPages, report_base
-
-        related = relations(self.analyses)
-        for a in self.analyses:
-            links = related.get(a.report.id, NONE)
-            key = (self.cache[a.report.id][0], links.receipts)  # its pages show the reports it links to
-            made = self.pages_of.get(a.report.id)
-            if made is None or made[0] != key:
-                rp = ReportPages(a, self.sg, [], strict=False, related=links)
-                pages = [(report_base(a.report.id) + posixpath.splitext(name)[0] + ".md", rp.page(key_, title, name), title)
-                         for key_, title, name in rp.sections]
-                made = self.pages_of[a.report.id] = (key, pages, rp.files(), list(rp.warnings))
-            for message in made[3]:
+        for r in self.records:
+            for message in r["warnings"]:
                 log.warning(message)
-            for src, page, title in made[1]:
-                self._add_page(files, config, src, page, f"{title} — {a.report.title}", title)
-            for path, data in made[2].items():
-                self._add(files, config, path, data)
-        for rid in set(self.pages_of) - {a.report.id for a in self.analyses}:
-            del self.pages_of[rid]
-        if len(self.analyses) > 1:
-            from site_gen.assembly import report_url
-            from site_gen.render import history as history_view
-            from site_gen.render.pages import Page
-
-            page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
-                        context={"history": history_view.context(self.analyses, report_url)})
-            self._add_page(files, config, "history.md", page, "History", "History")
+            for p in r["pages"]:
+                self._add_page(files, config, p)
+            for path in r["files"]:
+                self._add(files, config, path, self.files[path])
+        if self.history is not None:
+            self._add_page(files, config, self.history)
         for path, data in self.assets.values():
             self._add(files, config, path, data)
         if not any(files.get_file_from_path(n) for n in ("index.md", "README.md")):
@@ -364,28 +515,23 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             if used_all or used & self.changed:
                 f.is_modified = lambda: True  # type: ignore[method-assign]
 
-    def _add_page(self, files: Files, config, src: str, page: Page, title: str, nav_title: str) -> None:
-        """A sitegen page as a generated MkDocs page. `title` names it in the browser's tab and in
-        search results (where a bare "Speed" would not tell one report from another); the nav,
-        where the report's folder says which report it is, takes the short `nav_title`."""
-        meta = yaml.safe_dump({"title": escape(title)}, allow_unicode=True)  # themes print titles raw
-        self._add(files, config, src, f"---\n{meta}---\n\n<!-- sitegen: {src} -->\n", page.url)
-        self.report_pages[src] = page
-        self.nav_titles[src] = escape(nav_title)
+    def _add_page(self, files: Files, config, p: dict) -> None:
+        """A sitegen page as a generated MkDocs page (its content comes in on_page_content)."""
+        meta = yaml.safe_dump({"title": escape(p["title"])}, allow_unicode=True)  # themes print titles raw
+        self._add(files, config, p["src"], f"---\n{meta}---\n\n<!-- sitegen: {p['src']} -->\n", p["url"])
+        self.page_of[p["src"]] = p
 
     def on_nav(self, nav, config, files):
         """In an automatic nav, each report's folder is titled with the report and lists its pages in
         sitegen's order; a nav written in mkdocs.yml is left as it is."""
-        if config.nav or not self.analyses:
+        if config.nav or not self.records:
             return nav
-        from site_gen.render.pages import all_pages
-
-        order = {posixpath.splitext(name)[0]: i for i, (_, _, name) in enumerate(all_pages())}
-        titles = {a.report.id: a.report.title for a in self.analyses}
-        newest = {a.report.id: i for i, a in enumerate(self.analyses)}
+        order = {p["src"]: i for r in self.records for i, p in enumerate(r["pages"])}
+        titles = {r["id"]: r["title"] for r in self.records}
+        newest = {r["id"]: i for i, r in enumerate(self.records)}
 
         def report_of(item) -> str | None:
-            if item.is_page and item.file.src_uri in self.report_pages and "/" in item.file.src_uri:
+            if item.is_page and item.file.src_uri in self.page_of and "/" in item.file.src_uri:
                 return item.file.src_uri.split("/")[1]  # reports/ID/page.md (not the history page)
             if item.is_section:
                 ids = {report_of(child) for child in item.children}
@@ -399,7 +545,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 rid = report_of(item)
                 if rid is not None and all(ch.is_page for ch in item.children):
                     item.title = escape(titles[rid])  # themes print nav titles raw, and this one is a receipt's
-                    item.children.sort(key=lambda p: order.get(posixpath.splitext(posixpath.basename(p.file.src_uri))[0], 99))
+                    item.children.sort(key=lambda p: order.get(p.file.src_uri, 99))
                 else:
                     walk(item.children)
                     if item.children and all(ch.is_section and report_of(ch) for ch in item.children):
@@ -410,27 +556,34 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     # -- pages ----------------------------------------------------------------------------------
     def on_page_markdown(self, markdown: str, page, config, files):
         src = page.file.src_uri
-        if src in self.report_pages:
-            page.title = self.nav_titles[src]  # the meta title stays the full one
+        if src in self.page_of:
+            page.title = escape(self.page_of[src]["nav"])  # the meta title stays the full one
             return markdown
+        if not self.records and "sitegen" not in markdown and "{{" not in markdown:
+            return markdown  # no reports, and nothing on the page asks for one
         source = page.file.content_string if page.file.generated_by is None else markdown
         offset = source.count("\n", 0, len(source) - len(markdown)) if source.endswith(markdown) else 0
         where = page.file.abs_src_path or src
-        if self.blocks is None:
-            if "sitegen" not in markdown and "{{" not in markdown:
-                return markdown  # no reports, and nothing on the page asks for one
-            from site_gen.render.docs import AuthorBlocks
-
-            self.blocks = AuthorBlocks([], self.sg)  # says "unknown report" where the page names one
-        self.blocks.used, self.blocks.used_all = set(), False
-        try:
-            expanded = self.blocks.expand(markdown, file=where, page_path=page.file.dest_uri, meta=page.meta,
-                                          line_offset=offset, home=src in ("index.md", "README.md"))
-        except SitegenError as exc:
-            raise PluginError(f"sitegen: {exc}") from None
+        home = src in ("index.md", "README.md")
+        key = cache.key(_PAGES_KIND, self.set_key, markdown, str(where), page.file.dest_uri, repr(page.meta), offset,
+                        home) if self.set_key else None
+        kept = _expansion(cache.read(_PAGES_KIND, key) if key else None)
+        if kept is not None:
+            expanded, self.uses[src] = kept
+        else:
+            try:
+                blocks = self._author_blocks()
+                blocks.used, blocks.used_all = set(), False
+                expanded = blocks.expand(markdown, file=where, page_path=page.file.dest_uri, meta=page.meta,
+                                         line_offset=offset, home=home)
+            except SitegenError as exc:
+                raise PluginError(f"sitegen: {exc}") from None
+            self.uses[src] = (set(blocks.used), blocks.used_all)
+            if key:
+                cache.write(_PAGES_KIND, key, json.dumps({**dataclasses.asdict(expanded), "used": sorted(blocks.used),
+                                                          "used_all": blocks.used_all}).encode("utf-8"))
         for message in expanded.warnings:
             log.warning(message)
-        self.uses[src] = (set(self.blocks.used), self.blocks.used_all)
         self.expanded[src] = expanded
         if expanded.charts:
             self.charts.add(src)
@@ -438,35 +591,33 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             self.dashboards.add(src)
         return expanded.markdown
 
+    def _author_blocks(self) -> AuthorBlocks:
+        """The blocks of docs pages, drawn from the analyses (made on the first page that needs them)."""
+        if self.blocks is None:
+            from site_gen.render.docs import AuthorBlocks
+
+            analyses = self.analyses if self.records else []
+            if analyses:
+                from site_gen.assembly import Site
+
+                self.blocks = AuthorBlocks(analyses, self.sg, dashboard=Site(analyses).dashboard())
+            else:
+                self.blocks = AuthorBlocks([], self.sg)  # says "unknown report" where the page names one
+        return self.blocks
+
     def on_page_content(self, html: str, page, config, files):
         src = page.file.src_uri
-        if src in self.report_pages:
-            assert self.sg is not None
-            sg_page = self.report_pages[src]
-            content = self._content(src, sg_page)
-            if sg_page.charts:
+        p = self.page_of.get(src)
+        if p is not None:
+            if p["charts"]:
                 self.charts.add(src)
-            page.toc = _toc(content, page.meta["title"])
-            section = sg_page.section or "site"
-            return f'<div class="sitegen-block sitegen-page page-{section}">\n{content}\n</div>\n'
+            page.toc = _toc(p["content"], page.meta["title"])
+            return f'<div class="sitegen-block sitegen-page page-{p["section"] or "site"}">\n{p["content"]}\n</div>\n'
         expanded = self.expanded.pop(src, None)
         if not expanded:
             return html
         expanded.pieces = [searchable(piece) for piece in expanded.pieces]
         return expanded.restore(html)
-
-    def _content(self, src: str, sg_page: Page) -> str:
-        """A sitegen page's HTML, as the last build made it when its reports did not change."""
-        from site_gen.render.pages import render_content
-
-        asset_urls = {k: v[0] for k, v in self.assets.items()}
-        reports = [sg_page.report] if sg_page.report else sorted(self.cache)
-        key = (tuple(self.cache[r][0] for r in reports), tuple(sorted(asset_urls.items())), self.material)
-        hit = self.rendered.get(src)
-        if hit is None or hit[0] != key:
-            content = searchable(render_content(sg_page, self.sg, [], asset_urls), page_title=True)
-            hit = self.rendered[src] = (key, _ABOUT.sub(_admonition, content) if self.material else content)
-        return hit[1]
 
     def on_post_page(self, output: str, page, config):
         src = page.file.src_uri
@@ -480,12 +631,25 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             keys += ["dashboard"] if src in self.dashboards else []
         if not keys:
             return output
-        from site_gen.render.pages import rel
-
         keys.sort(key=lambda k: k != "plotly")  # a library before its user
         scripts = "".join(f'<script src="{rel(page.file.dest_uri, self.assets[k][0])}" defer></script>' for k in keys)
         at = output.rfind("</body>")
         return output[:at] + scripts + "\n" + output[at:] if at >= 0 else output + scripts
+
+
+def _expansion(data: bytes | None) -> tuple[Expanded, tuple[set[str], bool]] | None:
+    """A docs page's expansion kept by an earlier build, and the reports it drew on; None if unreadable."""
+    try:
+        kept = json.loads(data) if data is not None else None
+        used, used_all = kept.pop("used"), kept.pop("used_all")
+        expanded = Expanded(**kept)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    strings = [expanded.markdown, expanded.marker, *expanded.pieces, *expanded.blocks, *expanded.warnings, *used]
+    if not (all(isinstance(s, str) for s in strings) and isinstance(expanded.charts, bool) and isinstance(used_all, bool)):
+        return None
+    expanded.failed = [tuple(f) for f in expanded.failed]
+    return expanded, (set(used), used_all)
 
 
 def swaps_content(config) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -55,28 +54,16 @@ def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, 
 
 def get(name: str | None) -> tuple[dict[str, bytes], list[str], bool] | None:
     """(files, warnings, whether a page draws charts) of an entry, or None."""
-    blob = cache.read(_KIND, name) if name else None
-    if blob is None:
+    entry = cache.unpack(cache.read(_KIND, name) if name else None)
+    if entry is None:
         return None
-    try:
-        size = int.from_bytes(blob[:8], "big")
-        head = json.loads(blob[8:8 + size])
-        names, lengths, warnings, charts = head["names"], head["lengths"], head["warnings"], head["charts"]
-        files, at = {}, 8 + size
-        for n, length in zip(names, lengths, strict=True):
-            files[n] = blob[at:at + length]
-            at += length
-        if at != len(blob) or not all(isinstance(w, str) for w in warnings) or not isinstance(charts, bool):
-            return None
-    except (ValueError, KeyError, TypeError):
+    head, files = entry
+    warnings, charts = head.get("warnings"), head.get("charts")
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings) or not isinstance(charts, bool):
         return None
     return files, list(warnings), charts
 
 
 def put(name: str | None, files: dict[str, bytes], warnings: list[str], charts: bool) -> None:
-    if not name:
-        return
-    names = sorted(files)
-    head = json.dumps({"names": names, "lengths": [len(files[n]) for n in names], "warnings": warnings,
-                       "charts": charts}).encode("utf-8")
-    cache.write(_KIND, name, len(head).to_bytes(8, "big") + head + b"".join(files[n] for n in names))
+    if name:
+        cache.write(_KIND, name, cache.pack({"warnings": warnings, "charts": charts}, files))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -306,7 +307,8 @@ def test_material_theme(tmp_path):
 def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path, monkeypatch):
     """`mkdocs serve --dirty` as MkDocs runs it: one plugin instance (its on_startup keeps it), a new
     config and a dirty build after each save. A receipt edit shows in the docs page that embeds the
-    figure, though its markdown did not change; a rebuild with no receipt changed analyses nothing."""
+    figure, though its markdown did not change; a rebuild with no receipt changed analyses nothing;
+    an edit undone shows too (the persistent cache's records of the first build)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -330,6 +332,7 @@ def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path
     assert "1.40x" in kv()
     assert rebuild() is plugin and plugin.analyses[0] is analysis  # nothing changed: nothing analysed again
     receipt = root / "data" / REPORT / "SUMMARY.json"
+    original = receipt.read_bytes()
     data = json.loads(receipt.read_text())
     pool = {m["engine"]: m for m in data["memory"]["kv_pool"] if m["checkpoint"] == "K4"}
     pool["candidate"]["tokens"] = round(pool["baseline"]["tokens"] * 1.7)
@@ -338,6 +341,8 @@ def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path
     assert rebuild() is plugin and plugin.analyses[0] is not analysis
     assert "1.70x" in kv()
     assert (site / "other" / "index.html").stat().st_mtime_ns == other  # a page without figures is left alone
+    receipt.write_bytes(original)  # back to receipts an earlier build had: its reports and pages from the cache
+    assert rebuild() is plugin and "1.40x" in kv()
 
 
 NO_REPORTS = """import logging, sys
@@ -360,3 +365,102 @@ def test_site_without_reports_builds_and_imports_nothing_heavy(tmp_path):
     assert run.stdout.split("\n")[-2] == "[]", run.stdout
     assert (root / "site" / "about" / "index.html").is_file() and not (root / "site" / "reports").exists()
     assert "no reports in" in run.stderr
+
+
+WARM = """import sys
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+build(load_config("mkdocs.yml", site_dir="warm"))
+print(sorted(m for m in ("pandas", "site_gen.analyse.report", "site_gen.render.pages") if m in sys.modules))
+"""
+KV = "# KV\n\nThe KV pool is {{ kv_ratio checkpoint=K4 }}.\n\n```sitegen\nblock: memory-table\n```\n"
+
+
+def _build_here(root: Path, site: Path) -> None:
+    """`mkdocs build` in this process, with a new plugin as a new process has (MkDocs keeps a plugin
+    that has on_startup, and so its memory, for every later build of the process)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.config.defaults import MkDocsConfig
+
+    dict(MkDocsConfig._schema)["plugins"].plugin_cache.pop("sitegen", None)
+    build(load_config(str(root / "mkdocs.yml"), site_dir=str(site)))
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    """A built site's files, less the theme's build time stamp."""
+    return {p.relative_to(site).as_posix(): re.sub(rb"Build Date UTC : [^\n<]*", b"", p.read_bytes())
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def cached_project(tmp_path_factory):
+    """A one-report site (home page with the reports' table, a page of figures and a block) built once
+    in this process, with a cache folder of its own: (project, its site, the cache folder). Tests
+    that change the project or the cache put them back as they found them."""
+    tmp = tmp_path_factory.mktemp("cached")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NO_MKDOCS_2_WARNING", "1")
+        mp.setenv("XDG_CACHE_HOME", str(tmp / "cache"))
+        root = make_project(tmp / "p", {"index.md": INDEX, "kv.md": KV})
+        _build_here(root, root / "first")
+        yield root, root / "first", tmp / "cache" / "sitegen"
+
+
+def test_a_build_with_nothing_changed_takes_the_reports_from_the_cache_without_pandas(cached_project):
+    """The plugin's fixed cost (benchmarks/mkdocs_plugin.py times it): a later `mkdocs build` of
+    unchanged receipts and docs renders no report page and imports no pandas, and writes the
+    same site."""
+    root, first, _ = cached_project
+    run = subprocess.run([sys.executable, "-c", WARM], cwd=root, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[-2] == "[]", run.stdout
+    assert _files(root / "warm") == _files(first)
+
+
+def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
+    """An entry whose bytes fail their checksum, or whose checksum holds over a shape the plugin does
+    not read (an older sitegen's, a hand edit), is not used: the build makes it again, the same."""
+    from site_gen import cache
+
+    root, first, where = cached_project
+    kinds = ("mkdocs-report", "mkdocs-reports", "mkdocs-pages")
+    entries = {kind: sorted(p for p in (where / kind).rglob("*") if p.is_file()) for kind in kinds}
+    assert [len(entries[k]) for k in kinds] == [1, 1, 2]  # the report; the list of reports; index.md and kv.md
+    for paths in entries.values():
+        for path in paths:
+            blob = bytearray(path.read_bytes())
+            blob[-1] ^= 0xFF
+            path.write_bytes(bytes(blob))
+    _build_here(root, root / "damaged")
+    assert _files(root / "damaged") == _files(first)
+    foreign = {"mkdocs-report": cache.pack({"record": {"id": 1}}, {}), "mkdocs-reports": b'{"reports": [1]}',
+               "mkdocs-pages": json.dumps({"markdown": 1, "used": [], "used_all": False}).encode()}
+    # The reports' list first left whole, so that the entries it names are read; then it alone foreign.
+    for round_kinds in (("mkdocs-report", "mkdocs-pages"), ("mkdocs-reports",)):
+        cache.configure(where)
+        try:
+            for kind in round_kinds:
+                for path in entries[kind]:
+                    cache.write(kind, path.name, foreign[kind])
+        finally:
+            cache.configure()
+        _build_here(root, root / "foreign")
+        assert _files(root / "foreign") == _files(first)
+        assert all(cache.read(kind, p.name) not in (None, foreign[kind]) for kind, paths in entries.items() for p in paths)
+
+
+def test_a_custom_dir_edit_is_never_served_from_the_cache(cached_project):
+    """A template the custom_dir overrides is part of every report page's cache entry's name: after
+    an edit to it, a new build renders the report pages with the edited template."""
+    root, _, _ = cached_project
+    (root / "theme").mkdir()
+    (root / "mkdocs.yml").write_text(CONFIG + "      custom_dir: theme\n")
+    overview = root / "site" / "reports" / REPORT / "index.html"
+    try:
+        for mark in ("first-edit", "second-edit"):
+            (root / "theme" / "_illustrative.html").write_text(f'<p class="{mark}">Illustrative.</p>\n')
+            _build_here(root, root / "site")
+            assert f'class="{mark}"' in overview.read_text()
+    finally:
+        (root / "mkdocs.yml").write_text(CONFIG)

@@ -6,7 +6,7 @@ from functools import lru_cache
 from importlib import resources
 
 from site_gen.config import Config
-from site_gen.render.pages import theme_dir
+from site_gen.render.where import theme_dir
 
 
 @lru_cache(maxsize=1)

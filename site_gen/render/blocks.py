@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from markupsafe import Markup
@@ -35,6 +34,7 @@ from site_gen.errors import SitegenError, suggest
 from site_gen.load import check_report_id
 from site_gen.render import markdown as md
 from site_gen.render.pages import ReportPages, environment, present_sections, rel, report_base
+from site_gen.render.tokens import Expanded
 from site_gen.sections import BlockSpec, all_sections
 
 
@@ -56,27 +56,6 @@ COMMON_OPTIONS = ("block", "report", "id")
 
 # A ```sitegen fenced block: its body is `key: value` lines.
 _SITEGEN_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*(?:\n|\Z)", re.M)
-
-
-@dataclass
-class Expanded:
-    """An author page's markdown with blocks and figures swapped for tokens, and their HTML."""
-
-    markdown: str
-    pieces: list[str] = field(default_factory=list)
-    marker: str = "SITEGEN0Z"  # a placeholder prefix that the page's text does not contain
-    charts: bool = False
-    blocks: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    failed: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of contradicted statements
-
-    def token(self, i: int) -> str:
-        return f"{self.marker}{i}Z"
-
-    def restore(self, html: str) -> str:
-        """Puts each piece where its token ended up; a block's token stands alone in a paragraph.
-        One pass: receipt text inside a piece is never taken for a token."""
-        return md.put_back(html, self.marker, self.pieces, paragraph=True)
 
 
 def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:

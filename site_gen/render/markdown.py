@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from site_gen.errors import SitegenError
 from site_gen.render import format as fmt
+from site_gen.render.tokens import put_back
 
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
@@ -219,20 +220,6 @@ def unused_marker(prefix: str, *texts: str) -> str:
     """
     taken = {int(n) for text in texts for n in re.findall(re.escape(prefix) + r"(\d+)Z", text)}
     return f"{prefix}{next(n for n in range(len(taken) + 1) if n not in taken)}Z"
-
-
-def put_back(html: str, marker: str, pieces: list[str], *, paragraph: bool = False) -> str:
-    """Each placeholder of `marker` replaced by its piece, in one pass: a piece's own text (receipt
-    strings in it) is never searched for placeholders. With `paragraph`, a placeholder alone in a
-    paragraph takes the paragraph's place."""
-    found = re.compile(("(<p>)?" if paragraph else "") + re.escape(marker) + r"(\d+)Z" + ("(</p>)?" if paragraph else ""))
-
-    def piece(m: re.Match) -> str:
-        shown = pieces[int(m.group(2 if paragraph else 1))]
-        if paragraph and bool(m.group(1)) != bool(m.group(3)):
-            return (m.group(1) or "") + shown + (m.group(3) or "")
-        return shown
-    return found.sub(piece, html)
 
 
 _LINE_DEPTH = re.compile(r"^(?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*", re.M)

@@ -4,12 +4,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import jinja2
@@ -29,10 +26,9 @@ from site_gen.render import publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
 from site_gen.render.template_cache import TemplateCache
 from site_gen.related import NONE as NO_RELATED, Related
+from site_gen.render.where import rel, report_base, theme_dir  # noqa: F401 (their home before where.py)
 from site_gen.sections import Section, all_sections
 from site_gen.sections import section as section_of
-
-REPORTS_DIR = "reports"
 
 # The report-wide pages around the sections' own (site_gen/sections): (key, nav title, file name).
 OVERVIEW = ("overview", "Overview", "index.html")
@@ -46,22 +42,6 @@ def all_pages() -> list[tuple[str, str, str]]:
 
 def _section_of_view(name: str) -> Section:
     return next(s for s in all_sections() if s.view_key == name)
-
-
-def theme_dir(name: str) -> Path:
-    """`templates/` or `static/`: inside the installed package, or beside it in a source checkout."""
-    packaged = Path(str(resources.files("site_gen"))) / name
-    if packaged.is_dir():
-        return packaged
-    return Path(site_gen.__file__).resolve().parent.parent / name
-
-
-@lru_cache(maxsize=1 << 16)  # posixpath.relpath asks the OS for the working folder: each page makes dozens of links
-def rel(from_url: str, to_url: str) -> str:
-    """Relative link between two site paths, so the site works from any sub-path and from file://."""
-    target, _, anchor = to_url.partition("#")
-    path = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
-    return path + (f"#{anchor}" if anchor else "")
 
 
 @lru_cache(maxsize=8)
@@ -102,10 +82,6 @@ class Page:
     # What the page's context was made from (site_gen.dependencies.Dependencies); the builder adds
     # its template closure and the site's part when it records the page's HTML.
     deps: Any = field(default=None, compare=False, repr=False)
-
-
-def report_base(report_id: str) -> str:
-    return f"{REPORTS_DIR}/{report_id}/"
 
 
 def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
