@@ -146,3 +146,42 @@ def test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes(tmp
     shutil.rmtree(data / "rerun")
     shutil.rmtree(data / "old")
     assert b"First," not in rebuilt(data / "rerun", data / "old")[page]
+
+
+def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project):
+    """A preview rebuild keeps each section's analysis, view and tables while its part of the receipt
+    and the receipt's other parts (the report part, ...) are unchanged: a speed cell re-analyses speed
+    alone, a checkpoint's declared absence (the report part) every section, a lede none; each
+    rebuild still equals a fresh build, so a stale piece shows as a difference."""
+    config = load_config(project / "mkdocs.yml")
+    b = Builder(config, watched=True)
+    before = b.build().files
+    summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
+    receipt = json.loads(summary.read_text())
+    analysed = [name for name in ("precision", "speed", "memory", "long_outputs", "versions", "tool_calling")
+                if name in receipt]
+
+    def rebuilt(path, text: str, shows: list[str]) -> dict[str, bytes]:
+        path.write_text(text)
+        b.changed([path])
+        after = b.build().files
+        for url in shows:
+            assert after[url] != before[url], f"{url} unchanged"
+        assert after == build_files(config).files
+        return after
+
+    cell = receipt["speed"]["cells"][0]
+    cell["candidate"]["rate"] = round(cell["baseline"]["rate"] * 0.5, 3)
+    before = rebuilt(summary, json.dumps(receipt), [f"reports/{REPORT}/speed.html", f"reports/{REPORT}/csv/speed-cells.csv"])
+    assert b.stats["sections kept"] == len(analysed) - 1  # all but speed
+    # The report part: a checkpoint whose baseline was declared missing is now paired (precision and
+    # speed count it); the baseline's name shows in the memory and tool-calling sections' own views.
+    declared = next(c for c in receipt["report"]["checkpoints"] if "missing" in c)
+    del declared["missing"]
+    receipt["report"]["engines"]["baseline"]["name"] += " (renamed)"
+    before = rebuilt(summary, json.dumps(receipt), [f"reports/{REPORT}/{page}.html" for page in
+                                                    ("precision", "speed", "memory", "tool-calling")])
+    assert b.stats.get("sections kept", 0) == 0
+    # A lede that cites a speed figure: the overview shows it, from the analysis as it is now.
+    rebuilt(lede, lede.read_text() + "\n\nCells: {{ speed_verdict }}.\n", [f"reports/{REPORT}/index.html"])
+    assert "analysed" not in b.stats
