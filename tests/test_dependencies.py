@@ -150,9 +150,10 @@ def test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes(tmp
 
 def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project):
     """A preview rebuild keeps each section's analysis, view and tables while its part of the receipt
-    and the receipt's other parts (the report part, ...) are unchanged: a speed cell re-analyses speed
-    alone, a checkpoint's declared absence (the report part) every section, a lede none; each
-    rebuild still equals a fresh build, so a stale piece shows as a difference."""
+    and the receipt's other parts (the report part, ...) are unchanged: a precision value re-analyses
+    precision alone (and redraws its history chart), a checkpoint's declared absence (the report
+    part) every section, a lede none; each rebuild still equals a fresh build, so a stale piece
+    shows as a difference."""
     config = load_config(project / "mkdocs.yml")
     b = Builder(config, watched=True)
     before = b.build().files
@@ -170,10 +171,13 @@ def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project):
         assert after == build_files(config).files
         return after
 
-    cell = receipt["speed"]["cells"][0]
-    cell["candidate"]["rate"] = round(cell["baseline"]["rate"] * 0.5, 3)
-    before = rebuilt(summary, json.dumps(receipt), [f"reports/{REPORT}/speed.html", f"reports/{REPORT}/csv/speed-cells.csv"])
-    assert b.stats["sections kept"] == len(analysed) - 1  # all but speed
+    result = receipt["precision"]["results"][0]  # moved by 0.001, its interval with it
+    result["candidate"]["value"] = round(result["candidate"]["value"] + 0.001, 6)
+    result["difference"] = round(result["difference"] + 0.001, 6)
+    result["interval"] = [round(v + 0.001, 6) for v in result["interval"]]
+    before = rebuilt(summary, json.dumps(receipt), [f"reports/{REPORT}/precision.html", f"reports/{REPORT}/csv/precision.csv",
+                                                    "history.html"])
+    assert b.stats["sections kept"] == len(analysed) - 1  # all but precision
     # The report part: a checkpoint whose baseline was declared missing is now paired (precision and
     # speed count it); the baseline's name shows in the memory and tool-calling sections' own views.
     declared = next(c for c in receipt["report"]["checkpoints"] if "missing" in c)

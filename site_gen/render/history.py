@@ -32,11 +32,25 @@ def _release(row) -> str:
     return f"{row['candidate']} v{row['version']}"
 
 
-def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> dict[str, Any]:
+def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> dict[str, Any]:
+    """A precision series' forest facet, kept in `facets` by its rows' values (repr: exact for the
+    numbers and texts a row holds), so a rebuild redraws only the series an edit touched."""
+    key = repr(records)
+    facet = facets.get(key) if facets is not None else None
+    if facet is None:
+        # The series names the engine; each row is a version of it.
+        frame = pd.DataFrame([{**r, "checkpoint": f"v{r['version']}", "paired": True, "measure": r["series"]} for r in records])
+        facet = charts.forest(frame)[0]
+    drawn[key] = facet
+    return facet
+
+
+def context(analyses: list[Analysis], report_url, cache: dict | None = None, facets: dict | None = None) -> dict[str, Any]:
     """Display data for history.html. `report_url(id)` gives a report overview's link from the page.
 
     `cache` keeps each report's history rows between builds (keyed by receipt hash), so a preview
-    rebuild after one edit recomputes that report's rows only.
+    rebuild after one edit recomputes that report's rows only; `facets` keeps the precision series'
+    charts (only this build's are left in it).
     """
     frames = history.frames(analyses, cache, newest=MAX_POINTS)
     band = analyses[0].band if analyses else NOISE_BAND
@@ -65,13 +79,11 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
         {"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
     prec = frames['precision']
     precision_rows = []
+    drawn: dict = {}
     for series, records in _series(prec).items():
         # One forest facet per series: its rows are the releases, on the series' own axis.
-        # The series names the engine; each row is a version of it.
-        frame = pd.DataFrame([{**r, "checkpoint": f"v{r['version']}", "paired": True, "measure": series} for r in records])
-        facet = charts.forest(frame)[0]
-        for row, r in zip(facet["rows"], records):
-            row["url"] = report_url(r["report"])
+        facet = _facet(records, facets, drawn)
+        facet = {**facet, "rows": [{**row, "url": report_url(r["report"])} for row, r in zip(facet["rows"], records)]}
         first = records[0]
         precision_rows.append({
             "series": series, "facet": facet, "label": first["label"], "checkpoint": first["checkpoint"],
@@ -81,6 +93,9 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None) -> 
                         "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
                         "resolved": "resolved" if r["resolved"] else "not resolved",
                         "different_days": bool(r["different_days"])} for r in records]})
+    if facets is not None:
+        facets.clear()
+        facets.update(drawn)
     credits = list(dict.fromkeys(a.report.meta["attribution"] for a in analyses if a.report.meta.get("attribution")))
     return {"speed": speed_rows, "kv": kv_rows, "startup": startup_rows, "precision": precision_rows, "credits": credits,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}
