@@ -23,6 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from markupsafe import Markup
@@ -92,6 +93,14 @@ def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
     return out
 
 
+@lru_cache(maxsize=64)
+def _compiled(env, source: str):
+    """A block's template, compiled once per environment: its macros are imported from `env` when it
+    renders, so a compiled copy stays right after a template edit (a preview rebuild need not
+    compile it again)."""
+    return env.from_string(source)
+
+
 class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
@@ -149,7 +158,7 @@ class AuthorBlocks:
     def _template(self, name: str):
         if name not in self._templates:
             env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
-            self._templates[name] = env.from_string(_IMPORT + all_blocks()[name].template)
+            self._templates[name] = _compiled(env, _IMPORT + all_blocks()[name].template)
         return self._templates[name]
 
     # -- one block ----------------------------------------------------------------------------
