@@ -84,7 +84,7 @@ class Builder:
         self._history: tuple[Dependencies, Page] | None = None
         self._rows: dict[tuple[str, str], dict] = {}           # (report id, sha256) -> dashboard row
         self._history_rows: dict = {}
-        self._history_facets: dict = {}   # the history page's precision charts, by their rows
+        self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
         self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
         self._row_html: dict[tuple[str, str], object] = {}
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
@@ -289,7 +289,7 @@ class Builder:
     def history_page(self, analyses: list[Analysis], receipts: Dependencies) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != receipts:
-            ctx = history_view.context(analyses, report_url, self._history_rows, self._history_facets)
+            ctx = history_view.context(analyses, report_url, self._history_rows, self._history_memo)
             page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                         context=as_context(HistoryContext(ctx)))
             page.deps = receipts
