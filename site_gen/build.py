@@ -7,6 +7,7 @@ workers (build_workers.py).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -83,11 +84,13 @@ class Builder:
         self._history: tuple[Dependencies, Page] | None = None
         self._rows: dict[tuple[str, str], dict] = {}           # (report id, sha256) -> dashboard row
         self._history_rows: dict = {}
+        self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
         self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
         self._row_html: dict[tuple[str, str], object] = {}
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
         self.related: dict = {}  # report id -> its links to other reports (site_gen/related.py), this build's
         self._related_memo: dict = {}  # what each receipt says about other reports, kept between builds
+        self._links_memo: dict = {}    # id of a Related of this build -> (it, the hash of what it shows)
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
@@ -128,20 +131,31 @@ class Builder:
         return self._site_key[1]
 
     def report_deps(self, a: Analysis, *, lede: bool = True) -> Dependencies:
-        """A report's receipt (and lede) as a record's inputs, with the receipts of the reports its pages link to."""
+        """A report's receipt (and lede) as a record's inputs, with what its pages show of the reports they link to."""
         r = a.report
         files = {str(r.file)}
         if lede and r.meta.get("lede", "").endswith(".md"):
             files.add(os.path.realpath(r.folder / r.meta["lede"]))
-        related = self.related.get(r.id, NO_RELATED)
-        return Dependencies(receipts=tuple(sorted({(r.id, r.sha256), *related.receipts})),
-                            ledes=((r.id, content_hash(r.lede)),) if lede else (), files=frozenset(files) | related.files)
+        return Dependencies(receipts=((r.id, r.sha256),), ledes=((r.id, content_hash(r.lede)),) if lede else (),
+                            files=frozenset(files), links=self._links(r.id))
+
+    def _links(self, report_id: str) -> str:
+        """The hash of what a report's pages show of other reports: its `Related` (relations() finds it
+        again each build, from every receipt) without the receipts it was found from."""
+        related = self.related.get(report_id)
+        if related is None:
+            return ""
+        key = id(related)
+        if key not in self._links_memo:
+            shown = dataclasses.replace(related, receipts=(), files=frozenset())
+            self._links_memo[key] = (related, content_hash(repr(shown)))  # `related` kept: its id stays its own
+        return self._links_memo[key][1]
 
     def _page_deps(self, page: Page, site: str) -> Dependencies:
         """What a page's HTML is made from: its context's own record, its template closure, the site's part."""
         templates, files = self.templates.record(page.template)
         own = page.deps if page.deps is not None else Dependencies()
-        return Dependencies(own.receipts, own.ledes, templates, own.docs, site, own.files | files)
+        return Dependencies(own.receipts, own.ledes, templates, own.docs, site, own.files | files, own.links)
 
     def dependencies(self, output: str) -> Dependencies | None:
         """The record an output (a page URL, or `report:ID`) was last made from."""
@@ -275,7 +289,7 @@ class Builder:
     def history_page(self, analyses: list[Analysis], receipts: Dependencies) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != receipts:
-            ctx = history_view.context(analyses, report_url, self._history_rows)
+            ctx = history_view.context(analyses, report_url, self._history_rows, self._history_memo)
             page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                         context=as_context(HistoryContext(ctx)))
             page.deps = receipts
@@ -326,6 +340,7 @@ class Builder:
         reports = self.store.reports()
         analyses = settle([self.store.analysis(r) for r in reports])
         self.related = relations(analyses, self._related_memo)
+        self._links_memo = {}
         docs = self._docs_for(analyses)
         site = SiteBuild(self, analyses, docs.nav + report_nav(analyses), theme_assets(self.config), out)
         site.reports()

@@ -77,8 +77,8 @@ class SiteBuild:
             return False
         now = self.b.report_deps(a)
         templates = tuple((name, self.b.templates.hash(name)) for name, _ in recorded.templates)
-        if (now.receipts, now.ledes, self.site, templates) != (recorded.receipts, recorded.ledes, recorded.site,
-                                                                recorded.templates):
+        if (now.receipts, now.ledes, now.links, self.site, templates) != (recorded.receipts, recorded.ledes, recorded.links,
+                                                                           recorded.site, recorded.templates):
             return False
         self.files.update(done[0])
         self.warnings.extend(done[1])

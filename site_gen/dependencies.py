@@ -38,6 +38,9 @@ class Dependencies:
     docs:      (docs page path inside docs_dir, sha256 of its text) for a page written in docs_dir
     site:      sha256 of the site-wide inputs it shows (the navigation's site entries, asset URLs,
                the list of reports, as the output kind needs)
+    links:     sha256 of what it shows of other reports (their titles, candidates and pages:
+               site_gen/related.py), for a report's pages; not their receipts, so an edit of a
+               linked report that leaves these as they were remakes none of them
     files:     the source files behind the above, as absolute paths: what `invalidate` matches a
                changed path against (not part of the key: where a file is does not change bytes)
     """
@@ -48,11 +51,12 @@ class Dependencies:
     docs: tuple[tuple[str, str], ...] = ()
     site: str = ""
     files: frozenset[str] = field(default=frozenset(), compare=False)
+    links: str = ""
 
     @property
     def key(self) -> str:
         """A stable content key: the same inputs give the same key in any process, on any day."""
-        return content_hash(json.dumps([self.receipts, self.ledes, self.templates, self.docs, self.site]))
+        return content_hash(json.dumps([self.receipts, self.ledes, self.templates, self.docs, self.site, self.links]))
 
     def __or__(self, other: Dependencies) -> Dependencies:
         """Both records' inputs, as an output made of two parts records them (`site` is taken from `self`)."""
@@ -60,7 +64,7 @@ class Dependencies:
             return tuple(sorted(set(a) | set(b)))
         return Dependencies(union(self.receipts, other.receipts), union(self.ledes, other.ledes),
                             union(self.templates, other.templates), union(self.docs, other.docs),
-                            self.site or other.site, self.files | other.files)
+                            self.site or other.site, self.files | other.files, self.links or other.links)
 
 
 class DependencyIndex:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_gen import analysis_cache
-from site_gen.analyse.report import Analysis, analyse
+from site_gen.analyse.report import Analysis, Piece, analyse
 from site_gen.config import Config
 from site_gen.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
 
@@ -72,6 +72,7 @@ class ReportStore:
         self._reload: set[Path] = set()      # report folders whose SUMMARY.json changed
         self._reprose: set[Path] = set()     # report folders where another file changed
         self.analyses: dict[str, tuple[str, Analysis]] = {}  # report id -> (sha256, analysis)
+        self.pieces: dict[str, dict[str, Piece]] = {}  # report id -> each section's analysis (watched only)
 
     def changed(self, path: Path) -> None:
         """A path under data_dir changed (the data folder itself: list the folders again)."""
@@ -161,8 +162,16 @@ class ReportStore:
                 a = dataclasses.replace(a, report=report)
                 self.analyses[report.id] = (report.sha256, a)
             return a
-        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input)
+        # Watched (the preview), each section's piece is kept: after an edit only the sections whose
+        # part (or the report part) changed are analysed again, and their views and tables remade.
+        pieces = self.pieces.setdefault(report.id, {}) if self.watched else None
+        before = dict(pieces or {})
+        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input, pieces)
         self.stats["analysed"] = self.stats.get("analysed", 0) + 1
+        if cached and pieces:
+            kept = {name for name, piece in pieces.items() if before.get(name) is piece}
+            self.stats["sections kept"] = self.stats.get("sections kept", 0) + len(kept)
+            _carry(cached[1], a, kept)
         analysis_cache.put(a, self.config, self.strict)
         self.analyses[report.id] = (report.sha256, a)
         return a
@@ -178,3 +187,17 @@ class ReportStore:
         """Drops the analyses of reports no longer in the site."""
         for rid in set(self.analyses) - ids:
             del self.analyses[rid]
+        for rid in set(self.pieces) - ids:
+            del self.pieces[rid]
+
+
+def _carry(old: Analysis, new: Analysis, kept: set[str]) -> None:
+    """The display data (view, CSV tables and files) of each section whose piece `new` took from `old`:
+    each is made from that section's own part of the analysis only (render/pages.py `_own`)."""
+    from site_gen.sections import all_sections
+
+    for s in all_sections():
+        if s.name in kept:
+            for key in (s.view_key, ("csv", s.key), ("csv bytes", s.key)):
+                if key in old.displayed:
+                    new.displayed[key] = old.displayed[key]

@@ -33,9 +33,9 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     b.build()
     summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
     overview = b.dependencies(f"reports/{REPORT}/index.html")
-    other_summary = project / "data" / OTHER / "SUMMARY.json"
-    # Its pages link the report of its previous version (site_gen/related.py), and show its title.
-    assert overview.receipts == ((OTHER, sha(other_summary.read_bytes())), (REPORT, sha(summary.read_bytes())))
+    # Its pages link the report of its previous version (site_gen/related.py) and show its title:
+    # they record what they show of it (`links`), not its receipt.
+    assert overview.receipts == ((REPORT, sha(summary.read_bytes())),) and overview.links
     assert overview.ledes == ((REPORT, sha(lede.read_text(encoding="utf-8"))),)
     templates = dict(overview.templates)
     assert {"overview.html", "base.html", "_macros.html"} <= set(templates)
@@ -45,9 +45,9 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     assert speed.receipts == overview.receipts and speed.ledes == ()  # only the overview shows the lede
     assert "speed.html" in dict(speed.templates) and "overview.html" not in dict(speed.templates)
     other = b.dependencies(f"reports/{OTHER}/index.html")
-    assert [rid for rid, _ in other.receipts] == [OTHER, REPORT]  # it links back to REPORT's versions page
+    assert [rid for rid, _ in other.receipts] == [OTHER] and other.links  # it links back to REPORT's versions page
     alone = b.dependencies("reports/ledger-gpqa-k4-v080-v090/index.html")
-    assert [rid for rid, _ in alone.receipts] == ["ledger-gpqa-k4-v080-v090"]  # linking no other report
+    assert [rid for rid, _ in alone.receipts] == ["ledger-gpqa-k4-v080-v090"] and not alone.links  # linking no other report
 
 
 def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project):
@@ -80,7 +80,9 @@ def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
     assert b.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
     stale = b.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
     assert {f"reports/{OTHER}/index.html", f"report:{OTHER}", "index.html"} <= stale  # docs/index.md: the dashboard
-    assert f"reports/{REPORT}/versions.html" in stale  # it links OTHER, by title
+    # REPORT's versions page links OTHER by title: its record holds that title (`links`), and a
+    # rebuild compares it (test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes).
+    assert f"reports/{REPORT}/versions.html" not in stale
     assert not any("ledger-" in url for url in stale)
 
 
@@ -146,3 +148,48 @@ def test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes(tmp
     shutil.rmtree(data / "rerun")
     shutil.rmtree(data / "old")
     assert b"First," not in rebuilt(data / "rerun", data / "old")[page]
+
+
+def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project):
+    """A preview rebuild keeps each section's analysis, view and tables while its part of the receipt
+    and the receipt's other parts (the report part, ...) are unchanged: a precision value re-analyses
+    precision alone (and redraws its history chart), a checkpoint's declared absence (the report
+    part) every section, a lede none; each rebuild still equals a fresh build, so a stale piece
+    shows as a difference."""
+    config = load_config(project / "mkdocs.yml")
+    b = Builder(config, watched=True)
+    before = b.build().files
+    summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
+    receipt = json.loads(summary.read_text())
+    analysed = [name for name in ("precision", "speed", "memory", "long_outputs", "versions", "tool_calling")
+                if name in receipt]
+
+    def rebuilt(path, text: str, shows: list[str]) -> dict[str, bytes]:
+        path.write_text(text)
+        b.changed([path])
+        after = b.build().files
+        for url in shows:
+            assert after[url] != before[url], f"{url} unchanged"
+        assert after == build_files(config).files
+        return after
+
+    result = receipt["precision"]["results"][0]  # moved by 0.001, its interval with it
+    result["candidate"]["value"] = round(result["candidate"]["value"] + 0.001, 6)
+    result["difference"] = round(result["difference"] + 0.001, 6)
+    result["interval"] = [round(v + 0.001, 6) for v in result["interval"]]
+    before = rebuilt(summary, json.dumps(receipt), [f"reports/{REPORT}/precision.html", f"reports/{REPORT}/csv/precision.csv",
+                                                    "history.html"])
+    assert b.stats["sections kept"] == len(analysed) - 1  # all but precision
+    # Its pages' contexts are made again; not those of the report that links it (its title is as it was).
+    assert b.stats["contexts"] == sum(1 for url in before if url.startswith(f"reports/{REPORT}/") and url.endswith(".html"))
+    # The report part: a checkpoint whose baseline was declared missing is now paired (precision and
+    # speed count it); the baseline's name shows in the memory and tool-calling sections' own views.
+    declared = next(c for c in receipt["report"]["checkpoints"] if "missing" in c)
+    del declared["missing"]
+    receipt["report"]["engines"]["baseline"]["name"] += " (renamed)"
+    before = rebuilt(summary, json.dumps(receipt), [f"reports/{REPORT}/{page}.html" for page in
+                                                    ("precision", "speed", "memory", "tool-calling")])
+    assert b.stats.get("sections kept", 0) == 0
+    # A lede that cites a speed figure: the overview shows it, from the analysis as it is now.
+    rebuilt(lede, lede.read_text() + "\n\nCells: {{ speed_verdict }}.\n", [f"reports/{REPORT}/index.html"])
+    assert "analysed" not in b.stats

@@ -122,37 +122,63 @@ def report_rows(a: Analysis) -> dict[str, list[dict]]:
     return {k: fn(a) for k, (fn, _) in _KINDS.items()}
 
 
-def frames(analyses: list[Analysis], cache: dict | None = None, newest: int | None = None) -> dict[str, pd.DataFrame]:
+def _same_kept(rows: dict[str, list[dict]], earlier: dict[str, list[dict]] | None) -> dict[str, list[dict]]:
+    """A report's new rows, each kind that reads as before (repr: exact for the values a row holds)
+    as the earlier list itself, so the frames made from it are known unchanged."""
+    if earlier is None:
+        return rows
+    return {k: earlier[k] if k in earlier and repr(earlier[k]) == repr(v) else v for k, v in rows.items()}
+
+
+def frames(analyses: list[Analysis], cache: dict | None = None, newest: int | None = None,
+           memo: dict | None = None) -> dict[str, pd.DataFrame]:
     """All four history frames; per-report rows come from `cache` when its receipt is unchanged.
 
     With `newest`, each series keeps only its newest rows, and an `older` column says how many it
     left out: a page showing the latest releases then costs little more at a thousand reports.
+    `memo` keeps each frame with the rows it was made from: a frame whose reports' rows are the
+    same lists is taken again (an edit of one report's speed leaves its KV pool rows as they were).
     """
     cache = {} if cache is None else cache
     live = set()
+    by_id = None
     for a in analyses:
         key = (a.report.id, a.report.sha256)
         live.add(key)
         if key not in cache:
-            cache[key] = report_rows(a)
+            if by_id is None:
+                by_id = {rid: rows for (rid, _), rows in cache.items()}
+            cache[key] = _same_kept(report_rows(a), by_id.get(a.report.id))
     for stale in set(cache) - live:
         del cache[stale]
     if newest is None:
         return {k: _order(pd.DataFrame([r for a in analyses for r in cache[(a.report.id, a.report.sha256)][k]], columns=cols))
                 for k, (_, cols) in _KINDS.items()}
     # Newest reports first: each series takes rows until it has `newest`, then only counts.
-    ordered = sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)
-    kept: dict[str, dict[str, list[dict]]] = {k: {} for k in _KINDS}
-    older: dict[str, dict[str, int]] = {k: {} for k in _KINDS}
-    for a in ordered:
-        rows = cache[(a.report.id, a.report.sha256)]
-        for k in _KINDS:
-            for row in rows[k]:
-                got = kept[k].setdefault(row["series"], [])
-                if len(got) < newest:
-                    got.append(row)
-                else:
-                    older[k][row["series"]] = older[k].get(row["series"], 0) + 1
-    return {k: _order(pd.DataFrame([{**r, "older": older[k].get(series, 0)} for series, got in kept[k].items() for r in got],
-                                   columns=[*cols, "older"]))
-            for k, (_, cols) in _KINDS.items()}
+    ordered = [cache[(a.report.id, a.report.sha256)] for a in
+               sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)]
+    out = {}
+    for k, (_, cols) in _KINDS.items():
+        made_from = [rows[k] for rows in ordered]
+        hit = memo.get(k) if memo is not None else None
+        if hit is None or hit[0] != newest or len(hit[1]) != len(made_from) or any(x is not y for x, y in zip(hit[1], made_from)):
+            hit = (newest, made_from, _newest(made_from, newest, cols))
+            if memo is not None:
+                memo[k] = hit
+        out[k] = hit[2]
+    return out
+
+
+def _newest(made_from: list[list[dict]], newest: int, cols: list[str]) -> pd.DataFrame:
+    """One kind's frame from each report's rows (newest report first): each series' newest rows."""
+    kept: dict[str, list[dict]] = {}
+    older: dict[str, int] = {}
+    for rows in made_from:
+        for row in rows:
+            got = kept.setdefault(row["series"], [])
+            if len(got) < newest:
+                got.append(row)
+            else:
+                older[row["series"]] = older.get(row["series"], 0) + 1
+    return _order(pd.DataFrame([{**r, "older": older.get(series, 0)} for series, got in kept.items() for r in got],
+                               columns=[*cols, "older"]))

@@ -1,6 +1,14 @@
-"""One report's analysis: every section's DataFrames, computed once and shared by all pages."""
+"""One report's analysis: every section's DataFrames, computed once and shared by all pages.
+
+Each section's analysis sees only the report's base (the receipt's parts that are no section's, the
+settings) and its own part: it runs on an `Analysis` of its own whose fields it fills, and these are
+then gathered into the report's. So what it computed (a `Piece`) is a function of those inputs
+alone, and a live builder reuses it after an edit of another part of the receipt (`section_keys`).
+"""
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,17 +68,91 @@ class Analysis:
     # Display data made from this analysis (render/views.py), kept by whoever draws it first: a
     # report's own pages and the author pages that show its blocks then share one computation.
     displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # The fields each section's analysis filled (results: its entries), by section name: what
+    # `own` hands to that section's view and tables.
+    owned: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict, repr=False, compare=False)
+
+
+# What every section's analysis is given rather than computes.
+_BASE = ("report", "band", "scale", "checkpoints", "paired_checkpoints", "headline_input", "displayed", "owned")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One section's analysis: the key of what it read, and the fields (and results entries) it filled."""
+    key: str
+    values: dict[str, Any]
+    results: dict[str, Any]
+
+
+def _part_hash(value: Any) -> str:
+    # The JSON text names the value exactly: 1, 1.0 and true differ in it, as they may on a page.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def section_keys(report: Report, band: float, scale: tuple[float, float], headline_input) -> dict[str, str]:
+    """Each section's key: a hash of its part of the receipt, the parts that are no section's (the
+    report part, provenance, ...) and the settings its analysis is given. Equal keys, equal pieces."""
+    from site_gen.sections import all_sections
+
+    names = {s.name for s in all_sections() if s.name}
+    rest = {k: v for k, v in report.data.items() if k not in names}
+    base = _part_hash([report.id, str(report.file), band, list(scale), list(headline_input or ()), rest])
+    return {name: _part_hash([base, report.data[name]]) for name in names if report.data.get(name) is not None}
+
+
+def _base(report: Report, band: float, scale: tuple[float, float], headline_input) -> Analysis:
+    checkpoints = report.checkpoints
+    missing_baseline = {c["id"] for c in report.meta["checkpoints"] if "baseline" in c.get("missing", {})}
+    return Analysis(report=report, band=band, scale=scale, checkpoints=checkpoints, headline_input=headline_input,
+                    paired_checkpoints=[c for c in checkpoints if c not in missing_baseline])
+
+
+def _analysed(section, base: Analysis, part: dict, key: str) -> Piece:
+    """The section's analysis run on an `Analysis` of its own: it sees no other section's fields."""
+    mine = _base(base.report, base.band, base.scale, base.headline_input)
+    before = dict(vars(mine))
+    section.analyse(mine, part)
+    values = {}
+    for name, value in vars(mine).items():
+        # A field replaced, or a container filled in place.
+        if name not in _BASE and name != "results" and (value is not before[name] or (isinstance(value, (list, dict)) and value)):
+            values[name] = value
+    return Piece(key, values, dict(mine.results))
+
+
+def own(a: Analysis, name: str) -> Analysis:
+    """`a` as the section `name`'s view and tables see it: the base and that section's own fields."""
+    mine = _base(a.report, a.band, a.scale, a.headline_input)
+    names, results = a.owned.get(name, ((), ()))
+    for f in names:
+        setattr(mine, f, getattr(a, f))
+    mine.results.update((k, a.results[k]) for k in results)
+    return mine
 
 
 def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float] = RATIO_SCALE,
-            headline_input: tuple[int, int] | None = None) -> Analysis:
+            headline_input: tuple[int, int] | None = None, pieces: dict[str, Piece] | None = None) -> Analysis:
+    """The report's analysis. With `pieces` (a live builder's, from an earlier receipt of the report),
+    a section whose key is unchanged takes its piece instead of analysing; `pieces` is then updated
+    to this receipt's."""
     from site_gen.sections import all_sections  # here, not above: the sections' views import this module
 
-    checkpoints = report.checkpoints
-    missing_baseline = {c["id"] for c in report.meta["checkpoints"] if "baseline" in c.get("missing", {})}
-    a = Analysis(report=report, band=band, scale=scale, checkpoints=checkpoints, headline_input=headline_input,
-                 paired_checkpoints=[c for c in checkpoints if c not in missing_baseline])
+    a = _base(report, band, scale, headline_input)
+    keys = section_keys(report, band, scale, headline_input) if pieces is not None else {}
+    made: dict[str, Piece] = {}
     for s in all_sections():
         if s.analyse and (part := report.data.get(s.name)) is not None:
-            s.analyse(a, part)
+            piece = pieces.get(s.name) if pieces is not None else None
+            if piece is None or piece.key != keys.get(s.name):
+                piece = _analysed(s, a, part, keys.get(s.name, ""))
+            made[s.name] = piece
+            for f, value in piece.values.items():
+                setattr(a, f, value)
+            a.results.update(piece.results)
+            a.owned[s.name] = (tuple(piece.values), tuple(piece.results))
+    if pieces is not None:
+        pieces.clear()
+        pieces.update(made)
     return a

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 from typing import Any, Callable
 
 from markupsafe import Markup
@@ -69,6 +70,14 @@ def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
     if row.get("superseded_by"):
         out["superseded_by"] = {**row["superseded_by"], "url": rel(page_path, row["superseded_by"]["url"])}
     return out
+
+
+@lru_cache(maxsize=64)
+def _compiled(env, source: str):
+    """A block's template, compiled once per environment: its macros are imported from `env` when it
+    renders, so a compiled copy stays right after a template edit (a preview rebuild need not
+    compile it again)."""
+    return env.from_string(source)
 
 
 class AuthorBlocks:
@@ -128,7 +137,7 @@ class AuthorBlocks:
     def _template(self, name: str):
         if name not in self._templates:
             env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
-            self._templates[name] = env.from_string(_IMPORT + all_blocks()[name].template)
+            self._templates[name] = _compiled(env, _IMPORT + all_blocks()[name].template)
         return self._templates[name]
 
     # -- one block ----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 import site_gen
 from site_gen.analyse import figures as figs
-from site_gen.analyse.report import Analysis
+from site_gen.analyse.report import Analysis, own
 from site_gen.config import Config
 from site_gen.diagnostics import warning
 from site_gen.errors import SitegenError
@@ -130,9 +130,35 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
+def _own(a: Analysis, s: Section) -> Analysis:
+    """What a section's view and tables are given: a named section's own part of the analysis (so
+    they come out the same whatever else changed, and a live builder keeps them: report_store.py)."""
+    return own(a, s.name) if s.name else a
+
+
+def section_tables(a: Analysis, s: Section) -> dict[str, pd.DataFrame]:
+    """One section's CSV tables, made once per analysis."""
+    key = ("csv", s.key)
+    if key not in a.displayed:
+        a.displayed[key] = s.csv(_own(a, s)) if s.csv else {}
+    return a.displayed[key]
+
+
 def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
     """Every section's CSV tables, by name (`csv/<name>.csv`)."""
-    return {name: table for s in all_sections() if s.csv for name, table in s.csv(a).items()}
+    return {name: table for s in all_sections() if s.csv for name, table in section_tables(a, s).items()}
+
+
+def csv_files(a: Analysis, base: str) -> dict[str, bytes]:
+    """Every section's CSV files under `base`, each section's made once per analysis."""
+    out = {}
+    for s in all_sections():
+        if s.csv:
+            key = ("csv bytes", s.key)
+            if key not in a.displayed:
+                a.displayed[key] = {name: csv_bytes(table) for name, table in section_tables(a, s).items()}
+            out.update((base + f"csv/{name}.csv", data) for name, data in a.displayed[key].items())
+    return out
 
 
 def receipt_texts(r) -> Iterator[tuple[str, str]]:
@@ -229,7 +255,7 @@ class ReportPages:
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = section.view(self.a)
+            self.a.displayed[name] = section.view(_own(self.a, section))
             attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
@@ -331,8 +357,7 @@ class ReportPages:
     def files(self) -> dict[str, bytes]:
         # The bytes that were validated and hashed, not a second read that may differ.
         out = {self.base + "SUMMARY.json": self.a.report.raw or self.a.report.file.read_bytes()}
-        for name, table in self.tables.items():
-            out[self.base + f"csv/{name}.csv"] = csv_bytes(table)
+        out.update(csv_files(self.a, self.base))
         return out
 
 

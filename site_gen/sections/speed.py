@@ -98,8 +98,12 @@ def csv(a) -> dict:
 def page_context(a, ctx: dict) -> None:
     if ctx["speed"]:
         r = a.report
-        ctx["speed_figures"] = {c: charts.speed_figure(a.speed, c, a.scale, a.band, r.candidate.name, r.baseline.name)
+        # Drawn once per analysis: the speed page and an author page's speed chart block share them.
+        key = ("speed figures", tuple(ctx["speed"]["checkpoints"]))
+        if key not in a.displayed:
+            a.displayed[key] = {c: charts.speed_figure(a.speed, c, a.scale, a.band, r.candidate.name, r.baseline.name)
                                 for c in ctx["speed"]["checkpoints"]}
+        ctx["speed_figures"] = a.displayed[key]
 
 
 def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
