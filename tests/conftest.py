@@ -139,8 +139,8 @@ def page(browser):
 
 # The longest files first: with `--dist loadfile` (tests/run.sh) each worker takes whole files as it
 # frees up, so the run ends with short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_fuzz.py", "test_serve_load.py", "test_scale.py", "test_serve.py",
-                 "test_mkdocs_plugin.py", "test_mkdocs_material.py", "test_anywhere.py", "test_schema_receipts.py",
+LONGEST_FIRST = ("test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve_load.py", "test_scale.py",
+                 "test_serve.py", "test_mkdocs_plugin.py", "test_mkdocs_material.py", "test_anywhere.py",
                  "test_large_receipt.py", "test_properties.py", "test_one_truth.py", "test_deploy.py", "test_docs_pages.py",
                  "test_cli.py",
                  "test_history.py")
