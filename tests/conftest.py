@@ -124,16 +124,21 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh browser context and page that records console errors and failed requests."""
-    context = browser.new_context()
+def watched_page(context):
+    """A new page of `context` whose `errors` list gathers console errors, page errors and failed requests."""
     pg = context.new_page()
     pg.errors = []  # type: ignore[attr-defined]
     pg.on("console", lambda m: pg.errors.append(f"console: {m.text}") if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
-    pg.on("requestfailed", lambda r: pg.errors.append(f"failed: {r.url}"))
-    yield pg
+    pg.on("requestfailed", lambda r: pg.errors.append(f"failed: {r.url} {r.failure}"))
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context and page that records console errors and failed requests."""
+    context = browser.new_context()
+    yield watched_page(context)
     context.close()
 
 

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urldefrag
 
 import pytest
 
-from conftest import ROOT, sitegen_here
+from conftest import ROOT, sitegen_here, watched_page
 
 AXE_RUNS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
 LAYOUT_WIDTHS = (1280, 768, 390)
@@ -201,12 +201,7 @@ def check_site(pg, site: Path, axe=None, links: Links | None = None) -> tuple[li
 @pytest.fixture(scope="module")
 def one_page(browser):
     context = browser.new_context()
-    pg = context.new_page()
-    pg.errors = []  # type: ignore[attr-defined]
-    pg.on("console", lambda m: pg.errors.append(f"console: {m.text}") if m.type == "error" else None)
-    pg.on("pageerror", lambda e: pg.errors.append(f"pageerror: {e}"))
-    pg.on("requestfailed", lambda r: pg.errors.append(f"failed: {r.url} {r.failure}"))
-    yield pg
+    yield watched_page(context)
     context.close()
 
 
