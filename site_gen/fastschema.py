@@ -1,13 +1,16 @@
-"""The receipt schema's fastjsonschema validator, generated once per schema and kept in the
-persistent cache (site_gen/cache.py): generating its code is a fifth of a small build.
+"""Fast yes-or-no schema checks for the common case, a valid receipt.
 
-The entry is named by a hash of the final schema (sections may add their parts to it) and of
-fastjsonschema's version, so a changed schema generates a new validator, never reuses an old one.
+`checker` writes one Python function for the keywords the receipt schemas use (below). For a
+schema it cannot read (a section's part with other keywords), `compiled` gives fastjsonschema's
+validator, generated once per schema and kept in the persistent cache (site_gen/cache.py): its
+entry is named by a hash of the final schema and of fastjsonschema's version, so a changed schema
+generates a new validator, never reuses an old one.
 """
 from __future__ import annotations
 
 import json
 import marshal
+import re
 import types
 from functools import partial
 from typing import Any, Callable
@@ -40,3 +43,182 @@ def _code(data: bytes | None) -> types.CodeType | None:
     except (EOFError, ValueError, TypeError):
         return None
     return code if isinstance(code, types.CodeType) else None
+
+
+# -- a leaner checker for the schema's own keywords ---------------------------------------------
+# fastjsonschema's code builds a set of each object's keys, removes them one by one and tests each
+# value's type three ways: on a receipt of a few thousand records that is most of its load time.
+# `checker` writes one Python function for the keywords the receipt schemas use and answers only
+# yes or no; a no (or a schema it does not know) leaves the verdict to jsonschema. It may refuse
+# more than the schema does (a float in an integer field, a subclass of dict), never accept more.
+
+_ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated"}
+_KNOWN = _ANNOTATIONS | {"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
+                         "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+                         "exclusiveMaximum", "const", "enum", "anyOf"}
+_IS = {"object": "type({v}) is dict", "array": "type({v}) is list", "string": "type({v}) is str",
+       "integer": "type({v}) is int", "number": "(type({v}) is float or type({v}) is int)",
+       "boolean": "type({v}) is bool", "null": "{v} is None"}
+# Where the schema names no type, each keyword applies to values of its own kind only.
+_KIND = {"object": "isinstance({v}, dict)", "array": "isinstance({v}, list)", "string": "isinstance({v}, str)",
+         "number": "(isinstance({v}, (int, float)) and not isinstance({v}, bool))"}
+_KEYWORDS = {"object": ("properties", "required", "additionalProperties"), "array": ("items", "minItems", "maxItems"),
+             "string": ("minLength", "maxLength", "pattern"),
+             "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")}
+_COMPARE = {"minItems": "<", "maxItems": ">", "minLength": "<", "maxLength": ">", "minimum": "<", "maximum": ">",
+            "exclusiveMinimum": "<=", "exclusiveMaximum": ">="}
+
+
+class _Unsupported(Exception):
+    """A keyword (or form of one) `checker` does not write code for."""
+
+
+class _Writer:
+    def __init__(self, formats: dict[str, Callable[[Any], bool]]):
+        self.formats = formats
+        self.scope: dict[str, Any] = {"_MISSING": object()}
+        self.functions: list[str] = []
+        self.count = 0
+
+    def name(self, prefix: str, value: Any = None) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        if value is not None:
+            self.scope[name] = value
+        return name
+
+    def function(self, node: Any) -> str:
+        """A function of its own for `node` (one alternative of anyOf): its name."""
+        name = self.name("_f")
+        self.functions.append("\n".join([f"def {name}(v):", *_merged(self.lines(node, "v", 1)), "    return True"]))
+        return name
+
+    def lines(self, node: Any, v: str, depth: int) -> list[str]:
+        """Statements that return False when the value named `v` fails `node`."""
+        if node is True or node == {}:
+            return []
+        if not isinstance(node, dict) or not set(node) <= _KNOWN:
+            raise _Unsupported(node)
+        pad = "    " * depth
+        out = []
+        kind = node.get("type")
+        if kind is not None:
+            kinds = kind if isinstance(kind, list) else [kind]
+            if not kinds or not all(isinstance(k, str) and k in _IS for k in kinds):
+                raise _Unsupported(kind)
+            out.append(f"{pad}if not ({' or '.join(_IS[k].format(v=v) for k in kinds)}): return False")
+        for family, keywords in _KEYWORDS.items():
+            present = [k for k in keywords if k in node]
+            if not present:
+                continue
+            if kind == family or (family == "number" and kind == "integer"):
+                inner = depth
+            else:
+                out.append(f"{pad}if {_KIND[family].format(v=v)}:")
+                inner = depth + 1
+            body = getattr(self, "_" + family)(node, v, inner)
+            out.extend(body or ["    " * inner + "pass"])
+        out.extend(self._values(node, v, depth))
+        return out
+
+    def _object(self, node: dict, v: str, depth: int) -> list[str]:
+        pad, out = "    " * depth, []
+        props, required = node.get("properties", {}), node.get("required", [])
+        extra = node.get("additionalProperties", True)
+        if not isinstance(props, dict) or not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise _Unsupported(node)
+        if extra is False:
+            out.append(f"{pad}if not {v}.keys() <= {self.name('_keys', frozenset(props))}: return False")
+        elif extra is not True and not isinstance(extra, dict):
+            raise _Unsupported(extra)
+        if required:
+            out.append(f"{pad}if not {v}.keys() >= {self.name('_need', frozenset(required))}: return False")
+        for key, sub in props.items():
+            x = self.name("x")
+            body = self.lines(sub, x, depth + (key not in required))
+            if not body:
+                continue
+            if key in required:
+                out += [f"{pad}{x} = {v}[{key!r}]", *body]
+            else:
+                out += [f"{pad}{x} = {v}.get({key!r}, _MISSING)", f"{pad}if {x} is not _MISSING:", *body]
+        if isinstance(extra, dict) and (body := self.lines(extra, x := self.name("x"), depth + 2)):
+            known = self.name("_known", frozenset(props))
+            out += [f"{pad}for k, {x} in {v}.items():", f"{pad}    if k not in {known}:", *body]
+        return out
+
+    def _array(self, node: dict, v: str, depth: int) -> list[str]:
+        pad, out = "    " * depth, self._limits(node, f"len({v})", ("minItems", "maxItems"), depth)
+        items = node.get("items", True)
+        if items is not True and not isinstance(items, dict):
+            raise _Unsupported(items)
+        if body := self.lines(items, x := self.name("x"), depth + 1):
+            out += [f"{pad}for {x} in {v}:", *body]
+        return out
+
+    def _string(self, node: dict, v: str, depth: int) -> list[str]:
+        out = self._limits(node, f"len({v})", ("minLength", "maxLength"), depth)
+        if "pattern" in node:
+            if not isinstance(node["pattern"], str):
+                raise _Unsupported(node["pattern"])
+            out.append(f"{'    ' * depth}if not {self.name('_re', re.compile(node['pattern']))}.search({v}): return False")
+        return out
+
+    def _number(self, node: dict, v: str, depth: int) -> list[str]:
+        return self._limits(node, v, ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"), depth)
+
+    def _limits(self, node: dict, measure: str, keywords: tuple[str, ...], depth: int) -> list[str]:
+        out = []
+        for k in keywords:
+            if k in node:
+                limit = node[k]
+                if isinstance(limit, bool) or not isinstance(limit, (int, float)):
+                    raise _Unsupported(limit)
+                out.append(f"{'    ' * depth}if {measure} {_COMPARE[k]} {limit!r}: return False")
+        return out
+
+    def _values(self, node: dict, v: str, depth: int) -> list[str]:
+        """const, enum, format and anyOf: for a value of any kind."""
+        pad, out = "    " * depth, []
+        if "const" in node:
+            const = node["const"]
+            if const is not None and type(const) not in (str, int, float, bool):
+                raise _Unsupported(const)
+            out.append(f"{pad}if not (type({v}) is {type(const).__name__ if const is not None else 'type(None)'} "
+                       f"and {v} == {const!r}): return False")
+        if "enum" in node:
+            if not isinstance(node["enum"], list) or not all(isinstance(e, str) for e in node["enum"]):
+                raise _Unsupported(node["enum"])
+            out.append(f"{pad}if not (type({v}) is str and {v} in {self.name('_enum', frozenset(node['enum']))}): return False")
+        if "format" in node and node["format"] in self.formats:
+            out.append(f"{pad}if not {self.name('_format', self.formats[node['format']])}({v}): return False")
+        if "anyOf" in node:
+            if not isinstance(node["anyOf"], list) or not node["anyOf"]:
+                raise _Unsupported(node["anyOf"])
+            out.append(f"{pad}if not ({' or '.join(f'{self.function(n)}({v})' for n in node['anyOf'])}): return False")
+        return out
+
+
+def _merged(lines: list[str]) -> list[str]:
+    """Consecutive tests at one depth as one `if ... or ...`: fewer steps for the interpreter."""
+    out: list[str] = []
+    for line in lines:
+        test = re.fullmatch(r"( *)if (.*): return False", line)
+        last = re.fullmatch(r"( *)if (.*): return False", out[-1]) if out else None
+        if test and last and test.group(1) == last.group(1):
+            out[-1] = f"{last.group(1)}if {last.group(2)} or {test.group(2)}: return False"
+        else:
+            out.append(line)
+    return out
+
+
+def checker(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> Callable[[Any], bool] | None:
+    """True when `data` is valid under `schema` (False: perhaps not); None for a schema it cannot write."""
+    writer = _Writer(formats)
+    try:
+        main = writer.function(schema)
+        code = compile("\n\n".join(writer.functions), "<sitegen receipt checker>", "exec")
+    except (_Unsupported, SyntaxError, RecursionError, MemoryError):
+        return None
+    exec(code, writer.scope)
+    return writer.scope[main]

@@ -1,0 +1,119 @@
+"""sitegen's own schema checker (site_gen/fastschema.py `checker`) says yes to valid receipts
+without jsonschema or fastjsonschema, and never yes to a receipt jsonschema refuses."""
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import jsonschema
+import pytest
+
+from conftest import ROOT
+from receipt_strategies import random_receipt
+from site_gen import fastschema
+from site_gen.validate import _fast_validator, _python_patterns, _validator, is_date, schema
+
+FORMATS = {"date": is_date}
+
+
+@pytest.mark.parametrize("version", [1, 1.1])
+def test_the_receipt_schemas_get_the_checker(version):
+    """fastjsonschema's code for these schemas costs ~3x the time per receipt, and check_integers more."""
+    assert fastschema.checker(_python_patterns(schema(version)), FORMATS) is not None
+    assert getattr(_fast_validator(version), "exact_integers", False)
+
+
+SMALL = {
+    "type": "object", "additionalProperties": False, "required": ["n"],
+    "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 9},
+        "x": {"type": "number", "exclusiveMinimum": 0},
+        "s": {"type": "string", "minLength": 2, "maxLength": 3, "pattern": "^[a-z]+\\Z"},
+        "d": {"type": "string", "format": "date"},
+        "e": {"enum": ["a", "b"]}, "c": {"const": 1.1}, "b": {"type": "boolean"}, "z": {"type": "null"},
+        "l": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"type": "number"}},
+        "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "p": {"properties": {"q": {"minLength": 1}}},
+        "a": {"type": "object", "anyOf": [{"required": ["u"]}, {"required": ["w"]}]},
+    },
+}
+# (instance, the checker's answer): yes exactly where the schema says valid, except that it also
+# says no to what only a looser reading allows (1.0 for an integer, 1 for 1.1, a tuple for an array).
+INSTANCES = [
+    ({"n": 1}, True), ({"n": 9}, True), ({"n": 0}, False), ({"n": 10}, False), ({"n": 1.0}, False),
+    ({"n": True}, False), ({"n": "1"}, False), ({}, False), ({"n": 1, "zz": 1}, False),
+    ({"n": 1, "x": 0}, False), ({"n": 1, "x": 0.5}, True), ({"n": 1, "x": False}, False),
+    ({"n": 1, "s": "ab"}, True), ({"n": 1, "s": "abcd"}, False), ({"n": 1, "s": "a"}, False),
+    ({"n": 1, "s": "ab\n"}, False), ({"n": 1, "s": "AB"}, False),
+    ({"n": 1, "d": "2024-02-29"}, True), ({"n": 1, "d": "2026-02-29"}, False),
+    ({"n": 1, "e": "a"}, True), ({"n": 1, "e": "c"}, False), ({"n": 1, "e": 1}, False),
+    ({"n": 1, "c": 1.1}, True), ({"n": 1, "c": 1}, False), ({"n": 1, "b": False}, True), ({"n": 1, "b": 0}, False),
+    ({"n": 1, "z": None}, True), ({"n": 1, "z": 0}, False),
+    ({"n": 1, "l": []}, False), ({"n": 1, "l": [1, 2.5]}, True), ({"n": 1, "l": [1, 2, 3]}, False),
+    ({"n": 1, "l": ["1"]}, False), ({"n": 1, "l": (1,)}, False),
+    ({"n": 1, "m": {"k": 1}}, True), ({"n": 1, "m": {"k": 1.5}}, False), ({"n": 1, "m": {}}, True),
+    ({"n": 1, "p": {"q": ""}}, False), ({"n": 1, "p": {"q": "y"}}, True), ({"n": 1, "p": 3}, True),
+    ({"n": 1, "p": {"q": 3}}, True),
+    ({"n": 1, "a": {"u": 1}}, True), ({"n": 1, "a": {"w": 1}}, True), ({"n": 1, "a": {"v": 1}}, False),
+]
+
+
+@pytest.mark.parametrize("instance, yes", INSTANCES)
+def test_each_keyword_agrees_with_jsonschema(instance, yes):
+    assert fastschema.checker(SMALL, FORMATS)(instance) is yes
+    if yes:
+        assert not list(jsonschema.Draft202012Validator(SMALL, format_checker=_dates()).iter_errors(instance))
+
+
+def _dates():
+    formats = jsonschema.FormatChecker(formats=())
+    formats.checks("date")(is_date)
+    return formats
+
+
+@pytest.mark.parametrize("node", [{"$ref": "#/x"}, {"type": "string", "multipleOf": 2}, {"items": [{"type": "string"}]},
+                                  {"oneOf": [{}]}, {"enum": [1, "a"]}, {"type": "tuple"}])
+def test_a_schema_it_cannot_read_is_left_to_the_others(node):
+    assert fastschema.checker({"type": "object", "properties": {"k": node}}, FORMATS) is None
+
+
+PLACES = [None, True, 0, -1, 1.0, 2.5, 1e300, "", " ", "x", "2026-02-30", "Q4\n", [], [1.0], {}, {"x": 1}, 100]
+
+
+def _paths(node, at=()):
+    yield at
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in children:
+        yield from _paths(value, at + (key,))
+
+
+def _receipts():
+    """The project's smaller receipts (both schema versions) and a schema-generated one."""
+    files = [f for f in sorted((ROOT / "data").glob("*/SUMMARY.json")) if f.stat().st_size < 30_000]  # jsonschema is slow
+    found = [json.loads(f.read_text(encoding="utf-8")) for f in files]
+    return found + [random_receipt(random.Random(f"checker:{seed}")) for seed in range(1)]
+
+
+def test_valid_receipts_and_their_mutants():
+    """Every valid receipt is accepted; no mutant that jsonschema refuses is."""
+    rng = random.Random("mutants")
+    for n, r in enumerate(_receipts()):
+        version = 1.1 if r.get("schema_version") == 1.1 else 1
+        check = fastschema.checker(_python_patterns(schema(version)), FORMATS)
+        assert check(r) and not list(_validator(version).iter_errors(r)), n
+        paths = list(_paths(r))[1:]
+        for _ in range(25):
+            d = copy.deepcopy(r)
+            at = rng.choice(paths)
+            parent = d
+            for part in at[:-1]:
+                parent = parent[part]
+            if rng.random() < 0.7:
+                parent[at[-1]] = rng.choice(PLACES)
+            elif isinstance(parent, dict):
+                del parent[at[-1]]
+            else:
+                parent.append(copy.deepcopy(parent[at[-1]]))
+            if check(d):
+                assert not list(_validator(version).iter_errors(d)), (n, at)
