@@ -212,11 +212,104 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
     if not raw.strip():
         raise SitegenError("file is empty; expected a JSON object", file, "$")
     text = decode_text(raw, file)
+    data = _quick(text, raw)
+    marked = False
+    if data is _UNUSUAL:
+        data, marked = _careful(text, file)
+    strings = bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and _BAD_CHAR.search(text)))
+    if marked or strings:
+        found = _first_problem(data, [], strings)
+        if found:
+            raise SitegenError(found[1], file, json_path(found[0]))
+    return data, raw
+
+
+# Bytes of a receipt's text that `_shape` keeps: its structure, once strings are taken out.
+_NOT_SHAPE = bytes(b for b in range(256) if b not in b'"[]{}:')
+_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_A_STRING = re.compile(rb'"[^"]*"')
+# For `_huge_numbers`: digits as 0, exponent marks as e, what may stand before a number as a space,
+# any other byte as a.
+_NUMBER_CHARS = bytes(ord("0") if chr(b).isdigit() and b < 128 else ord("e") if b in b"eE" else b if b in b"+-."
+                      else ord(" ") if b in b" \t\n\r:,[" else ord("a") for b in range(256))
+# Printable ASCII, tab and newlines: a receipt of these alone holds no character _BAD_CHAR names.
+_PLAIN = bytes([9, 10, 13, *range(32, 127)])
+_UNUSUAL = object()
+
+
+def _shape(raw: bytes) -> tuple[int, bool]:
+    """(members of all its objects, whether it nests deeper than MAX_DEPTH) of valid JSON.
+
+    In C, on bytes: escaped backslashes and quotes go, then all but quotes, brackets and colons,
+    then the strings (now quote pairs with perhaps a bracket or colon inside); a colon outside a
+    string is one object member, and the innermost bracket pairs go, once per level.
+    """
+    kept = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_SHAPE).replace(b'""', b"")
+    if b'"' in kept:
+        kept = _A_STRING.sub(b"", kept)
+    members = kept.count(b":")
+    kept = kept.replace(b":", b"").translate(_BRACKETS)
+    for _ in range(MAX_DEPTH):
+        if not kept:
+            break
+        kept = kept.replace(b"[]", b"")
+    return members, bool(kept)
+
+
+def _huge_numbers(raw: bytes) -> bool:
+    """Whether a number may be beyond what `_loads` lets through: 16 digits or more before any point
+    (not exact, or too large for a float) or an exponent of three digits or more (perhaps infinite).
+    Searched for in C, on the bytes mapped to classes; text in a string that looks so also says yes."""
+    mapped = (b" " + raw).translate(_NUMBER_CHARS)
+    if b" 0000000000000000" in mapped or b" -0000000000000000" in mapped:
+        return True
+    for exponent in (b"e000", b"e+000"):
+        at = mapped.find(exponent)
+        while at != -1:
+            start = at  # back to the token's start: a number follows a space (or `:`, `,`, `[`)
+            while mapped[start - 1] in b"0.":
+                start -= 1
+            start -= mapped[start - 1] == ord("-")
+            if start < at and mapped[start - 1] == ord(" "):
+                return True
+            at = mapped.find(exponent, at + 1)
+    return False
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(name)
+
+
+def _quick(text: str, raw: bytes) -> Any:
+    """The data of a receipt with nothing unusual in it (json.loads' own C parser), or _UNUSUAL
+    when it might hold anything `_careful` refuses: that then parses it again and says what.
+
+    No duplicate key: the objects hold as many members as the text has colons outside strings.
+    """
+    if _huge_numbers(raw):
+        return _UNUSUAL
+    members = 0
+
+    def count(obj: dict) -> dict:
+        nonlocal members
+        members += len(obj)
+        return obj
+
+    try:
+        data = json.loads(text, object_hook=count, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return _UNUSUAL
+    pairs, deep = _shape(raw)
+    return _UNUSUAL if deep or pairs != members else data
+
+
+def _careful(text: str, file: Path) -> tuple[Any, bool]:
+    """Parses a receipt that may be bad in any way: (data, anything marked), or the first problem."""
     deep = _too_deep(text)
     if deep is not None:
         raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, _line_col(text, deep))
     try:
-        data, marked = _loads(text)
+        return _loads(text)
     except json.JSONDecodeError as exc:
         message, at = exc.msg, text[exc.pos:exc.pos + 2]
         if message.startswith("Unterminated string"):
@@ -232,9 +325,3 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
         raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, "$") from None
     except ValueError as exc:
         raise SitegenError(f"invalid JSON: {exc}", file, "$") from None
-    strings = bool(_ESCAPED_CHAR.search(text) or _BAD_CHAR.search(text))
-    if marked or strings:
-        found = _first_problem(data, [], strings)
-        if found:
-            raise SitegenError(found[1], file, json_path(found[0]))
-    return data, raw

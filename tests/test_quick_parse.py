@@ -1,0 +1,64 @@
+"""The quick parse (site_gen/parse.py `_quick`: json.loads' C parser plus checks on the bytes) takes
+an ordinary receipt alone, and lets through nothing the careful parse would refuse or mark."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from site_gen import parse
+from site_gen.errors import SitegenError
+
+FILE = Path("SUMMARY.json")
+
+
+def test_the_example_receipt_needs_no_careful_parse():
+    raw = (ROOT / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").read_bytes()
+    data = parse._quick(raw.decode("utf-8"), raw)
+    assert data is not parse._UNUSUAL and data == parse._careful(raw.decode("utf-8"), FILE)[0]
+
+
+@pytest.mark.parametrize("text, unusual", [
+    ('{"a": 1}', False), ('{"a": 1, "a": 2}', True), ('{"a": {"b": 1, "b": 1}}', True), ('{"a": ":", "b": "{"}', False),
+    ('{"a": "\\\\", "b": "\\"[:"}', False), ('{"a": 1234567890123456}', True), ('{"a": -1234567890123456}', True),
+    ('{"a": 123456789012345}', False), ('[1e400]', True), ('[1.5E+308]', True), ('[1e-400]', False), ('[NaN]', True),
+    ('{"h": "3e257"}', False), ('{"h": "af3e257"}', False), ('[0.30000000000000004]', False), ('[1e0309]', True),
+    ("[" * 64 + "]" * 64, False), ("[" * 65 + "]" * 65, True), ('{"a": [1,}', True), ("[" * 5000 + "]" * 5000, True),
+])
+def test_what_the_quick_parse_leaves_to_the_careful_one(text, unusual):
+    assert (parse._quick(text, text.encode()) is parse._UNUSUAL) is unusual
+
+
+SNIPPETS = [b'"', b"\\", b'\\"', b"\\\\", b"[", b"]", b"{", b"}", b":", b",", b"1e400", b"12345678901234567", b"NaN",
+            b'"a":1,', b'"k":2,"k":3,', b"[" * 70, b"]" * 70, b" ", b"e400", b"-"]
+SEED = b'{"a":"x\\\\\\"[{:","b":[1,2.5,{"c":"\\\\\\\\"}],"d":{"e":null,"f":true},"g":[[[[{"h":"3e257"}]]]],"n":-12.5e3}'
+
+
+def test_mutants_the_quick_parse_takes_parse_the_same_carefully():
+    rng = random.Random("quick")
+    taken = 0
+    for _ in range(3000):
+        b = bytearray(SEED)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(b) + 1)
+            if rng.random() < 0.6:
+                b[at:at] = rng.choice(SNIPPETS)
+            else:
+                del b[at:at + rng.randint(1, 4)]
+        raw = bytes(b)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        quick = parse._quick(text, raw)
+        if quick is parse._UNUSUAL:
+            continue
+        taken += 1
+        try:
+            careful = parse._careful(text, FILE)
+        except SitegenError as exc:
+            pytest.fail(f"{raw!r}: the quick parse took what the careful one refuses: {exc}")
+        assert careful == (quick, False), raw
+    assert taken > 100
