@@ -15,6 +15,7 @@ from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section
 
 def check(long_outputs: dict, file, checkpoint_ref) -> None:
+    # Each message and path is made only for the record at fault: a receipt holds thousands of replies.
     caps = long_outputs["caps"]
     for i, cap in enumerate(caps):
         require(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
@@ -29,34 +30,38 @@ def check(long_outputs: dict, file, checkpoint_ref) -> None:
                 f"(checkpoint {run[0]}, {run[1]}, run {run[2]!r})", file, f"$.long_outputs.arms[{i}].run")
         runs[run] = i
     seen_replies = set()
+    known_caps = set(caps)
     for i, reply in enumerate(long_outputs["replies"]):
-        where = f"$.long_outputs.replies[{i}]"
-        require(reply["arm"] in arms, f"unknown arm '{reply['arm']}'; declared: {', '.join(arms)}", file, where + ".arm")
-        require(reply["cap"] in caps, f"cap {reply['cap']} is not one of $.long_outputs.caps", file, where + ".cap")
-        require(reply["thinking_tokens"] <= reply["reply_tokens"], "thinking_tokens cannot exceed reply_tokens", file, where + ".thinking_tokens")
-        _impossible_reply(reply, file, where)
+        if reply["arm"] not in arms:
+            raise SitegenError(f"unknown arm '{reply['arm']}'; declared: {', '.join(arms)}", file, f"$.long_outputs.replies[{i}].arm")
+        if reply["cap"] not in known_caps:
+            raise SitegenError(f"cap {reply['cap']} is not one of $.long_outputs.caps", file, f"$.long_outputs.replies[{i}].cap")
+        if reply["thinking_tokens"] > reply["reply_tokens"]:
+            raise SitegenError("thinking_tokens cannot exceed reply_tokens", file, f"$.long_outputs.replies[{i}].thinking_tokens")
+        _impossible_reply(reply, file, i)
         key = (reply["arm"], reply["cap"], reply["prompt"])
-        require(key not in seen_replies, "duplicate reply (same arm, cap and prompt)", file, where)
+        if key in seen_replies:
+            raise SitegenError("duplicate reply (same arm, cap and prompt)", file, f"$.long_outputs.replies[{i}]")
         seen_replies.add(key)
 
 
-def _impossible_reply(reply: dict, file, where: str) -> None:
+def _impossible_reply(reply: dict, file, i: int) -> None:
     if reply["reply_tokens"] > reply["cap"]:
-        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, where + ".reply_tokens")
+        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, f"$.long_outputs.replies[{i}].reply_tokens")
     if reply["finished"] and reply["still_thinking"]:
         raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
-                           file, where + ".still_thinking")
+                           file, f"$.long_outputs.replies[{i}].still_thinking")
     # The pages count an unfinished reply as cut at its cap, and one still thinking there as all thinking.
     if not reply["finished"] and reply["reply_tokens"] != reply["cap"]:
         raise SitegenError(f"an unfinished reply is cut at its cap {reply['cap']}, but its reply_tokens are {reply['reply_tokens']}",
-                           file, where + ".reply_tokens")
+                           file, f"$.long_outputs.replies[{i}].reply_tokens")
     if reply["still_thinking"] and reply["thinking_tokens"] != reply["reply_tokens"]:
         raise SitegenError(f"a reply cut while still thinking is all thinking, but its thinking_tokens {reply['thinking_tokens']} "
-                           f"are below its reply_tokens {reply['reply_tokens']}", file, where + ".thinking_tokens")
+                           f"are below its reply_tokens {reply['reply_tokens']}", file, f"$.long_outputs.replies[{i}].thinking_tokens")
     # Tables count these for their own category only: on another they would vanish unseen.
     for flag, category in (("tests_passed", "code"), ("json_valid", "json")):
         if flag in reply and reply["category"] != category:
-            raise SitegenError(f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"{where}.{flag}")
+            raise SitegenError(f"{flag} is for {category} replies; this reply is {reply['category']}", file, f"$.long_outputs.replies[{i}].{flag}")
 
 
 def engine_records(data: dict):

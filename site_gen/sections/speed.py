@@ -18,18 +18,17 @@ from site_gen.render.provenance import Fig, origins, row_origin
 from site_gen.sections.base import option_bool, option_checkpoint, BlockSpec, Section
 
 def check(speed: dict, file, checkpoint_ref) -> None:
+    # Each message and path is made only for the record at fault: a receipt holds thousands of cells.
     seen_cells: dict[tuple, int] = {}
     for i, cell in enumerate(speed["cells"]):
-        where = f"$.speed.cells[{i}]"
-        checkpoint_ref(cell["checkpoint"], where + ".checkpoint")
-        for role in ("baseline", "candidate"):
-            rate = cell[role]["rate"]
-            require(rate > 0, f"rate must be above zero, got {rate}", file, f"{where}.{role}.rate")
-        ratio = cell["candidate"]["rate"] / cell["baseline"]["rate"]
-        require(0 < ratio < math.inf, f"the rates' ratio {cell['candidate']['rate']} / {cell['baseline']['rate']} "
-                "is not a representable number", file, where)
+        checkpoint_ref(cell["checkpoint"], f"$.speed.cells[{i}].checkpoint")
+        base, cand = cell["baseline"]["rate"], cell["candidate"]["rate"]
+        if not (base > 0 and cand > 0 and 0 < cand / base < math.inf):
+            _bad_rates(cell, file, f"$.speed.cells[{i}]")
         key = (cell["checkpoint"], cell["workload"], cell.get("input_tokens"), cell["concurrency"], cell["metric"])
-        require(key not in seen_cells, f"duplicate speed cell (same checkpoint, workload, input, concurrency, metric as $.speed.cells[{seen_cells.get(key)}])", file, where)
+        if key in seen_cells:
+            raise SitegenError(f"duplicate speed cell (same checkpoint, workload, input, concurrency, metric as "
+                               f"$.speed.cells[{seen_cells[key]}])", file, f"$.speed.cells[{i}]")
         seen_cells[key] = i
     seen_ttft: dict[str, int] = {}
     for i, t in enumerate(speed.get("ttft", [])):
@@ -38,6 +37,15 @@ def check(speed: dict, file, checkpoint_ref) -> None:
                 f"duplicate time to first token for checkpoint '{t['checkpoint']}' (also $.speed.ttft[{seen_ttft.get(t['checkpoint'])}]); "
                 "one per checkpoint", file, f"$.speed.ttft[{i}]")
         seen_ttft[t["checkpoint"]] = i
+
+
+def _bad_rates(cell: dict, file, where: str) -> None:
+    for role in ("baseline", "candidate"):
+        rate = cell[role]["rate"]
+        require(rate > 0, f"rate must be above zero, got {rate}", file, f"{where}.{role}.rate")
+    ratio = cell["candidate"]["rate"] / cell["baseline"]["rate"]
+    require(0 < ratio < math.inf, f"the rates' ratio {cell['candidate']['rate']} / {cell['baseline']['rate']} "
+            "is not a representable number", file, where)
 
 
 # Fields schema 1.1 lets a cell leave out (or add): absent, they are columns of NaN.

@@ -7,21 +7,26 @@ import pandas as pd
 
 from site_gen.analyse import tool_calling as calc
 from site_gen.analyse.report import Analysis
+from site_gen.errors import SitegenError
 from site_gen.load import require
 from site_gen.render import format as fmt
 from site_gen.sections.base import BlockSpec, Section
 
 def check(tools: dict, file, checkpoint_ref) -> None:
+    # Each message and path is made only for the record at fault: a receipt holds thousands of scenarios.
     ids = set()
+    max_points = tools["max_points"]
     for i, run in enumerate(tools["runs"]):
-        where = f"$.tool_calling.runs[{i}]"
-        checkpoint_ref(run["checkpoint"], where + ".checkpoint")
-        require(run["id"] not in ids, f"duplicate run id '{run['id']}'", file, where + ".id")
+        checkpoint_ref(run["checkpoint"], f"$.tool_calling.runs[{i}].checkpoint")
+        require(run["id"] not in ids, f"duplicate run id '{run['id']}'", file, f"$.tool_calling.runs[{i}].id")
         ids.add(run["id"])
         names = set()
         for j, s in enumerate(run["scenarios"]):
-            require(s["points"] <= tools["max_points"], f"points {s['points']} above max_points {tools['max_points']}", file, f"{where}.scenarios[{j}].points")
-            require(s["id"] not in names, f"duplicate scenario '{s['id']}'", file, f"{where}.scenarios[{j}].id")
+            if s["points"] > max_points:
+                raise SitegenError(f"points {s['points']} above max_points {max_points}", file,
+                                   f"$.tool_calling.runs[{i}].scenarios[{j}].points")
+            if s["id"] in names:
+                raise SitegenError(f"duplicate scenario '{s['id']}'", file, f"$.tool_calling.runs[{i}].scenarios[{j}].id")
             names.add(s["id"])
 
 
