@@ -111,10 +111,10 @@ def test_changed_schema_or_damaged_entry_generates_anew(cache_dir, monkeypatch):
 
 def test_a_valid_build_imports_neither_jsonschema_nor_plotly(tmp_path):
     """jsonschema explains invalid receipts only (and fastjsonschema serves only schemas sitegen's checker
-    cannot read); plotly is for `charts: plotly` only."""
+    cannot read); plotly is for `charts: plotly` only; ssl (with http.client) is for nothing a build does."""
     code = ("import sys; from site_gen.cli import main\n"
             f"assert main(['build', '-q', '--cache-dir', {str(tmp_path / 'c')!r}, '-d', {str(tmp_path / 's')!r}]) == 0\n"
-            "print(sorted(m for m in ('jsonschema', 'fastjsonschema', 'plotly') if m in sys.modules))")
+            "print(sorted(m for m in ('jsonschema', 'fastjsonschema', 'plotly', 'ssl') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
