@@ -214,10 +214,18 @@ def _merged(lines: list[str]) -> list[str]:
 
 def checker(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> Callable[[Any], bool] | None:
     """True when `data` is valid under `schema` (False: perhaps not); None for a schema it cannot write."""
+    from site_gen import cache
+
     writer = _Writer(formats)
     try:
         main = writer.function(schema)
-        code = compile("\n\n".join(writer.functions), "<sitegen receipt checker>", "exec")
+        source = "\n\n".join(writer.functions)
+        # The code compiled is kept (the source names it): compiling is most of the time it takes.
+        name = cache.key("checker", source)
+        code = _code(cache.read("validators", name))
+        if code is None:
+            code = compile(source, "<sitegen receipt checker>", "exec")
+            cache.write("validators", name, marshal.dumps(code))
     except (_Unsupported, SyntaxError, RecursionError, MemoryError):
         return None
     exec(code, writer.scope)
