@@ -11,9 +11,10 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 set +e
-# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once
-# (conftest.py hands out the longest files first).
-.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile "$@"
+# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
+# conftest.py puts the longest files first; --no-loadscope-reorder keeps that order (by default
+# xdist hands out the files with the most tests first, whatever they cost).
+.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
 status=$?
 set -e
 # pytest's 5 means no test ran: that is a failure here, not a pass.
