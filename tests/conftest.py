@@ -79,6 +79,41 @@ def sitegen_here(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subpr
     return subprocess.CompletedProcess(["sitegen", *args], code, out.getvalue(), err.getvalue())
 
 
+def mkdocs_here(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`mkdocs ARGS` (its click command line, messages and exit code) run in this process, as a new
+    process would run it: a new sitegen plugin (MkDocs keeps one that has on_startup for every later
+    build of a process), and MkDocs's logger as it was, after. Not for what a fresh interpreter is
+    tested for (which modules it imports)."""
+    import logging
+
+    from mkdocs.__main__ import cli as mkdocs_cli
+    from mkdocs.config.defaults import MkDocsConfig
+
+    dict(MkDocsConfig._schema)["plugins"].plugin_cache.pop("sitegen", None)
+    logger = logging.getLogger("mkdocs")
+    saved = (logger.level, logger.propagate, list(logger.handlers), list(logger.filters))
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                mkdocs_cli.main(list(args), prog_name="mkdocs")
+                code = 0
+            except SystemExit as exc:  # click ends every run so, 0 included
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+        logger.handlers[:], logger.filters[:] = saved[2], saved[3]
+        dict(MkDocsConfig._schema)["plugins"].plugin_cache.pop("sitegen", None)
+    return subprocess.CompletedProcess(["mkdocs", *args], code, out.getvalue(), err.getvalue())
+
+
 def one_error_line(code: int, err: str, *needles: str) -> str:
     """The one `Error:` line of a refused run (exit 1), holding every needle."""
     lines = [line for line in err.splitlines() if line.strip()]
@@ -142,13 +177,15 @@ def page(browser):
     context.close()
 
 
-# The longest files first: with `--dist loadfile` (tests/run.sh) each worker takes whole files as it
-# frees up, so the run ends with short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve_load.py", "test_scale.py",
-                 "test_serve.py", "test_mkdocs_plugin.py", "test_mkdocs_material.py", "test_anywhere.py",
-                 "test_large_receipt.py", "test_properties.py", "test_one_truth.py", "test_deploy.py", "test_docs_pages.py",
-                 "test_cli.py",
-                 "test_history.py")
+# The longest files first (by their measured seconds): with `--dist loadfile --no-loadscope-reorder`
+# (tests/run.sh) each worker takes whole files in this order as it frees up, so the run ends with
+# short files on both workers instead of one long file on one of them.
+LONGEST_FIRST = ("test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py", "test_serve_load.py",
+                 "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
+                 "test_anywhere.py", "test_mkdocs_material.py", "test_site_cache.py", "test_one_truth.py",
+                 "test_large_receipt.py", "test_security.py", "test_history.py", "test_dependencies.py",
+                 "test_plotly_charts.py", "test_serve_safety.py", "test_docs_pages.py", "test_escaping.py",
+                 "test_browser.py", "test_meaning.py", "test_cli.py", "test_determinism.py")
 
 
 def pytest_collection_modifyitems(items) -> None:

@@ -10,10 +10,15 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+# Bytecode caches on (__pycache__, ignored by git and by sitegen's code hash): the suite starts
+# ~100 interpreters and pytest rewrites every test module in each worker; with
+# PYTHONDONTWRITEBYTECODE set, each compiles sitegen and the tests again (~0.3 s of CPU apiece).
+unset PYTHONDONTWRITEBYTECODE
 set +e
-# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once
-# (conftest.py hands out the longest files first).
-.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile "$@"
+# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
+# conftest.py puts the longest files first; --no-loadscope-reorder keeps that order (by default
+# xdist hands out the files with the most tests first, whatever they cost).
+.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
 status=$?
 set -e
 # pytest's 5 means no test ran: that is a failure here, not a pass.

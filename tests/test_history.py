@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import FORKED_REPORTS, ROOT, run_sitegen
+from conftest import FORKED_REPORTS, ROOT, sitegen_here
 from htmlutil import NS, cell_text, find_id, parse, tables
 
 V4 = "cuteafd-v4.0.0"
@@ -54,7 +54,7 @@ def test_panels_that_differ_are_refused(tmp_path):
     # The candidate's rows for a P-A measure now come from panel P-B: not comparable.
     receipt["precision"]["results"][0]["candidate"]["rows"] = "pb-k325"
     write_report(project / "data", "r1", receipt)
-    result = run_sitegen("build", cwd=project)
+    result = sitegen_here("build", cwd=project)
     assert result.returncode == 1
     assert "$.precision.results[0].candidate.rows" in result.stderr
     assert "different panels are not comparable" in result.stderr
@@ -66,7 +66,7 @@ def test_rows_that_differ_are_refused(tmp_path):
     receipt["precision"]["rows"]["pa-other"] = dict(receipt["precision"]["rows"]["pa-k325"], teacher="another teacher")
     receipt["precision"]["results"][0]["candidate"]["rows"] = "pa-other"
     write_report(project / "data", "r1", receipt)
-    result = run_sitegen("build", cwd=project)
+    result = sitegen_here("build", cwd=project)
     assert result.returncode == 1 and "not comparable" in result.stderr and "teacher" in result.stderr
 
 
@@ -81,7 +81,7 @@ def test_history_keeps_incomparable_receipts_in_separate_series(tmp_path):
         ident["plan"] = "fidelity-plan-4"
     write_report(project / "data", "a", a)
     write_report(project / "data", "b", b)
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     doc = parse(project / "site" / "history.html")
     captions = [cell_text(f) for f in doc.iter(f"{NS}figcaption")]
     kl = [c for c in captions if c.startswith("K3.25 · KL, P-A full vocabulary")]
@@ -98,7 +98,7 @@ def test_supersedes_keeps_older_reachable(tmp_path):
     new["report"]["supersedes"] = "first"
     write_report(project / "data", "first", old)
     write_report(project / "data", "rerun", new)
-    assert run_sitegen("build", "-q", cwd=project).returncode == 0
+    assert sitegen_here("build", "-q", cwd=project).returncode == 0
     doc = parse(project / "site" / "index.html")
     rows = tables(doc)["reports"][1:]
     assert [r[0].split(" CuteAFD")[0] for r in rows] == ["CuteAFD v3.0.1 rerun"]
@@ -114,7 +114,7 @@ def test_supersedes_unknown_report_is_an_error(tmp_path):
     receipt = base_receipt()
     receipt["report"]["supersedes"] = "nope"
     write_report(project / "data", "r1", receipt)
-    result = run_sitegen("build", cwd=project)
+    result = sitegen_here("build", cwd=project)
     assert result.returncode == 1 and "$.report.supersedes" in result.stderr and "nope" in result.stderr
 
 
@@ -173,6 +173,6 @@ def test_parallel_build_reports_the_first_bad_receipt(tmp_path, forked_builds):
         data = json.loads(path.read_text())
         data["speed"]["cells"][2]["baseline"]["rate"] = 0
         path.write_text(json.dumps(data))
-    result = run_sitegen("build", cwd=project)
+    result = sitegen_here("build", cwd=project)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "r002/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr

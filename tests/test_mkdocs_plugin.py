@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SEED_TOOL, need_seed_tool, sitegen_here
+from conftest import ROOT, SEED_TOOL, mkdocs_here, need_seed_tool, sitegen_here
 from htmlutil import NS, cell_text, parse, tables, text
 
 REPORT = "cuteafd-v4.0.0"
@@ -79,8 +79,8 @@ INDEX = """# Small benchmarks
 
 
 def mkdocs(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=300)
+    """`mkdocs ARGS` as a user runs it (its command line, messages and exit code), in this process."""
+    return mkdocs_here(*args, cwd=cwd)
 
 
 def make_project(root: Path, docs: dict[str, str], config: str = CONFIG) -> Path:

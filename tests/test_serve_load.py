@@ -1,4 +1,4 @@
-"""`sitegen serve` under load: 50 pages connected while 500 saves land in 25 s.
+"""`sitegen serve` under load: 50 pages connected while 500 saves land in 10 s.
 
 The issue: "a bounded test keeps 50 pages connected to `sitegen serve` while 500 saves land in 30 s,
 and shows the server still answers, every page gets the last version, and no thread or file handle
@@ -40,7 +40,10 @@ REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"
 CLIENTS = 50
 SAVES = 500
-SPREAD = 25.0        # seconds over which the saves are scheduled (the issue allows 30)
+# Seconds over which the saves are scheduled: the issue allows 30. A save every 20 ms still outruns
+# the rebuilds (each takes longer), so the preview rebuilds without pause all along, as it did at
+# one every 50 ms, for 10 s instead of 25: no property below needs the longer run.
+SPREAD = 10.0
 WAIT = 30.0          # the longest any single wait may take; a loaded 2-core machine is slow, never this slow
 MARK = re.compile(rb"Save number (\d{4}) of 500\.")
 # The pages the raw clients "view": most on the overview (the page each save changes), some on pages
@@ -106,6 +109,9 @@ class EventClients:
             s = socket.create_connection((self.host, self.port), timeout=WAIT)
             s.sendall(f"GET {EVENTS} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n\r\n"
                       .encode())
+            # The stream's first bytes before the next client connects: 50 connections at once
+            # overflow the listen queue (socketserver's 5), and each dropped SYN costs a second.
+            self._feed(i, s.recv(65536))
             s.setblocking(False)
             self.socks.append(s)
             self.selector.register(s, selectors.EVENT_READ, i)
