@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analyse.speed import verdict_of
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 
 BAR_WIDTH = 200.0
 
@@ -99,7 +99,7 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
             return round(left + (v - lo) / (hi - lo) * plot_w, 2)
 
         rows = []
-        for i, r in enumerate(group.to_dict("records")):
+        for i, r in enumerate(views.rows(group)):
             y = 18 + i * 22
             rows.append({"y": y, "checkpoint": r["checkpoint"], "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
                          "x": x(r["oriented"]), "resolved": bool(r["resolved"]),

@@ -10,7 +10,7 @@ from site_gen.analyse.frames import records
 from site_gen.analyse.report import Analysis
 from site_gen.errors import SitegenError
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section
 
@@ -144,8 +144,8 @@ def view(a: Analysis) -> dict[str, Any] | None:
         return None
     lo = a.report.section("long_outputs")
     t = a.long_table
-    labels = {r["arm"]: r["label"] for r in t.drop_duplicates("arm").to_dict("records")}
-    by_arm_cap = {(r["arm"], r["cap"]): r for r in t.to_dict("records")}
+    labels = {r["arm"]: r["label"] for r in views.rows(t.drop_duplicates("arm"))}
+    by_arm_cap = {(r["arm"], r["cap"]): r for r in views.rows(t)}
 
     def cell(arm: str, cap: int, column: str):
         row = by_arm_cap.get((arm, cap))
@@ -157,7 +157,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
 
     per_cap = sorted({int(n) for n in t["replies"]})
     thinking = [{"cap": fmt.tokens_k(r["cap"]), "arms": int(r["arms"]), "capped": int(r["capped"]),
-                 "still_thinking": int(r["still_thinking"])} for r in a.long_thinking.to_dict("records")]
+                 "still_thinking": int(r["still_thinking"])} for r in views.rows(a.long_thinking)]
     capped = [r for r in thinking if r["capped"]]
     return {
         "arms": [labels[arm] for arm in a.long_arms], "rows": _rows(a, cell, fig, labels), "note": lo.get("note", ""),
@@ -171,7 +171,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
                       "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
                       "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
                       "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.thousands(r["code_thinking_median"])}
-                     for r in t.to_dict("records")],
+                     for r in views.rows(t)],
     }
 
 

@@ -9,7 +9,7 @@ from site_gen.analyse import memory as calc
 from site_gen.analyse.frames import records
 from site_gen.analyse.report import Analysis
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section
 
@@ -81,7 +81,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
                      "cells": [{"text": _startup(part.loc[c], ready) if c in part.index else fmt.MISSING} for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
              "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
-            for r in a.kv_references.to_dict("records")] if a.kv_references is not None else []
+            for r in views.rows(a.kv_references)] if a.kv_references is not None else []
     return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", ""),
             "title": page_title(a)}
 

@@ -8,7 +8,7 @@ import pandas as pd
 from site_gen.analyse import tool_calling as calc
 from site_gen.analyse.report import Analysis
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.sections.base import BlockSpec, Section
 
 def check(tools: dict, file, checkpoint_ref) -> None:
@@ -76,12 +76,12 @@ def view(a: Analysis) -> dict[str, Any] | None:
     runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": a.report.baseline.name if r["engine"] == "baseline" else a.report.candidate.name,
              "date": r["date"], "points": int(r["points"]), "max": maximum,
              "latency": fmt.NOT_MEASURED if pd.isna(r["latency"]) else fmt.seconds(r["latency"])}
-            for r in a.tool_totals.to_dict("records")]
+            for r in views.rows(a.tool_totals)]
     run_ids = [r["id"] for r in runs]
     failed = set(a.tool_failed)
     split = [{"scenario": s["scenario"], "points": [("" if pd.isna(s[rid]) else str(int(s[rid]))) for rid in run_ids],
               "failed": s["scenario"] in failed}
-             for s in a.tool_scenarios.to_dict("records")]
+             for s in views.rows(a.tool_scenarios)]
     return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "max_points": t["max_points"], "per_checkpoint": per_cp,
             "failed": a.tool_failed, "failed_count": len(a.tool_failed), "latency": latency,
             "concurrency": t.get("concurrency"), "note": t.get("note", ""), "runs": runs, "split": split}
