@@ -37,3 +37,39 @@ def test_rows_are_the_records_pandas_makes(name):
     for g, w in zip(got, want):
         assert list(g) == list(w)
         assert all(_same(g[k], w[k]) for k in w), (g, w)
+
+
+def _pandas_csv(frame: pd.DataFrame) -> bytes:
+    """What csv_bytes wrote before it had a writer of its own: pandas' to_csv of the prepared cells."""
+    import io
+
+    from site_gen.render.pages import _csv_cells
+
+    cells, quoting = _csv_cells(frame)
+    out = frame.copy()
+    for column, items in cells.items():
+        numbers = pd.api.types.is_float_dtype(frame[column])
+        out[column] = pd.Series(items, index=frame.index, dtype=object) if numbers else items
+    buffer = io.StringIO()
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
+    return buffer.getvalue().encode("utf-8")
+
+
+CSV_FRAMES = {
+    "numbers": pd.DataFrame({"n": [1, -2, 3], "x": [8192.0, 1.0699999999999998, math.nan], "big": [1e300, math.inf, -0.0]}),
+    "text": pd.DataFrame({"t": ["plain", 'a "quoted", comma', None], "f": ["=1+1", " -x", "@a\n=b"], "ok": [True, False, True]}),
+    "objects": pd.DataFrame({"o": pd.Series([1, "two", None], dtype=object), "e": pd.Series([None, None, None], dtype=object)}),
+    "one empty column": pd.DataFrame({"only": ["", None, "x"]}),
+    "no rows": pd.DataFrame({"a": pd.Series([], dtype=float), "b": pd.Series([], dtype=object)}),
+    "odd break": pd.DataFrame({"t": ["a\rb", "c"], "n": [1.5, 2.0]}),
+    "dates": pd.DataFrame({"d": pd.to_datetime(["2024-01-02", "2024-01-03"]), "n": [1, 2]}),
+    "nullable": pd.DataFrame({"i": pd.array([1, None], dtype="Int64"), "s": pd.Series(["a", None], dtype="string")}),
+}
+
+
+@pytest.mark.parametrize("name", list(CSV_FRAMES))
+def test_csv_bytes_are_what_pandas_writes(name):
+    from site_gen.render.pages import csv_bytes
+
+    frame = CSV_FRAMES[name]
+    assert csv_bytes(frame) == _pandas_csv(frame)

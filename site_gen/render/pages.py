@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterator
 
 import jinja2
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
@@ -106,13 +107,35 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     """CSV with numbers as measured (fmt.csv_number) and spreadsheet formulas defused: each line of a text cell that starts a formula gets a
     leading quote; a table whose text holds a line break other than \n quotes every text cell, so
     that no reader takes the break for the end of a row."""
+    defused, quoting = _csv_cells(frame)
+    if quoting == csv.QUOTE_MINIMAL and _plain_table(frame):
+        # The cells straight to the writer pandas would use, with the same dialect: pandas spends
+        # most of a small table's time preparing them.
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n", quoting=quoting)
+        writer.writerow(frame.columns.tolist())
+        writer.writerows(zip(*(_written(defused[c] if c in defused else frame[c].tolist()) for c in frame.columns)))
+        return buffer.getvalue().encode("utf-8")
+    out = frame
+    if defused:  # a table with no text to defuse and no float is not copied
+        out = frame.copy()
+        for column, items in defused.items():
+            numbers = pd.api.types.is_float_dtype(frame[column])
+            out[column] = pd.Series(items, index=frame.index, dtype=object) if numbers else items
+    buffer = io.StringIO()
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
+    return buffer.getvalue().encode("utf-8")
+
+
+def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], int]:
+    """The columns whose cells change (numbers as measured, defused text), and the quoting the table needs."""
     defused = {}
     quoting = csv.QUOTE_MINIMAL
     for column in frame.columns:
         values = frame[column]
         if pd.api.types.is_float_dtype(values):
             # Python numbers, not text: the writer never quotes them, whatever the quoting.
-            defused[column] = pd.Series([fmt.csv_number(v) for v in values.tolist()], index=frame.index, dtype=object)
+            defused[column] = [fmt.csv_number(v) for v in values.tolist()]
         elif values.dtype == object or pd.api.types.is_string_dtype(values):
             items = values.tolist()
             texts = [v for v in items if isinstance(v, str)]
@@ -120,14 +143,20 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
                 defused[column] = [_defuse(v) for v in items]
             if any(_UNQUOTED_BREAK.search(v) for v in texts):
                 quoting = csv.QUOTE_NONNUMERIC
-    out = frame
-    if defused:  # a table with no text to defuse and no float is not copied
-        out = frame.copy()
-        for column, items in defused.items():
-            out[column] = items
-    buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
-    return buffer.getvalue().encode("utf-8")
+    return defused, quoting
+
+
+def _plain_table(frame: pd.DataFrame) -> bool:
+    """A table whose cells the CSV writer prints as pandas does: text, numbers and booleans under
+    named columns (pandas chooses its own text for dates and the like)."""
+    names = frame.columns.tolist()
+    return bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names) and all(
+        isinstance(d, np.dtype) and d.kind in "iubfO" or isinstance(d, pd.StringDtype) for d in frame.dtypes.tolist())
+
+
+def _written(items: list) -> list:
+    """A column's cells with each missing one empty, as pandas writes it."""
+    return ["" if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v) else v for v in items]
 
 
 def _own(a: Analysis, s: Section) -> Analysis:
