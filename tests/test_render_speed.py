@@ -45,11 +45,11 @@ def _pandas_csv(frame: pd.DataFrame) -> bytes:
 
     from site_gen.render.pages import _csv_cells
 
-    cells, quoting = _csv_cells(frame)
+    cells, changed, quoting, _ = _csv_cells(frame)
     out = frame.copy()
-    for column, items in cells.items():
+    for column in changed:
         numbers = pd.api.types.is_float_dtype(frame[column])
-        out[column] = pd.Series(items, index=frame.index, dtype=object) if numbers else items
+        out[column] = pd.Series(cells[column], index=frame.index, dtype=object) if numbers else cells[column]
     buffer = io.StringIO()
     out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode("utf-8")

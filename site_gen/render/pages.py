@@ -107,51 +107,53 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     """CSV with numbers as measured (fmt.csv_number) and spreadsheet formulas defused: each line of a text cell that starts a formula gets a
     leading quote; a table whose text holds a line break other than \n quotes every text cell, so
     that no reader takes the break for the end of a row."""
-    defused, quoting = _csv_cells(frame)
-    if quoting == csv.QUOTE_MINIMAL and _plain_table(frame):
+    cells, changed, quoting, plain = _csv_cells(frame)
+    if plain and quoting == csv.QUOTE_MINIMAL:
         # The cells straight to the writer pandas would use, with the same dialect: pandas spends
         # most of a small table's time preparing them.
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n", quoting=quoting)
-        writer.writerow(frame.columns.tolist())
-        writer.writerows(zip(*(_written(defused[c] if c in defused else frame[c].tolist()) for c in frame.columns)))
+        writer.writerow(list(cells))
+        writer.writerows(zip(*(_written(items) for items in cells.values())))
         return buffer.getvalue().encode("utf-8")
     out = frame
-    if defused:  # a table with no text to defuse and no float is not copied
+    if changed:  # a table with no text to defuse and no float is not copied
         out = frame.copy()
-        for column, items in defused.items():
+        for column in changed:
             numbers = pd.api.types.is_float_dtype(frame[column])
-            out[column] = pd.Series(items, index=frame.index, dtype=object) if numbers else items
+            out[column] = pd.Series(cells[column], index=frame.index, dtype=object) if numbers else cells[column]
     buffer = io.StringIO()
     out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode("utf-8")
 
 
-def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], int]:
-    """The columns whose cells change (numbers as measured, defused text), and the quoting the table needs."""
-    defused = {}
+def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], int, bool]:
+    """Each column's cells (numbers as measured, text defused), the columns whose cells
+    changed, the quoting the table needs, and whether the csv module prints every cell as pandas
+    does: text, numbers and booleans under named columns (pandas has its own text for dates and
+    its nullable types)."""
+    cells, changed = {}, []
     quoting = csv.QUOTE_MINIMAL
+    names = frame.columns.tolist()
+    plain = bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names)
     for column in frame.columns:
         values = frame[column]
+        items = values.tolist()
         if pd.api.types.is_float_dtype(values):
             # Python numbers, not text: the writer never quotes them, whatever the quoting.
-            defused[column] = [fmt.csv_number(v) for v in values.tolist()]
+            items = [fmt.csv_number(v) for v in items]
+            changed.append(column)
         elif values.dtype == object or pd.api.types.is_string_dtype(values):
-            items = values.tolist()
             texts = [v for v in items if isinstance(v, str)]
             if any(_FORMULA.search(v) for v in texts):
-                defused[column] = [_defuse(v) for v in items]
+                items = [_defuse(v) for v in items]
+                changed.append(column)
             if any(_UNQUOTED_BREAK.search(v) for v in texts):
                 quoting = csv.QUOTE_NONNUMERIC
-    return defused, quoting
-
-
-def _plain_table(frame: pd.DataFrame) -> bool:
-    """A table whose cells the CSV writer prints as pandas does: text, numbers and booleans under
-    named columns (pandas chooses its own text for dates and the like)."""
-    names = frame.columns.tolist()
-    return bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names) and all(
-        isinstance(d, np.dtype) and d.kind in "iubfO" or isinstance(d, pd.StringDtype) for d in frame.dtypes.tolist())
+        cells[column] = items
+        plain = plain and (isinstance(values.dtype, np.dtype) and values.dtype.kind in "iubfO"
+                           or isinstance(values.dtype, pd.StringDtype) and values.dtype.na_value is not pd.NA)
+    return cells, changed, quoting, plain
 
 
 def _written(items: list) -> list:

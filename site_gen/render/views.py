@@ -53,11 +53,12 @@ def rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     if not names or not frame.columns.is_unique:
         return frame.to_dict("records")
     columns = []
-    for name, dtype in zip(names, frame.dtypes.tolist()):
-        if not _plain(dtype):
+    for name in names:
+        column = frame[name]
+        if not _plain(column.dtype):
             return frame.to_dict("records")  # pandas' own conversion of its nullable types
-        values = frame[name].tolist()
-        if dtype == object and any(isinstance(v, np.generic) for v in values):
+        values = column.tolist()
+        if column.dtype == object and any(isinstance(v, np.generic) for v in values):
             return frame.to_dict("records")  # numpy scalars in a column of objects: pandas' own boxing
         columns.append(values)
     return [dict(zip(names, row)) for row in zip(*columns)]
