@@ -47,15 +47,24 @@ class Fig:
         return str(escape(self.text))
 
 
+# What a view holds most of and never holds a Fig in: passed over without a call (a report's views
+# hold thousands of them).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def collect(value, out: list[Fig]) -> None:
     """Every Fig inside a view (dicts and lists, in order)."""
     if isinstance(value, Fig):
         out.append(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            collect(v, out)
+        return
+    if isinstance(value, dict):
+        items = value.values()
     elif isinstance(value, (list, tuple)):
-        for v in value:
+        items = value
+    else:
+        return
+    for v in items:
+        if type(v) not in _LEAVES:
             collect(v, out)
 
 
