@@ -73,3 +73,20 @@ def test_csv_bytes_are_what_pandas_writes(name):
 
     frame = CSV_FRAMES[name]
     assert csv_bytes(frame) == _pandas_csv(frame)
+
+
+def test_template_lookups_find_what_jinja_finds():
+    """`d.key` in the page environment: the item when a plain dict has it and no such attribute,
+    the attribute (a dict's method) when it has one, undefined when neither."""
+    import jinja2
+
+    from site_gen.render.pages import _Environment
+
+    source = "{{ d.a }}|{{ d.items is callable }}|{{ d.get('a') }}|{{ d.missing is defined }}|{{ o.a }}|{{ n.real }}"
+    context = {"d": {"a": 1, "items": "key, not method"}, "o": type("O", (), {"a": "attr"})(), "n": 5}
+    ours = _Environment(autoescape=True).from_string(source).render(context)
+    assert ours == jinja2.Environment(autoescape=True).from_string(source).render(context)
+    assert ours == "1|True|1|False|attr|5"
+    strict = _Environment(undefined=jinja2.StrictUndefined).from_string("{{ d.missing }}")
+    with pytest.raises(jinja2.UndefinedError):
+        strict.render(d={"a": 1})

@@ -45,11 +45,29 @@ def _section_of_view(name: str) -> Section:
     return next(s for s in all_sections() if s.view_key == name)
 
 
+# What `x.name` finds on a plain dict before its items: its methods (`d.get`, `d.items`).
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment, with `view.key` looked up as an item first on a plain dict whose
+    attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
+    end with the item: the same value, without the failed attribute lookup (thousands a page)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
     options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
+    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
                              bytecode_cache=TemplateCache(sorted(options.items())), **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
