@@ -41,18 +41,10 @@ def test_rows_are_the_records_pandas_makes(name):
 
 def _pandas_csv(frame: pd.DataFrame) -> bytes:
     """What csv_bytes wrote before it had a writer of its own: pandas' to_csv of the prepared cells."""
-    import io
-
-    from site_gen.render.pages import _csv_cells
+    from site_gen.render.pages import _csv_cells, pandas_csv
 
     cells, changed, quoting, _ = _csv_cells(frame)
-    out = frame.copy()
-    for column in changed:
-        numbers = pd.api.types.is_float_dtype(frame[column])
-        out[column] = pd.Series(cells[column], index=frame.index, dtype=object) if numbers else cells[column]
-    buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
-    return buffer.getvalue().encode("utf-8")
+    return pandas_csv(frame, cells, changed, quoting)
 
 
 CSV_FRAMES = {

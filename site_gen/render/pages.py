@@ -134,6 +134,11 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
         writer.writerow(list(cells))
         writer.writerows(zip(*(_written(items) for items in cells.values())))
         return buffer.getvalue().encode("utf-8")
+    return pandas_csv(frame, cells, changed, quoting)
+
+
+def pandas_csv(frame: pd.DataFrame, cells: dict[str, list], changed: list[str], quoting: int) -> bytes:
+    """The CSV pandas writes of `frame` with its `changed` columns' cells replaced (`_csv_cells`)."""
     out = frame
     if changed:  # a table with no text to defuse and no float is not copied
         out = frame.copy()

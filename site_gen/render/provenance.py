@@ -92,6 +92,8 @@ def origin_of(path: str, table: dict[str, str]) -> str | None:
 
 def row_origin(path: str, table: dict[str, str]) -> str | None:
     """Where both sides of a paired record came from (`$.speed.cells[3]`): its hover text."""
+    if not table:
+        return None  # a receipt without provenance (most): nothing to look for, row by row
     found = [f"{role}: {o}" for role in ("baseline", "candidate") if (o := origin_of(f"{path}.{role}", table))]
     return "; ".join(found) or origin_of(path, table)
 
