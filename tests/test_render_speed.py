@@ -28,6 +28,7 @@ def _same(got, want) -> bool:
     return type(got) is type(want) and (got == want or (got is want))
 
 
+@pytest.mark.filterwarnings("ignore:DataFrame columns are not unique")
 @pytest.mark.parametrize("name", list(FRAMES))
 def test_rows_are_the_records_pandas_makes(name):
     frame = FRAMES[name]
