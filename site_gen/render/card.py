@@ -100,8 +100,14 @@ class Canvas:
     def dot(self, cx: float, cy: float, r: float, colour: Colour) -> None:
         """A filled circle with soft edges, centred on the nearest pixel centre."""
         x0, y0 = int(cx), int(cy)
+        ink = bytes(colour)
         for dx, dy, alpha in _disc(r):
-            self.blend(x0 + dx, y0 + dy, colour, alpha)
+            x, y = x0 + dx, y0 + dy
+            if alpha == 1.0 and 0 <= x < self.width and 0 <= y < self.height:
+                # Full coverage: `blend` would give the colour itself (x * 0 + c * 1, rounded).
+                self.rows[y][x * 3:x * 3 + 3] = ink
+            else:
+                self.blend(x, y, colour, alpha)
 
     def triangle(self, tip: int, cy: int, half: int, colour: Colour, pointing: int) -> None:
         """A filled triangle whose tip is at (tip, cy), `half` pixels high either side, pointing

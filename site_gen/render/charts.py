@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analyse.speed import verdict_of
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 
 BAR_WIDTH = 200.0
 
@@ -86,20 +86,25 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
     facets = []
     width, left, right = 360.0, 70.0, 34.0
     plot_w = width - left - right
-    for measure, group in table[table["paired"]].groupby("measure", sort=False):
-        lo = min(0.0, group["oriented_low"].min())
-        hi = max(0.0, group["oriented_high"].max())
+    measures: dict[Any, list[dict[str, Any]]] = {}  # paired rows by measure, in the table's order
+    for r in views.rows(table):
+        if r["paired"]:
+            measures.setdefault(r["measure"], []).append(r)
+    for measure, group in measures.items():
+        # NaN left out, as pandas' min and max leave it
+        lo = min(0.0, *(v for r in group if (v := r["oriented_low"]) == v))
+        hi = max(0.0, *(v for r in group if (v := r["oriented_high"]) == v))
         step = _nice_step(hi - lo or 1.0)
         lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
         hi = max(hi, lo + step)  # every interval [0, 0]: an axis one step wide, not zero
-        unit = group["unit"].iloc[0]
+        unit = group[0]["unit"]
         digits = 2 if unit == "percent" else 4
 
         def x(v: float) -> float:
             return round(left + (v - lo) / (hi - lo) * plot_w, 2)
 
         rows = []
-        for i, r in enumerate(group.to_dict("records")):
+        for i, r in enumerate(group):
             y = 18 + i * 22
             rows.append({"y": y, "checkpoint": r["checkpoint"], "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
                          "x": x(r["oriented"]), "resolved": bool(r["resolved"]),
@@ -110,8 +115,8 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
         for i in range(n + 1):
             v = lo + i * step
             ticks.append({"x": x(v), "label": fmt.signed(v, digits) if abs(v) > 1e-12 else "0"})
-        flipped = group["further"].iloc[0] == "lower"
-        facets.append({"measure": measure, "label": group["label"].iloc[0], "unit": "pts" if unit == "percent" else unit,
+        flipped = group[0]["further"] == "lower"
+        facets.append({"measure": measure, "label": group[0]["label"], "unit": "pts" if unit == "percent" else unit,
                        "flipped": flipped,
                        "width": width, "height": 18 + len(rows) * 22 + 24, "zero": x(0.0), "rows": rows,
                        "ticks": ticks, "axis_y": 18 + len(rows) * 22 - 6, "plot_left": left, "plot_right": width - right})
@@ -132,19 +137,21 @@ def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float
     differ by marker shape as well as colour. Text from receipts is HTML-escaped for hover labels.
     """
     low, high = scale
-    group = cells[cells["checkpoint"] == checkpoint]
-    labels = list(dict.fromkeys(_cell_label(w, i, c) for w, i, c in
-                                zip(group["workload"], group["input_tokens"], group["concurrency"])))
+    # The checkpoint's cells as plain values, read once: (metric, label, ratio, verdict).
+    group = [(m, _cell_label(w, i, c), r, v) for cp, m, w, i, c, r, v in zip(
+        *(cells[k].tolist() for k in ("checkpoint", "metric", "workload", "input_tokens", "concurrency", "ratio", "verdict")))
+        if cp == checkpoint]
+    labels = list(dict.fromkeys(label for _, label, _, _ in group))
     traces = []
     for metric, symbol in (("aggregate", "circle"), ("decode", "diamond")):
-        part = group[group["metric"] == metric]
-        if part.empty:
+        part = [cell for cell in group if cell[0] == metric]
+        if not part:
             continue
-        y = [_cell_label(w, i, c) for w, i, c in zip(part["workload"], part["input_tokens"], part["concurrency"])]
-        x = [round(min(max(r, low), high), 4) for r in part["ratio"]]
-        symbols = [f"triangle-{'right' if r > high else 'left'}" if not low <= r <= high else symbol for r in part["ratio"]]
+        y = [label for _, label, _, _ in part]
+        x = [round(min(max(r, low), high), 4) for _, _, r, _ in part]
+        symbols = [f"triangle-{'right' if r > high else 'left'}" if not low <= r <= high else symbol for _, _, r, _ in part]
         text = [f"{fmt.speed_ratio(r, band)} · {v}" + (" (beyond the scale)" if not low <= r <= high else "")
-                for r, v in zip(part["ratio"], part["verdict"])]
+                for _, _, r, v in part]
         traces.append({
             "type": "scatter", "mode": "markers", "name": "aggregate" if metric == "aggregate" else "clean decode",
             "x": x, "y": y, "text": text, "hovertemplate": "%{y}<br>%{text}<extra>%{fullData.name}</extra>",

@@ -10,7 +10,7 @@ from site_gen.analyse.report import Analysis
 from site_gen.analyse.speed import METRIC_LABELS
 from site_gen.config import NOISE_BAND, RATIO_SCALE
 from site_gen.render import charts
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 
 HISTORY_URL = "history.html"
@@ -23,7 +23,7 @@ MAX_POINTS = 24
 def _series(frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
     """A history frame's rows by series, in frame order (a frame is read once, not once per series)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for r in frame.to_dict("records"):
+    for r in views.rows(frame):
         out.setdefault(r["series"], []).append(r)
     return out
 

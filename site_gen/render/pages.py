@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterator
 
 import jinja2
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
@@ -44,11 +45,29 @@ def _section_of_view(name: str) -> Section:
     return next(s for s in all_sections() if s.view_key == name)
 
 
+# What `x.name` finds on a plain dict before its items: its methods (`d.get`, `d.items`).
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment, with `view.key` looked up as an item first on a plain dict whose
+    attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
+    end with the item: the same value, without the failed attribute lookup (thousands a page)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
     options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
+    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
                              bytecode_cache=TemplateCache(sorted(options.items())), **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
@@ -106,28 +125,63 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
     """CSV with numbers as measured (fmt.csv_number) and spreadsheet formulas defused: each line of a text cell that starts a formula gets a
     leading quote; a table whose text holds a line break other than \n quotes every text cell, so
     that no reader takes the break for the end of a row."""
-    defused = {}
-    quoting = csv.QUOTE_MINIMAL
-    for column in frame.columns:
-        values = frame[column]
-        if pd.api.types.is_float_dtype(values):
-            # Python numbers, not text: the writer never quotes them, whatever the quoting.
-            defused[column] = pd.Series([fmt.csv_number(v) for v in values.tolist()], index=frame.index, dtype=object)
-        elif values.dtype == object or pd.api.types.is_string_dtype(values):
-            items = values.tolist()
-            texts = [v for v in items if isinstance(v, str)]
-            if any(_FORMULA.search(v) for v in texts):
-                defused[column] = [_defuse(v) for v in items]
-            if any(_UNQUOTED_BREAK.search(v) for v in texts):
-                quoting = csv.QUOTE_NONNUMERIC
+    cells, changed, quoting, plain = _csv_cells(frame)
+    if plain and quoting == csv.QUOTE_MINIMAL:
+        # The cells straight to the writer pandas would use, with the same dialect: pandas spends
+        # most of a small table's time preparing them.
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n", quoting=quoting)
+        writer.writerow(list(cells))
+        writer.writerows(zip(*(_written(items) for items in cells.values())))
+        return buffer.getvalue().encode("utf-8")
+    return pandas_csv(frame, cells, changed, quoting)
+
+
+def pandas_csv(frame: pd.DataFrame, cells: dict[str, list], changed: list[str], quoting: int) -> bytes:
+    """The CSV pandas writes of `frame` with its `changed` columns' cells replaced (`_csv_cells`)."""
     out = frame
-    if defused:  # a table with no text to defuse and no float is not copied
+    if changed:  # a table with no text to defuse and no float is not copied
         out = frame.copy()
-        for column, items in defused.items():
-            out[column] = items
+        for column in changed:
+            numbers = pd.api.types.is_float_dtype(frame[column])
+            out[column] = pd.Series(cells[column], index=frame.index, dtype=object) if numbers else cells[column]
     buffer = io.StringIO()
     out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode("utf-8")
+
+
+def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], int, bool]:
+    """Each column's cells (numbers as measured, text defused), the columns whose cells
+    changed, the quoting the table needs, and whether the csv module prints every cell as pandas
+    does: text, numbers and booleans under named columns (pandas has its own text for dates and
+    its nullable types)."""
+    cells, changed = {}, []
+    quoting = csv.QUOTE_MINIMAL
+    names = frame.columns.tolist()
+    plain = bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names)
+    for column in frame.columns:
+        values = frame[column]
+        items = values.tolist()
+        if pd.api.types.is_float_dtype(values):
+            # Python numbers, not text: the writer never quotes them, whatever the quoting.
+            items = [fmt.csv_number(v) for v in items]
+            changed.append(column)
+        elif values.dtype == object or pd.api.types.is_string_dtype(values):
+            texts = [v for v in items if isinstance(v, str)]
+            if any(_FORMULA.search(v) for v in texts):
+                items = [_defuse(v) for v in items]
+                changed.append(column)
+            if any(_UNQUOTED_BREAK.search(v) for v in texts):
+                quoting = csv.QUOTE_NONNUMERIC
+        cells[column] = items
+        plain = plain and (isinstance(values.dtype, np.dtype) and values.dtype.kind in "iubfO"
+                           or isinstance(values.dtype, pd.StringDtype) and values.dtype.na_value is not pd.NA)
+    return cells, changed, quoting, plain
+
+
+def _written(items: list) -> list:
+    """A column's cells with each missing one empty, as pandas writes it."""
+    return ["" if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v) else v for v in items]
 
 
 def _own(a: Analysis, s: Section) -> Analysis:

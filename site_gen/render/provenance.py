@@ -7,7 +7,7 @@ travels with the data instead of being recovered from HTML afterwards.
 """
 from __future__ import annotations
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 
 class Fig:
@@ -37,24 +37,34 @@ class Fig:
         return f"computed: {self.how}"
 
     def __html__(self) -> str:
+        # escape() on each part, as Markup.format would do, without its formatter (a page has hundreds).
         if self.path:
-            return Markup('<span class="fig" tabindex="0" data-source="{}" title="{}">{}</span>').format(
-                self.path, self.source, self.text)
+            return Markup(f'<span class="fig" tabindex="0" data-source="{escape(self.path)}" '
+                          f'title="{escape(self.source)}">{escape(self.text)}</span>')
         if self.how:
-            return Markup('<span class="fig" tabindex="0" data-computed="{}" title="{}">{}</span>').format(
-                self.how, self.source, self.text)
-        return str(Markup.escape(self.text))
+            return Markup(f'<span class="fig" tabindex="0" data-computed="{escape(self.how)}" '
+                          f'title="{escape(self.source)}">{escape(self.text)}</span>')
+        return str(escape(self.text))
+
+
+# What a view holds most of and never holds a Fig in: passed over without a call (a report's views
+# hold thousands of them).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def collect(value, out: list[Fig]) -> None:
     """Every Fig inside a view (dicts and lists, in order)."""
     if isinstance(value, Fig):
         out.append(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            collect(v, out)
+        return
+    if isinstance(value, dict):
+        items = value.values()
     elif isinstance(value, (list, tuple)):
-        for v in value:
+        items = value
+    else:
+        return
+    for v in items:
+        if type(v) not in _LEAVES:
             collect(v, out)
 
 
@@ -82,6 +92,8 @@ def origin_of(path: str, table: dict[str, str]) -> str | None:
 
 def row_origin(path: str, table: dict[str, str]) -> str | None:
     """Where both sides of a paired record came from (`$.speed.cells[3]`): its hover text."""
+    if not table:
+        return None  # a receipt without provenance (most): nothing to look for, row by row
     found = [f"{role}: {o}" for role in ("baseline", "candidate") if (o := origin_of(f"{path}.{role}", table))]
     return "; ".join(found) or origin_of(path, table)
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from site_gen.analyse.report import Analysis
 
 
@@ -35,3 +38,27 @@ _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
 
 def number_word(n: int) -> str:
     return _NUMBER_WORDS.get(n, str(n))
+
+
+def _plain(dtype) -> bool:
+    """A column whose `tolist()` holds what `to_dict` gives: numpy's own types, and text whose
+    missing value is NaN (pandas' default `str`)."""
+    return isinstance(dtype, np.dtype) or (isinstance(dtype, pd.StringDtype) and dtype.na_value is not pd.NA)
+
+
+def rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """`frame.to_dict("records")`, the same values: each column is read once as Python objects
+    (pandas builds the records value by value, most of a small view's time)."""
+    names = frame.columns.tolist()
+    if not names or not frame.columns.is_unique:
+        return frame.to_dict("records")
+    columns = []
+    for name in names:
+        column = frame[name]
+        if not _plain(column.dtype):
+            return frame.to_dict("records")  # pandas' own conversion of its nullable types
+        values = column.tolist()
+        if column.dtype == object and any(isinstance(v, np.generic) for v in values):
+            return frame.to_dict("records")  # numpy scalars in a column of objects: pandas' own boxing
+        columns.append(values)
+    return [dict(zip(names, row)) for row in zip(*columns)]

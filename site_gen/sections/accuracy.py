@@ -8,7 +8,7 @@ import pandas as pd
 
 from site_gen.analyse import results as calc
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section, paired_records
 
@@ -88,7 +88,7 @@ def view(a) -> dict[str, Any] | None:
     if t is None or part is None:
         return None
     m = part["method"]
-    rows = [_row(r, a.report.candidate.name) for r in t.to_dict("records")]
+    rows = [_row(r, a.report.candidate.name) for r in views.rows(t)]
     return {"rows": rows, "note": part.get("note", ""),
             "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
                        "level": f"{m['level'] * 100:g}%"},

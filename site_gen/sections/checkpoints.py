@@ -6,14 +6,14 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analyse.report import Analysis
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.sections.base import Section
 
 def view(a: Analysis) -> list[dict[str, Any]]:
     """Every checkpoint with each engine's values, saying plainly where an engine did not run."""
     out = []
-    records = a.precision.to_dict("records") if a.precision is not None else []
-    kv = {r["checkpoint"]: r for r in reversed(a.kv.to_dict("records"))} if a.kv is not None else {}  # the first row wins
+    records = views.rows(a.precision) if a.precision is not None else []
+    kv = {r["checkpoint"]: r for r in reversed(views.rows(a.kv))} if a.kv is not None else {}  # the first row wins
     for c in a.report.meta["checkpoints"]:
         cid = c["id"]
         rows = []

@@ -8,6 +8,7 @@ import pandas as pd
 
 from site_gen.analyse import results as calc
 from site_gen.load import require
+from site_gen.render import views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import Section
 
@@ -50,7 +51,7 @@ def view(a) -> dict[str, Any] | None:
     rows = [{"checkpoint": r["checkpoint"], "group": "" if pd.isna(r["group"]) else r["group"], "label": r["label"],
              "engine": names[r["engine"]], "value": Fig(f"{r['value']:.4g}", r["source"] + ".value"),
              "rule": f"{_RULE[r['passes_when']]} {r['threshold']:g}" + ("" if pd.isna(r["unit"]) else f" {r['unit']}"),
-             "passed": bool(r["passed"]), "source": r["source"]} for r in t.to_dict("records")]
+             "passed": bool(r["passed"]), "source": r["source"]} for r in views.rows(t)]
     failed = sum(not r["passed"] for r in rows)
     return {"rows": rows, "failed": failed, "total": len(rows), "note": a.report.section("gates").get("note", "")}
 

@@ -10,7 +10,7 @@ from site_gen.analyse.frames import records
 from site_gen.analyse.report import Analysis
 from site_gen.errors import SitegenError
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section
 
@@ -96,11 +96,14 @@ def _category(c: str) -> str:
     return "JSON" if c == "json" else c
 
 
-def _runs_text(t: pd.DataFrame, labels: dict[str, str]) -> str:
-    """What the arms are, from their records: each is one run; arms of one checkpoint on one
-    engine are named as repeats (a receipt says nothing of seeds, so neither does this)."""
-    arms = t.drop_duplicates("arm")
-    repeats = [list(g["arm"]) for _, g in arms.groupby(["checkpoint", "engine"], sort=False) if len(g) > 1]
+def _runs_text(first: dict[Any, dict[str, Any]], labels: dict[str, str]) -> str:
+    """What the arms are, from their records (`first`: each arm's first row): each is one run; arms
+    of one checkpoint on one engine are named as repeats (a receipt says nothing of seeds, so
+    neither does this)."""
+    runs: dict[tuple, list] = {}
+    for arm, r in first.items():
+        runs.setdefault((r["checkpoint"], r["engine"]), []).append(arm)
+    repeats = [g for g in runs.values() if len(g) > 1]
     named = [", ".join(labels[arm] for arm in g[:-1]) + f" and {labels[g[-1]]}" for g in repeats]
     if not named:
         return "one run per arm"
@@ -137,10 +140,12 @@ def _rows(a: Analysis, cell, fig, labels: dict[str, str]) -> list[dict[str, Any]
     return rows
 
 
-def _partial(t: pd.DataFrame, labels: dict[str, str], arms: list[str]) -> list[dict[str, str]]:
+def _partial(records: list[dict[str, Any]], labels: dict[str, str], arms: list[str]) -> list[dict[str, str]]:
     """Arms left out of the main table (not run at every cap), with the caps they ran at."""
-    caps = t.groupby("arm", sort=False)["cap"].apply(sorted)
-    return [{"label": labels[arm], "caps": " and ".join(fmt.tokens_k(c) for c in caps[arm])}
+    caps: dict[Any, list] = {}
+    for r in records:
+        caps.setdefault(r["arm"], []).append(r["cap"])
+    return [{"label": labels[arm], "caps": " and ".join(fmt.tokens_k(c) for c in sorted(caps[arm]))}
             for arm in labels if arm not in arms]
 
 
@@ -149,8 +154,12 @@ def view(a: Analysis) -> dict[str, Any] | None:
         return None
     lo = a.report.section("long_outputs")
     t = a.long_table
-    labels = {r["arm"]: r["label"] for r in t.drop_duplicates("arm").to_dict("records")}
-    by_arm_cap = {(r["arm"], r["cap"]): r for r in t.to_dict("records")}
+    records = views.rows(t)
+    first: dict[Any, dict[str, Any]] = {}  # each arm's first row
+    for r in records:
+        first.setdefault(r["arm"], r)
+    labels = {arm: r["label"] for arm, r in first.items()}
+    by_arm_cap = {(r["arm"], r["cap"]): r for r in records}
 
     def cell(arm: str, cap: int, column: str):
         row = by_arm_cap.get((arm, cap))
@@ -162,21 +171,21 @@ def view(a: Analysis) -> dict[str, Any] | None:
 
     per_cap = sorted({int(n) for n in t["replies"]})
     thinking = [{"cap": fmt.tokens_k(r["cap"]), "arms": int(r["arms"]), "capped": int(r["capped"]),
-                 "still_thinking": int(r["still_thinking"])} for r in a.long_thinking.to_dict("records")]
+                 "still_thinking": int(r["still_thinking"])} for r in views.rows(a.long_thinking)]
     capped = [r for r in thinking if r["capped"]]
     return {
         "arms": [labels[arm] for arm in a.long_arms], "rows": _rows(a, cell, fig, labels), "note": lo.get("note", ""),
         "replies_per_cap": _plural(per_cap[0], "reply", "replies") if len(per_cap) == 1 else None,
         "categories": ", ".join(f"{n} {_category(c)}" for c, n in a.long_categories.items()),
-        "runs": _runs_text(t, labels),
-        "thinking": thinking, "small": capped[0] if capped else None, "partial": _partial(t, labels, a.long_arms),
+        "runs": _runs_text(first, labels),
+        "thinking": thinking, "small": capped[0] if capped else None, "partial": _partial(records, labels, a.long_arms),
         "has_code": bool(t["code_replies"].sum()), "has_json": bool(t["json_replies"].sum()),
         "all_rows": [{"label": r["label"], "cap": fmt.tokens_k(r["cap"]), "replies": int(r["replies"]), "finished": int(r["finished"]),
                       "capped": int(r["capped"]), "still_thinking": int(r["still_thinking"]), "looped": int(r["looped"]),
                       "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
                       "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
                       "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.thousands(r["code_thinking_median"])}
-                     for r in t.to_dict("records")],
+                     for r in records],
     }
 
 

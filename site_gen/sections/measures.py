@@ -8,7 +8,7 @@ import pandas as pd
 
 from site_gen.analyse import results as calc
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import Section, paired_records
 
@@ -74,7 +74,7 @@ def view(a) -> dict[str, Any] | None:
     if t is None:
         return None
     groups: dict[tuple, list] = {}
-    for r in t.to_dict("records"):
+    for r in views.rows(t):
         change = Fig(fmt.signed(r["change"] * 100, 1) + "%",
                      how=f"candidate median / baseline median − 1: {_num(r['candidate_median'])} / {_num(r['baseline_median'])}")
         groups.setdefault((r["checkpoint"], r["group"]), []).append({

@@ -9,7 +9,7 @@ from site_gen.analyse import memory as calc
 from site_gen.analyse.frames import records
 from site_gen.analyse.report import Analysis
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section
 
@@ -58,30 +58,32 @@ def _startup(r, ready: bool):
 def view(a: Analysis) -> dict[str, Any] | None:
     if a.kv is None:
         return None
-    cols = [c for c in a.paired_checkpoints if c in set(a.kv["checkpoint"])]
-    kv = a.kv.set_index("checkpoint")
+    kv = {r["checkpoint"]: r for r in views.rows(a.kv)}  # one row per checkpoint (calc.kv_pool)
+    cols = [c for c in a.paired_checkpoints if c in kv]
     st = a.startup
     kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
                for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
     rows = [
         {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens",
-         "cells": [{"text": Fig(fmt.thousands(kv.loc[c, "baseline"]), kv_path.get((c, "baseline")))} for c in cols]},
+         "cells": [{"text": Fig(fmt.thousands(kv[c]["baseline"]), kv_path.get((c, "baseline")))} for c in cols]},
         {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens",
-         "cells": [{"text": Fig(fmt.thousands(kv.loc[c, "candidate"]), kv_path.get((c, "candidate"))),
-                    "extra": Fig(fmt.ratio(kv.loc[c, "ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
-                                 f"{fmt.thousands(kv.loc[c, 'candidate'])} / {fmt.thousands(kv.loc[c, 'baseline'])}")}
+         "cells": [{"text": Fig(fmt.thousands(kv[c]["candidate"]), kv_path.get((c, "candidate"))),
+                    "extra": Fig(fmt.ratio(kv[c]["ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
+                                 f"{fmt.thousands(kv[c]['candidate'])} / {fmt.thousands(kv[c]['baseline'])}")}
                    for c in cols]},
     ]
+    # One startup row per checkpoint and engine (the meaning checks refuse a second).
+    startups = views.rows(st) if st is not None and not st.empty else []
+    ready = st is not None and "ready_s" in st
     for role, name in (("baseline", a.report.baseline.name), ("candidate", a.report.candidate.label)):
-        part = st[st["engine"] == role].set_index("checkpoint") if st is not None and not st.empty else None
-        if part is None or part.empty:
+        part = {r["checkpoint"]: r for r in startups if r["engine"] == role}
+        if not part:
             continue
-        ready = "ready_s" in part
         rows.append({"label": f"Startup, {name}", "sub": "cold / warm" + (" or ready" if ready else ""),
-                     "cells": [{"text": _startup(part.loc[c], ready) if c in part.index else fmt.MISSING} for c in cols]})
+                     "cells": [{"text": _startup(part[c], ready) if c in part else fmt.MISSING} for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
              "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
-            for r in a.kv_references.to_dict("records")] if a.kv_references is not None else []
+            for r in views.rows(a.kv_references)] if a.kv_references is not None else []
     return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", ""),
             "title": page_title(a)}
 

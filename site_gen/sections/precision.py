@@ -112,7 +112,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
         return None
     p = a.report.section("precision")
     groups = []
-    records = a.precision.to_dict("records")
+    records = views.rows(a.precision)
     for checkpoint in a.checkpoints:
         part = [r for r in records if r["checkpoint"] == checkpoint and r["paired"]]
         if not part:

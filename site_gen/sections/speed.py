@@ -163,10 +163,10 @@ def view(a: Analysis) -> dict[str, Any] | None:
         return None
     # Rows looked up by (checkpoint, metric or selection): a handful of small tables, read once
     # as records rather than filtered once per cell.
-    counts = {(r["checkpoint"], r["metric"]): r for r in a.speed_counts.to_dict("records")}
-    ranges = {(r["checkpoint"], r["selection"]): r for r in a.speed_ranges.to_dict("records")}
+    counts = {(r["checkpoint"], r["metric"]): r for r in views.rows(a.speed_counts)}
+    ranges = {(r["checkpoint"], r["selection"]): r for r in views.rows(a.speed_ranges)}
     cell_rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in a.speed.to_dict("records"):
+    for r in views.rows(a.speed):
         cell_rows.setdefault((r["checkpoint"], r["metric"]), []).append(r)
     present = {c for c, _ in cell_rows}
     cols = [c for c in a.paired_checkpoints if c in present]
@@ -187,7 +187,7 @@ def _medians(a: Analysis, side: str) -> list[dict[str, Any]]:
     slower: largest losses); a median within the noise band is neither."""
     g = a.speed_gains[a.speed_gains["verdict"] == side]
     g = g.head(2) if side == "faster" else g.iloc[::-1].head(2)
-    return [{"workload": r["workload"], "median": fmt.speed_ratio(r["median"], a.band)} for r in g.to_dict("records")]
+    return [{"workload": r["workload"], "median": fmt.speed_ratio(r["median"], a.band)} for r in views.rows(g)]
 
 
 def _count_rows(a: Analysis, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
@@ -235,7 +235,7 @@ def _range_rows(a: Analysis, ranges: dict, cols: list[str]) -> list[dict[str, An
 def _ttft_row(a: Analysis, cols: list[str]) -> dict[str, Any] | None:
     if a.ttft is None or a.ttft.empty:
         return None
-    t = {r["checkpoint"]: r for r in a.ttft.to_dict("records")}
+    t = {r["checkpoint"]: r for r in views.rows(a.ttft)}
     inputs = sorted(set(a.ttft["input_tokens"].dropna()))
     return {
         "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 and a.ttft["input_tokens"].notna().all()

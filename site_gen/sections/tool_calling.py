@@ -9,7 +9,7 @@ from site_gen.analyse import tool_calling as calc
 from site_gen.analyse.report import Analysis
 from site_gen.errors import SitegenError
 from site_gen.load import require
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, views
 from site_gen.sections.base import BlockSpec, Section
 
 def check(tools: dict, file, checkpoint_ref) -> None:
@@ -69,24 +69,24 @@ def view(a: Analysis) -> dict[str, Any] | None:
         return None
     scenarios, maximum = a.tool_scale["scenarios"], a.tool_scale["max_total"]
     per_cp = []
+    ranges = {(r["checkpoint"], r["engine"]): r for r in views.rows(a.tool_ranges)}  # one row per checkpoint and engine
     for c in a.paired_checkpoints:
-        r = a.tool_ranges[a.tool_ranges["checkpoint"] == c].set_index("engine")
-        if r.empty:
+        if not any(k[0] == c for k in ranges):
             continue
-        get = lambda role: fmt.count_range(r.loc[role, "low"], r.loc[role, "high"]) if role in r.index else fmt.MISSING
+        get = lambda role: fmt.count_range(ranges[(c, role)]["low"], ranges[(c, role)]["high"]) if (c, role) in ranges else fmt.MISSING
         per_cp.append({"checkpoint": c, "baseline": get("baseline"), "candidate": get("candidate")})
-    lat = a.tool_latency.set_index("engine")
-    latency = {role: fmt.number_range(lat.loc[role, "low"], lat.loc[role, "high"], 1, " s")
-               if role in lat.index and not pd.isna(lat.loc[role, "low"]) else None for role in ("baseline", "candidate")}
+    lat = {r["engine"]: r for r in views.rows(a.tool_latency)}  # one row per engine
+    latency = {role: fmt.number_range(lat[role]["low"], lat[role]["high"], 1, " s")
+               if role in lat and not pd.isna(lat[role]["low"]) else None for role in ("baseline", "candidate")}
     runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": a.report.baseline.name if r["engine"] == "baseline" else a.report.candidate.name,
              "date": r["date"], "points": int(r["points"]), "max": maximum,
              "latency": fmt.NOT_MEASURED if pd.isna(r["latency"]) else fmt.seconds(r["latency"])}
-            for r in a.tool_totals.to_dict("records")]
+            for r in views.rows(a.tool_totals)]
     run_ids = [r["id"] for r in runs]
     failed = set(a.tool_failed)
     split = [{"scenario": s["scenario"], "points": [("" if pd.isna(s[rid]) else str(int(s[rid]))) for rid in run_ids],
               "failed": s["scenario"] in failed}
-             for s in a.tool_scenarios.to_dict("records")]
+             for s in views.rows(a.tool_scenarios)]
     return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "max_points": t["max_points"], "per_checkpoint": per_cp,
             "failed": a.tool_failed, "failed_count": len(a.tool_failed), "latency": latency,
             "concurrency": t.get("concurrency"), "note": t.get("note", ""), "runs": runs, "split": split}

@@ -8,6 +8,7 @@ import pandas as pd
 from site_gen.analyse import versions as calc
 from site_gen.analyse.report import Analysis
 from site_gen.load import require
+from site_gen.render import views
 from site_gen.sections.base import BlockSpec, Section
 
 def check(versions: dict, file, checkpoint_ref) -> None:
@@ -54,7 +55,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
         return None
     prev = v["previous"]
     rows = []
-    for r in a.versions_precision.to_dict("records"):
+    for r in views.rows(a.versions_precision):
         cps = " and ".join(r["checkpoints"]) if r["identical"] else ""
         label = f"Panel {r['panel']}" + (f", {cps}" if cps else "")
         if r["identical"]:
@@ -64,7 +65,7 @@ def view(a: Analysis) -> dict[str, Any] | None:
         rows.append({"label": label, "text": text})
     if a.versions_text is not None and not a.versions_text.empty:
         parts = []
-        for r in a.versions_text.to_dict("records"):
+        for r in views.rows(a.versions_text):
             names = [("JSON" if c == "json" else c) for c in r["categories"]]
             joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             if r["all_identical"]:

@@ -1,0 +1,85 @@
+"""The render layer's fast paths give what the slow ones they replace give (pandas is the oracle)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from site_gen.render import views
+
+FRAMES = {
+    "mixed": pd.DataFrame({"checkpoint": ["a", "b", None], "n": [1, 2, 3], "x": [0.5, math.nan, 1e300],
+                           "ok": [True, False, True]}),
+    "numpy scalars in objects": pd.DataFrame({"v": pd.Series([np.int64(3), np.float64(0.25), "t"], dtype=object)}),
+    "dates": pd.DataFrame({"d": pd.to_datetime(["2024-01-02", None, "2025-03-04"], format="ISO8601"), "k": ["x", "y", "z"]}),
+    "strings": pd.DataFrame({"s": pd.Series(["p", None, "q"], dtype="string"), "i": pd.array([1, None, 2], dtype="Int64")}),
+    "default text": pd.DataFrame({"s": ["p", None, "q"], "f": pd.array([1.5, None, 2], dtype="Float64")}),
+    "empty rows": pd.DataFrame({"a": pd.Series([], dtype=float), "b": pd.Series([], dtype=object)}),
+    "no columns": pd.DataFrame(index=range(2)),
+    "duplicate names": pd.DataFrame([[1, 2]], columns=["a", "a"]),
+}
+
+
+def _same(got, want) -> bool:
+    if isinstance(want, float) and math.isnan(want):
+        return isinstance(got, float) and math.isnan(got)
+    return type(got) is type(want) and (got == want or (got is want))
+
+
+@pytest.mark.filterwarnings("ignore:DataFrame columns are not unique")
+@pytest.mark.parametrize("name", list(FRAMES))
+def test_rows_are_the_records_pandas_makes(name):
+    frame = FRAMES[name]
+    want = frame.to_dict("records")
+    got = views.rows(frame)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert list(g) == list(w)
+        assert all(_same(g[k], w[k]) for k in w), (g, w)
+
+
+def _pandas_csv(frame: pd.DataFrame) -> bytes:
+    """What csv_bytes wrote before it had a writer of its own: pandas' to_csv of the prepared cells."""
+    from site_gen.render.pages import _csv_cells, pandas_csv
+
+    cells, changed, quoting, _ = _csv_cells(frame)
+    return pandas_csv(frame, cells, changed, quoting)
+
+
+CSV_FRAMES = {
+    "numbers": pd.DataFrame({"n": [1, -2, 3], "x": [8192.0, 1.0699999999999998, math.nan], "big": [1e300, math.inf, -0.0]}),
+    "text": pd.DataFrame({"t": ["plain", 'a "quoted", comma', None], "f": ["=1+1", " -x", "@a\n=b"], "ok": [True, False, True]}),
+    "objects": pd.DataFrame({"o": pd.Series([1, "two", None], dtype=object), "e": pd.Series([None, None, None], dtype=object)}),
+    "one empty column": pd.DataFrame({"only": ["", None, "x"]}),
+    "no rows": pd.DataFrame({"a": pd.Series([], dtype=float), "b": pd.Series([], dtype=object)}),
+    "odd break": pd.DataFrame({"t": ["a\rb", "c"], "n": [1.5, 2.0]}),
+    "dates": pd.DataFrame({"d": pd.to_datetime(["2024-01-02", "2024-01-03"]), "n": [1, 2]}),
+    "nullable": pd.DataFrame({"i": pd.array([1, None], dtype="Int64"), "s": pd.Series(["a", None], dtype="string")}),
+}
+
+
+@pytest.mark.parametrize("name", list(CSV_FRAMES))
+def test_csv_bytes_are_what_pandas_writes(name):
+    from site_gen.render.pages import csv_bytes
+
+    frame = CSV_FRAMES[name]
+    assert csv_bytes(frame) == _pandas_csv(frame)
+
+
+def test_template_lookups_find_what_jinja_finds():
+    """`d.key` in the page environment: the item when a plain dict has it and no such attribute,
+    the attribute (a dict's method) when it has one, undefined when neither."""
+    import jinja2
+
+    from site_gen.render.pages import _Environment
+
+    source = "{{ d.a }}|{{ d.items is callable }}|{{ d.get('a') }}|{{ d.missing is defined }}|{{ o.a }}|{{ n.real }}"
+    context = {"d": {"a": 1, "items": "key, not method"}, "o": type("O", (), {"a": "attr"})(), "n": 5}
+    ours = _Environment(autoescape=True).from_string(source).render(context)
+    assert ours == jinja2.Environment(autoescape=True).from_string(source).render(context)
+    assert ours == "1|True|1|False|attr|5"
+    strict = _Environment(undefined=jinja2.StrictUndefined).from_string("{{ d.missing }}")
+    with pytest.raises(jinja2.UndefinedError):
+        strict.render(d={"a": 1})
