@@ -324,6 +324,9 @@ class Server(ThreadingHTTPServer):
 
     daemon_threads = False  # server_close() joins every request thread: none is left behind
     block_on_close = True
+    # socketserver's backlog of 5 drops the connections of a sixth tab opened at once; each then waits
+    # a second for its SYN to be sent again.
+    request_queue_size = 128
 
     def __init__(self, host: str, port: int, source: Source, client: Client, *,
                  allowed: Callable[[str, int], HostPolicy] = AllowedHosts, log_requests: bool = False):
