@@ -56,7 +56,13 @@ def groups(*keys: list) -> dict[tuple, list[int]]:
     """Row positions per key tuple, in order of first appearance (`groupby(sort=False)`); rows with
     a missing key are left out, as pandas drops them."""
     out: dict[tuple, list[int]] = {}
+    dropped: set = set()
     for i, key in enumerate(zip(*keys)):
-        if not any(missing(k) for k in key):
-            out.setdefault(key, []).append(i)
+        rows = out.get(key)
+        if rows is None:
+            if key in dropped or any(missing(k) for k in key):
+                dropped.add(key)  # NaN != NaN: a NaN key is checked again, and dropped again
+                continue
+            rows = out[key] = []
+        rows.append(i)
     return out
