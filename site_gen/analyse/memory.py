@@ -1,18 +1,46 @@
 """Memory and startup: KV pool sizes and their ratios, cold and warm startup."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+
+from site_gen.analyse.frames import missing
+
+_ENGINES = ("baseline", "candidate")
+
+
+def _ratio(top: list, bottom: list) -> np.ndarray:
+    """top / bottom as pandas divides two columns (a zero gives inf or NaN, not an error)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(top, dtype=float) / np.asarray(bottom, dtype=float)
 
 
 def kv_pool(kv: pd.DataFrame) -> pd.DataFrame:
     """One row per checkpoint: each engine's KV pool tokens and candidate / baseline."""
     if kv.empty:
         return pd.DataFrame(columns=["checkpoint", "baseline", "candidate", "ratio"])
-    wide = kv.pivot(index="checkpoint", columns="engine", values="tokens")
-    wide = wide.reindex(index=list(dict.fromkeys(kv["checkpoint"])), columns=["baseline", "candidate"])
-    wide.columns.name = None
-    wide["ratio"] = wide["candidate"] / wide["baseline"]
-    return wide.reset_index()
+    cells: dict[tuple, object] = {}
+    for key in zip(kv["checkpoint"].tolist(), kv["engine"].tolist(), kv["tokens"].tolist()):
+        if key[:2] in cells:
+            raise ValueError("Index contains duplicate entries, cannot reshape")
+        cells[key[:2]] = key[2]
+    checkpoints = list(dict.fromkeys(kv["checkpoint"].tolist()))
+    present = {e for _, e in cells if not missing(e)}
+    # As pandas reshapes: a checkpoint lacking an engine that others have makes both columns float;
+    # an engine no checkpoint has is a column of NaN, which makes the other float too when the rows
+    # are not in sorted order (one reindex of both axes).
+    gap = len(cells) < len(checkpoints) * len(present)
+    gap |= checkpoints != sorted(checkpoints) and not present >= set(_ENGINES)
+    out: dict[str, list] = {"checkpoint": checkpoints}
+    for engine in _ENGINES:
+        if engine not in present:
+            out[engine] = [np.nan] * len(checkpoints)
+        elif gap:
+            out[engine] = [float(cells[c, engine]) if (c, engine) in cells else np.nan for c in checkpoints]
+        else:
+            out[engine] = [cells[c, engine] for c in checkpoints]
+    out["ratio"] = _ratio(out["candidate"], out["baseline"])
+    return pd.DataFrame(out)
 
 
 def startup(records: pd.DataFrame) -> pd.DataFrame:
@@ -21,7 +49,7 @@ def startup(records: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["checkpoint", "engine", "cold_s", "warm_s", "slowest"])
     # Schema 1.1 may give readiness alone (`ready_s`) where schema 1 gave cold and warm startup.
     times = ["cold_s", "warm_s"] + (["ready_s"] if "ready_s" in records else [])
-    out = records[["checkpoint", "engine", *times, "source"]].copy()
+    out = records[["checkpoint", "engine", *times, "source"]]  # a new frame (copy on write)
     out["slowest"] = out[times].max(axis=1)
     return out
 
@@ -30,13 +58,23 @@ def references(refs: pd.DataFrame, kv: pd.DataFrame) -> pd.DataFrame:
     """Earlier versions' KV pools against this report's candidate on the same checkpoint."""
     if refs.empty:
         return pd.DataFrame(columns=["checkpoint", "name", "version", "kv_pool_tokens", "candidate", "ratio"])
-    cand = kv[kv["engine"] == "candidate"][["checkpoint", "tokens"]].rename(columns={"tokens": "candidate"})
-    out = refs.merge(cand, on="checkpoint", how="left")
+    tokens: dict = {}
+    for checkpoint, engine, t in zip(kv["checkpoint"].tolist(), kv["engine"].tolist(), kv["tokens"].tolist()):
+        if engine == "candidate":
+            tokens.setdefault(checkpoint, []).append(t)
+    if any(len(t) > 1 for t in tokens.values()):  # a merge would repeat the reference: kept as it was
+        cand = kv[kv["engine"] == "candidate"][["checkpoint", "tokens"]].rename(columns={"tokens": "candidate"})
+        out = refs.merge(cand, on="checkpoint", how="left")
+        out["ratio"] = out["candidate"] / out["kv_pool_tokens"]
+        return out
+    out = refs.reset_index(drop=True)
+    candidate = [tokens[c][0] if c in tokens else np.nan for c in out["checkpoint"].tolist()]
+    out["candidate"] = pd.Series(candidate, dtype=object) if kv["tokens"].dtype == object else candidate
     out["ratio"] = out["candidate"] / out["kv_pool_tokens"]
     return out
 
 
 def kv_range(wide: pd.DataFrame) -> tuple[float, float, int] | None:
     """Lowest and highest candidate / baseline KV pool ratio across checkpoints, and how many."""
-    ratios = wide["ratio"].dropna() if "ratio" in wide else wide
-    return (float(ratios.min()), float(ratios.max()), int(len(ratios))) if len(ratios) else None
+    ratios = [r for r in (wide["ratio"] if "ratio" in wide else wide).tolist() if not missing(r)]
+    return (float(min(ratios)), float(max(ratios)), len(ratios)) if ratios else None
