@@ -8,6 +8,11 @@ import pandas as pd
 
 
 def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    for value in record.values():
+        if isinstance(value, dict):
+            break
+    else:  # a flat record (a reply, a startup): its keys as they are
+        return {f"{prefix}{key}": value for key, value in record.items()} if prefix else dict(record)
     out: dict[str, Any] = {}
     for key, value in record.items():
         name = f"{prefix}{key}"

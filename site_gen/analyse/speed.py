@@ -121,9 +121,10 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
     """Time to first token per checkpoint, both engines, and candidate / baseline."""
     if ttft_records.empty:
         return pd.DataFrame(columns=["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"])
-    out = ttft_records.rename(columns={"baseline_seconds": "baseline", "candidate_seconds": "candidate"})
-    out["ratio"] = out["candidate"] / out["baseline"]
-    return out[["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"]]
+    r = ttft_records
+    return pd.DataFrame({"checkpoint": r["checkpoint"], "input_tokens": r["input_tokens"], "baseline": r["baseline_seconds"],
+                         "candidate": r["candidate_seconds"], "ratio": r["candidate_seconds"] / r["baseline_seconds"],
+                         "source": r["source"]})
 
 
 def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
