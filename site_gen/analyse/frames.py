@@ -63,6 +63,11 @@ def typed(values: list) -> list | np.ndarray:
     return np.array(values, dtype=np.int64 if kinds == {int} else np.float64)
 
 
+def frame(data: dict[str, Any], columns: list[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of columns given as lists (each `typed`), arrays or Series."""
+    return pd.DataFrame({k: typed(v) if isinstance(v, list) else v for k, v in data.items()}, columns=columns)
+
+
 def missing(value: Any) -> bool:
     """None or NaN, as pandas' reductions skip them."""
     return value is None or value != value

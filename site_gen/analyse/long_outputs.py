@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from site_gen.analyse.frames import groups, median
+from site_gen.analyse.frames import frame, groups, median
 
 _COUNTS = ["finished", "looped", "capped", "still_thinking", "code_replies", "code_tests_passed", "json_replies", "json_valid"]
 
@@ -45,7 +45,7 @@ def per_arm(replies: pd.DataFrame, arms: pd.DataFrame) -> pd.DataFrame:
     for name in ("label", "checkpoint", "engine", "run", "date"):
         column = arms[name].tolist()
         out[name] = [column[i] for i in at]
-    return pd.DataFrame(out)
+    return frame(out)
 
 
 def complete_arms(table: pd.DataFrame, caps: list[int]) -> list[str]:
@@ -61,7 +61,7 @@ def thinking_at_cap(table: pd.DataFrame) -> pd.DataFrame:
     arm, capped, thinking = table["arm"].tolist(), table["capped"].tolist(), table["still_thinking"].tolist()
     by_cap = groups(table["cap"].tolist())
     caps = sorted(by_cap)
-    return pd.DataFrame({"cap": [c for (c,) in caps],
+    return frame({"cap": [c for (c,) in caps],
                          "arms": [len({arm[i] for i in by_cap[c]}) for c in caps],
                          "capped": [sum(capped[i] for i in by_cap[c]) for c in caps],
                          "still_thinking": [sum(thinking[i] for i in by_cap[c]) for c in caps]},

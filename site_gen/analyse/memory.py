@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import missing
+from site_gen.analyse.frames import frame, missing
 
 _ENGINES = ("baseline", "candidate")
 
@@ -40,7 +40,7 @@ def kv_pool(kv: pd.DataFrame) -> pd.DataFrame:
         else:
             out[engine] = [cells[c, engine] for c in checkpoints]
     out["ratio"] = _ratio(out["candidate"], out["baseline"])
-    return pd.DataFrame(out)
+    return frame(out)
 
 
 def startup(records: pd.DataFrame) -> pd.DataFrame:

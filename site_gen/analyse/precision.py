@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import groups, missing
+from site_gen.analyse.frames import frame, groups, missing
 
 COLUMNS = ["checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "baseline", "candidate",
            "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved", "direction",
@@ -57,7 +57,7 @@ def differences(results: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
                direction=_directions(oriented, resolved, paired), oriented=oriented,
                oriented_low=np.where(sign > 0, low, -high), oriented_high=np.where(sign > 0, high, -low),
                source=res["source"])
-    return pd.DataFrame({c: out[c] for c in COLUMNS})
+    return frame({c: out[c] for c in COLUMNS})
 
 
 _MEASURE = ["label", "panel", "vocabulary", "unit", "further"]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import groups, median, missing
+from site_gen.analyse.frames import frame, groups, median, missing
 
 VERDICTS = ("faster", "level", "slower")
 METRICS = ("aggregate", "decode")
@@ -56,7 +56,7 @@ def verdict_counts(ratios: pd.DataFrame) -> pd.DataFrame:
     order_c, order_m = {k: i for i, k in enumerate(first_c)}, {k: i for i, k in enumerate(first_m)}
     keys = sorted(found, key=lambda k: (order_c[k[0]], order_m[k[1]]))
     counts = {v: [sum(verdicts[i] == v for i in found[k]) for k in keys] for v in VERDICTS}
-    return pd.DataFrame({"checkpoint": [k[0] for k in keys], "metric": [k[1] for k in keys], **counts,
+    return frame({"checkpoint": [k[0] for k in keys], "metric": [k[1] for k in keys], **counts,
                          "cells": [sum(col[j] for col in counts.values()) for j in range(len(keys))]},
                         columns=["checkpoint", "metric", *VERDICTS, "cells"])
 
@@ -112,7 +112,7 @@ def workload_gains(ratios: pd.DataFrame, band: float) -> pd.DataFrame:
     found = [(w, median(ratio[i] for i in at)) for (w,), at in groups(ratios["workload"].tolist()).items()]
     # Largest median first, then by name; a NaN median last (pandas' na_position).
     found.sort(key=lambda wm: (wm[1] != wm[1], -wm[1] if wm[1] == wm[1] else 0.0, wm[0]))
-    return pd.DataFrame({"workload": [w for w, _ in found], "median": [m for _, m in found],
+    return frame({"workload": [w for w, _ in found], "median": [m for _, m in found],
                          "verdict": pd.Series([verdict_of(m, band) for _, m in found], dtype="object")},
                         columns=["workload", "median", "verdict"])
 

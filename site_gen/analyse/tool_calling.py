@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import groups, median, missing
+from site_gen.analyse.frames import frame, groups, median, missing
 
 
 def _known(values: list) -> list:
@@ -30,7 +30,7 @@ def run_totals(points: pd.DataFrame) -> pd.DataFrame:
     out["points"] = [sum(_known([pts[i] for i in rows])) for rows in found.values()]
     out["scenarios"] = [len(set(_known([scenario[i] for i in rows]))) for rows in found.values()]
     out["latency"] = _like([median(latency[i] for i in rows) for rows in found.values()], points["turn_latency_s"])
-    return pd.DataFrame(out, columns=[*names, "points", "scenarios", "latency"])
+    return frame(out, columns=[*names, "points", "scenarios", "latency"])
 
 
 def ranges(totals: pd.DataFrame) -> pd.DataFrame:
@@ -38,7 +38,7 @@ def ranges(totals: pd.DataFrame) -> pd.DataFrame:
     found = groups(totals["checkpoint"].tolist(), totals["engine"].tolist())
     pts, run, scenarios = (totals[c].tolist() for c in ("points", "run", "scenarios"))
     spans = [_low_high([pts[i] for i in rows]) for rows in found.values()]
-    return pd.DataFrame({"checkpoint": [k[0] for k in found], "engine": [k[1] for k in found],
+    return frame({"checkpoint": [k[0] for k in found], "engine": [k[1] for k in found],
                          "low": [s[0] for s in spans], "high": [s[1] for s in spans],
                          "runs": [len(_known([run[i] for i in rows])) for rows in found.values()],
                          "scenarios": [max(_known([scenarios[i] for i in rows]), default=np.nan) for rows in found.values()]},
@@ -50,7 +50,7 @@ def latency_ranges(totals: pd.DataFrame) -> pd.DataFrame:
     found = groups(totals["engine"].tolist())
     latency, run = totals["latency"].tolist(), totals["run"].tolist()
     spans = [_low_high([latency[i] for i in rows]) for rows in found.values()]
-    return pd.DataFrame({"engine": [k[0] for k in found], "low": _like([s[0] for s in spans], totals["latency"]),
+    return frame({"engine": [k[0] for k in found], "low": _like([s[0] for s in spans], totals["latency"]),
                          "high": _like([s[1] for s in spans], totals["latency"]),
                          "runs": [len(_known([run[i] for i in rows])) for rows in found.values()]},
                         columns=["engine", "low", "high", "runs"])
@@ -80,7 +80,7 @@ def scenario_table(points: pd.DataFrame) -> pd.DataFrame:
     gap = len(cells) < len(scenarios) * len(runs)
     table = {run: [float(cells[s, run]) if (s, run) in cells else np.nan for s in scenarios] if gap
              else [cells[s, run] for s in scenarios] for run in runs}
-    return pd.DataFrame({"scenario": scenarios, **table}, columns=["scenario", *runs])
+    return frame({"scenario": scenarios, **table}, columns=["scenario", *runs])
 
 
 def scale(points: pd.DataFrame, max_points: int) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import groups, missing
+from site_gen.analyse.frames import frame, groups, missing
 
 
 def precision(rows: pd.DataFrame) -> pd.DataFrame:
@@ -21,7 +21,7 @@ def precision(rows: pd.DataFrame) -> pd.DataFrame:
         out["max_abs_difference"].append(max(known) if known else np.nan)
         out["identical"].append(all(largest[i] == 0 for i in at))
         out["resolved"].append(any(interval[i][0] > 0 or interval[i][1] < 0 for i in at))
-    return pd.DataFrame(out)
+    return frame(out)
 
 
 def text(rows: pd.DataFrame) -> pd.DataFrame:
@@ -34,5 +34,5 @@ def text(rows: pd.DataFrame) -> pd.DataFrame:
     keys = sorted(found, reverse=True)
     same = [sum(identical[i] for i in found[k] if not missing(identical[i])) for k in keys]
     of = [sum(total[i] for i in found[k] if not missing(total[i])) for k in keys]
-    return pd.DataFrame({"all_identical": [k[0] for k in keys], "categories": [[category[i] for i in found[k]] for k in keys],
+    return frame({"all_identical": [k[0] for k in keys], "categories": [[category[i] for i in found[k]] for k in keys],
                          "identical": same, "total": of, "differ": [t - s for s, t in zip(same, of)]})
