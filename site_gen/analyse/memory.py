@@ -1,6 +1,8 @@
 """Memory and startup: KV pool sizes and their ratios, cold and warm startup."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -50,7 +52,13 @@ def startup(records: pd.DataFrame) -> pd.DataFrame:
     # Schema 1.1 may give readiness alone (`ready_s`) where schema 1 gave cold and warm startup.
     times = ["cold_s", "warm_s"] + (["ready_s"] if "ready_s" in records else [])
     out = records[["checkpoint", "engine", *times, "source"]]  # a new frame (copy on write)
-    out["slowest"] = out[times].max(axis=1)
+    if all(out[t].dtype == np.float64 for t in times):  # the row maximum, NaN skipped, without a frame of the times
+        columns = np.column_stack([out[t].to_numpy() for t in times])
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row of NaN only: NaN, as pandas gives
+            out["slowest"] = np.nanmax(columns, axis=1)
+    else:
+        out["slowest"] = out[times].max(axis=1)
     return out
 
 
