@@ -68,6 +68,16 @@ def frame(data: dict[str, Any], columns: list[str] | None = None) -> pd.DataFram
     return pd.DataFrame({k: typed(v) if isinstance(v, list) else v for k, v in data.items()}, columns=columns)
 
 
+def cells(rows: list, columns: list, values: list) -> dict[tuple, Any]:
+    """The values by (row, column) key, as a pivot takes them: a key given twice is refused as pandas refuses it."""
+    out: dict[tuple, Any] = {}
+    for row, column, value in zip(rows, columns, values):
+        if (row, column) in out:
+            raise ValueError("Index contains duplicate entries, cannot reshape")
+        out[row, column] = value
+    return out
+
+
 def missing(value: Any) -> bool:
     """None or NaN, as pandas' reductions skip them."""
     return value is None or value != value

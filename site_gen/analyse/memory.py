@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import frame, missing
+from site_gen.analyse.frames import cells, frame, missing
 
 _ENGINES = ("baseline", "candidate")
 
@@ -21,26 +21,22 @@ def kv_pool(kv: pd.DataFrame) -> pd.DataFrame:
     """One row per checkpoint: each engine's KV pool tokens and candidate / baseline."""
     if kv.empty:
         return pd.DataFrame(columns=["checkpoint", "baseline", "candidate", "ratio"])
-    cells: dict[tuple, object] = {}
-    for key in zip(kv["checkpoint"].tolist(), kv["engine"].tolist(), kv["tokens"].tolist()):
-        if key[:2] in cells:
-            raise ValueError("Index contains duplicate entries, cannot reshape")
-        cells[key[:2]] = key[2]
+    tokens = cells(kv["checkpoint"].tolist(), kv["engine"].tolist(), kv["tokens"].tolist())
     checkpoints = list(dict.fromkeys(kv["checkpoint"].tolist()))
-    present = {e for _, e in cells if not missing(e)}
+    present = {e for _, e in tokens if not missing(e)}
     # As pandas reshapes: a checkpoint lacking an engine that others have makes both columns float;
     # an engine no checkpoint has is a column of NaN, which makes the other float too when the rows
     # are not in sorted order (one reindex of both axes).
-    gap = len(cells) < len(checkpoints) * len(present)
+    gap = len(tokens) < len(checkpoints) * len(present)
     gap |= checkpoints != sorted(checkpoints) and not present >= set(_ENGINES)
     out: dict[str, list] = {"checkpoint": checkpoints}
     for engine in _ENGINES:
         if engine not in present:
             out[engine] = [np.nan] * len(checkpoints)
         elif gap:
-            out[engine] = [float(cells[c, engine]) if (c, engine) in cells else np.nan for c in checkpoints]
+            out[engine] = [float(tokens[c, engine]) if (c, engine) in tokens else np.nan for c in checkpoints]
         else:
-            out[engine] = [cells[c, engine] for c in checkpoints]
+            out[engine] = [tokens[c, engine] for c in checkpoints]
     out["ratio"] = _ratio(out["candidate"], out["baseline"])
     return frame(out)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import frame, groups, median, missing
+from site_gen.analyse.frames import cells, frame, groups, median, missing
 
 
 def _known(values: list) -> list:
@@ -67,19 +67,15 @@ def failed_everywhere(points: pd.DataFrame) -> list[str]:
 
 def scenario_table(points: pd.DataFrame) -> pd.DataFrame:
     """Scenario by run: the per-scenario split, runs as columns in receipt order."""
-    cells: dict[tuple, object] = {}
-    for key in zip(points["scenario"].tolist(), points["run"].tolist(), points["points"].tolist()):
-        if key[:2] in cells:
-            raise ValueError("Index contains duplicate entries, cannot reshape")
-        cells[key[:2]] = key[2]
+    scored = cells(points["scenario"].tolist(), points["run"].tolist(), points["points"].tolist())
     runs = list(dict.fromkeys(points["run"].tolist()))
     if "scenario" in runs:
         raise ValueError("cannot insert scenario, already exists")
     scenarios = sorted(set(points["scenario"].tolist()))
     # One table of values, as pandas reshapes it: a run lacking a scenario makes every column float.
-    gap = len(cells) < len(scenarios) * len(runs)
-    table = {run: [float(cells[s, run]) if (s, run) in cells else np.nan for s in scenarios] if gap
-             else [cells[s, run] for s in scenarios] for run in runs}
+    gap = len(scored) < len(scenarios) * len(runs)
+    table = {run: [float(scored[s, run]) if (s, run) in scored else np.nan for s in scenarios] if gap
+             else [scored[s, run] for s in scenarios] for run in runs}
     return frame({"scenario": scenarios, **table}, columns=["scenario", *runs])
 
 
