@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from site_gen.analyse.frames import groups, median, missing
 from site_gen.analyse.report import Analysis
 from site_gen.analyse.speed import METRIC_LABELS
 
@@ -22,6 +23,11 @@ def _engines(a: Analysis) -> dict[str, str]:
             "baseline": r.baseline.label}
 
 
+def _rows_of(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
+    """The frame's rows as dicts of Python values (what `iterrows` gives, without a Series a row)."""
+    return [dict(zip(columns, values)) for values in zip(*(frame[c].tolist() for c in columns))]
+
+
 def _order(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["series", "date", "report"], kind="stable").reset_index(drop=True)
 
@@ -32,14 +38,17 @@ def speed_rows(a: Analysis) -> list[dict]:
     if a.speed is None:
         return rows
     e = _engines(a)
-    stats = a.speed.groupby(["checkpoint", "metric"], sort=False)["ratio"].agg(["median", "min", "max", "count"])
+    ratio = a.speed["ratio"].tolist()
     # Read as whole columns: a row lookup (`.loc`, `iterrows`) costs pandas ~1 ms a group.
-    counts = {(c["checkpoint"], c["metric"]): c for c in a.speed_counts.to_dict("records")}
-    for (checkpoint, metric), median, low, high, n in zip(stats.index, *(stats[k].tolist() for k in stats.columns)):
+    counts = {(c["checkpoint"], c["metric"]): c
+              for c in _rows_of(a.speed_counts, ["checkpoint", "metric", "faster", "level", "slower"])}
+    for (checkpoint, metric), at in groups(a.speed["checkpoint"].tolist(), a.speed["metric"].tolist()).items():
+        known = [ratio[i] for i in at if not missing(ratio[i])]
+        mid, low, high, n = median(known), min(known, default=float("nan")), max(known, default=float("nan")), len(known)
         c = counts[(checkpoint, metric)]
         label = METRIC_LABELS.get(metric, metric)  # the word every page uses ("clean decode")
         rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {label}", "checkpoint": checkpoint,
-                     "metric": metric, "median": median, "low": low, "high": high, "cells": int(n),
+                     "metric": metric, "median": mid, "low": low, "high": high, "cells": int(n),
                      "faster": int(c["faster"]), "level": int(c["level"]), "slower": int(c["slower"])})
     return rows
 
@@ -62,7 +71,7 @@ def kv_rows(a: Analysis) -> list[dict]:
     if a.kv is None:
         return rows
     e = _engines(a)
-    for _, k in a.kv.iterrows():
+    for k in _rows_of(a.kv, ["checkpoint", "candidate", "baseline", "ratio"]):
         rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {k['checkpoint']}", "checkpoint": k["checkpoint"],
                      "candidate_tokens": k["candidate"], "baseline_tokens": k["baseline"], "ratio": k["ratio"]})
     return rows
@@ -77,7 +86,9 @@ def startup_rows(a: Analysis) -> list[dict]:
     if a.startup is None or a.startup.empty:
         return rows
     e = _engines(a)
-    for _, s in a.startup[a.startup["engine"] == "candidate"].iterrows():
+    for s in _rows_of(a.startup, ["engine", "checkpoint", "cold_s", "warm_s"]):
+        if s["engine"] != "candidate":
+            continue
         rows.append({**e, "series": f"{e['candidate']} · {s['checkpoint']}", "checkpoint": s["checkpoint"],
                      "cold_s": s["cold_s"], "warm_s": s["warm_s"]})
     return rows
@@ -95,7 +106,9 @@ def precision_rows(a: Analysis) -> list[dict]:
     e = _engines(a)
     identities = a.report.section("precision")["rows"]
     results = a.report.section("precision")["results"]
-    for (_, p), raw in zip(a.precision.iterrows(), results):
+    names = ["paired", "panel", "checkpoint", "label", "measure", "vocabulary", "unit", "further", "difference", "low",
+             "high", "resolved", "oriented", "oriented_low", "oriented_high", "baseline_date", "candidate_date"]
+    for p, raw in zip(_rows_of(a.precision, names), results):
         if not p["paired"]:
             continue
         ident = identities[raw["candidate"]["rows"]]
