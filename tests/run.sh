@@ -9,7 +9,9 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+# --no-compile: pip would compile every module of every package (plotly alone has thousands), ~18 s
+# of a fresh install; the tests compile only what they import, once (bytecode caches are kept below).
+.venv/bin/python -m pip install -q --no-compile --disable-pip-version-check -e '.[test]'
 # Bytecode caches on (__pycache__, ignored by git and by sitegen's code hash): the suite starts
 # ~100 interpreters and pytest rewrites every test module in each worker; with
 # PYTHONDONTWRITEBYTECODE set, each compiles sitegen and the tests again (~0.3 s of CPU apiece).

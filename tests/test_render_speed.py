@@ -83,3 +83,26 @@ def test_template_lookups_find_what_jinja_finds():
     strict = _Environment(undefined=jinja2.StrictUndefined).from_string("{{ d.missing }}")
     with pytest.raises(jinja2.UndefinedError):
         strict.render(d={"a": 1})
+
+
+def test_links_between_site_paths_are_what_relpath_makes():
+    """rel's string-only path equals posixpath.relpath on every mix of folders, files, '.', '..',
+    empty parts and slashes (an empty target is refused as relpath refuses it)."""
+    import posixpath
+    import random
+
+    from site_gen.render.where import _relpath
+
+    parts = ["a", "b", "reports", "x", "index.html", "c.html", "", ".", "..", "csv"]
+    rnd = random.Random(0)
+    for _ in range(20000):
+        target = "/".join(rnd.choice(parts) for _ in range(rnd.randint(1, 4)))
+        start = "/".join(rnd.choice(parts) for _ in range(rnd.randint(0, 4)))
+        if rnd.random() < 0.05:
+            target = "/" + target
+        expected = posixpath.relpath(target, start or ".") if target else None
+        if expected is None:
+            with pytest.raises(ValueError):
+                _relpath(target, start)
+        else:
+            assert _relpath(target, start) == expected, (target, start)

@@ -33,9 +33,9 @@ from site_gen import build, load, report_store
 from site_gen.commands import new
 from site_gen.errors import SitegenError
 
-# ~0.07 s of CPU a receipt from the random walker, ~0.2 s an example from hypothesis: together
-# within the minute of CPU the suite gives this property.
-RECEIPTS = int(os.environ.get("SITEGEN_SCHEMA_RECEIPTS", "600"))  # from the random walker
+# ~0.04 s of CPU a receipt from the random walker (check on each, summary or build on some), ~0.5 s an
+# example from hypothesis: about two minutes of one worker, shorter than the browser's page checks.
+RECEIPTS = int(os.environ.get("SITEGEN_SCHEMA_RECEIPTS", "3000"))  # from the random walker
 EXAMPLES = int(os.environ.get("SITEGEN_SCHEMA_EXAMPLES", "20"))  # from the hypothesis strategy
 # Reports per project: below the count at which a build forks workers, whose CPU time the totals would miss.
 BATCH = min(40, build.PARALLEL_MIN_REPORTS - 1)

@@ -21,12 +21,26 @@ def theme_dir(name: str) -> Path:
     return Path(site_gen.__file__).resolve().parent.parent / name
 
 
-@lru_cache(maxsize=1 << 16)  # posixpath.relpath asks the OS for the working folder: each page makes dozens of links
+@lru_cache(maxsize=1 << 16)  # each page makes dozens of links, most of them the same as its neighbours'
 def rel(from_url: str, to_url: str) -> str:
     """Relative link between two site paths, so the site works from any sub-path and from file://."""
     target, _, anchor = to_url.partition("#")
-    path = posixpath.relpath(target, posixpath.dirname(from_url) or ".")
-    return path + (f"#{anchor}" if anchor else "")
+    return _relpath(target, posixpath.dirname(from_url)) + (f"#{anchor}" if anchor else "")
+
+
+def _relpath(target: str, start: str) -> str:
+    """posixpath.relpath(target, start or "."), by string alone for site paths: relpath makes both
+    absolute, and asks the OS for the working folder twice a call (a third of a page's link time)."""
+    if not target or target.startswith("/") or start.startswith("/") or ".." in target or ".." in start:
+        return posixpath.relpath(target, start or ".")
+    to = [p for p in target.split("/") if p and p != "."]
+    at = [p for p in start.split("/") if p and p != "."]
+    common = 0
+    for a, b in zip(to, at):
+        if a != b:
+            break
+        common += 1
+    return "/".join([".."] * (len(at) - common) + to[common:]) or "."
 
 
 def report_base(report_id: str) -> str:
