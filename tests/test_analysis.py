@@ -207,3 +207,17 @@ def test_figures_name_the_selection_they_found_no_rows_for():
     a.precision_summary = {}
     with pytest.raises(FigureError, match="^the report has no precision results$"):
         resolve(a, "precision_closer", {})
+
+
+def test_records_of_an_empty_list_keep_the_named_columns():
+    """An empty section's frame: no rows, the columns its analysis reads (object, as pandas makes
+    an empty Series), so later column reads and concatenations work as on a filled one."""
+    from site_gen.analyse.frames import records
+
+    empty = records([], "$.memory.kv_pool", ["checkpoint", "tokens"])
+    assert empty.columns.tolist() == ["checkpoint", "tokens"] and len(empty) == 0
+    assert [str(t) for t in empty.dtypes] == ["object", "object"] and isinstance(empty.index, pd.RangeIndex)
+    filled = records([{"checkpoint": "K", "tokens": 3}], "$.memory.kv_pool", ["checkpoint", "tokens"])
+    both = pd.concat([empty, filled], ignore_index=True)
+    assert both["tokens"].tolist() == [3] and both["source"].tolist() == ["$.memory.kv_pool[0]"]
+    assert records([], "$.x").shape == (0, 0)
