@@ -5,6 +5,7 @@ import contextlib
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,14 @@ def need_seed_tool() -> None:
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-quic"]
+
+
+def as_from_a_terminal() -> None:
+    """A child's preexec_fn: Ctrl-C (SIGINT) as a terminal delivers it. A runner that starts the
+    suite in the background without job control (`cmd &` in a script, some CI agents) hands its
+    children SIGINT ignored, and Python keeps an ignored SIGINT ignored: a test of what Ctrl-C does
+    would then time out or see the program finish."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:

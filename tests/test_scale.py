@@ -15,7 +15,7 @@ import html5lib
 import pytest
 
 import site_gen.build as build_module
-from conftest import FORKED_REPORTS, ROOT, sitegen_here
+from conftest import FORKED_REPORTS, ROOT, as_from_a_terminal, sitegen_here
 from htmlutil import NS
 from site_gen.build import Builder, build, build_files
 from site_gen.config import load_config
@@ -185,7 +185,7 @@ def test_a_build_stopped_midway_removes_its_staging_folder(tmp_path, forked_buil
     assert sitegen_here("build", "-q", cwd=project).returncode == 0
     before = tree(project / "site")
     proc = subprocess.Popen([sys.executable, "-m", "site_gen", "build", "-q"], cwd=project,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
     deadline = time.monotonic() + 60
     # Stopped once the workers are writing reports into the staging folder.
     while not list(project.glob(f"{PREFIX}site.new-*/reports/*/index.html")) and time.monotonic() < deadline:

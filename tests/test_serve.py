@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import ROOT, run_sitegen
+from conftest import ROOT, as_from_a_terminal, run_sitegen
 from site_gen.build import Builder, build_files
 from site_gen.config import load_config
 from site_gen.serve import Preview, describe
@@ -453,7 +453,7 @@ def test_describe():
 def test_serve_command_prints_one_line_per_rebuild_and_stops_cleanly_on_ctrl_c(project):
     proc = subprocess.Popen([sys.executable, "-m", "site_gen", "serve", "-a", "127.0.0.1:0"], cwd=project,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=as_from_a_terminal)
     try:
         lines = []
         while not any(line.startswith("Serving on ") for line in lines):
