@@ -106,3 +106,26 @@ def test_links_between_site_paths_are_what_relpath_makes():
                 _relpath(target, start)
         else:
             assert _relpath(target, start) == expected, (target, start)
+
+
+SLICED = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"], "c": [1, 2, 3]})
+SLICED["d"] = SLICED["a"] * 2  # a second float block
+ARRAY_FRAMES = {**FRAMES, **{f"csv {k}": v for k, v in CSV_FRAMES.items()},
+                "sliced, several blocks": SLICED.iloc[1:][["d", "b", "a"]],
+                "categories and time zones": pd.DataFrame({"c": pd.Categorical(["a", "b"]),
+                                                           "t": pd.to_datetime(["2024-01-01", "2024-02-01"]).tz_localize("UTC")})}
+
+
+@pytest.mark.filterwarnings("ignore:DataFrame columns are not unique")
+@pytest.mark.parametrize("name", list(ARRAY_FRAMES))
+def test_column_arrays_hold_what_each_series_holds(name):
+    """Read from the blocks or through Series, each column's array lists the values (types, NaN,
+    NaT, NA, None) that `frame.iloc[:, i].tolist()` lists."""
+    frame = ARRAY_FRAMES[name]
+    series = [frame.iloc[:, i] for i in range(frame.shape[1])]
+    by_series = [views._array(frame, i, None) for i in range(frame.shape[1])]
+    for got in (views.arrays(frame), by_series):
+        assert len(got) == len(series)
+        for a, s in zip(got, series):
+            assert a.dtype == s.dtype and len(a) == len(s)
+            assert all(g is w or _same(g, w) for g, w in zip(a.tolist(), s.tolist())), (a.tolist(), s.tolist())

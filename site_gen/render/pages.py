@@ -159,8 +159,7 @@ def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], int, bo
     quoting = csv.QUOTE_MINIMAL
     names = frame.columns.tolist()
     plain = bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names)
-    for column in frame.columns:
-        values = frame[column]
+    for column, values in zip(names, views.arrays(frame) if frame.columns.is_unique else (frame[c] for c in names)):
         items = values.tolist()
         if pd.api.types.is_float_dtype(values):
             # Python numbers, not text: the writer never quotes them, whatever the quoting.
