@@ -588,10 +588,11 @@ class Fuzzer:
         making folders again is slow on some file systems, so the shared ones stay)."""
         project = self.workdir / "project"
         paths = {project / name for name in case.files}
+        kept = {folder for p in paths for folder in p.parents}  # once, not per removed file and folder
         for path in self._written - paths:
             path.unlink()
             for folder in path.parents:
-                if folder == project or any(folder in p.parents for p in paths) or any(folder.iterdir()):
+                if folder == project or folder in kept or any(folder.iterdir()):
                     break
                 folder.rmdir()
         for name, data in case.files.items():

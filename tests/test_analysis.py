@@ -1,8 +1,10 @@
 """The analysis layer on small hand-made frames: band edges, counts, ranges, orientation."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from site_gen.analyse import long_outputs, memory, precision, speed, tool_calling, versions
 
@@ -221,3 +223,70 @@ def test_records_of_an_empty_list_keep_the_named_columns():
     both = pd.concat([empty, filled], ignore_index=True)
     assert both["tokens"].tolist() == [3] and both["source"].tolist() == ["$.memory.kv_pool[0]"]
     assert records([], "$.x").shape == (0, 0)
+
+
+# Column values of every kind a receipt's JSON gives (and numpy's own), each alone and mixed in one column.
+_ELEMENTS = [st.integers(-5, 5), st.integers(min_value=2**63, max_value=2**64), st.floats(allow_nan=True, allow_infinity=True),
+             st.booleans(), st.none(), st.text(max_size=3), st.just("2024-01-01"), st.just(float("nan")),
+             st.lists(st.integers(0, 3), max_size=2), st.dictionaries(st.text(max_size=1), st.integers(0, 3), max_size=1)]
+
+
+@st.composite
+def _column(draw, n):
+    kind = draw(st.sampled_from(["one", "mixed", "array"]))
+    if kind == "array":
+        dtype = draw(st.sampled_from([np.int64, np.float64, bool, object]))
+        return np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=dtype)
+    elements = draw(st.sampled_from(_ELEMENTS)) if kind == "one" else st.one_of(_ELEMENTS)
+    return draw(st.lists(elements, min_size=n, max_size=n))
+
+
+@st.composite
+def _columns(draw):
+    n = draw(st.integers(0, 5))
+    names = draw(st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=6, unique=True))
+    return {name: draw(_column(n)) for name in names}
+
+
+@given(_columns())
+@settings(max_examples=300, deadline=None)
+def test_a_frame_of_columns_is_the_frame_pandas_makes(data):
+    """frames.of_columns takes its own path to pd.DataFrame(data): the same dtypes, values, index and
+    column index."""
+    from site_gen.analyse.frames import frame, of_columns
+    expected = pd.DataFrame(data)
+    for got in (of_columns(data), frame(dict(data)), frame(dict(data), columns=list(data)[::-1])[list(data)]):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True, check_column_type=True, check_index_type=True)
+        assert got.columns.dtype == expected.columns.dtype and type(got.index) is type(expected.index)
+
+
+def test_a_frame_of_columns_owns_its_data():
+    """A write to the frame leaves the arrays and lists it was made of as they were, as pandas' own."""
+    from site_gen.analyse.frames import of_columns
+    data = {"i": np.arange(3), "f": np.array([0.5, 1.5, 2.5]), "o": np.array(["a", None, "c"], dtype=object), "t": ["x", "y", "z"]}
+    got = of_columns(data)
+    got.iloc[0] = [9, 9.5, "q", "q"]
+    assert data["i"].tolist() == [0, 1, 2] and data["f"].tolist() == [0.5, 1.5, 2.5]
+    assert data["o"].tolist() == ["a", None, "c"] and data["t"] == ["x", "y", "z"]
+    assert got.iloc[0].tolist() == [9, 9.5, "q", "q"]
+
+
+@pytest.mark.parametrize("columns", [["a"], ["checkpoint", "engine", "cold_s"], []])
+def test_an_empty_frame_is_the_one_pandas_makes_and_each_is_its_own(columns):
+    from site_gen.analyse.frames import empty, from_rows
+    for got in (empty(columns), from_rows([], columns)):
+        pd.testing.assert_frame_equal(got, pd.DataFrame(columns=columns), check_column_type=True, check_index_type=True)
+    first = empty(columns)
+    first["added"] = []
+    first.attrs["x"] = 1
+    assert empty(columns).columns.tolist() == columns and not empty(columns).attrs
+    pd.testing.assert_frame_equal(from_rows([{"a": 1}], ["a"]), pd.DataFrame([{"a": 1}], columns=["a"]))
+
+
+def test_a_frame_pandas_refuses_is_refused_alike():
+    from site_gen.analyse.frames import of_columns
+    with pytest.raises(ValueError) as ours:
+        of_columns({"a": [1, 2], "b": [1]})
+    with pytest.raises(ValueError) as theirs:
+        pd.DataFrame({"a": [1, 2], "b": [1]})
+    assert str(ours.value) == str(theirs.value)

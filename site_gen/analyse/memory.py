@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import cells, frame, missing
+from site_gen.analyse.frames import cells, empty, frame, missing
 
 _ENGINES = ("baseline", "candidate")
 
@@ -20,7 +20,7 @@ def _ratio(top: list, bottom: list) -> np.ndarray:
 def kv_pool(kv: pd.DataFrame) -> pd.DataFrame:
     """One row per checkpoint: each engine's KV pool tokens and candidate / baseline."""
     if kv.empty:
-        return pd.DataFrame(columns=["checkpoint", "baseline", "candidate", "ratio"])
+        return empty(["checkpoint", "baseline", "candidate", "ratio"])
     tokens = cells(kv["checkpoint"].tolist(), kv["engine"].tolist(), kv["tokens"].tolist())
     checkpoints = list(dict.fromkeys(kv["checkpoint"].tolist()))
     present = {e for _, e in tokens if not missing(e)}
@@ -44,7 +44,7 @@ def kv_pool(kv: pd.DataFrame) -> pd.DataFrame:
 def startup(records: pd.DataFrame) -> pd.DataFrame:
     """One row per engine and checkpoint: cold and warm startup seconds."""
     if records.empty:
-        return pd.DataFrame(columns=["checkpoint", "engine", "cold_s", "warm_s", "slowest"])
+        return empty(["checkpoint", "engine", "cold_s", "warm_s", "slowest"])
     # Schema 1.1 may give readiness alone (`ready_s`) where schema 1 gave cold and warm startup.
     times = ["cold_s", "warm_s"] + (["ready_s"] if "ready_s" in records else [])
     out = records[["checkpoint", "engine", *times, "source"]]  # a new frame (copy on write)
@@ -61,7 +61,7 @@ def startup(records: pd.DataFrame) -> pd.DataFrame:
 def references(refs: pd.DataFrame, kv: pd.DataFrame) -> pd.DataFrame:
     """Earlier versions' KV pools against this report's candidate on the same checkpoint."""
     if refs.empty:
-        return pd.DataFrame(columns=["checkpoint", "name", "version", "kv_pool_tokens", "candidate", "ratio"])
+        return empty(["checkpoint", "name", "version", "kv_pool_tokens", "candidate", "ratio"])
     tokens: dict = {}
     for checkpoint, engine, t in zip(kv["checkpoint"].tolist(), kv["engine"].tolist(), kv["tokens"].tolist()):
         if engine == "candidate":

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import frame, groups, missing
+from site_gen.analyse.frames import frame, from_rows, groups, missing
 
 COLUMNS = ["checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "baseline", "candidate",
            "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved", "direction",
@@ -134,7 +134,7 @@ def checkpoint_gaps(table: pd.DataFrame) -> pd.DataFrame:
         largest = max(gaps) if gaps else np.nan
         rows.append({"measure": measure, "label": label[at[0]], "engine_gap": largest,
                      "checkpoint_gap": spread, "share": largest / spread if spread else np.nan})
-    return pd.DataFrame(rows, columns=["measure", "label", "engine_gap", "checkpoint_gap", "share"])
+    return from_rows(rows, ["measure", "label", "engine_gap", "checkpoint_gap", "share"])
 
 
 def largest_gap(gaps: pd.DataFrame) -> dict | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import frame, groups, median, missing
+from site_gen.analyse.frames import empty, frame, from_rows, groups, median, missing
 
 VERDICTS = ("faster", "level", "slower")
 METRICS = ("aggregate", "decode")
@@ -102,7 +102,7 @@ def ratio_ranges(ratios: pd.DataFrame, selections: tuple[Selection, ...]) -> pd.
             rows.append({"selection": sel.key, "label": sel.label, "checkpoint": checkpoint,
                          "low": min(known) if known else np.nan, "high": max(known) if known else np.nan,
                          "cells": len(values)})
-    return pd.DataFrame(rows, columns=["selection", "label", "checkpoint", "low", "high", "cells"])
+    return from_rows(rows, ["selection", "label", "checkpoint", "low", "high", "cells"])
 
 
 def workload_gains(ratios: pd.DataFrame, band: float) -> pd.DataFrame:
@@ -120,7 +120,7 @@ def workload_gains(ratios: pd.DataFrame, band: float) -> pd.DataFrame:
 def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
     """Time to first token per checkpoint, both engines, and candidate / baseline."""
     if ttft_records.empty:
-        return pd.DataFrame(columns=["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"])
+        return empty(["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"])
     r = ttft_records
     return pd.DataFrame({"checkpoint": r["checkpoint"], "input_tokens": r["input_tokens"], "baseline": r["baseline_seconds"],
                          "candidate": r["candidate_seconds"], "ratio": r["candidate_seconds"] / r["baseline_seconds"],

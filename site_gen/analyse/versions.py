@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.frames import frame, groups, missing
+from site_gen.analyse.frames import empty, frame, groups, missing
 
 
 def precision(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per panel: bit-identical when every difference is exactly zero; resolved when an interval excludes zero."""
     if rows.empty:
-        return pd.DataFrame(columns=["panel", "checkpoints", "max_abs_difference", "identical", "resolved"])
+        return empty(["panel", "checkpoints", "max_abs_difference", "identical", "resolved"])
     checkpoint, largest, interval = (rows[c].tolist() for c in ("checkpoint", "max_abs_difference", "interval"))
     found = groups(rows["panel"].tolist())
     out: dict[str, list] = {"panel": [k[0] for k in found], "checkpoints": [], "max_abs_difference": [],
@@ -27,7 +27,7 @@ def precision(rows: pd.DataFrame) -> pd.DataFrame:
 def text(rows: pd.DataFrame) -> pd.DataFrame:
     """Replies grouped by whether every reply of a category was identical."""
     if rows.empty:
-        return pd.DataFrame(columns=["all_identical", "categories", "identical", "total", "differ"])
+        return empty(["all_identical", "categories", "identical", "total", "differ"])
     category, identical, total = (rows[c].tolist() for c in ("category", "identical", "total"))
     found = groups([i == t for i, t in zip(identical, total)])
     # Every category identical first.

@@ -6,7 +6,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analyse import tool_calling as calc
-from site_gen.analyse.frames import frame
+from site_gen.analyse.frames import empty, frame
 from site_gen.analyse.report import Analysis
 from site_gen.errors import SitegenError
 from site_gen.load import require
@@ -41,7 +41,7 @@ def _points(runs: list[dict]) -> pd.DataFrame:
     rows = [(run["id"], run["checkpoint"], run["engine"], run["date"], s["id"], s["points"], s.get("turn_latency_s"),
              f"$.tool_calling.runs[{i}].scenarios[{j}]") for i, run in enumerate(runs) for j, s in enumerate(run["scenarios"])]
     # Column by column: a frame from row records goes through an object matrix first.
-    return frame(dict(zip(names, map(list, zip(*rows))))) if rows else pd.DataFrame(None, columns=names)
+    return frame(dict(zip(names, map(list, zip(*rows))))) if rows else empty(names)
 
 
 def analyse(a, t: dict) -> None:

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from site_gen.analyse import versions as calc
+from site_gen.analyse.frames import from_rows
 from site_gen.analyse.report import Analysis
 from site_gen.load import require
 from site_gen.render import views
@@ -36,8 +35,8 @@ def check_receipt(data: dict, file) -> None:
 
 
 def analyse(a, v: dict) -> None:
-    a.versions_precision = calc.precision(pd.DataFrame(v.get("precision", []), columns=["panel", "checkpoint", "max_abs_difference", "interval"]))
-    a.versions_text = calc.text(pd.DataFrame(v.get("text", []), columns=["category", "identical", "total"]))
+    a.versions_precision = calc.precision(from_rows(v.get("precision", []), ["panel", "checkpoint", "max_abs_difference", "interval"]))
+    a.versions_text = calc.text(from_rows(v.get("text", []), ["category", "identical", "total"]))
 
 
 def page_title(a) -> str:
