@@ -2,10 +2,12 @@
 rounded to a stated number of decimals (the header says how many)."""
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 import pandas as pd
+from hypothesis import given, settings, strategies as st
 
 from site_gen.render import format as fmt
 from site_gen.render.pages import csv_bytes
@@ -39,3 +41,18 @@ def test_a_ratio_too_large_for_its_decimals_is_written_as_measured_not_inf():
     """pandas rounds by scaling up: near the float limit that overflowed to inf."""
     frame = fmt.csv_ratios(pd.DataFrame({"ratio": [1.23456789, 1e306, float("nan")]}), "ratio")
     assert frame.iloc[:, 0].tolist()[:2] == [1.2346, 1e306]
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([1e15, -1e15, 0.5e-4, 1.00005, -0.0]),
+                min_size=1, max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_ratios_round_as_pandas_rounds_them_and_keep_what_has_no_room(values):
+    """The ratio columns' rounding, on the array: each value is pandas' own `round` of it where it is
+    below 1e15, the value itself beyond (and NaN stays NaN); the frame keeps its index and names."""
+    frame = pd.DataFrame({"ratio": values, "other": range(len(values))}, index=[f"r{i}" for i in range(len(values))])
+    got = fmt.csv_ratios(frame, "ratio")
+    rounded = got.iloc[:, 0]
+    for value, out in zip(values, rounded.tolist()):
+        expected = pd.Series([value]).round(fmt.RATIO_DECIMALS)[0] if abs(value) < 1e15 else value
+        assert out == expected or (math.isnan(out) and math.isnan(expected)), (value, out, expected)
+    assert rounded.dtype == np.float64 and got.index.equals(frame.index) and got["other"].tolist() == list(range(len(values)))
