@@ -249,7 +249,7 @@ def _columns(draw):
 
 
 @given(_columns())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_a_frame_of_columns_is_the_frame_pandas_makes(data):
     """frames.of_columns takes its own path to pd.DataFrame(data): the same dtypes, values, index and
     column index."""
