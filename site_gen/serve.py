@@ -22,7 +22,7 @@ from site_gen.config import Config, load_config
 from site_gen.errors import SitegenError
 from site_gen.render.pages import theme_dir
 from site_gen.server import Client, Server, Snapshot, parse_addr
-from site_gen.watch import QUIET, Debouncer, Forward, reports_closes
+from site_gen.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
 
 _SCRIPTS = ("preview.js", "preview-worker.js")
 
@@ -213,7 +213,10 @@ class Preview:
         self.observer.unschedule_all()
         handler = Forward(self.debouncer, self.watches, self.moved_from)
         for root, recursive in roots:
-            self.observer.schedule(handler, str(root), recursive=recursive)
+            try:
+                self.observer.schedule(handler, str(root), recursive=recursive, event_filter=watched_events())
+            except TypeError:  # a watchdog before 4.0: every event, which Forward sorts
+                self.observer.schedule(handler, str(root), recursive=recursive)
 
     # -- serving -----------------------------------------------------------------------------
     def start(self) -> "Preview":

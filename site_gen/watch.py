@@ -135,6 +135,18 @@ def reports_closes(observer) -> bool:
     return type(observer).__module__.endswith(".inotify")
 
 
+def watched_events() -> list[type]:
+    """The watchdog event types `Forward` acts on, for `schedule(event_filter=...)`, which makes
+    inotify report those only. Unfiltered, every file the rebuild itself opens (a receipt, a
+    template, a page) comes back as two events, opened and closed unwritten, and each wakes the
+    watcher's threads, which take the interpreter from the rebuild."""
+    from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
+                                 FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent)
+
+    return [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+            DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+
+
 class Forward:
     """watchdog handler: forwards the paths of writes, creations, deletions and moves that matter.
 

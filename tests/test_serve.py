@@ -439,6 +439,26 @@ def test_stop_leaves_no_thread_behind(project):
     assert not left, left
 
 
+def test_reading_the_inputs_wakes_no_watcher_only_writing_them_does(project, monkeypatch):
+    """The rebuild opens and reads receipts, pages and templates: inotify is asked for the events
+    the preview acts on only, so those reads come back as no event at all (each would wake the
+    watcher's threads during the rebuild), while a write still starts one."""
+    from site_gen import watch
+
+    seen: list[tuple[str, str]] = []
+    forward = watch.Forward.dispatch
+    monkeypatch.setattr(watch.Forward, "dispatch", lambda self, e: (seen.append((e.event_type, os.fsdecode(e.src_path))), forward(self, e)))
+    with serving(project) as preview:
+        for path in (summary(project), project / "docs" / "index.md", project / "mkdocs.yml"):
+            if path.is_file():
+                path.read_bytes()
+        raw, slower, _, _ = slower_cell(project)
+        edit_and_wait(preview, lambda: summary(project).write_bytes(slower))
+    kinds = {kind for kind, _ in seen}
+    assert not kinds & {"opened", "closed_no_write"}, seen
+    assert ("closed", str(summary(project))) in seen or ("modified", str(summary(project))) in seen, seen
+
+
 def test_describe():
     files = {"index.html": b"", "reports/a/index.html": b"", "reports/a/speed.html": b"", "reports/b/index.html": b""}
     assert describe(["reports/a/index.html", "reports/a/speed.html"], [], files) == "reports/a"
