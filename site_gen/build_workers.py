@@ -16,7 +16,7 @@ from pathlib import Path
 
 from site_gen import report_cache
 from site_gen.analyse import history as history_rows
-from site_gen.analyse.report import Analysis
+from site_gen.analyse.report import Analysis, deferred
 from site_gen.assembly import report_url
 from site_gen.config import Config
 from site_gen.errors import SitegenError
@@ -140,7 +140,7 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
         b.store.analyses.clear()
         # The site-wide pages' share of the work, done here on every core rather than after.
         summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
-        out.append((folder, Loaded.of(a.report, stamp), a, made, summaries))
+        out.append((folder, Loaded.of(a.report, stamp), deferred(a), made, summaries))
     return ("ok", out)
 
 

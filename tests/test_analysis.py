@@ -290,3 +290,51 @@ def test_a_frame_pandas_refuses_is_refused_alike():
     with pytest.raises(ValueError) as theirs:
         pd.DataFrame({"a": [1, 2], "b": [1]})
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.fixture(scope="module")
+def example_analyses():
+    from conftest import ROOT
+    from site_gen.analyse.report import analyse
+    from site_gen.load import load_reports
+
+    return [analyse(r) for r in load_reports(ROOT / "data")]
+
+
+def test_a_deferred_analysis_reads_its_sections_back_only_when_one_is_used(example_analyses):
+    """What a forked build's workers send back: the same analysis field for field, through pickling,
+    `dataclasses.replace` and a field set anew; its sections unpickled only once one is read."""
+    import dataclasses
+    import pickle
+    from site_gen.analyse.report import Analysis, deferred
+
+    for a in example_analyses:
+        d = pickle.loads(pickle.dumps(deferred(a)))
+        assert isinstance(d, Analysis) and d.report.id == a.report.id and d.band == a.band
+        assert "_deferred" in vars(d) and deferred(d) is d  # nothing read yet, and never set aside twice
+        for f in dataclasses.fields(Analysis):
+            if f.name != "displayed":
+                _same(getattr(d, f.name), getattr(a, f.name), f.name)
+        assert "_deferred" not in vars(d)
+        moved = dataclasses.replace(deferred(a), band=a.band / 2)
+        assert moved.band == a.band / 2
+        _same(moved.speed, a.speed, "speed")
+        fresh = deferred(a)
+        fresh.speed = None
+        assert fresh.speed is None
+        _same(fresh.kv, a.kv, "kv")
+
+
+def _same(got, want, where: str) -> None:
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    elif isinstance(want, dict):
+        assert list(got) == list(want), where
+        for k in want:
+            _same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, (list, tuple)):
+        assert type(got) is type(want) and len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want)):
+            _same(g, w, f"{where}[{i}]")
+    else:
+        assert got == want or (got != got and want != want), where
