@@ -22,7 +22,7 @@ import stat
 from pathlib import Path
 
 from site_gen import cache, report_cache, site_cache
-from site_gen.analyse.report import Analysis
+from site_gen.analyse.report import Analysis, deferred, with_report
 from site_gen.config import Config
 from site_gen.errors import SitegenError
 
@@ -77,8 +77,11 @@ def key(folder: Path, sha256: str, config: Config, strict: bool) -> str | None:
                      config.max_receipt_bytes, config.noise_band, tuple(config.ratio_scale), config.headline_input)
 
 
-def get(folder: Path, config: Config, strict: bool) -> Analysis | None:
-    """The cached analysis of the receipt in `folder` as it is now, or None (then load it as usual)."""
+def get(folder: Path, config: Config, strict: bool) -> tuple[Analysis, tuple | None] | None:
+    """The cached analysis of the receipt in `folder` as it is now, with the dashboard and history rows
+    a forked build kept beside it (or None), or None (then load it as usual). Its section fields are
+    unpickled when first used (`deferred`): a build that takes the report's files from the cache too
+    never reads them."""
     from site_gen import load
 
     if not report_cache.enabled:
@@ -93,24 +96,28 @@ def get(folder: Path, config: Config, strict: bool) -> Analysis | None:
     if blob is None:
         return None
     try:
-        a = pickle.loads(blob)
-        if not isinstance(a, Analysis):
+        a, summaries = pickle.loads(blob)
+        if not isinstance(a, Analysis) or not (summaries is None or isinstance(summaries, tuple) and len(summaries) == 2):
             return None
         lede = load.read_lede(folder, a.report.meta.get("lede", ""), config.data_dir, config.max_receipt_bytes)
     except SitegenError:
         return None
     except Exception:  # noqa: BLE001 - an entry from another build of the same code that does not read back
         return None
-    return dataclasses.replace(a, report=dataclasses.replace(a.report, folder=folder, file=file, raw=raw, lede=lede))
+    return with_report(a, dataclasses.replace(a.report, folder=folder, file=file, raw=raw, lede=lede)), summaries
 
 
-def put(a: Analysis, config: Config, strict: bool) -> None:
-    """Keeps a fresh analysis (without the receipt's bytes, which the next build reads anyway)."""
+def put(a: Analysis | None, config: Config, strict: bool, summaries: tuple | None = None) -> None:
+    """Keeps a fresh analysis (without the receipt's bytes, which the next build reads anyway), and
+    the report's dashboard and history rows when a forked build made them."""
+    if a is None:
+        return
     name = key(a.report.folder, a.report.sha256, config, strict)
     if not name or not _make_folders(name):
         return
     try:
-        blob = pickle.dumps(dataclasses.replace(a, report=dataclasses.replace(a.report, raw=b"")), protocol=5)
+        kept = deferred(with_report(a, dataclasses.replace(a.report, raw=b""), displayed={}))  # views are remade where used
+        blob = pickle.dumps((kept, summaries), protocol=5)
     except Exception:  # noqa: BLE001 - an analysis that does not pickle (a section from outside sitegen) is not kept
         return
     cache.write(_KIND, name, blob)

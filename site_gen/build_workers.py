@@ -14,9 +14,9 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_gen import report_cache
+from site_gen import analysis_cache, report_cache
 from site_gen.analyse import history as history_rows
-from site_gen.analyse.report import Analysis, deferred
+from site_gen.analyse.report import Analysis, deferred, set_aside, with_report
 from site_gen.assembly import report_url
 from site_gen.config import Config
 from site_gen.errors import SitegenError
@@ -39,13 +39,19 @@ def _record_lists() -> list[tuple[str, str]]:
 def lighten(a: Analysis) -> Analysis:
     """The analysis with its report's record lists and raw bytes dropped (the receipt file keeps them),
     and the per-scenario points frame that only the analysis itself reads."""
+    if set_aside(a):  # its frames still unread (from the cache): the report's part only, tool_points stays in the blob
+        return with_report(a, _light_report(a.report)) if a.report.raw else a
     if not a.report.raw and a.tool_points is None:
         return a
-    data = dict(a.report.data)
+    return dataclasses.replace(a, report=_light_report(a.report), tool_points=None)
+
+
+def _light_report(report):
+    data = dict(report.data)
     for section, key in _record_lists():
         if isinstance(data.get(section), dict) and data[section].get(key):
             data[section] = {**data[section], key: []}
-    return dataclasses.replace(a, report=dataclasses.replace(a.report, data=data, raw=b""), tool_points=None)
+    return dataclasses.replace(report, data=data, raw=b"")
 
 
 @dataclass
@@ -123,6 +129,7 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
     from site_gen.build import Builder  # here: the builder imports this module
 
     b = Builder(config, strict=strict)
+    b.store.put_later = True
     asset_urls = {k: v[0] for k, v in theme_assets(config).items()}
     out = []
     for index, folder in folders:
@@ -136,10 +143,15 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
                 made = b.report_made(a, nav, asset_urls)
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
-        a = dataclasses.replace(lighten(a), displayed={})  # its pages are made: not worth sending back
+        light = lighten(a)
+        a = with_report(light, light.report, displayed={})  # its pages are made: not worth sending back
         b.store.analyses.clear()
-        # The site-wide pages' share of the work, done here on every core rather than after.
-        summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
+        # The site-wide pages' share of the work, done here on every core rather than after, and
+        # kept with the analysis: a later build takes them from the cache, frames unread.
+        summaries = b.store.summaries.pop(report.id, None)
+        if summaries is None:
+            summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
+            analysis_cache.put(b.store.fresh.pop(report.id, None), config, strict, summaries)
         out.append((folder, Loaded.of(a.report, stamp), deferred(a), made, summaries))
     return ("ok", out)
 

@@ -3,6 +3,7 @@ still byte for byte a cold build's, and a damaged entry or a hand-edited site is
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -163,7 +164,7 @@ def test_a_damaged_analysis_entry_or_one_others_may_write_is_not_read(tmp_path, 
         a = analyse(load_report(folder, data), config.noise_band, config.ratio_scale, config.headline_input)
         analysis_cache.put(a, config, False)
         got = analysis_cache.get(folder, config, False)
-        assert got is not None and got.report.raw == a.report.raw and got.precision.equals(a.precision)
+        assert got is not None and got[0].report.raw == a.report.raw and got[0].precision.equals(a.precision) and got[1] is None
         entry = next(p for p in (tmp_path / "cache" / "analyses").rglob("*") if p.is_file())
         folders = [entry.parent.parent, entry.parent]
         assert all(f.stat().st_mode & 0o077 == 0 for f in folders)  # made for this user alone
@@ -178,3 +179,45 @@ def test_a_damaged_analysis_entry_or_one_others_may_write_is_not_read(tmp_path, 
         assert analysis_cache.get(folder, config, False) is None
     finally:
         cache.configure()
+
+
+# As COUNTING, in a forked build, and which reports' cached frames were read (by a worker or the
+# main process), one line per read, appended to the file sys.argv[3] names.
+READING = ("import os, sys; sys.argv, reads = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]], sys.argv[3]\n"
+           "import site_gen.analyse.report as r\n"
+           "loaded = r._Deferred._loaded\n"
+           "def _loaded(self):\n"
+           "    if r.set_aside(self):\n"
+           "        with open(reads, 'a') as f: f.write(self.report.id + '\\n')\n"
+           "    return loaded(self)\n"
+           "r._Deferred._loaded = _loaded\n"
+           "from site_gen.cli import main\n"
+           "raise SystemExit(main())\n")
+
+
+def test_a_forked_build_with_one_receipt_changed_reads_no_other_reports_frames(tmp_path, forked_builds):
+    """Each unchanged report's files and dashboard and history rows come from the cache, so neither
+    the workers nor the main process unpickle its frames; the site is still a cold build's."""
+    from conftest import ROOT
+    project, cache_dir, site, reads = tmp_path / "project", tmp_path / "cache", tmp_path / "site", tmp_path / "reads"
+    receipt = json.loads((ROOT / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").read_text())
+    for i in range(forked_builds + 2):
+        receipt["report"]["title"], receipt["report"]["date"] = f"Copy {i}", f"2026-01-{i + 1:02d}"
+        shutil.copytree(ROOT / "data" / "cuteafd-v4.0.0", project / "data" / f"copy-{i}", ignore=shutil.ignore_patterns("*.py"))
+        (project / "data" / f"copy-{i}" / "SUMMARY.json").write_text(json.dumps(receipt))
+    (project / "mkdocs.yml").write_text("site_name: Forked\nsite_url: https://example.org/x/\nplugins:\n  - sitegen:\n      data_dir: data\n")
+
+    def build_reading() -> list[str]:
+        reads.write_text("")
+        out = subprocess.run([sys.executable, "-c", READING, str(cache_dir), str(site), str(reads)], cwd=project,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return sorted(set(reads.read_text().split()))
+
+    build_reading()
+    edited = project / "data" / "copy-3" / "SUMMARY.json"
+    edited.write_text(edited.read_text().replace('"title": "Copy 3"', '"title": "Copy 3, edited"'))
+    assert build_reading() == []
+    cold = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(load_config(project / "mkdocs.yml", site)).files.items()}
+    assert {n: h for n, h in tree(site).items() if n != MANIFEST} == cold
+    assert "Copy 3, edited" in (site / "reports" / "copy-3" / "index.html").read_text()

@@ -7,6 +7,7 @@ alone, and a live builder reuses it after an edit of another part of the receipt
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import pickle
@@ -84,6 +85,23 @@ def deferred(a: Analysis) -> Analysis:
     out = _Deferred.__new__(_Deferred)
     out.__dict__.update((name, a.__dict__[name]) for name in _BASE)
     out.__dict__["_deferred"] = pickle.dumps({name: a.__dict__[name] for name in _SET_ASIDE}, protocol=pickle.HIGHEST_PROTOCOL)
+    return out
+
+
+def set_aside(a: Analysis) -> bool:
+    """Whether `a`'s section fields are still in their blob (`deferred`), unread."""
+    return "_deferred" in a.__dict__
+
+
+def with_report(a: Analysis, report: Report, **changed: Any) -> Analysis:
+    """`dataclasses.replace(a, report=report, **changed)` for base fields, which leaves a deferred
+    analysis' sections in their blob (replace would read every field, and so the blob)."""
+    if not isinstance(a, _Deferred):
+        return dataclasses.replace(a, report=report, **changed)
+    out = _Deferred.__new__(_Deferred)
+    out.__dict__.update(a.__dict__, report=report, **changed)
+    if "_values" in out.__dict__:
+        out.__dict__["_values"] = dict(out.__dict__["_values"])  # its fields, not the other's
     return out
 
 
