@@ -43,6 +43,7 @@ class BuildResult:
     reports: int
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    listing: dict[str, str] | None = None  # the site folder's files by hash, when the build knows them (`Staging`)
 
 
 @dataclass
@@ -383,4 +384,5 @@ def build(config: Config, *, strict: bool = False, progress=None, clean: bool = 
         result = Builder(config, strict=strict, progress=progress).build(out=out)
         out.commit()
     result.warnings.extend(out.warnings)
+    result.listing = out.listing
     return result

@@ -65,6 +65,7 @@ class SiteBuild:
         if made is None or made.sha256 != a.report.sha256 or related is not None:
             made = write_report(a, self.b.config, self.b.strict, self.site_nav, self.asset_urls, self.out, related)
         self.written.update(made.names)
+        self.out.hashes.update(made.hashes)  # a worker's files: written there, hashed there
         self.warnings.extend(made.warnings)
         self.charts |= made.charts
 

@@ -61,6 +61,7 @@ class Streamed:
     names: list[str]
     warnings: list
     charts: bool
+    hashes: dict[str, str] = dataclasses.field(default_factory=dict)  # each file's sha256, as written
 
 
 def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, str]], asset_urls: dict[str, str],
@@ -70,7 +71,7 @@ def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, 
     name = report_cache.key(a, config, strict, nav, asset_urls, related.receipts)
     if (cached := report_cache.get(name)) is not None:  # made by an earlier build, from the same inputs
         out.write(cached[0])
-        return Streamed(a.report.sha256, sorted(cached[0]), *cached[1:])
+        return Streamed(a.report.sha256, sorted(cached[0]), *cached[1:], hashes={n: out.hashes[n] for n in cached[0]})
     rp = ReportPages(a, config, nav, strict=strict, related=related)
     pages = rp.pages()
     files = rp.files()
@@ -80,7 +81,7 @@ def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, 
         files[rp.base + publish.CARD] = publish.share_card(a, config)
     out.write(files)
     report_cache.put(name, files, rp.warnings, any(p.charts for p in pages))
-    return Streamed(a.report.sha256, sorted(files), rp.warnings, any(p.charts for p in pages))
+    return Streamed(a.report.sha256, sorted(files), rp.warnings, any(p.charts for p in pages), {n: out.hashes[n] for n in files})
 
 
 def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,

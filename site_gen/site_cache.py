@@ -147,7 +147,8 @@ def record(config: Config, key: str | None, strict: bool, result) -> None:
     if not key or inputs_key(config, strict) != key:
         return
     try:
-        files = _listing(config.site_dir)
+        # The build's own listing of what it swapped in, else the folder read back file by file.
+        files = result.listing if getattr(result, "listing", None) is not None else _listing(config.site_dir)
     except OSError:
         return
     # A warning of the clean-up belongs to that build only, not to one that reuses its site.

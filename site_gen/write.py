@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -326,6 +327,11 @@ class Staging:
             self.beside = False  # a parent we cannot write in: build elsewhere, then replace in place
             self.path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{self.site_dir.name}.new-"))
         self._fd = _lock(self.path)
+        # Each file's sha256 as written (a forked worker's files: added by the builder from what the
+        # worker sends back), and after a swap the site folder's listing: the build cache's record
+        # of the site (site_cache.py) without reading back every file just written.
+        self.hashes: dict[str, str] = {}
+        self.listing: dict[str, str] | None = None
 
     def write(self, files: dict[str, bytes]) -> None:
         try:
@@ -333,6 +339,18 @@ class Staging:
         except OSError as exc:  # disk full, permissions: the machine's problem, not a bug
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
                                exc.filename or self.site_dir) from exc
+        self.hashes.update((name, hashlib.sha256(data).hexdigest()) for name, data in files.items())
+
+    def _listing(self, names: list[str]) -> dict[str, str] | None:
+        """The staged files by hash, as site_cache lists a site folder (its top-level dot entries aside,
+        the manifest in), or None when one of them was not written through `write`."""
+        listed = [n for n in names if not n.split("/", 1)[0].startswith(".")]
+        if any(n not in self.hashes for n in listed):
+            return None
+        out = {n: self.hashes[n] for n in listed}
+        with open(self.path / MANIFEST, "rb") as f:
+            out[MANIFEST] = hashlib.sha256(f.read()).hexdigest()
+        return out
 
     def commit(self) -> None:
         """Puts the built site in place; anything that could not be cleaned up after is in `warnings`."""
@@ -345,9 +363,10 @@ class Staging:
                                exc.filename or self.site_dir) from exc
         if self.beside:
             try:
+                listing = self._listing(names)
                 self._carry_dot_entries(set(names))
                 self._swap()
-                self.committed = True
+                self.committed, self.listing = True, listing
                 return
             except OSError as exc:
                 if exc.errno not in _CANNOT_SWAP:

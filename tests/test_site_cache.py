@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from site_gen import cache, site_cache
 from site_gen.build import build_files
 from site_gen.config import load_config
@@ -221,3 +223,34 @@ def test_a_forked_build_with_one_receipt_changed_reads_no_other_reports_frames(t
     cold = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(load_config(project / "mkdocs.yml", site)).files.items()}
     assert {n: h for n, h in tree(site).items() if n != MANIFEST} == cold
     assert "Copy 3, edited" in (site / "reports" / "copy-3" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_a_build_lists_what_it_swapped_in_as_reading_the_folder_back_would(tmp_path, forked, monkeypatch):
+    """The build cache records the site by each file's hash, from the bytes the build (and its
+    workers) wrote, not by reading 9,000 files back: the same listing, first build and second (whose
+    unchanged files are linked from the first), beside a dot entry of the host's."""
+    from conftest import ROOT, FORKED_REPORTS
+    import site_gen.build as build_module
+
+    if forked:
+        monkeypatch.setattr(build_module, "PARALLEL_MIN_REPORTS", FORKED_REPORTS)
+    project, site = tmp_path / "project", tmp_path / "site"
+    receipt = json.loads((ROOT / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").read_text())
+    for i in range(FORKED_REPORTS if forked else 2):
+        receipt["report"]["title"], receipt["report"]["date"] = f"Copy {i}", f"2026-01-{i + 1:02d}"
+        shutil.copytree(ROOT / "data" / "cuteafd-v4.0.0", project / "data" / f"copy-{i}", ignore=shutil.ignore_patterns("*.py"))
+        (project / "data" / f"copy-{i}" / "SUMMARY.json").write_text(json.dumps(receipt))
+    (project / "docs").mkdir()
+    (project / "docs" / "notes.md").write_text("# Notes\n\nA page of the author's own.\n")
+    (project / "mkdocs.yml").write_text("site_name: Listed\nsite_url: https://example.org/x/\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    config = load_config(project / "mkdocs.yml", site)
+    for edit in ("", "Copy 1, edited"):
+        if edit:
+            (site / ".well-known").mkdir()
+            (site / ".well-known" / "security.txt").write_text("Contact: x\n")
+            path = project / "data" / "copy-1" / "SUMMARY.json"
+            path.write_text(path.read_text().replace('"title": "Copy 1"', f'"title": "{edit}"'))
+        result = build_module.build(config)
+        assert result.listing is not None and result.listing == site_cache._listing(site)
+    assert (site / ".well-known" / "security.txt").exists() and ".well-known/security.txt" not in result.listing
