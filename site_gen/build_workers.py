@@ -14,7 +14,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_gen import analysis_cache, report_cache
+from site_gen import report_cache
 from site_gen.analyse import history as history_rows
 from site_gen.analyse.report import Analysis, deferred, set_aside, with_report
 from site_gen.assembly import report_url
@@ -130,7 +130,6 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
     from site_gen.build import Builder  # here: the builder imports this module
 
     b = Builder(config, strict=strict)
-    b.store.put_later = True
     asset_urls = {k: v[0] for k, v in theme_assets(config).items()}
     out = []
     for index, folder in folders:
@@ -147,12 +146,8 @@ def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tupl
         light = lighten(a)
         a = with_report(light, light.report, displayed={})  # its pages are made: not worth sending back
         b.store.analyses.clear()
-        # The site-wide pages' share of the work, done here on every core rather than after, and
-        # kept with the analysis: a later build takes them from the cache, frames unread.
-        summaries = b.store.summaries.pop(report.id, None)
-        if summaries is None:
-            summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
-            analysis_cache.put(b.store.fresh.pop(report.id, None), config, strict, summaries)
+        # The site-wide pages' share of the work, done here on every core rather than after.
+        summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
         out.append((folder, Loaded.of(a.report, stamp), deferred(a), made, summaries))
     return ("ok", out)
 

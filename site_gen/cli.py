@@ -11,7 +11,7 @@ import traceback
 
 import site_gen
 from site_gen import cache, write
-from site_gen.cli_util import error
+from site_gen.cli_util import error, warn
 from site_gen.errors import SitegenError
 
 COMMANDS = ["build", "serve", "check", "summary", "new", "import", "gh-deploy"]
@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
         return 2
     finally:
+        for note in cache.notes:  # the build cache's own trouble (not yours, not usable): said once
+            warn(note)
         cache.configure()  # a later caller in this process (the tests) starts from the default
         if own_process:
             write.remove_aside(detach=True)

@@ -2,16 +2,13 @@
 
 `checker` writes one Python function for the keywords the receipt schemas use (below). For a
 schema it cannot read (a section's part with other keywords), `compiled` gives fastjsonschema's
-validator, generated once per schema and kept in the persistent cache (site_gen/cache.py): its
-entry is named by a hash of the final schema and of fastjsonschema's version, so a changed schema
-generates a new validator, never reuses an old one.
+validator. Both are code generated from sitegen's own schema and compiled in this process: never
+kept in, nor read from, the persistent cache (code read from a folder is code whoever can write
+that folder runs).
 """
 from __future__ import annotations
 
-import json
-import marshal
 import re
-import types
 from functools import partial
 from typing import Any, Callable
 
@@ -21,28 +18,11 @@ def compiled(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) 
     import fastjsonschema
     from fastjsonschema.ref_resolver import RefResolver
 
-    from site_gen import cache
-
-    text = json.dumps(schema, sort_keys=True, ensure_ascii=True)
-    name = cache.key("fastjsonschema", fastjsonschema.VERSION, text, sorted(formats))
-    code = _code(cache.read("validators", name))
-    if code is None:
-        # Kept compiled (marshal, keyed by the Python version too): compiling the generated
-        # source costs as much again as generating it.
-        code = compile(fastjsonschema.compile_to_code(schema, formats=formats), "<sitegen receipt validator>", "exec")
-        cache.write("validators", name, marshal.dumps(code))
+    code = compile(fastjsonschema.compile_to_code(schema, formats=formats), "<sitegen receipt validator>", "exec")
     scope: dict[str, Any] = {}
     exec(code, scope)
     entry = RefResolver.from_schema(schema, store={}).get_scope_name()
     return partial(scope[entry], custom_formats=formats)
-
-
-def _code(data: bytes | None) -> types.CodeType | None:
-    try:
-        code = marshal.loads(data) if data is not None else None
-    except (EOFError, ValueError, TypeError):
-        return None
-    return code if isinstance(code, types.CodeType) else None
 
 
 # -- a leaner checker for the schema's own keywords ---------------------------------------------
@@ -214,18 +194,10 @@ def _merged(lines: list[str]) -> list[str]:
 
 def checker(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> Callable[[Any], bool] | None:
     """True when `data` is valid under `schema` (False: perhaps not); None for a schema it cannot write."""
-    from site_gen import cache
-
     writer = _Writer(formats)
     try:
         main = writer.function(schema)
-        source = "\n\n".join(writer.functions)
-        # The code compiled is kept (the source names it): compiling is most of the time it takes.
-        name = cache.key("checker", source)
-        code = _code(cache.read("validators", name))
-        if code is None:
-            code = compile(source, "<sitegen receipt checker>", "exec")
-            cache.write("validators", name, marshal.dumps(code))
+        code = compile("\n\n".join(writer.functions), "<sitegen receipt checker>", "exec")
     except (_Unsupported, SyntaxError, RecursionError, MemoryError):
         return None
     exec(code, writer.scope)

@@ -277,6 +277,10 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"],
                 headline_input=opts["headline_input"])
             check_keys(self.sg.extra, "extra", file)
+            cache.refuse_inside([self.sg.site_dir, self.sg.docs_dir, self.sg.data_dir,
+                                 *([self.sg.custom_dir] if self.sg.custom_dir else [])])
+            for note in cache.notes:
+                log.warning(note)
             from site_gen.load import report_folders
 
             folders = report_folders(self.sg.data_dir)

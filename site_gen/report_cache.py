@@ -2,7 +2,7 @@
 (site_gen/cache.py), so that a build after one receipt changed renders only that report's pages.
 
 An entry is named by everything a report's files are made from: the receipt's bytes (its hash),
-the lede, the config, the navigation a page draws (the site's entries, not the reports': see
+the lede, the config and the custom_dir's files (by content), the navigation a page draws (the site's entries, not the reports': see
 `page_context`), the assets' names, and sitegen's own files with the theme, Python and the installed
 packages (as for the whole site, site_gen/site_cache.py). A section registered from outside
 sitegen turns it off. A damaged entry reads as missing (checksums) and the report is made again.
@@ -23,6 +23,19 @@ _KIND = "reports"
 enabled = False
 
 
+@lru_cache(maxsize=8)
+def custom_hash(custom_dir: Path | None) -> str | None:
+    """The custom_dir's files by name and content (None: not hashable, no cache): an edited template
+    override must never be served a report rendered with the old one. Hashed once per process, the
+    only kind of process where this cache is on (`enabled`)."""
+    h = hashlib.sha256()
+    try:
+        site_cache.hash_tree(custom_dir, h)
+    except (site_cache.Unsuitable, OSError):
+        return None
+    return h.hexdigest()
+
+
 @lru_cache(maxsize=1)
 def code_hash() -> str | None:
     """sitegen's files and the theme, hashed once per process (None: not hashable, no cache)."""
@@ -40,7 +53,8 @@ def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, 
     """The entry's name for analysis `a`'s report, or None when it cannot be told; `related`: the
     receipts of the other reports its pages link to (site_gen/related.py)."""
     code = code_hash() if enabled else None
-    if code is None or cache.folder() is None:
+    custom = custom_hash(config.custom_dir) if code is not None else None
+    if code is None or custom is None or cache.folder() is None:
         return None
     try:
         site_cache.check_sections()
@@ -48,7 +62,7 @@ def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, 
         return None
     r = a.report
     shown_nav = [item for item in nav if not item.get("report")]
-    return cache.key("report", code, site_cache.packages(), r.id, r.sha256, r.lede, strict,
+    return cache.key("report", code, custom, site_cache.packages(), r.id, r.sha256, r.lede, strict,
                      repr(dataclasses.replace(config, site_dir=Path("."))), repr(shown_nav), sorted(asset_urls.items()), related)
 
 

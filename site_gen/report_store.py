@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_gen import analysis_cache
 from site_gen.analyse.report import Analysis, Piece, analyse
 from site_gen.config import Config
 from site_gen.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
@@ -73,11 +72,6 @@ class ReportStore:
         self._reprose: set[Path] = set()     # report folders where another file changed
         self.analyses: dict[str, tuple[str, Analysis]] = {}  # report id -> (sha256, analysis)
         self.pieces: dict[str, dict[str, Piece]] = {}  # report id -> each section's analysis (watched only)
-        # A forked build's worker: fresh analyses are put in the persistent cache by the worker, once
-        # it has their dashboard and history rows too; those rows of cached ones, by report id.
-        self.put_later = False
-        self.fresh: dict[str, Analysis] = {}
-        self.summaries: dict[str, tuple] = {}
 
     def changed(self, path: Path) -> None:
         """A path under data_dir changed (the data folder itself: list the folders again)."""
@@ -144,16 +138,7 @@ class ReportStore:
         return report
 
     def load(self, folder: Path) -> Report:
-        """The folder's report, read and checked; its analysis comes along when an earlier build's is
-        in the persistent cache (then neither the checks nor the analysis run again)."""
-        cached = analysis_cache.get(folder, self.config, self.strict)
-        if cached is not None:
-            a, summaries = cached
-            self.stats["from cache"] = self.stats.get("from cache", 0) + 1
-            self.analyses[a.report.id] = (a.report.sha256, a)
-            if summaries is not None and self.put_later:
-                self.summaries[a.report.id] = summaries
-            return a.report
+        """The folder's report, read and checked."""
         self.stats["loaded"] = self.stats.get("loaded", 0) + 1
         return load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
 
@@ -180,10 +165,6 @@ class ReportStore:
             kept = {name for name, piece in pieces.items() if before.get(name) is piece}
             self.stats["sections kept"] = self.stats.get("sections kept", 0) + len(kept)
             _carry(cached[1], a, kept)
-        if self.put_later:
-            self.fresh[report.id] = a
-        else:
-            analysis_cache.put(a, self.config, self.strict)
         self.analyses[report.id] = (report.sha256, a)
         return a
 

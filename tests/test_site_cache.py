@@ -128,6 +128,7 @@ def analysed(project: Path, cache_dir: Path, site: Path) -> list[str]:
     return out.stdout.split()
 
 
+@pytest.mark.xfail(strict=True, reason="no analysis is cached any more (pickles are code); a report record of data comes back with the build environment")
 def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(tmp_path):
     from conftest import ROOT
     project, cache_dir, site = tmp_path / "project", tmp_path / "cache", tmp_path / "site"
@@ -147,40 +148,6 @@ def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(t
     assert analysed(project, cache_dir, site) == sorted(SMALL_REPORTS)
     edit(SMALL_REPORTS[1], "Edited")
     assert analysed(project, cache_dir, site) == [SMALL_REPORTS[1]] and same_as_cold()
-
-
-def test_a_damaged_analysis_entry_or_one_others_may_write_is_not_read(tmp_path, monkeypatch):
-    from conftest import ROOT
-    from site_gen import analysis_cache, report_cache
-    from site_gen.analyse.report import analyse
-    from site_gen.load import load_report
-
-    monkeypatch.setattr(report_cache, "enabled", True)
-    cache.configure(tmp_path / "cache")
-    try:
-        data = tmp_path / "data"
-        shutil.copytree(ROOT / "data" / SMALL_REPORTS[0], data / SMALL_REPORTS[0])
-        (tmp_path / "mkdocs.yml").write_text("site_name: Cached\nplugins:\n  - sitegen:\n      data_dir: data\n")
-        config = load_config(tmp_path / "mkdocs.yml", tmp_path / "site")
-        folder = data / SMALL_REPORTS[0]
-        a = analyse(load_report(folder, data), config.noise_band, config.ratio_scale, config.headline_input)
-        analysis_cache.put(a, config, False)
-        got = analysis_cache.get(folder, config, False)
-        assert got is not None and got[0].report.raw == a.report.raw and got[0].precision.equals(a.precision) and got[1] is None
-        entry = next(p for p in (tmp_path / "cache" / "analyses").rglob("*") if p.is_file())
-        folders = [entry.parent.parent, entry.parent]
-        assert all(f.stat().st_mode & 0o077 == 0 for f in folders)  # made for this user alone
-        for f in folders:  # a folder others may write to: its pickles could be anyone's
-            f.chmod(0o775)
-            assert analysis_cache.get(folder, config, False) is None
-            f.chmod(0o700)
-        assert analysis_cache.get(folder, config, False) is not None
-        blob = bytearray(entry.read_bytes())
-        blob[len(blob) // 2] ^= 0x01
-        entry.write_bytes(bytes(blob))
-        assert analysis_cache.get(folder, config, False) is None
-    finally:
-        cache.configure()
 
 
 # As COUNTING, in a forked build, and which reports' cached frames were read (by a worker or the

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from site_gen import report_cache, site_cache
+from site_gen import cache, report_cache, site_cache
 from site_gen.cli_util import Progress, add_common, load, say, warn
 
 HELP = "Build the site from the receipts."
@@ -31,6 +31,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     config = load(args)
+    # A cache inside what is published or read would ship with the site or the project.
+    cache.refuse_inside([config.site_dir, config.data_dir, config.docs_dir, *([config.custom_dir] if config.custom_dir else [])])
     # Only in a process of its own: a caller in this process (the tests) may have patched the pipeline.
     reuse = getattr(args, "own_process", False) and not (args.clean or args.no_cache)
     key = site_cache.inputs_key(config, args.strict) if reuse else None

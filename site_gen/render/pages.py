@@ -25,7 +25,6 @@ from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
-from site_gen.render.template_cache import TemplateCache
 from site_gen.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, theme_dir  # noqa: F401 (their home before where.py)
 from site_gen.sections import Section, all_sections
@@ -67,8 +66,9 @@ class _Environment(jinja2.Environment):
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
     options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
-                             bytecode_cache=TemplateCache(sorted(options.items())), **options)
+    # Compiled in memory only: no bytecode cache (Jinja's bytecode is marshalled code, and code
+    # read from a cache folder is code whoever can write that folder runs).
+    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined, **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
     env.globals["version"] = site_gen.__version__
