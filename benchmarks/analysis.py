@@ -15,10 +15,10 @@ import statistics
 import time
 from pathlib import Path
 
-from site_gen.analyse import history
-from site_gen.analyse import report as analysis
-from site_gen.config import load_config
-from site_gen.load import load_reports
+from site_gen.analysis import history
+from site_gen.analysis import report as analysis
+from site_gen.core.config import load_config
+from site_gen.receipts.load import load_reports
 from site_gen.sections import all_sections
 
 ROOT = Path(__file__).resolve().parent.parent

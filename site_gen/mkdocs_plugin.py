@@ -9,7 +9,7 @@
   `sitegen serve`. Under `mkdocs serve` (on_startup keeps the instance) a report whose receipt
   and lede did not change keeps its part; and a build whose receipts folder, options, theme and
   sitegen are those of an earlier build takes every part from the persistent cache
-  (site_gen/cache.py), without importing pandas: the plugin's fixed cost on a small site.
+  (site_gen/build/cache.py), without importing pandas: the plugin's fixed cost on a small site.
 - on_files: adds every report page as a generated page at the path `sitegen build` gives it
   (`reports/ID/speed.html`), the History page (two reports or more), the receipts and CSVs, the
   stylesheet and the scripts, and a home page with the table of reports when the docs have no
@@ -43,17 +43,17 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 from mkdocs.structure.files import File, Files
 
-from site_gen import cache
-from site_gen.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, receipt_bytes
-from site_gen.errors import SitegenError
+from site_gen.build import cache
+from site_gen.core.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, receipt_bytes
+from site_gen.core.errors import SitegenError
 from site_gen.render.tokens import Expanded
 from site_gen.render.where import rel, report_base
 
 if TYPE_CHECKING:
-    from site_gen.analyse.report import Analysis
+    from site_gen.analysis.report import Analysis
     from site_gen.render.docs import AuthorBlocks
     from site_gen.render.pages import Page
-    from site_gen.report_store import ReportStore
+    from site_gen.build.reports import ReportStore
 
 # The rest of sitegen (pandas, the schema validator, the templates) is imported when a build has
 # reports to show: a site without any pays for none of it.
@@ -193,7 +193,7 @@ SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),
                            {name: _Option(name, option) for name, option in PLUGIN_OPTIONS.items()})
 
 
-# The plugin's own entries in the persistent cache (site_gen/cache.py): each report's part of the
+# The plugin's own entries in the persistent cache (site_gen/build/cache.py): each report's part of the
 # site under a hash of all it is made from; the list of them (and the History page) under a hash of
 # the receipts folder; a docs page's blocks and figures under that hash, its markdown and place.
 _REPORT_KIND, _SET_KIND, _PAGES_KIND = "mkdocs-report", "mkdocs-reports", "mkdocs-pages"
@@ -281,7 +281,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                                  *([self.sg.custom_dir] if self.sg.custom_dir else [])])
             for note in cache.notes:
                 log.warning(note)
-            from site_gen.load import report_folders
+            from site_gen.receipts.load import report_folders
 
             folders = report_folders(self.sg.data_dir)
             if folders:
@@ -337,8 +337,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         """What every cache entry of this build is made under besides its receipts: sitegen's code
         and theme, the custom_dir's files, the installed packages, the options; None when the cache
         is off or one of them cannot be told (a symbolic link, a section from outside sitegen)."""
-        from site_gen import report_cache, site_cache
-
+        from site_gen.build import report_cache, site_cache
         code = report_cache.code_hash()
         if code is None or cache.folder() is None:
             return None
@@ -354,8 +353,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def _set_key(self, base: str | None) -> str | None:
         """The name of the list of reports: a hash of the receipts folder under `base`; None when
         it cannot be hashed (a symbolic link)."""
-        from site_gen import site_cache
-
+        from site_gen.build import site_cache
         if base is None:
             return None
         assert self.sg is not None
@@ -391,8 +389,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         and `serve`), newest first; computed only when a build needs them: records from the cache
         and docs pages expanded before do not."""
         if self._analyses is None:
-            from site_gen.assembly import settle
-            from site_gen.report_store import ReportStore
+            from site_gen.build.assembly import settle
+            from site_gen.build.reports import ReportStore
 
             if self.store is None or self._store_env != self._env():
                 self.store = ReportStore(self.sg, strict=False, watched=False, stats={})
@@ -403,7 +401,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def _make(self, base: str | None) -> list[str | None]:
         """The records from the analyses, each report's kept while its version holds (in this
         process, or in the persistent cache); the names of their cache entries."""
-        from site_gen.related import NONE, relations
+        from site_gen.analysis.related import NONE, relations
 
         analyses = self.analyses
         related = relations(analyses)
@@ -445,7 +443,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         return record, files
 
     def _history_page(self, analyses: list[Analysis]) -> dict:
-        from site_gen.assembly import report_url
+        from site_gen.build.assembly import report_url
         from site_gen.render import history as history_view
         from site_gen.render.pages import Page
 
@@ -602,7 +600,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
 
             analyses = self.analyses if self.records else []
             if analyses:
-                from site_gen.assembly import Site
+                from site_gen.build.assembly import Site
 
                 self.blocks = AuthorBlocks(analyses, self.sg, dashboard=Site(analyses).dashboard())
             else:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import site_gen.build as build_module
+import site_gen.build.builder as build_module
 from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-# The tests' own build cache (site_gen/cache.py), never the user's; builds they run inherit it, and
+# The tests' own build cache (site_gen/build/cache.py), never the user's; builds they run inherit it, and
 # so do xdist's workers (templates compiled once for the whole run). Whoever made it removes it.
 _MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
 if _MADE_CACHE:
@@ -55,7 +55,7 @@ def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) ->
                           env={**os.environ, **(env or {})}, timeout=120)
 
 
-# The tests take the forked build (site_gen.build's workers) from this many reports, not from the 48
+# The tests take the forked build (site_gen.build.builder's workers) from this many reports, not from the 48
 # a real site needs: the same code path, with a sixth of the reports to load and render.
 FORKED_REPORTS = 8
 

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from site_gen import cli
-from site_gen.analyse.figures import REGISTRY as FIGURES
-from site_gen.commands import new
-from site_gen.config import MKDOCS_KEYS, PLUGIN_OPTIONS
-from site_gen.errors import json_path
+from site_gen.analysis.figures import REGISTRY as FIGURES
+from site_gen.cli import new
+from site_gen.core.config import MKDOCS_KEYS, PLUGIN_OPTIONS
+from site_gen.core.errors import json_path
 from site_gen.render.docs import all_blocks
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """Hypothesis strategies for receipts, drawn from the published JSON Schema.
 
-`receipts()` walks sitegen's schema (site_gen.load.schema(): the published file and the sections'
+`receipts()` walks sitegen's schema (site_gen.receipts.load.schema(): the published file and the sections'
 fragments): objects become fixed dictionaries of their required and optional properties, arrays
 short lists, and every leaf (a string with its pattern, a bounded integer, an enum, a date) is
 drawn by hypothesis-jsonschema from its own schema. A field the schema adds tomorrow is drawn
@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from site_gen import load
-from site_gen.load import anchor_key, schema
+from site_gen.receipts import load
+from site_gen.receipts.load import anchor_key, schema
 
 # Ratios at and beside the edges of the default noise band (0.08) and of the ratio scale
 # (0.8-1.8): where a rounded ratio and its verdict could part, and where bars are clipped.

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from site_gen.analyse import long_outputs, memory, precision, speed, tool_calling, versions
+from site_gen.analysis import long_outputs, memory, precision, speed, tool_calling, versions
 
 
 def cells(ratios, checkpoint="K4", metric="aggregate", **extra):
@@ -188,9 +188,9 @@ def test_tool_calling_scale():
 
 def test_figures_name_the_selection_they_found_no_rows_for():
     from conftest import ROOT
-    from site_gen.analyse.figures import FigureError, resolve
-    from site_gen.analyse.report import analyse
-    from site_gen.load import load_report
+    from site_gen.analysis.figures import FigureError, resolve
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_report
 
     a = analyse(load_report(ROOT / "data" / "cuteafd-v4.0.0", ROOT / "data"))
     checkpoint = a.checkpoints[0]
@@ -214,7 +214,7 @@ def test_figures_name_the_selection_they_found_no_rows_for():
 def test_records_of_an_empty_list_keep_the_named_columns():
     """An empty section's frame: no rows, the columns its analysis reads (object, as pandas makes
     an empty Series), so later column reads and concatenations work as on a filled one."""
-    from site_gen.analyse.frames import records
+    from site_gen.analysis.frames import records
 
     empty = records([], "$.memory.kv_pool", ["checkpoint", "tokens"])
     assert empty.columns.tolist() == ["checkpoint", "tokens"] and len(empty) == 0
@@ -253,7 +253,7 @@ def _columns(draw):
 def test_a_frame_of_columns_is_the_frame_pandas_makes(data):
     """frames.of_columns takes its own path to pd.DataFrame(data): the same dtypes, values, index and
     column index."""
-    from site_gen.analyse.frames import frame, of_columns
+    from site_gen.analysis.frames import frame, of_columns
     expected = pd.DataFrame(data)
     for got in (of_columns(data), frame(dict(data)), frame(dict(data), columns=list(data)[::-1])[list(data)]):
         pd.testing.assert_frame_equal(got, expected, check_exact=True, check_column_type=True, check_index_type=True)
@@ -262,7 +262,7 @@ def test_a_frame_of_columns_is_the_frame_pandas_makes(data):
 
 def test_a_frame_of_columns_owns_its_data():
     """A write to the frame leaves the arrays and lists it was made of as they were, as pandas' own."""
-    from site_gen.analyse.frames import of_columns
+    from site_gen.analysis.frames import of_columns
     data = {"i": np.arange(3), "f": np.array([0.5, 1.5, 2.5]), "o": np.array(["a", None, "c"], dtype=object), "t": ["x", "y", "z"]}
     got = of_columns(data)
     got.iloc[0] = [9, 9.5, "q", "q"]
@@ -273,7 +273,7 @@ def test_a_frame_of_columns_owns_its_data():
 
 @pytest.mark.parametrize("columns", [["a"], ["checkpoint", "engine", "cold_s"], []])
 def test_an_empty_frame_is_the_one_pandas_makes_and_each_is_its_own(columns):
-    from site_gen.analyse.frames import empty, from_rows
+    from site_gen.analysis.frames import empty, from_rows
     for got in (empty(columns), from_rows([], columns)):
         pd.testing.assert_frame_equal(got, pd.DataFrame(columns=columns), check_column_type=True, check_index_type=True)
     first = empty(columns)
@@ -284,7 +284,7 @@ def test_an_empty_frame_is_the_one_pandas_makes_and_each_is_its_own(columns):
 
 
 def test_a_frame_pandas_refuses_is_refused_alike():
-    from site_gen.analyse.frames import of_columns
+    from site_gen.analysis.frames import of_columns
     with pytest.raises(ValueError) as ours:
         of_columns({"a": [1, 2], "b": [1]})
     with pytest.raises(ValueError) as theirs:
@@ -295,8 +295,8 @@ def test_a_frame_pandas_refuses_is_refused_alike():
 @pytest.fixture(scope="module")
 def example_analyses():
     from conftest import ROOT
-    from site_gen.analyse.report import analyse
-    from site_gen.load import load_reports
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_reports
 
     return [analyse(r) for r in load_reports(ROOT / "data")]
 
@@ -306,7 +306,7 @@ def test_a_deferred_analysis_reads_its_sections_back_only_when_one_is_used(examp
     `dataclasses.replace` and a field set anew; its sections unpickled only once one is read."""
     import dataclasses
     import pickle
-    from site_gen.analyse.report import Analysis, deferred
+    from site_gen.analysis.report import Analysis, deferred
 
     for a in example_analyses:
         d = pickle.loads(pickle.dumps(deferred(a)))

@@ -1,4 +1,4 @@
-"""One assembly (site_gen/assembly.py) for every front end: build, check, summary and the MkDocs
+"""One assembly (site_gen/build/assembly.py) for every front end: build, check, summary and the MkDocs
 plugin see the same reports, in the same order, refused for the same reasons."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import site_gen
-from site_gen.assembly import assemble
+from site_gen.build.assembly import assemble
 from site_gen.cli import main
-from site_gen.commands.new import receipt
-from site_gen.config import load_config
+from site_gen.cli.new import receipt
+from site_gen.core.config import load_config
 
 CONFIG = "site_name: Assembly\nplugins:\n  - sitegen:\n      data_dir: data\n"
 
@@ -56,8 +56,8 @@ def test_the_plugin_uses_no_private_name_of_sitegen():
 
 
 def test_a_rebuild_after_a_lede_edit_refuses_what_a_fresh_build_refuses(tmp_path):
-    from site_gen.build import Builder, build_files
-    from site_gen.errors import SitegenError
+    from site_gen.build.builder import Builder, build_files
+    from site_gen.core.errors import SitegenError
 
     root = project(tmp_path, {"r": {"lede": "lede.md"}})
     (root / "mkdocs.yml").write_text(CONFIG + "      max_receipt_mb: 0.02\n")

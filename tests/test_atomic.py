@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_sitegen
-from site_gen import write
-from site_gen.errors import SitegenError
+from site_gen.build import write
+from site_gen.core.errors import SitegenError
 from test_bad_inputs import build_in_process, example_project
 
 REPORT = "cuteafd-v4.0.0"

@@ -19,8 +19,8 @@ import yaml
 
 from conftest import ROOT, run_sitegen
 from site_gen import cli
-from site_gen.errors import SitegenError
-from site_gen.load import check_report_id
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import check_report_id
 
 CORPUS = Path(__file__).resolve().parent / "bad_inputs"
 EXAMPLE = ROOT / "data" / "cuteafd-v4.0.0"
@@ -213,7 +213,7 @@ def test_receipt_over_the_limit_is_refused_unread(tmp_path, capsys, monkeypatch)
     report = example_project(root)
     with open(report / "SUMMARY.json", "r+b") as f:
         f.truncate(1 << 30)
-    import site_gen.parse as load
+    import site_gen.receipts.parse as load
 
     def no(*a, **k):
         raise AssertionError("a receipt over the limit was parsed")

@@ -1,4 +1,4 @@
-"""The persistent cache (site_gen/cache.py): an entry reads back only as it was written by this user
+"""The persistent cache (site_gen/build/cache.py): an entry reads back only as it was written by this user
 (its HMAC), and the validators and templates it never holds are still right when made in memory.
 What an attacker can do to a cache folder is tests/test_cache_trust.py."""
 from __future__ import annotations
@@ -10,8 +10,10 @@ import sys
 
 import pytest
 
-from site_gen import cache, fastschema
-from site_gen.load import is_date
+from site_gen.build import cache
+
+from site_gen.receipts import fastschema
+from site_gen.receipts.load import is_date
 from site_gen.render import pages
 
 from conftest import ROOT

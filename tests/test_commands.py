@@ -82,8 +82,8 @@ def test_help_has_examples():
 
 
 def test_build_reports_progress_to_its_callback(project):
-    from site_gen.build import build_files
-    from site_gen.config import load_config
+    from site_gen.build.builder import build_files
+    from site_gen.core.config import load_config
 
     seen = []
     result = build_files(load_config(project / "mkdocs.yml"), progress=lambda what, done, total: seen.append((what, done, total)))
@@ -110,7 +110,7 @@ class FakeTerminal:
 def test_progress_bar_only_on_a_terminal_and_not_quiet():
     import argparse
 
-    from site_gen.cli_util import Progress
+    from site_gen.cli.util import Progress
 
     term = FakeTerminal(True)
     bar = Progress(argparse.Namespace(quiet=False), stream=term, delay=0)

@@ -130,7 +130,7 @@ def test_urls_other_than_http_are_refused(key, url, tmp_path, capsys, monkeypatc
 
 
 def test_http_urls_and_every_form_mkdocs_takes_still_load(tmp_path, monkeypatch):
-    from site_gen.config import load_config
+    from site_gen.core.config import load_config
 
     monkeypatch.setenv("SITEGEN_TEST_NAME", "From the environment")
     path = project(tmp_path, "site_name: !ENV [SITEGEN_TEST_NAME, fallback]\nsite_url: HTTPS://example.org/sub/\n"
@@ -167,7 +167,7 @@ def test_50000_deep_extra_is_refused_at_once(case, tmp_path, capsys, monkeypatch
 
 
 def test_nesting_under_the_limit_loads(tmp_path):
-    from site_gen.config import load_config
+    from site_gen.core.config import load_config
 
     path = project(tmp_path, "site_name: X\nextra:\n  a: " + "[" * 45 + "]" * 45 + "\n")
     value = load_config(path).extra["a"]
@@ -201,7 +201,7 @@ def test_404_links_only_to_the_http_site(tmp_path, monkeypatch):
 # -- the MkDocs plugin ----------------------------------------------------------------------------
 
 def test_plugin_config_scheme_is_the_option_table():
-    from site_gen.config import PLUGIN_OPTIONS
+    from site_gen.core.config import PLUGIN_OPTIONS
     from site_gen.mkdocs_plugin import SitegenPlugin
 
     plugin = SitegenPlugin()
@@ -263,7 +263,7 @@ def test_mkdocs_build_prints_one_line_for_a_bad_option(tmp_path):
 
 
 def test_readme_shows_every_option_with_its_help():
-    from site_gen.config import PLUGIN_OPTIONS
+    from site_gen.core.config import PLUGIN_OPTIONS
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     example = readme[readme.index("## Configuration"):readme.index("## Writing pages")]
@@ -274,8 +274,8 @@ def test_readme_shows_every_option_with_its_help():
 
 def test_key_check_survives_what_mkdocs_loader_builds():
     """Under `mkdocs build`, `extra` comes from MkDocs' loader, which has no limits."""
-    from site_gen.config import check_keys
-    from site_gen.errors import SitegenError
+    from site_gen.core.config import check_keys
+    from site_gen.core.errors import SitegenError
 
     laughs: list = ["lol"] * 9
     for _ in range(9):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from site_gen.build import build_files
-from site_gen.config import load_config
+from site_gen.build.builder import build_files
+from site_gen.core.config import load_config
 from site_gen.render.contexts import BaseContext, DocsPageContext, HomeContext, NavItem
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import one_error_line, run_sitegen, sitegen_here
 from site_gen import cli
-from site_gen.write import MANIFEST
+from site_gen.build.write import MANIFEST
 
 REPORT = "reports/cuteafd-v4.0.0"
 

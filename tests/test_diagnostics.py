@@ -7,9 +7,9 @@ import pickle
 import pytest
 
 from conftest import one_error_line, sitegen_here
-from site_gen.analyse import figures
-from site_gen.diagnostics import Diagnostic, warning
-from site_gen.errors import SitegenError
+from site_gen.analysis import figures
+from site_gen.core.diagnostics import Diagnostic, warning
+from site_gen.core.errors import SitegenError
 
 REPORT = "cuteafd-v4.0.0"
 

@@ -13,9 +13,9 @@ from htmlutil import NS, cell_text, find_id, tables, text
 
 import html5lib
 
-from site_gen.build import build_files
-from site_gen.config import load_config
-from site_gen.errors import SitegenError
+from site_gen.build.builder import build_files
+from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
 
 REPORT = "cuteafd-v4.0.0"
 CONFIG = "site_name: Docs test\ndocs_dir: docs\nplugins:\n  - sitegen:\n      data_dir: data\n"

@@ -1,4 +1,4 @@
-"""sitegen's own schema checker (site_gen/fastschema.py `checker`) says yes to valid receipts
+"""sitegen's own schema checker (site_gen/receipts/fastschema.py `checker`) says yes to valid receipts
 without jsonschema or fastjsonschema, and never yes to a receipt jsonschema refuses."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from conftest import ROOT
-from site_gen import fastschema
-from site_gen.validate import _fast_validator, _python_patterns, _validator, is_date, schema
+from site_gen.receipts import fastschema
+from site_gen.receipts.validate import _fast_validator, _python_patterns, _validator, is_date, schema
 
 FORMATS = {"date": is_date}
 
@@ -120,8 +120,7 @@ def test_valid_receipts_and_their_mutants():
 
 def test_the_checker_is_never_kept_in_the_cache(tmp_path):
     """The checker is code: made in this process, never read from (or written to) the cache folder."""
-    from site_gen import cache
-
+    from site_gen.build import cache
     cache.configure(tmp_path / "cache")
     try:
         first, again = fastschema.checker(SMALL, FORMATS), fastschema.checker(SMALL, FORMATS)

@@ -68,15 +68,15 @@ def test_oracle_refuses_an_internal_error(tmp_path, monkeypatch, one_case):
     def broken(*args, **kwargs):
         raise KeyError("made up")
 
-    monkeypatch.setattr("site_gen.report_store.analyse", broken)
+    monkeypatch.setattr("site_gen.build.reports.analyse", broken)
     with fuzzing.Fuzzer(tmp_path) as fuzzer:
         outcome = fuzzer.run(one_case)
     assert outcome.code == 2 and outcome.failure.startswith("exit 2: internal error: KeyError"), outcome.failure
-    assert outcome.where.startswith("KeyError at site_gen/report_store.py:"), outcome.where
+    assert outcome.where.startswith("KeyError at site_gen/build/reports.py:"), outcome.where
 
 
 def test_oracle_refuses_a_hang_within_the_bound(tmp_path, monkeypatch, one_case):
-    monkeypatch.setattr("site_gen.report_store.analyse", lambda *a, **k: time.sleep(30))
+    monkeypatch.setattr("site_gen.build.reports.analyse", lambda *a, **k: time.sleep(30))
     start = time.perf_counter()
     with fuzzing.Fuzzer(tmp_path, bound=0.5) as fuzzer:
         outcome = fuzzer.run(one_case)

@@ -145,8 +145,8 @@ def many_reports(tmp_path, n):
 
 
 def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
-    from site_gen.build import Builder
-    from site_gen.config import load_config
+    from site_gen.build.builder import Builder
+    from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, FORKED_REPORTS)
     config = load_config(project / "mkdocs.yml")
@@ -155,7 +155,7 @@ def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
     assert len(parallel.store.loaded) == FORKED_REPORTS  # the workers did the reports
     files = parallel.build().files
     assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
-    import site_gen.build as b
+    import site_gen.build.builder as b
     saved = b.PARALLEL_MIN_REPORTS
     b.PARALLEL_MIN_REPORTS = 10 ** 9
     try:

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, SEED_TOOL, sitegen_here
-from site_gen.build import build_files
-from site_gen.config import load_config
+from site_gen.build.builder import build_files
+from site_gen.core.config import load_config
 
 REAL = Path(os.environ.get("SITEGEN_REAL_DIR", SEED_TOOL.parent.parent / "real"))
 LEDGER = REAL / "ledger"

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT
 from site_gen import cli
-from site_gen.load import _fast_validator, _validator, is_date, schema
+from site_gen.receipts.load import _fast_validator, _validator, is_date, schema
 from test_bad_inputs import EXAMPLE, REPORT, assert_one_error, build_in_process, example_project, write_config
 
 DOC = json.loads((EXAMPLE / "SUMMARY.json").read_text(encoding="utf-8"))

@@ -371,7 +371,7 @@ WARM = """import sys
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 build(load_config("mkdocs.yml", site_dir="warm"))
-print(sorted(m for m in ("pandas", "site_gen.analyse.report", "site_gen.render.pages") if m in sys.modules))
+print(sorted(m for m in ("pandas", "site_gen.analysis.report", "site_gen.render.pages") if m in sys.modules))
 """
 KV = "# KV\n\nThe KV pool is {{ kv_ratio checkpoint=K4 }}.\n\n```sitegen\nblock: memory-table\n```\n"
 
@@ -421,8 +421,7 @@ def test_a_build_with_nothing_changed_takes_the_reports_from_the_cache_without_p
 def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
     """An entry whose bytes fail their checksum, or whose checksum holds over a shape the plugin does
     not read (an older sitegen's, a hand edit), is not used: the build makes it again, the same."""
-    from site_gen import cache
-
+    from site_gen.build import cache
     root, first, where = cached_project
     kinds = ("mkdocs-report", "mkdocs-reports", "mkdocs-pages")
     entries = {kind: sorted(p for p in (where / kind).rglob("*") if p.is_file()) for kind in kinds}

@@ -18,8 +18,8 @@ def numbers(path) -> list[tuple[str, int]]:
 def test_the_noise_band_and_ratio_scale_defaults_stand_only_in_the_option_table():
     found = [(path.relative_to(ROOT).as_posix(), line, number) for path in SOURCES
              for number, line in numbers(path) if number in ("0.08", "1.8")]
-    config = (ROOT / "site_gen" / "config.py").read_text(encoding="utf-8").splitlines()
-    assert [(p, n) for p, _, n in found] == [("site_gen/config.py", "0.08"), ("site_gen/config.py", "1.8")], found
+    config = (ROOT / "site_gen" / "core" / "config.py").read_text(encoding="utf-8").splitlines()
+    assert [(p, n) for p, _, n in found] == [("site_gen/core/config.py", "0.08"), ("site_gen/core/config.py", "1.8")], found
     assert all(config[line - 1].lstrip().startswith(('"noise_band": Option(', '"ratio_scale": Option('))
                for _, line, _ in found)
 

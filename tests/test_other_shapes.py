@@ -15,8 +15,8 @@ import pytest
 
 from conftest import ROOT, sitegen_here
 from htmlutil import NS, find_id, parse, rows, tables, text
-from site_gen.analyse.speed import verdict_of
-from site_gen.config import NOISE_BAND
+from site_gen.analysis.speed import verdict_of
+from site_gen.core.config import NOISE_BAND
 
 FIXTURES = ROOT / "tests" / "fixtures" / "reports"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "SUMMARY.json").is_file())
@@ -90,8 +90,8 @@ def test_verdict_counts_agree_on_every_output(shapes, name):
 
 
 def test_a_losing_report_reads_as_losing_everywhere(shapes):
-    from site_gen.analyse.report import analyse
-    from site_gen.load import load_reports
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_reports
     from site_gen.render import publish
 
     folder = shapes / "site" / "reports" / "losing"
@@ -107,8 +107,8 @@ def test_a_losing_report_reads_as_losing_everywhere(shapes):
 
 
 def test_headline_colours_are_verdicts_the_cells_share(shapes):
-    from site_gen.analyse.report import analyse
-    from site_gen.load import load_reports
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_reports
     from site_gen.render import publish
 
     keys = {r.id: [k for label, _, k in publish.headlines(analyse(r)) if label == "Speed:"]

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from conftest import one_error_line
-from site_gen import cli, write
-from site_gen.errors import SitegenError
+from site_gen import cli
+from site_gen.build import write
+from site_gen.core.errors import SitegenError
 
 REPORT = "example-report"
 
@@ -210,7 +211,7 @@ def test_staging_of_a_killed_build_is_ignored_by_git_and_removed_later(tmp_path,
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(tmp_path)}
     subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
     # A build killed with SIGKILL while it wrote its staging folder.
-    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.write import Staging\n"
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.build.write import Staging\n"
                              "s = Staging(sys.argv[1]); s.write({'index.html': b'half'})\n"
                              "os.kill(os.getpid(), signal.SIGKILL)", str(root / "site")], env=env)
     assert killed.returncode == -signal.SIGKILL

@@ -21,12 +21,12 @@ import pytest
 
 from conftest import ROOT
 from site_gen import cli
-from site_gen.analyse import figures as figs
-from site_gen.analyse.report import analyse
-from site_gen.build import build_files
-from site_gen.config import load_config
-from site_gen.errors import SitegenError
-from site_gen.load import load_report
+from site_gen.analysis import figures as figs
+from site_gen.analysis.report import analyse
+from site_gen.build.builder import build_files
+from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import load_report
 from site_gen.render import docs
 from site_gen.render import markdown as md
 from site_gen.render.pages import Page

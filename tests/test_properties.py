@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from site_gen.analyse import speed, tool_calling
-from site_gen.build import build_files
-from site_gen.config import load_config
-from site_gen.errors import SitegenError
-from site_gen.load import _fast_validator, _validator, load_report, validate_meaning
+from site_gen.analysis import speed, tool_calling
+from site_gen.build.builder import build_files
+from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import _fast_validator, _validator, load_report, validate_meaning
 from site_gen.render import format as fmt
 from test_bad_inputs import EXAMPLE, write_config
 

@@ -1,4 +1,4 @@
-"""The quick parse (site_gen/parse.py `_quick`: json.loads' C parser plus checks on the bytes) takes
+"""The quick parse (site_gen/receipts/parse.py `_quick`: json.loads' C parser plus checks on the bytes) takes
 an ordinary receipt alone, and lets through nothing the careful parse would refuse or mark."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from site_gen import parse
-from site_gen.errors import SitegenError
+from site_gen.receipts import parse
+from site_gen.core.errors import SitegenError
 
 FILE = Path("SUMMARY.json")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from site_gen.errors import SitegenError
-from site_gen.meaning import validate_meaning
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.meaning import validate_meaning
 
 DOC = json.loads((ROOT / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").read_text(encoding="utf-8"))
 FILE = Path("SUMMARY.json")

@@ -14,13 +14,13 @@ from pathlib import Path
 import html5lib
 import pytest
 
-import site_gen.build as build_module
+import site_gen.build.builder as build_module
 from conftest import FORKED_REPORTS, ROOT, as_from_a_terminal, sitegen_here
 from htmlutil import NS
-from site_gen.build import Builder, build, build_files
-from site_gen.config import load_config
-from site_gen.errors import SitegenError
-from site_gen.write import MANIFEST, PREFIX
+from site_gen.build.builder import Builder, build, build_files
+from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
+from site_gen.build.write import MANIFEST, PREFIX
 
 V4 = "cuteafd-v4.0.0"
 

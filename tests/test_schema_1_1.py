@@ -10,11 +10,11 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from site_gen.build import build_files
-from site_gen.commands.new import receipt
-from site_gen.config import load_config
-from site_gen.errors import SitegenError
-from site_gen.load import load_report, schema
+from site_gen.build.builder import build_files
+from site_gen.cli.new import receipt
+from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import load_report, schema
 from site_gen.schema import derive
 
 SHA = "ab" * 32

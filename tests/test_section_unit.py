@@ -10,11 +10,11 @@ import pytest
 
 import toy_section
 from site_gen import sections
-from site_gen.build import build_files
-from site_gen.commands.new import receipt
-from site_gen.config import load_config
-from site_gen.errors import SitegenError
-from site_gen.load import load_report, schema
+from site_gen.build.builder import build_files
+from site_gen.cli.new import receipt
+from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import load_report, schema
 
 CONFIG = ("site_name: Toy\ndocs_dir: docs\nplugins:\n  - sitegen:\n      data_dir: data\n"
           "      custom_dir: overrides\n")

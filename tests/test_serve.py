@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT, as_from_a_terminal, run_sitegen
-from site_gen.build import Builder, build_files
-from site_gen.config import load_config
-from site_gen.serve import Preview, describe
-from site_gen.server import inject, is_loopback, parse_addr, site_path
-from site_gen.watch import Debouncer, ignored
+from site_gen.build.builder import Builder, build_files
+from site_gen.core.config import load_config
+from site_gen.preview.serve import Preview, describe
+from site_gen.preview.server import inject, is_loopback, parse_addr, site_path
+from site_gen.preview.watch import Debouncer, ignored
 
 REPORT = "cuteafd-v4.0.0"
 WAIT = 30.0  # generous: a loaded 2-core machine may be slow, but never this slow
@@ -443,8 +443,7 @@ def test_reading_the_inputs_wakes_no_watcher_only_writing_them_does(project, mon
     """The rebuild opens and reads receipts, pages and templates: inotify is asked for the events
     the preview acts on only, so those reads come back as no event at all (each would wake the
     watcher's threads during the rebuild), while a write still starts one."""
-    from site_gen import watch
-
+    from site_gen.preview import watch
     seen: list[tuple[str, str]] = []
     forward = watch.Forward.dispatch
     monkeypatch.setattr(watch.Forward, "dispatch", lambda self, e: (seen.append((e.event_type, os.fsdecode(e.src_path))), forward(self, e)))

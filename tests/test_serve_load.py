@@ -33,8 +33,8 @@ import statistics
 import threading
 import time
 
-from site_gen.serve import Preview
-from site_gen.server import EVENTS
+from site_gen.preview.serve import Preview
+from site_gen.preview.server import EVENTS
 
 REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"

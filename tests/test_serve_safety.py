@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from site_gen.build import Builder
-from site_gen.errors import SitegenError
-from site_gen.serve import Preview
-from site_gen.server import EVENTS, WORKER, AllowedHosts
-from site_gen.watch import MAX_WAIT, QUIET
+from site_gen.build.builder import Builder
+from site_gen.core.errors import SitegenError
+from site_gen.preview.serve import Preview
+from site_gen.preview.server import EVENTS, WORKER, AllowedHosts
+from site_gen.preview.watch import MAX_WAIT, QUIET
 from test_serve import REPORT, WAIT, edit_and_wait, get, serving, slower_cell, summary
 
 

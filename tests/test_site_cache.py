@@ -1,4 +1,4 @@
-"""A warm `sitegen build` (site_gen/site_cache.py): nothing changed, nothing done; the output is
+"""A warm `sitegen build` (site_gen/build/site_cache.py): nothing changed, nothing done; the output is
 still byte for byte a cold build's, and a damaged entry or a hand-edited site is never trusted."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from site_gen import cache, site_cache
-from site_gen.build import build_files
-from site_gen.config import load_config
-from site_gen.write import MANIFEST
+from site_gen.build import cache, site_cache
+from site_gen.build.builder import build_files
+from site_gen.core.config import load_config
+from site_gen.build.write import MANIFEST
 
 # A build in a process of its own (as the `sitegen` command runs), saying whether it had to load
 # the pipeline (pandas): a site found already built does not.
@@ -111,7 +111,7 @@ def test_every_input_is_in_the_key(project, tmp_path):
 # A build in a process of its own that says how many reports it analysed (the others' analyses
 # came from the persistent cache, site_gen/analysis_cache.py).
 COUNTING = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
-            "import site_gen.report_store as store\n"
+            "import site_gen.build.reports as store\n"
             "analyse, seen = store.analyse, []\n"
             "store.analyse = lambda report, *a, **k: (seen.append(report.id), analyse(report, *a, **k))[1]\n"
             "from site_gen.cli import main\n"
@@ -153,7 +153,7 @@ def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(t
 # As COUNTING, in a forked build, and which reports' cached frames were read (by a worker or the
 # main process), one line per read, appended to the file sys.argv[3] names.
 READING = ("import os, sys; sys.argv, reads = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]], sys.argv[3]\n"
-           "import site_gen.analyse.report as r\n"
+           "import site_gen.analysis.report as r\n"
            "loaded = r._Deferred._loaded\n"
            "def _loaded(self):\n"
            "    if r.set_aside(self):\n"
@@ -198,7 +198,7 @@ def test_a_build_lists_what_it_swapped_in_as_reading_the_folder_back_would(tmp_p
     workers) wrote, not by reading 9,000 files back: the same listing, first build and second (whose
     unchanged files are linked from the first), beside a dot entry of the host's."""
     from conftest import ROOT, FORKED_REPORTS
-    import site_gen.build as build_module
+    import site_gen.build.builder as build_module
 
     if forked:
         monkeypatch.setattr(build_module, "PARALLEL_MIN_REPORTS", FORKED_REPORTS)

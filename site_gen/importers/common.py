@@ -16,8 +16,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from site_gen.errors import SitegenError
-from site_gen.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
 
 MAX_SOURCE_BYTES = 256 << 20
 

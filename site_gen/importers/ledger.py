@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 from site_gen.importers import ledger_protocols as protocols
 from site_gen.importers.common import Provenance, Source, parse_json, parse_jsonl, read_source, slug
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 from site_gen.importers import ledger
 
 HELP = "a receipts ledger folder: a comparison (--comparison ID) or two runs (--baseline RUN --candidate RUN)"

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 from site_gen.importers.common import (BOOTSTRAP_METHOD, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, NUMBER, field_of,
                                        lines_text, paired_bootstrap, unique_rows)
 

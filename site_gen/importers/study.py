@@ -12,7 +12,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 from site_gen.importers.common import NUMBER, Provenance, Source, parse_json, read_source, slug
 
 SCHEMA = "cuteafd.glmf-fp8-recheck.v1"

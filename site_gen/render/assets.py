@@ -5,7 +5,7 @@ import hashlib
 from functools import lru_cache
 from importlib import resources
 
-from site_gen.config import Config
+from site_gen.core.config import Config
 from site_gen.render.where import theme_dir
 
 

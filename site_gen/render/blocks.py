@@ -27,12 +27,12 @@ from typing import Any, Callable
 
 from markupsafe import Markup
 
-from site_gen.analyse import figures as figs
-from site_gen.analyse.report import Analysis
-from site_gen.config import Config
-from site_gen.diagnostics import warning
-from site_gen.errors import SitegenError, suggest
-from site_gen.load import check_report_id
+from site_gen.analysis import figures as figs
+from site_gen.analysis.report import Analysis
+from site_gen.core.config import Config
+from site_gen.core.diagnostics import warning
+from site_gen.core.errors import SitegenError, suggest
+from site_gen.receipts.load import check_report_id
 from site_gen.render import markdown as md
 from site_gen.render.pages import ReportPages, environment, present_sections, rel, report_base
 from site_gen.render.tokens import Expanded

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from site_gen.analyse.report import Analysis
+from site_gen.analysis.report import Analysis
 from site_gen.render import charts
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig

@@ -12,11 +12,11 @@ from typing import Any
 
 from markupsafe import Markup
 
-from site_gen.analyse.report import Analysis
-from site_gen.config import Config
-from site_gen.dependencies import Dependencies, content_hash
-from site_gen.diagnostics import warning
-from site_gen.errors import SitegenError
+from site_gen.analysis.report import Analysis
+from site_gen.core.config import Config
+from site_gen.build.dependencies import Dependencies, content_hash
+from site_gen.core.diagnostics import warning
+from site_gen.core.errors import SitegenError
 from site_gen.render import markdown as md
 from site_gen.render.contexts import DocsPageContext, as_context
 # The block language and MkDocs' title rules, re-exported for the plugin and the tests.

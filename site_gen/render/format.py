@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.speed import verdict_of
+from site_gen.analysis.speed import verdict_of
 
 MINUS = "\u2212"
 DASH = "\u2013"

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 from site_gen.render import markdown as md
 
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.S)

@@ -5,10 +5,10 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analyse import history
-from site_gen.analyse.report import Analysis
-from site_gen.analyse.speed import METRIC_LABELS
-from site_gen.config import NOISE_BAND, RATIO_SCALE
+from site_gen.analysis import history
+from site_gen.analysis.report import Analysis
+from site_gen.analysis.speed import METRIC_LABELS
+from site_gen.core.config import NOISE_BAND, RATIO_SCALE
 from site_gen.render import charts
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 import markdown
 from markupsafe import Markup
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 from site_gen.render import format as fmt
 from site_gen.render.tokens import put_back
 

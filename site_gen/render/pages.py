@@ -15,17 +15,17 @@ import pandas as pd
 from markupsafe import Markup
 
 import site_gen
-from site_gen.analyse import figures as figs
-from site_gen.analyse.report import Analysis, own
-from site_gen.config import Config
-from site_gen.diagnostics import warning
-from site_gen.errors import SitegenError
-from site_gen.load import Engine
+from site_gen.analysis import figures as figs
+from site_gen.analysis.report import Analysis, own
+from site_gen.core.config import Config
+from site_gen.core.diagnostics import warning
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import Engine
 from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
-from site_gen.related import NONE as NO_RELATED, Related
+from site_gen.analysis.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, theme_dir  # noqa: F401 (their home before where.py)
 from site_gen.sections import Section, all_sections
 from site_gen.sections import section as section_of
@@ -98,7 +98,7 @@ class Page:
     report: str | None = None
     section: str | None = None
     charts: bool = False
-    # What the page's context was made from (site_gen.dependencies.Dependencies); the builder adds
+    # What the page's context was made from (site_gen.build.dependencies.Dependencies); the builder adds
     # its template closure and the site's part when it records the page's HTML.
     deps: Any = field(default=None, compare=False, repr=False)
 
@@ -235,7 +235,7 @@ class ReportPages:
     def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]], strict: bool = False,
                  related: Related = NO_RELATED):
         self.a = a
-        self.related = related  # the other reports its pages link to (site_gen/related.py)
+        self.related = related  # the other reports its pages link to (site_gen/analysis/related.py)
         self.config = config
         self.strict = strict
         self.base = report_base(a.report.id)
@@ -321,7 +321,7 @@ class ReportPages:
         return view
 
     def links(self, page_url: str) -> dict[str, Any]:
-        """Links to the other reports that the receipt names (site_gen/related.py), for the templates."""
+        """Links to the other reports that the receipt names (site_gen/analysis/related.py), for the templates."""
         rl = self.related
 
         def link(target, key: str = OVERVIEW[0]) -> dict[str, str] | None:

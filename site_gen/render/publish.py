@@ -10,8 +10,8 @@ import math
 from typing import Any, Iterable
 
 import site_gen
-from site_gen.analyse.report import Analysis
-from site_gen.config import Config
+from site_gen.analysis.report import Analysis
+from site_gen.core.config import Config
 from site_gen.render import card
 from site_gen.render import format as fmt
 from site_gen.render.contexts import NotFoundContext, as_context

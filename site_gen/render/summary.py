@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from site_gen.analyse.report import Analysis
+from site_gen.analysis.report import Analysis
 from site_gen.render import format as fmt
 from site_gen.sections import section
 

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analyse.report import Analysis
+from site_gen.analysis.report import Analysis
 
 
 def _short_digest(image: str) -> str:

@@ -37,6 +37,5 @@ def unregister(key: str) -> None:
 
 
 def _schema_changed() -> None:
-    from site_gen import load
-
+    from site_gen.receipts import load
     load.schema_changed()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from site_gen.errors import SitegenError
+from site_gen.core.errors import SitegenError
 
 # checkpoint_ref(value, where): raises unless `value` is a checkpoint the report declares.
 CheckpointRef = Callable[[str, str], None]

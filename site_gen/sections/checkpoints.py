@@ -5,7 +5,7 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analyse.report import Analysis
+from site_gen.analysis.report import Analysis
 from site_gen.render import format as fmt, views
 from site_gen.sections.base import Section
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analyse import results as calc
-from site_gen.load import require
+from site_gen.analysis import results as calc
+from site_gen.receipts.load import require
 from site_gen.render import views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import Section

@@ -5,11 +5,11 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analyse import long_outputs as calc
-from site_gen.analyse.frames import records
-from site_gen.analyse.report import Analysis
-from site_gen.errors import SitegenError
-from site_gen.load import require
+from site_gen.analysis import long_outputs as calc
+from site_gen.analysis.frames import records
+from site_gen.analysis.report import Analysis
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import require
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section

@@ -5,10 +5,10 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analyse import memory as calc
-from site_gen.analyse.frames import records
-from site_gen.analyse.report import Analysis
-from site_gen.load import require
+from site_gen.analysis import memory as calc
+from site_gen.analysis.frames import records
+from site_gen.analysis.report import Analysis
+from site_gen.receipts.load import require
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, Section

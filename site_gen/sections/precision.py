@@ -5,11 +5,11 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analyse import precision as calc
-from site_gen.analyse.frames import records
-from site_gen.analyse.report import Analysis
-from site_gen.errors import SitegenError
-from site_gen.load import require, unique_ids
+from site_gen.analysis import precision as calc
+from site_gen.analysis.frames import records
+from site_gen.analysis.report import Analysis
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import require, unique_ids
 from site_gen.render import charts, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig

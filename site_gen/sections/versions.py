@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from site_gen.analyse import versions as calc
-from site_gen.analyse.frames import from_rows
-from site_gen.analyse.report import Analysis
-from site_gen.load import require
+from site_gen.analysis import versions as calc
+from site_gen.analysis.frames import from_rows
+from site_gen.analysis.report import Analysis
+from site_gen.receipts.load import require
 from site_gen.render import views
 from site_gen.sections.base import BlockSpec, Section
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from site_gen.load import require
+from site_gen.receipts.load import require
 from site_gen.render.provenance import Fig
 from site_gen.sections import BlockSpec, Section
 

@@ -1,0 +1,137 @@
+"""Which other reports of the site a report links to, decided from the receipts.
+
+- its versions section's `previous` engine (name and version) is another report's candidate: the
+  versions page links that report, and that report links back to the versions page;
+- a memory reference names an engine that another report's candidate is;
+- `report.supersedes` names the run it reruns: each of the two links the other;
+- receipt markdown links `page:REPORT/NAME` to a page of another report.
+
+Pages that show such a link draw on the other report's receipt, so the builder adds `receipts`
+(and `files`) to their records: an edit of the other report, or a report that comes or goes, remakes them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from site_gen.analysis.report import Analysis
+
+# A receipt's link to another report's page (`page:REPORT/NAME`); the id is a report folder's name.
+_MENTION = re.compile(r"page:([A-Za-z0-9][A-Za-z0-9._-]*)/", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Another report, as a link to it needs it: its title and its pages (key -> site path)."""
+    id: str
+    title: str
+    label: str                     # its candidate, "name vVERSION"
+    pages: tuple[tuple[str, str], ...]
+
+    def url(self, key: str = "overview") -> str | None:
+        return dict(self.pages).get(key)
+
+
+@dataclass(frozen=True)
+class Related:
+    """One report's links to the others, and what the pages that show them draw on."""
+    engines: tuple[tuple[tuple[str, str], str], ...] = ()  # (engine name, version) -> the report of that candidate
+    compared_by: tuple[str, ...] = ()                      # reports whose previous version is this candidate
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    targets: tuple[Target, ...] = ()                       # every report above, and those linked from markdown
+    # (id, sha256) of every report consulted, ("id", "") for one linked from markdown but not in the site
+    receipts: tuple[tuple[str, str], ...] = ()
+    files: frozenset[str] = field(default=frozenset())
+
+    def target(self, report_id: str | None) -> Target | None:
+        return next((t for t in self.targets if t.id == report_id), None)
+
+    def engine(self, name: str, version: str) -> Target | None:
+        return self.target(dict(self.engines).get((name, version)))
+
+
+NONE = Related()
+
+
+def _engine(e: dict | Any) -> tuple[str, str]:
+    return (e["name"], e["version"]) if isinstance(e, dict) else (e.name, e.version)
+
+
+@dataclass(frozen=True)
+class Own:
+    """What one receipt says about other reports: the part of `relations` that needs only it."""
+    candidate: tuple[str, str]
+    previous: tuple[str, str] | None      # its versions section's previous engine
+    engines: tuple[tuple[str, str], ...]  # engines other than its own it names: previous, memory references
+    supersedes: str | None
+    mentions: tuple[str, ...]             # reports its markdown links (`page:REPORT/NAME`)
+
+
+def own(a: Analysis) -> Own:
+    from site_gen.render.pages import receipt_texts
+
+    r = a.report
+    previous = (r.section("versions") or {}).get("previous")
+    engines = ([_engine(previous)] if previous else []) + [_engine(ref) for ref in (r.section("memory") or {}).get("references", [])]
+    texts = [text for _, text in receipt_texts(r) if "page:" in text.lower()]
+    return Own(_engine(r.candidate), _engine(previous) if previous else None, tuple(dict.fromkeys(engines)),
+               r.meta.get("supersedes"), tuple(dict.fromkeys(m.group(1) for t in texts for m in _MENTION.finditer(t))))
+
+
+def _pages(a: Analysis) -> tuple[tuple[str, str], ...]:
+    from site_gen.render.pages import present_sections, report_base
+
+    return tuple((key, report_base(a.report.id) + file) for key, _, file in present_sections(a))
+
+
+def relations(analyses: list[Analysis], memo: dict | None = None) -> dict[str, Related]:
+    """Each report's links to the others (reports without any are left out). `analyses` newest
+    first, so an engine version with several reports links the newest. `memo` keeps each report's
+    `Own` between calls (a preview's rebuilds), by receipt and lede."""
+    memo = {} if memo is None else memo
+    facts = {}
+    for a in analyses:
+        key = (a.report.id, a.report.sha256, a.report.lede)
+        facts[a.report.id] = memo[key] if key in memo else memo.setdefault(key, own(a))
+    by_id = {a.report.id: a for a in analyses}
+    by_candidate: dict[tuple[str, str], list[str]] = {}
+    for rid, f in facts.items():
+        by_candidate.setdefault(f.candidate, []).append(rid)
+    compared_by: dict[str, list[str]] = {}
+    superseded_by: dict[str, str] = {}
+    for rid, f in facts.items():
+        for other in by_candidate.get(f.previous, []) if f.previous else []:
+            if other != rid:
+                compared_by.setdefault(other, []).append(rid)
+        if f.supersedes in by_id:
+            superseded_by[f.supersedes] = rid
+    out: dict[str, Related] = {}
+    targets: dict[str, Target] = {}  # each linked report made a target once
+    for rid, f in facts.items():
+        engines, consulted = [], set()
+        for engine in f.engines:
+            matches = [other for other in by_candidate.get(engine, []) if other != rid]
+            consulted.update(matches)  # which one is linked depends on all of them
+            if matches:
+                engines.append((engine, matches[0]))
+        supersedes = f.supersedes if f.supersedes in by_id else None
+        linked = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid), *f.mentions]
+        linked = [t for t in dict.fromkeys(linked) if t and t != rid]
+        if linked:
+            for t in linked:
+                if t in by_id and t not in targets:
+                    b = by_id[t].report
+                    targets[t] = Target(t, b.title, b.candidate.label, _pages(by_id[t]))
+            consulted.update(t for t in linked if t in by_id)
+            out[rid] = Related(
+                engines=tuple(engines), compared_by=tuple(compared_by.get(rid, [])), supersedes=supersedes,
+                superseded_by=superseded_by.get(rid), targets=tuple(targets[t] for t in linked if t in by_id),
+                receipts=tuple(sorted({(t, by_id[t].report.sha256) for t in consulted} | {(t, "") for t in linked if t not in by_id})),
+                files=frozenset(str(by_id[t].report.file) for t in consulted))
+    if len(memo) > 2 * len(facts):  # receipts since edited: keep this build's
+        live = {(a.report.id, a.report.sha256, a.report.lede) for a in analyses}
+        for key in [k for k in memo if k not in live]:
+            del memo[key]
+    return out

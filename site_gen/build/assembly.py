@@ -1,0 +1,101 @@
+"""One assembly of the site's model, for every front end: load -> analyse -> order -> supersedes.
+
+`sitegen build`, `check` and the preview go through `Builder` (which caches each step), `sitegen
+summary` and the MkDocs plugin through `assemble`; all of them order and check the reports with
+`settle`, so each front end sees the same reports, in the same order, refused for the same reasons.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from site_gen.analysis.report import Analysis, analyse
+from site_gen.core.config import Config
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import load_reports
+from site_gen.render import dashboard
+from site_gen.render import history as history_view
+from site_gen.render.pages import report_base
+
+
+def history_nav() -> dict[str, str | None]:
+    """The navigation entry of the history page (a site of several reports has one)."""
+    return {"title": "History", "url": history_view.HISTORY_URL, "report": None}
+
+
+@dataclass
+class Site:
+    analyses: list[Analysis]          # newest first
+    warnings: list[str] = field(default_factory=list)
+
+    def dashboard(self) -> list[dict]:
+        """The dashboard's rows (superseded reports under their rerun), as the home page lists them."""
+        return dashboard.split([dashboard.row(a, url=report_url(a.report.id)) for a in self.analyses])
+
+
+def report_url(report_id: str) -> str:
+    return report_base(report_id) + "index.html"
+
+
+def assemble(config: Config, *, strict: bool = False, only: str | None = None) -> Site:
+    """Every report of data_dir loaded, analysed and settled; with `only`, just that report (its
+    supersedes, which names another report, is then not checked)."""
+    reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
+    if only is not None:
+        chosen = [r for r in reports if r.id == only]
+        if not chosen:
+            raise SitegenError(f"no report '{only}'; reports: {', '.join(r.id for r in reports)}", config.data_dir)
+        reports = chosen
+    analyses = [analyse(r, config.noise_band, config.ratio_scale, config.headline_input) for r in reports]
+    warnings = [w for r in reports for w in r.warnings]
+    if only is not None:
+        return Site(analyses, warnings)
+    return Site(settle(analyses), warnings)
+
+
+def settle(analyses: list[Analysis]) -> list[Analysis]:
+    """The reports checked for supersedes and sorted newest first (the dashboard's and the navigation's order)."""
+    check_supersedes(analyses)
+    return sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)
+
+
+def report_nav(analyses: list[Analysis]) -> list[dict[str, str | None]]:
+    """The site navigation's entries for the reports (and their history page, when there are several)."""
+    nav = [{"title": a.report.title, "url": report_url(a.report.id), "report": a.report.id} for a in analyses]
+    return [history_nav()] + nav if len(analyses) > 1 else nav
+
+
+def check_supersedes(analyses: list[Analysis]) -> None:
+    """A report may supersede (rerun) another: the one it names must be another report here, and
+    reruns form chains. The dashboard lists a superseded report under its one newer run and
+    shows the chain's newest in the table: in a cycle every report would be superseded and the
+    table empty; two reruns of one report would leave one of them unnamed."""
+    reports = {a.report.id: a.report for a in analyses}
+    supersedes: dict[str, str] = {}
+    rerun: dict[str, str] = {}  # superseded id -> the report that supersedes it
+    for rid in sorted(reports):
+        target = reports[rid].meta.get("supersedes")
+        if target is None:
+            continue
+        if target not in reports or target == rid:
+            raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(reports))}",
+                               reports[rid].file, "$.report.supersedes")
+        if target in rerun:
+            raise SitegenError(f"supersedes '{target}', which '{rerun[target]}' supersedes too; a report has one rerun "
+                               f"(let the newer of '{rerun[target]}' and '{rid}' supersede the other)",
+                               reports[rid].file, "$.report.supersedes")
+        supersedes[rid], rerun[target] = target, rid
+    # Each report now has at most one rerun, so a walk that comes back to where it began is a cycle.
+    done: set[str] = set()
+    for start in sorted(supersedes):
+        if start in done:
+            continue
+        chain, node = [], start
+        while node in supersedes and node not in done:
+            chain.append(node)
+            done.add(node)
+            node = supersedes[node]
+        if node == start:
+            raise SitegenError(f"supersedes '{supersedes[start]}', and the reruns go round in a circle: "
+                               f"{' → '.join(chain + [start])}; the first run of a chain supersedes none",
+                               reports[start].file, "$.report.supersedes")
+

@@ -1,0 +1,388 @@
+"""The pipeline: load -> analyse -> render -> files. Front ends (CLI, preview, MkDocs) call this.
+
+`Builder` keeps what it made between builds (the preview's case): reports and analyses in a
+`ReportStore`, and every output with the `Dependencies` it was made from (see dependencies.py), so
+a rebuild after one edit redoes only what the edit touched. Cold builds of many reports fork
+workers (build_workers.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_gen.analysis.report import Analysis
+from site_gen.build.assembly import history_nav, report_nav, report_url, settle
+from site_gen.build.site import SiteBuild
+from site_gen.build.workers import Streamed, prefill, workers_for
+from site_gen.core.config import Config
+from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash
+from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import report_folders
+from site_gen.analysis.related import NONE as NO_RELATED, relations
+from site_gen.render import dashboard
+from site_gen.render import history as history_view
+from site_gen.render.assets import theme_assets
+from site_gen.render.contexts import HistoryContext, as_context
+from site_gen.render.docs import DocsPages
+from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, theme_dir
+from site_gen.build.reports import ReportStore
+from site_gen.build.write import Staging, check_site_dir
+
+# Below this many reports, forking workers costs more than it saves. The tests lower it (the
+# environment variable reaches the CLI they run too) to take the forked path with a few reports.
+PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 48)
+
+
+@dataclass
+class BuildResult:
+    files: dict[str, bytes]
+    pages: int
+    reports: int
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    listing: dict[str, str] | None = None  # the site folder's files by hash, when the build knows them (`Staging`)
+
+
+@dataclass
+class Made:
+    """One report's part of the site: its pages (and their warnings) and its other files (CSVs, receipt)."""
+    pages: list[Page]
+    files: dict[str, bytes]
+    warnings: list[str]
+
+
+class Builder:
+    """`build_files` that remembers what it computed, for the live preview.
+
+    Every output is kept with the `Dependencies` it was made from and reused while the record made
+    for it now is equal: a receipt edit remakes its own report's files (and the dashboard), a
+    report's prose file its overview, a template the pages whose closure holds it. Every `build()`
+    still returns the whole site, the same bytes a fresh `build_files` gives.
+    """
+
+    def __init__(self, config: Config, *, strict: bool = False, progress=None, watched: bool = False):
+        self.config = config
+        self.strict = strict
+        self.progress = progress  # progress(what, done, total), e.g. a terminal progress bar
+        self.stats: dict[str, int] = {}
+        self.store = ReportStore(config, strict=strict, watched=watched, stats=self.stats)
+        self.templates = Templates(config.custom_dir)
+        # Every kept output by name: a page's URL, `report:ID` for a report's whole set of files.
+        self.records = DependencyIndex()
+        self._pages: dict[tuple[str, str], tuple[Dependencies, Page, list]] = {}  # (report id, page key)
+        self._report_files: dict[str, tuple[str, dict[str, bytes]]] = {}  # report id -> (sha256, CSVs and receipt)
+        self._report_whole: dict[str, tuple[Dependencies, Made]] = {}
+        self._rendered: dict[str, tuple[Page, bytes]] = {}     # URL -> (the page rendered, its HTML)
+        self.report_done: dict[str, tuple[dict[str, bytes], list, bool]] = {}  # id -> (files, warnings, charts)
+        self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
+        self._docs_gen = 0  # bumped when a file under docs_dir changes
+        self.docs: tuple[Dependencies, DocsPages, dict[str, bytes] | None] | None = None
+        self.docs_pages: dict = {}        # DocsPages.pages' cache
+        self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
+        self._history: tuple[Dependencies, Page] | None = None
+        self._rows: dict[tuple[str, str], dict] = {}           # (report id, sha256) -> dashboard row
+        self._history_rows: dict = {}
+        self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
+        self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
+        self._row_html: dict[tuple[str, str], object] = {}
+        self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
+        self.related: dict = {}  # report id -> its links to other reports (site_gen/analysis/related.py), this build's
+        self._related_memo: dict = {}  # what each receipt says about other reports, kept between builds
+        self._links_memo: dict = {}    # id of a Related of this build -> (it, the hash of what it shows)
+
+    # -- what changed -------------------------------------------------------------------------
+    def template_roots(self) -> list[Path]:
+        return ([self.config.custom_dir] if self.config.custom_dir else []) + [theme_dir("templates")]
+
+    def changed(self, paths) -> None:
+        """Marks files as changed (the preview's watcher calls this); the next `build()` rereads them.
+
+        Changes are also noticed without it, from file sizes and times, but a second save within
+        the file system's timestamp granularity can look unchanged: the watcher's word settles it.
+        """
+        data = self.config.data_dir.resolve()
+        docs = self.config.docs_dir.resolve()
+        roots = [r.resolve() for r in self.template_roots()]
+        templates: set[str] = set()
+        real = [Path(os.path.realpath(p)) for p in paths]  # not resolve(): a path in a symlink loop raises there
+        for path in real:
+            if data == path or data in path.parents:
+                self.store.changed(path)
+                continue
+            if docs == path or docs in path.parents:
+                self._docs_gen += 1
+            for root in roots:
+                if root in path.parents:
+                    templates.add(path.relative_to(root).as_posix())
+                    break
+        self.templates.changed(templates)
+        self.records.invalidate(real)
+
+    # -- records ------------------------------------------------------------------------------
+    def site_hash(self, site_nav: list[dict], asset_urls: dict[str, str]) -> str:
+        """Hash of what a page draws besides its own context: the navigation's site entries (page_context
+        draws no report entries, so adding a report leaves the others' pages as they were) and asset URLs."""
+        base = (id(site_nav), id(asset_urls))
+        if self._site_key is None or self._site_key[0] != base:
+            nav = [item for item in site_nav if not item.get("report")]
+            self._site_key = (base, content_hash(repr(nav) + repr(sorted(asset_urls.items()))), site_nav, asset_urls)
+        return self._site_key[1]
+
+    def report_deps(self, a: Analysis, *, lede: bool = True) -> Dependencies:
+        """A report's receipt (and lede) as a record's inputs, with what its pages show of the reports they link to."""
+        r = a.report
+        files = {str(r.file)}
+        if lede and r.meta.get("lede", "").endswith(".md"):
+            files.add(os.path.realpath(r.folder / r.meta["lede"]))
+        return Dependencies(receipts=((r.id, r.sha256),), ledes=((r.id, content_hash(r.lede)),) if lede else (),
+                            files=frozenset(files), links=self._links(r.id))
+
+    def _links(self, report_id: str) -> str:
+        """The hash of what a report's pages show of other reports: its `Related` (relations() finds it
+        again each build, from every receipt) without the receipts it was found from."""
+        related = self.related.get(report_id)
+        if related is None:
+            return ""
+        key = id(related)
+        if key not in self._links_memo:
+            shown = dataclasses.replace(related, receipts=(), files=frozenset())
+            self._links_memo[key] = (related, content_hash(repr(shown)))  # `related` kept: its id stays its own
+        return self._links_memo[key][1]
+
+    def _page_deps(self, page: Page, site: str) -> Dependencies:
+        """What a page's HTML is made from: its context's own record, its template closure, the site's part."""
+        templates, files = self.templates.record(page.template)
+        own = page.deps if page.deps is not None else Dependencies()
+        return Dependencies(own.receipts, own.ledes, templates, own.docs, site, own.files | files, own.links)
+
+    def dependencies(self, output: str) -> Dependencies | None:
+        """The record an output (a page URL, or `report:ID`) was last made from."""
+        return self.records.get(output)
+
+    # -- a report's files ---------------------------------------------------------------------
+    def report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> Made:
+        r = a.report
+        deps = self.report_deps(a)
+        whole = self._report_whole.get(r.id)
+        if whole is not None and whole[0] == deps:
+            return whole[1]  # nothing of this report changed: skip even listing its sections
+        rp = ReportPages(a, self.config, site_nav, strict=self.strict, related=self.related.get(r.id, NO_RELATED))
+        made = Made([], {}, [])
+        for key, title, file in rp.sections:
+            # A page's context depends on the receipt only; the overview's also on the lede.
+            version = deps if key == "overview" else self.report_deps(a, lede=False)
+            cached = self._pages.get((r.id, key))
+            if cached is None or cached[0] != version:
+                before = len(rp.warnings)
+                page = rp.page(key, title, file)
+                page.deps = version
+                cached = self._pages[(r.id, key)] = (version, page, rp.warnings[before:])
+                self.stats["contexts"] = self.stats.get("contexts", 0) + 1
+            made.pages.append(cached[1])
+            made.warnings.extend(cached[2])
+        present = {key for key, _, _ in rp.sections}
+        for key, _, _ in all_pages():
+            if key not in present:
+                self._pages.pop((r.id, key), None)  # a section the receipt no longer has
+        files = self._report_files.get(r.id)
+        if files is None or files[0] != r.sha256:
+            files = self._report_files[r.id] = (r.sha256, rp.files())
+        made.files = files[1]
+        self._report_whole[r.id] = (deps, made)
+        return made
+
+    def render(self, page: Page, site: str, site_nav: list[dict[str, str]], asset_urls: dict[str, str],
+                cache: bool) -> bytes:
+        deps = self._page_deps(page, site)
+        cached = self._rendered.get(page.url)
+        if cache and cached and cached[0] is page and self.records.get(page.url) == deps:
+            return cached[1]
+        html = render_page(page, self.config, site_nav, asset_urls)
+        self.stats["rendered"] = self.stats.get("rendered", 0) + 1
+        self._rendered[page.url] = (page, html)
+        self.records.record(page.url, deps)
+        return html
+
+    def report_made(self, a: Analysis, nav: list[dict[str, str]], asset_urls: dict[str, str]) -> tuple:
+        """A report's pages made and rendered (a worker's share), as `adopt` takes them back."""
+        made = self.report_pages(a, nav)
+        site = self.site_hash(nav, asset_urls)
+        for page in made.pages:
+            self.render(page, site, nav, asset_urls, cache=False)
+        rid = a.report.id
+        return ({k: v for k, v in self._pages.items() if k[0] == rid}, self._report_files[rid],
+                {p.url: (self._rendered[p.url], self.records.get(p.url)) for p in made.pages})
+
+    def _adopt(self, items: list[tuple]) -> None:
+        """Keeps what the workers made, as if this builder had made it."""
+        for folder, loaded, analysis, made, summaries in items:
+            self.store.loaded[folder] = loaded
+            self.store.analyses[loaded.report.id] = (loaded.report.sha256, analysis)
+            key = (loaded.report.id, loaded.report.sha256)
+            self._rows[key], self._history_rows[key] = summaries
+            if isinstance(made, Streamed):
+                self.streamed[loaded.report.id] = made
+                continue
+            pages, files, rendered = made
+            self._pages.update(pages)
+            self._report_files[loaded.report.id] = files
+            for url, (html, deps) in rendered.items():
+                self._rendered[url] = html
+                self.records.record(url, deps)
+
+    def _prefill(self, out: Staging | None = None) -> None:
+        """Loads, analyses and renders the reports' own pages in forked workers, filling the caches.
+
+        Only for a fresh builder with many reports. `build()` then finds every report cached and
+        renders just the site-wide pages. With `out`, workers write each report's files straight
+        into it and send back only the light analysis, so neither they nor this process ever hold
+        the site's pages.
+        """
+        if self.store.loaded:
+            return
+        try:
+            folders = report_folders(self.config.data_dir)
+        except SitegenError:
+            return
+        workers = workers_for(len(folders), PARALLEL_MIN_REPORTS)
+        if not workers:
+            return
+        nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
+        if len(folders) > 1:
+            nav = nav + [history_nav()]
+        self._adopt(prefill(self.config, self.strict, folders, nav, out, workers, self.step))
+
+    # -- the site-wide pages ------------------------------------------------------------------
+    def dashboard_rows(self, analyses: list[Analysis]) -> list[dict]:
+        """Every report's row, each with its HTML (`row_html`) when the theme's own macro draws it.
+
+        A thousand rows take ~40 ms to render; kept per receipt, a preview rebuild after one edit
+        renders one. A custom_dir that overrides the macros is rendered whole, as it may use the
+        page's context.
+        """
+        rows = []
+        for a in analyses:
+            key = (a.report.id, a.report.sha256)
+            if key not in self._rows:
+                self._rows[key] = dashboard.row(a, url=report_url(a.report.id))
+            rows.append(dict(self._rows[key]))
+        if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
+            return rows
+        version = self.templates.record("_macros.html")[0]
+        if self._row_macro is None or self._row_macro[0] != version:
+            module = environment(None).get_template("_macros.html").module
+            self._row_macro = (version, getattr(module, "dashboard_row", None))
+            self._row_html = {}
+        macro = self._row_macro[1]
+        if macro is None:
+            return rows
+        live = {}
+        for a, row in zip(analyses, rows):
+            key = (a.report.id, a.report.sha256)
+            live[key] = self._row_html.get(key) or macro(row)
+            row["row_html"] = live[key]
+        self._row_html = live
+        return rows
+
+    def history_page(self, analyses: list[Analysis], receipts: Dependencies) -> Page:
+        """The history page; its context is remade only when some receipt changed."""
+        if self._history is None or self._history[0] != receipts:
+            ctx = history_view.context(analyses, report_url, self._history_rows, self._history_memo)
+            page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
+                        context=as_context(HistoryContext(ctx)))
+            page.deps = receipts
+            self._history = (receipts, page)
+        return self._history[1]
+
+    def _docs_stamp(self) -> tuple[tuple[str, str], ...]:
+        """The files of docs_dir with their sizes and times (docs are found again when this changes)."""
+        root = self.config.docs_dir
+        if not root.is_dir():
+            return ()
+        out = []
+        for path in sorted(root.rglob("*")):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            out.append((path.as_posix(), f"{st.st_mtime_ns}:{st.st_size}"))
+        return tuple(out)
+
+    def _docs_for(self, analyses: list[Analysis]) -> DocsPages:
+        """docs_dir's pages, found and read again when docs, the set of reports or a template changed;
+        each page remade only when it or a report it draws on changed (see DocsPages.pages)."""
+        ids = content_hash(repr(sorted(a.report.id for a in analyses)) + f":{self._docs_gen}")
+        deps = Dependencies(docs=self._docs_stamp(), templates=self.templates.record("*")[0], site=ids)
+        if self.docs is None or self.docs[0] != deps:
+            self.docs = (deps, DocsPages(self.config, analyses, strict=self.strict), None)
+            self.docs_pages = {}
+        docs = self.docs[1]
+        docs.analyses = analyses
+        return docs
+
+    def step(self, what: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(what, done, total)
+
+    # -- the whole site -----------------------------------------------------------------------
+    def build(self, *, out: Staging | None = None) -> BuildResult:
+        """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing.
+
+        With `out`, a one-shot build for publishing: each report's files are written to `out` as
+        soon as they are made and are not kept, so memory does not grow with the number of pages;
+        the site-wide files are written at the end, and `files` holds only those.
+        """
+        start = time.perf_counter()
+        self.stats.clear()
+        self._prefill(out)
+        reports = self.store.reports()
+        analyses = settle([self.store.analysis(r) for r in reports])
+        self.related = relations(analyses, self._related_memo)
+        self._links_memo = {}
+        docs = self._docs_for(analyses)
+        site = SiteBuild(self, analyses, docs.nav + report_nav(analyses), theme_assets(self.config), out)
+        site.reports()
+        site.site_pages(docs)
+        site.render()
+        site.extra()
+        self._forget(site)
+        names = site.written if out is not None else site.files
+        return BuildResult(files=site.files, pages=sum(1 for f in names if f.endswith(".html")), reports=len(reports),
+                           warnings=site.warnings, seconds=time.perf_counter() - start)
+
+    def _forget(self, site: SiteBuild) -> None:
+        """Forgets what no longer exists (a deleted or renamed report, a section gone)."""
+        ids = {a.report.id for a in site.analyses}
+        self.store.forget(ids)
+        for cache in (self._report_files, self._report_whole, self.report_done):
+            for rid in set(cache) - ids:
+                del cache[rid]
+        for k in [k for k in self._pages if k[0] not in ids]:
+            del self._pages[k]
+        gone = set(self._rendered) - set(site.files)
+        for url in gone:
+            del self._rendered[url]
+        self.records.forget(gone | {f"report:{rid}" for rid in self._gone_reports(ids)})
+
+    def _gone_reports(self, ids: set[str]) -> list[str]:
+        return [o[7:] for o in self.records.outputs() if o.startswith("report:") and o[7:] not in ids]
+
+
+def build_files(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
+    """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
+    return Builder(config, strict=strict, progress=progress).build()
+
+
+def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False) -> BuildResult:
+    """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote."""
+    check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
+                                     config.config_file, *([config.custom_dir] if config.custom_dir else [])])
+    with Staging(config.site_dir, clean=clean) as out:
+        result = Builder(config, strict=strict, progress=progress).build(out=out)
+        out.commit()
+    result.warnings.extend(out.warnings)
+    result.listing = out.listing
+    return result

@@ -1,0 +1,227 @@
+"""What each output of a build was made from, and which outputs a change of files makes stale.
+
+As Sphinx's build environment records, for each document, the files it read, the builder records
+for each output (a rendered page, a report's whole set of files, a docs page) a `Dependencies`:
+the receipts and ledes it draws on by content hash, its template closure by content hash, the
+docs page it was written from, and a hash of the site-wide things it shows (navigation, assets).
+An output is up to date when the record made for it now equals the one kept with it; and
+`DependencyIndex.invalidate`, the one routine the preview's watcher drives, drops every output
+that names a changed file. The key (`Dependencies.key`) is a content hash, the same in every
+process, so a persistent cache can be keyed on it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+
+def content_hash(data: str | bytes) -> str:
+    """sha256 of text (UTF-8) or bytes, in hex: how every input of a record is named."""
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    """What one output was made from. Equal records mean the output would come out the same bytes.
+
+    receipts:  (report id, sha256 of its SUMMARY.json) of every report it draws on
+    ledes:     (report id, sha256 of the report's lede text), where the output shows a lede
+    templates: (template name, sha256 of its source) of its whole template closure; the name "*"
+               stands for a template chosen at render time, its hash for every template's
+    docs:      (docs page path inside docs_dir, sha256 of its text) for a page written in docs_dir
+    site:      sha256 of the site-wide inputs it shows (the navigation's site entries, asset URLs,
+               the list of reports, as the output kind needs)
+    links:     sha256 of what it shows of other reports (their titles, candidates and pages:
+               site_gen/analysis/related.py), for a report's pages; not their receipts, so an edit of a
+               linked report that leaves these as they were remakes none of them
+    files:     the source files behind the above, as absolute paths: what `invalidate` matches a
+               changed path against (not part of the key: where a file is does not change bytes)
+    """
+
+    receipts: tuple[tuple[str, str], ...] = ()
+    ledes: tuple[tuple[str, str], ...] = ()
+    templates: tuple[tuple[str, str], ...] = ()
+    docs: tuple[tuple[str, str], ...] = ()
+    site: str = ""
+    files: frozenset[str] = field(default=frozenset(), compare=False)
+    links: str = ""
+
+    @property
+    def key(self) -> str:
+        """A stable content key: the same inputs give the same key in any process, on any day."""
+        return content_hash(json.dumps([self.receipts, self.ledes, self.templates, self.docs, self.site, self.links]))
+
+    def __or__(self, other: Dependencies) -> Dependencies:
+        """Both records' inputs, as an output made of two parts records them (`site` is taken from `self`)."""
+        def union(a, b):
+            return tuple(sorted(set(a) | set(b)))
+        return Dependencies(union(self.receipts, other.receipts), union(self.ledes, other.ledes),
+                            union(self.templates, other.templates), union(self.docs, other.docs),
+                            self.site or other.site, self.files | other.files, self.links or other.links)
+
+
+class DependencyIndex:
+    """Outputs by name with the record each was made from; `invalidate` finds them by file."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, Dependencies] = {}
+        self._by_file: dict[str, set[str]] = {}  # file -> outputs whose record named it (some since remade)
+
+    def get(self, output: str) -> Dependencies | None:
+        return self._records.get(output)
+
+    def record(self, output: str, deps: Dependencies) -> None:
+        old = self._records.get(output)
+        self._records[output] = deps
+        if old is None or old.files != deps.files:
+            for file in deps.files:
+                self._by_file.setdefault(file, set()).add(output)
+
+    def forget(self, outputs) -> None:
+        for output in outputs:
+            self._records.pop(output, None)
+
+    def outputs(self) -> list[str]:
+        return list(self._records)
+
+    def invalidate(self, paths) -> set[str]:
+        """Drops, and returns, every output whose record names one of `paths` (or a file inside one)."""
+        changed = {os.path.realpath(p) for p in paths}
+        folders = tuple(c + os.sep for c in changed)  # a changed folder: every file inside it
+        around = changed | {str(parent) for c in changed for parent in Path(c).parents}  # a record may name a folder
+        stale = set()
+        for file in [f for f in self._by_file if f in around or f.startswith(folders)]:
+            for output in self._by_file.pop(file):
+                deps = self._records.get(output)
+                if deps is not None and file in deps.files:
+                    stale.add(output)
+        self.forget(stale)
+        return stale
+
+
+@lru_cache(maxsize=256)
+def _references(source: str) -> tuple[str | None, ...]:
+    """The templates a template's source names; `prefix*` for a name computed from a fixed start
+    (`"overview/" ~ key ~ ".html"`), None for one computed whole. Parsing is most of a small build's
+    time, and every Builder (each `sitegen check`, each build of the plugin) asks for the same sources."""
+    from jinja2 import nodes
+
+    from site_gen.render.pages import environment
+    from site_gen.build.template_cache import references
+
+    def find() -> list[str | None]:
+        out: list[str | None] = []
+        for node in environment(None).parse(source).find_all((nodes.Extends, nodes.FromImport, nodes.Import, nodes.Include)):
+            name = node.template
+            if isinstance(name, nodes.Const) and isinstance(name.value, str):
+                out.append(name.value)
+            elif isinstance(name, (nodes.Tuple, nodes.List)) and all(isinstance(n, nodes.Const) for n in name.items):
+                out.extend(str(n.value) for n in name.items)
+            elif isinstance(name, nodes.Concat) and isinstance(name.nodes[0], nodes.Const) and name.nodes[0].value:
+                out.append(f"{name.nodes[0].value}*")
+            else:
+                out.append(None)
+        return out
+
+    return references(source, find)
+
+
+class Templates:
+    """The template side of the records: each template's closure, and the content hash of each file.
+
+    Kept until `changed` names a template (the preview's watcher), then that template's closure and
+    hash are found again; jinja's compiled copy of it is dropped too.
+    """
+
+    def __init__(self, custom_dir: Path | None) -> None:
+        from site_gen.render.pages import environment, theme_dir
+
+        self.custom_dir = custom_dir
+        self.roots = ([custom_dir] if custom_dir else []) + [theme_dir("templates")]
+        self.env = environment(str(custom_dir) if custom_dir else None)
+        self._closures: dict[str, tuple[str, ...]] = {}
+        self._hashes: dict[str, tuple[str, str]] = {}  # name -> (content hash, file)
+        self._records: dict[str, tuple[tuple[tuple[str, str], ...], frozenset[str]]] = {}
+        self._listed: list[str] | None = None
+
+    def closure(self, name: str) -> tuple[str, ...]:
+        """A template and every template it extends, includes or imports ("*": one named at render time)."""
+        if name not in self._closures:
+            seen: set[str] = set()
+            todo = [name]
+            while todo:
+                n = todo.pop()
+                if n in seen:
+                    continue
+                seen.add(n)
+                if n.endswith("*") and n != "*":  # a name's fixed start: every template that starts so
+                    todo.extend(self._named(n[:-1]))
+                    continue
+                try:
+                    refs = _references(self.env.loader.get_source(self.env, n)[0])
+                except jinja2.TemplateError:
+                    continue
+                todo.extend(ref if ref is not None else "*" for ref in refs)
+            self._closures[name] = tuple(sorted(seen))
+        return self._closures[name]
+
+    def _named(self, prefix: str) -> list[str]:
+        """The templates whose names start with `prefix`, in any template folder."""
+        if self._listed is None:
+            self._listed = sorted(self.env.list_templates())
+        return [t for t in self._listed if t.startswith(prefix)]
+
+    def _hash(self, name: str) -> tuple[str, str]:
+        if name not in self._hashes:
+            if name == "*":
+                every = sorted(self.env.list_templates())
+                self._hashes[name] = (content_hash("\0".join(f"{t}\0{self._hash(t)[0]}" for t in every)), "")
+            elif name.endswith("*"):  # which templates start so: a new one changes the record
+                self._hashes[name] = (content_hash("\0".join(self._named(name[:-1]))), "")
+            else:
+                try:
+                    source, file, _ = self.env.loader.get_source(self.env, name)
+                except jinja2.TemplateError:
+                    source, file = "", ""
+                self._hashes[name] = (content_hash(source), os.path.realpath(file) if file else "")
+        return self._hashes[name]
+
+    def hash(self, name: str) -> str:
+        """The content hash of one template's source (of every template's, for "*")."""
+        return self._hash(name)[0]
+
+    def record(self, name: str) -> tuple[tuple[tuple[str, str], ...], frozenset[str]]:
+        """(template, content hash) of a template's closure, and the files they are read from."""
+        if name not in self._records:
+            closure = self.closure(name)
+            pairs = tuple((t, self._hash(t)[0]) for t in closure)
+            files = frozenset(f for t in closure if (f := self._hash(t)[1]))
+            for t in closure:  # a new template where a computed name may find it names the folder
+                if t.endswith("*"):
+                    files |= frozenset(os.path.realpath(r / posixpath.dirname(t)) for r in self.roots)
+            self._records[name] = (pairs, files)
+        return self._records[name]
+
+    def changed(self, names: set[str]) -> None:
+        """Templates the watcher named: forget their hashes and every closure that holds them."""
+        if not names:
+            return
+        def touched(closure) -> bool:
+            return bool(names & set(closure)) or any(t.endswith("*") and n.startswith(t[:-1]) for t in closure for n in names)
+        self._hashes = {k: v for k, v in self._hashes.items() if k not in names and not k.endswith("*")}
+        self._closures = {k: v for k, v in self._closures.items() if not touched(v)}
+        self._records = {}
+        self._listed = None
+        # Drop the changed templates from jinja's cache (the others stay compiled): its own
+        # check of modification times can miss a save within the timestamp granularity.
+        if self.env.cache is not None:
+            for key in list(self.env.cache.keys()):
+                if isinstance(key, tuple) and key[-1] in names:
+                    del self.env.cache[key]

@@ -1,0 +1,140 @@
+"""One `Builder.build()`: the steps that make the site's files, and what they share while it runs.
+
+Each report's files are taken whole while its record holds, else made again (or, publishing,
+written straight out); then the site-wide pages (home, history, docs), the rendering of every page
+made in this build, and the files that follow from all of them (404, sitemap, share cards).
+"""
+from __future__ import annotations
+
+import functools
+import operator
+from typing import TYPE_CHECKING
+
+from site_gen.analysis.report import Analysis
+from site_gen.build.workers import lighten, write_report
+from site_gen.build.dependencies import Dependencies, content_hash
+from site_gen.core.diagnostics import warning
+from site_gen.render import dashboard, publish
+from site_gen.render.contexts import HomeContext, as_context
+from site_gen.render.docs import DocsPages
+from site_gen.render.pages import Page
+
+if TYPE_CHECKING:
+    from site_gen.build.builder import Builder, Made
+
+
+class SiteBuild:
+    """One `Builder.build()`: the site's files as they are made, and the state the steps share."""
+
+    def __init__(self, builder: Builder, analyses: list[Analysis], site_nav: list[dict], assets: dict, out):
+        self.b, self.analyses, self.site_nav, self.assets, self.out = builder, analyses, site_nav, assets, out
+        self.asset_urls = {k: v[0] for k, v in assets.items()}
+        self.site = builder.site_hash(site_nav, self.asset_urls)
+        self.receipts = Dependencies(receipts=tuple((a.report.id, a.report.sha256) for a in analyses))
+        self.files: dict[str, bytes] = {}
+        self.warnings: list[str] = []
+        self.pages: list[Page] = []
+        self.cached: set[int] = set()   # ids of pages that may be taken from the render cache
+        self.written: set[str] = set()  # files already in `out`
+        self.charts = False
+        self.remade: list[tuple[str, Made]] = []  # reports whose files were made (or looked at) in this build
+
+    def reports(self) -> None:
+        """Each report's own files: taken whole when nothing they are made from changed."""
+        for i, a in enumerate(self.analyses):
+            if i % 10 == 0:
+                self.b.step("reports", i, len(self.analyses))
+            self.warnings.extend(a.report.warnings)
+            if self.out is not None:
+                self._stream(a)
+            elif not self._reuse(a):
+                made = self.b.report_pages(a, self.site_nav)
+                self.pages.extend(made.pages)
+                self.cached.update(id(p) for p in made.pages)
+                self.files.update(made.files)
+                self.warnings.extend(made.warnings)
+                self.remade.append((a.report.id, made))
+            if a.report.raw:  # analysed and published: keep the analysis, drop the records
+                self.analyses[i] = a = lighten(a)
+                self.b.store.keep(a)
+
+    def _stream(self, a: Analysis) -> None:
+        made = self.b.streamed.pop(a.report.id, None)
+        related = self.b.related.get(a.report.id)
+        # A worker wrote the report without the others: one that links to another is written again.
+        if made is None or made.sha256 != a.report.sha256 or related is not None:
+            made = write_report(a, self.b.config, self.b.strict, self.site_nav, self.asset_urls, self.out, related)
+        self.written.update(made.names)
+        self.out.hashes.update(made.hashes)  # a worker's files: written there, hashed there
+        self.warnings.extend(made.warnings)
+        self.charts |= made.charts
+
+    def _reuse(self, a: Analysis) -> bool:
+        """Takes a report's files whole if its record still holds, without even looking at its pages
+        (a thousand reports are nine thousand pages)."""
+        output = f"report:{a.report.id}"
+        recorded, done = self.b.records.get(output), self.b.report_done.get(a.report.id)
+        if recorded is None or done is None:
+            return False
+        now = self.b.report_deps(a)
+        templates = tuple((name, self.b.templates.hash(name)) for name, _ in recorded.templates)
+        if (now.receipts, now.ledes, now.links, self.site, templates) != (recorded.receipts, recorded.ledes, recorded.links,
+                                                                           recorded.site, recorded.templates):
+            return False
+        self.files.update(done[0])
+        self.warnings.extend(done[1])
+        self.charts |= done[2]
+        return True
+
+    def site_pages(self, docs: DocsPages) -> None:
+        """The home page (or docs/index.md), the history page, and the docs pages and files."""
+        b = self.b
+        home = Page(url="index.html", title=b.config.site_name, template="home.html",
+                    context=as_context(HomeContext(dashboard.split(b.dashboard_rows(self.analyses)))))
+        home.deps = self.receipts
+        if len(self.analyses) > 1:
+            self.pages.append(b.history_page(self.analyses, self.receipts))
+        if b.docs[2] is None:
+            b.docs = (b.docs[0], docs, docs.files())
+        docs.warnings = []
+        docs_pages, docs_files = docs.pages(home, b.docs_pages), b.docs[2]
+        self.pages.extend(docs_pages)  # docs/index.md, when there is one, is the home page
+        self.cached.update(id(p) for p in docs_pages)
+        self.files.update(docs_files)
+        self.warnings.extend(docs.warnings)
+        for page in self.pages:  # a generated page wins over a docs file of its name: say so
+            if page.url in docs_files:
+                self.warnings.append(warning(f"is dropped: the page '{page.title}' is generated as {page.url}; "
+                                             "rename the file", docs.static[page.url], strict=b.strict))
+
+    def render(self) -> None:
+        b = self.b
+        for n, page in enumerate(self.pages, 1):
+            self.files[page.url] = b.render(page, self.site, self.site_nav, self.asset_urls,
+                                             cache=id(page) in self.cached)
+            self.charts |= page.charts
+            if n % 50 == 0 or n == len(self.pages):
+                b.step("pages", n, len(self.pages))
+        for rid, made in self.remade:
+            html = {p.url: self.files[p.url] for p in made.pages}
+            b.report_done[rid] = ({**made.files, **html}, made.warnings, any(p.charts for p in made.pages))
+            # The report's record: everything its pages were made from.
+            b.records.record(f"report:{rid}", functools.reduce(operator.or_, (b.records.get(p.url) for p in made.pages),
+                                                              Dependencies(site=self.site)))
+        for key, (path, data) in self.assets.items():
+            if key not in ("plotly", "plotly_charts") or self.charts:
+                self.files[path] = data
+
+    def extra(self) -> None:
+        """404.html, sitemap.xml and share cards: their file names follow from the reports, docs pages
+        and templates, so they are remade only when one of those changed."""
+        b = self.b
+        names = set(self.files).union(self.written)
+        deps = Dependencies(self.receipts.receipts, (), b.templates.record("*")[0], b.docs[0].docs,
+                            content_hash(f"{b.docs[0].site}:{len(names)}"))
+        if b.extra_files is None or b.extra_files[0] != deps:
+            b.extra_files = (deps, publish.extra_files(b.config, self.analyses, names))
+        self.files.update(b.extra_files[1])
+        if self.out is not None:
+            self.out.write(self.files)
+            self.written.update(self.files)

@@ -1,0 +1,157 @@
+"""A warm `sitegen build`: when nothing the site is made from has changed, and the site folder
+still holds exactly what the last build wrote, there is nothing to do.
+
+The persistent cache (site_gen/build/cache.py) keeps, under a hash of every input (each receipt's and
+page's bytes, the parsed config, the templates, sitegen's own files, Python and the installed
+packages), the hash of every file the build wrote and what it reported. A later build with the same
+inputs checks the site folder against that list file by file, by content: a file edited, added or
+removed by hand, a damaged entry or any input changed, and the build runs in full as before. Only
+reading the inputs is saved from nothing; importing pandas, analysing and rendering are skipped.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_gen.build import cache
+from site_gen.core.config import Config
+
+_PACKAGE = Path(__file__).resolve().parent
+_KIND = "sites"
+_CLEANUP = ("the previous site's copy", "could not remove")
+
+
+@dataclass
+class Reused:
+    """What `sitegen build` prints for a site it found already built (BuildResult's fields it uses)."""
+    pages: int
+    reports: int
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class Unsuitable(Exception):
+    """An input the key cannot capture (a symbolic link, a section from outside sitegen)."""
+
+
+def hash_tree(root: Path | None, h) -> None:
+    """Every file under root, by name and content, into the hash `h`."""
+    if root is None or not root.exists():
+        h.update(b"\0missing")
+        return
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                raise Unsuitable(path)
+            h.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
+            with open(path, "rb") as f:
+                h.update(hashlib.sha256(f.read()).digest())
+
+
+def packages() -> list[str]:
+    """The installed distributions and their versions, from the names of their metadata folders."""
+    out = []
+    for entry in sys.path:
+        if os.path.basename(entry) not in ("site-packages", "dist-packages"):
+            continue  # the script's folder, a test runner's: no installed package lives there
+        try:
+            out += sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            continue
+    return out
+
+
+def check_sections() -> None:
+    """Sections registered from outside sitegen are code the key cannot follow."""
+    registry = sys.modules.get("site_gen.sections")
+    for section in registry.all_sections() if registry is not None else ():
+        for value in vars(section).values():
+            if callable(value) and not getattr(value, "__module__", "site_gen.").startswith("site_gen."):
+                raise Unsuitable(f"section {section.name} from {value.__module__}")
+
+
+def code_roots() -> list[Path]:
+    """sitegen's own files; the theme is inside the package when installed, beside it in a checkout."""
+    return [_PACKAGE, _PACKAGE.parent / "templates", _PACKAGE.parent / "static"]
+
+
+def inputs_key(config: Config, strict: bool) -> str | None:
+    """A hash of everything the built site follows from, or None when that cannot be told."""
+    h = hashlib.sha256()
+    try:
+        for root in (config.data_dir, config.docs_dir, config.custom_dir, *code_roots()):
+            h.update(b"\1tree")
+            hash_tree(root, h)
+        check_sections()
+        parts = (repr(dataclasses.replace(config, site_dir=Path("."))), strict, packages())
+    except (Unsuitable, OSError):
+        return None
+    return cache.key("site", h.hexdigest(), parts)
+
+
+def _listing(site_dir: Path) -> dict[str, str] | None:
+    """Each file of the site folder (its top-level dot entries aside, the manifest in) by its hash."""
+    from site_gen.build.write import MANIFEST
+
+    out = {}
+    for folder, dirs, names in os.walk(site_dir):
+        top = Path(folder) == site_dir
+        if top:
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            names = [n for n in names if not n.startswith(".") or n == MANIFEST]
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            path = os.path.join(folder, name)
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                return None
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, site_dir).replace(os.sep, "/")] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def unchanged(config: Config, key: str | None) -> Reused | None:
+    """The last build's report when the site folder holds, byte for byte, what `key`'s inputs give."""
+    from site_gen.core.errors import SitegenError
+    from site_gen.build.write import check_site_dir
+
+    start = time.perf_counter()
+    data = cache.read(_KIND, key) if key else None
+    if data is None:
+        return None
+    try:
+        check_site_dir(config.site_dir, [config.data_dir, config.docs_dir, config.config_file,
+                                         *([config.custom_dir] if config.custom_dir else [])])
+        entry = json.loads(data)
+        files, pages, reports, warnings = entry["files"], entry["pages"], entry["reports"], entry["warnings"]
+        if not (isinstance(files, dict) and isinstance(pages, int) and isinstance(reports, int)
+                and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
+            return None
+        if not config.site_dir.is_dir() or _listing(config.site_dir) != files:
+            return None
+    except (ValueError, KeyError, TypeError, OSError, SitegenError):
+        return None  # the full build says what is wrong, if anything is
+    return Reused(pages=pages, reports=reports, warnings=list(warnings), seconds=time.perf_counter() - start)
+
+
+def record(config: Config, key: str | None, strict: bool, result) -> None:
+    """After a build: what it wrote, under the inputs' key, if the inputs did not change meanwhile."""
+    if not key or inputs_key(config, strict) != key:
+        return
+    try:
+        # The build's own listing of what it swapped in, else the folder read back file by file.
+        files = result.listing if getattr(result, "listing", None) is not None else _listing(config.site_dir)
+    except OSError:
+        return
+    # A warning of the clean-up belongs to that build only, not to one that reuses its site.
+    if files is not None and not any(w.startswith(_CLEANUP) for w in result.warnings):
+        entry = {"files": files, "pages": result.pages, "reports": result.reports, "warnings": result.warnings}
+        cache.write(_KIND, key, json.dumps(entry, sort_keys=True).encode("utf-8"))

@@ -1,0 +1,94 @@
+"""`sitegen` command line: a thin front end over the pipeline; subcommands live beside it (`cli/<command>.py`)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import signal
+import sys
+import threading
+import traceback
+
+import site_gen
+from site_gen.build import cache, write
+from site_gen.cli.util import error, warn
+from site_gen.core.errors import SitegenError
+
+COMMANDS = ["build", "serve", "check", "summary", "new", "import", "gh-deploy"]
+
+
+_MODULES = {"import": "import_"}  # `import` is a Python keyword
+
+
+def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments, only the named command's module is imported
+    (the others' help is never shown then): a warm `sitegen build` needs no pandas."""
+    p = argparse.ArgumentParser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.")
+    p.add_argument("--version", action="version", version=f"sitegen {site_gen.__version__}")
+    p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    named = next((a for a in argv or () if not a.startswith("-")), None)
+    version_only = named is None and "--version" in (argv or ())
+    for name in COMMANDS:
+        if version_only or (named in COMMANDS and name != named):
+            sub.add_parser(name)
+        else:
+            importlib.import_module(f"site_gen.cli.{_MODULES.get(name, name.replace('-', '_'))}").add_parser(sub)
+    return p
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the main thread is, so that `finally` and `with` blocks run."""
+
+
+def _terminate(signum, frame):
+    raise _Terminated()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser(sys.argv[1:]) if argv is None else parser()  # a caller in this process may want every command
+    args = p.parse_args(argv)
+    if not getattr(args, "run", None):
+        p.print_help()
+        return 2
+    show_traceback = getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK"))
+    # A stop asked for by the system (a CI job cancelled, `kill`) unwinds like Ctrl-C: a build's
+    # staging folder is removed and its workers stopped, instead of being left behind.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    # The process's own command line (not a caller's list): the previous site is removed after the
+    # command, by a process of its own, so the command returns as soon as the new site is in place.
+    own_process = argv is None
+    if own_process:
+        write.defer_removal()
+    args.own_process = own_process
+    try:
+        return args.run(args)
+    except SitegenError as exc:
+        if show_traceback:
+            traceback.print_exc()
+        error(str(exc))
+        return 1
+    except OSError as exc:
+        # The machine or a path the user named (too long a name, no permission, a full disk): not a bug.
+        if show_traceback:
+            traceback.print_exc()
+        error(str(SitegenError(exc.strerror or str(exc), exc.filename)) if exc.filename else f"{exc.strerror or exc}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except _Terminated:
+        return 143
+    except Exception as exc:  # a bug in sitegen, not in the input
+        if show_traceback:
+            traceback.print_exc()
+        error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
+        return 2
+    finally:
+        for note in cache.notes:  # the build cache's own trouble (not yours, not usable): said once
+            warn(note)
+        cache.configure()  # a later caller in this process (the tests) starts from the default
+        if own_process:
+            write.remove_aside(detach=True)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)

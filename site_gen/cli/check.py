@@ -1,0 +1,30 @@
+"""`sitegen check`: everything a build checks (receipts, blocks, checked statements), nothing written."""
+from __future__ import annotations
+
+import argparse
+
+from site_gen.build.builder import build_files
+from site_gen.cli.util import add_common, load, say, warn
+
+HELP = "Validate receipts, blocks and checked statements without writing the site."
+EPILOG = """examples:
+  sitegen check                  # exit 0 when the site would build, 1 with the first error
+  sitegen check --strict         # warnings fail too (for a pre-commit hook or CI)
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("check", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common(p)
+    p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    config = load(args)
+    result = build_files(config, strict=args.strict)
+    for message in result.warnings:
+        warn(message)
+    say(args, f"OK: {result.reports} report{'s' if result.reports != 1 else ''}, {result.pages} pages checked "
+              f"in {result.seconds:.2f} s" + (f", {len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}" if result.warnings else ""))
+    return 0

@@ -1,0 +1,442 @@
+"""Reads `mkdocs.yml`: MkDocs' own keys plus the options of the `sitegen` plugin entry.
+
+Checked like a receipt: every key sitegen reads has its type checked (and its range, for numbers),
+a refusal names the key's path (`plugins[0].sitegen.noise_band`), and the YAML is loaded safely,
+with limits on nesting and on what aliases expand to.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from site_gen.core.errors import SitegenError, suggest
+
+# Every top-level key MkDocs 1.6 accepts: a config shared with `mkdocs build` must not be refused
+# here for keys only MkDocs uses.
+MKDOCS_KEYS = {
+    "site_name", "site_url", "site_description", "site_author", "docs_dir", "site_dir", "repo_url",
+    "repo_name", "edit_uri", "edit_uri_template", "copyright", "google_analytics", "dev_addr",
+    "use_directory_urls", "nav", "theme", "extra_css", "extra_javascript", "extra_templates",
+    "markdown_extensions", "mdx_configs", "strict", "remote_branch", "remote_name", "extra", "plugins",
+    "hooks", "watch", "validation", "exclude_docs", "draft_docs", "not_in_nav", "INHERIT",
+}
+
+# Limits of mkdocs.yml, far above any real config: nesting (the YAML composer recurses once per
+# level) and values counted as if every alias were copied out (a "billion laughs" document is a few
+# lines whose aliases expand to 10^9 values: whatever walks it never finishes).
+MAX_DEPTH = 50
+MAX_VALUES = 100_000
+
+
+class _Refused(yaml.YAMLError):
+    """A document over a limit, refused while it is composed (before any of it is built)."""
+
+    def __init__(self, problem: str, mark: yaml.Mark, key: str | None):
+        super().__init__(problem)
+        self.problem, self.problem_mark, self.key = problem, mark, key
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with the limits above, tolerating MkDocs' `!ENV` and Material's `!!python/name:` tags."""
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._values = 0                  # so far, each alias counted at its full size
+        self._sizes: dict[int, int] = {}  # id of a composed node -> its size, aliases expanded
+        self._key: str | None = None      # the top-level setting being composed, to name in a refusal
+
+    def _refuse(self, problem: str, mark: yaml.Mark) -> None:
+        raise _Refused(problem, mark, self._key)
+
+    def _count(self, n: int, mark: yaml.Mark) -> None:
+        self._values += n
+        if self._values > MAX_VALUES:
+            self._refuse(f"expected at most {MAX_VALUES:,} values with aliases expanded, got more", mark)
+
+    def construct_object(self, node, deep=False):
+        try:
+            value = super().construct_object(node, deep)
+        except (ValueError, OverflowError) as exc:  # `!!float x`, `!!int 1e999`, `!!binary ?`: a value its tag cannot take
+            raise yaml.constructor.ConstructorError(None, None, f"{node.tag} cannot take {node.value!r} ({exc})"
+                                                    if isinstance(node, yaml.ScalarNode) else str(exc), node.start_mark) from None
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:  # "\ud800": a half of a character, which no page can hold
+                raise yaml.constructor.ConstructorError(None, None, f"text holds the lone surrogate U+{ord(value[exc.start]):04X}",
+                                                        node.start_mark) from None
+        return value
+
+    def fetch_flow_collection_start(self, TokenClass) -> None:
+        # The scanner looks ahead over every open `[` for a possible `key:` (up to 1,024 characters,
+        # each step over all of them): refused at the limit, a line of 50,000 `[` costs microseconds.
+        if self.flow_level >= MAX_DEPTH:
+            self._refuse(f"expected at most {MAX_DEPTH} levels of nesting, got more", self.get_mark())
+        super().fetch_flow_collection_start(TokenClass)
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                if id(node) not in self._sizes:  # its anchor is still open: a value containing itself
+                    self._refuse(f"expected an alias outside its anchor, got *{event.anchor} inside it",
+                                 event.start_mark)
+                self._count(self._sizes[id(node)], event.start_mark)
+            return super().compose_node(parent, index)
+        if self._depth == 1 and isinstance(index, yaml.ScalarNode):
+            self._key = index.value
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            self._refuse(f"expected at most {MAX_DEPTH} levels of nesting, got more", event.start_mark)
+        before = self._values
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        self._count(1, event.start_mark)
+        self._sizes[id(node)] = self._values - before
+        return node
+
+
+def _env_tag(loader: _Loader, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        names = [loader.construct_scalar(node)]
+    else:
+        names = loader.construct_sequence(node)
+    *names, default = names if len(names) > 1 else (names + [None])
+    for name in names:
+        if isinstance(name, str) and name in os.environ:
+            return yaml.load(os.environ[name], Loader=_Loader)
+    return default
+
+
+def _any_tag(loader: _Loader, suffix: str, node: yaml.Node) -> Any:
+    return None
+
+
+_Loader.add_constructor("!ENV", _env_tag)
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _any_tag)
+_Loader.add_multi_constructor("!", _any_tag)
+
+
+def _got(value: Any) -> str:
+    """What a value is, as the message's "got ...": `null`, `int 5`, `list [1, 2]`."""
+    if value is None:
+        return "null"
+    if value == "" and isinstance(value, str):
+        return "an empty string"
+    shown = repr(value)
+    return f"{type(value).__name__} {shown if len(shown) <= 60 else shown[:57] + '...'}"
+
+
+def _number(value: Any, where: str, file: Path | None, low: float | None = None, high: float | None = None) -> float:
+    bounds = (f" between {low} and {high}" if low is not None and high is not None else
+              f" of at least {low}" if low is not None else "")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SitegenError(f"expected a number{bounds}, got {_got(value)}", file, where)
+    # NaN compares false with any bound and infinity passes an open one: both refused by name.
+    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
+        raise SitegenError(f"expected a finite number{bounds}, got {value!r}", file, where)
+    return float(value)
+
+
+def _text(value: Any, where: str, file: Path | None, what: str = "a string") -> str:
+    if not isinstance(value, str) or not value:
+        raise SitegenError(f"expected {what}, got {_got(value)}", file, where)
+    return value
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of the `sitegen` plugin entry: what it holds, its default and what it means.
+
+    kind: "folder" (a path relative to mkdocs.yml), "number" (finite, within [low, high]),
+    "scale" ([low, high] around 1, each a number within [low, high]), "choice" (one of `choices`),
+    "window" (null, or [low, high] whole numbers with low <= high, each within [low, high]).
+    """
+    kind: str
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def check(self, value: Any, where: str, file: Path | None) -> Any:
+        """The value as sitegen uses it, or a SitegenError saying what was expected."""
+        if self.kind == "folder":
+            return None if value is None and self.default is None else _text(value, where, file, "a folder path")
+        if self.kind == "number":
+            return _number(value, where, file, self.low, self.high)
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise SitegenError(f"expected one of {', '.join(self.choices)}, got {_got(value)}", file, where)
+            return value
+        if self.kind == "window":
+            return None if value is None else self._window(value, where, file)
+        if not (isinstance(value, (list, tuple)) and len(value) == 2):
+            raise SitegenError(f"expected [low, high], e.g. {list(self.default)}, got {_got(value)}", file, where)
+        low, high = (_number(v, f"{where}[{i}]", file, self.low, self.high) for i, v in enumerate(value))
+        if not low < 1.0 < high:
+            raise SitegenError(f"expected low < 1.0 < high, got [{low}, {high}]", file, where)
+        return (low, high)
+
+    def _window(self, value: Any, where: str, file: Path | None) -> tuple[int, int]:
+        if not (isinstance(value, (list, tuple)) and len(value) == 2):
+            raise SitegenError(f"expected null or [low, high], e.g. [1024, 4096], got {_got(value)}", file, where)
+        for i, v in enumerate(value):
+            if isinstance(v, bool) or not isinstance(v, int) or not self.low <= v <= self.high:
+                raise SitegenError(f"expected a whole number between {self.low:g} and {self.high:g}, got {_got(v)}",
+                                   file, f"{where}[{i}]")
+        if value[0] > value[1]:
+            raise SitegenError(f"expected low <= high, got [{value[0]}, {value[1]}]", file, where)
+        return (value[0], value[1])
+
+
+CHART_ENGINES = ("svg", "plotly")
+# The one table of the plugin's options: `sitegen` reads them from mkdocs.yml with it, the MkDocs
+# plugin's config_scheme is made from it (both check a value with `Option.check`), and README's
+# configuration example shows each with its help.
+PLUGIN_OPTIONS: dict[str, Option] = {
+    "data_dir": Option("folder", "data", "one folder per report, each with SUMMARY.json"),
+    "noise_band": Option("number", 0.08, "|ratio - 1| <= band counts as level", 0.0, 1.0),
+    "ratio_scale": Option("scale", (0.8, 1.8), "fixed scale of every speed ratio bar", 0.0, 1e6),
+    "max_receipt_mb": Option("number", 64, "receipts above this are refused before parsing", 0.001, 1e6),
+    "custom_dir": Option("folder", None, "templates and static files that override sitegen's"),
+    "charts": Option("choice", "svg", "interactive speed charts: svg or plotly", choices=CHART_ENGINES),
+    "headline_input": Option("window", None, "input tokens [low, high] of the aggregate headline range; none: every input",
+                             1, 2**53),
+}
+NOISE_BAND: float = PLUGIN_OPTIONS["noise_band"].default
+RATIO_SCALE: tuple[float, float] = PLUGIN_OPTIONS["ratio_scale"].default
+
+
+def receipt_bytes(mb: float) -> int:
+    """`max_receipt_mb` in bytes."""
+    return int(mb * 1024 * 1024)
+
+
+@dataclass(frozen=True)
+class Config:
+    config_file: Path
+    site_name: str
+    site_dir: Path
+    docs_dir: Path
+    data_dir: Path
+    site_url: str = ""
+    site_description: str = ""
+    copyright: str = ""
+    repo_url: str = ""
+    extra: dict = field(default_factory=dict)
+    noise_band: float = NOISE_BAND
+    ratio_scale: tuple[float, float] = RATIO_SCALE
+    max_receipt_bytes: int = receipt_bytes(PLUGIN_OPTIONS["max_receipt_mb"].default)
+    custom_dir: Path | None = None
+    headline_input: tuple[int, int] | None = None  # input-token window of the aggregate headline range
+    charts: str = "svg"  # how interactive charts are drawn: "svg" (built in, light) or "plotly" (Plotly's bundle)
+    dev_addr: str = "127.0.0.1:8000"
+    remote_branch: str = "gh-pages"
+    remote_name: str = "origin"
+    markdown_extensions: tuple = ()
+
+    @property
+    def root(self) -> Path:
+        return self.config_file.parent
+
+
+def _key(key: Any, where: str, file: Path | None) -> str:
+    """A mapping's key as a name: text, never a number or null (`5:` or `~:` in YAML)."""
+    if not isinstance(key, str):
+        raise SitegenError(f"expected a name as key, got {_got(key)}", file, where or None)
+    return key
+
+
+def check_keys(value: Any, where: str, file: Path | None) -> None:
+    """Every key of every mapping inside `value` is text (templates reach values by name).
+
+    Iterative, and each list or mapping is looked at once: MkDocs' own loader (the plugin's case)
+    has no limits, so `value` may be deep, share one list a billion times over, or contain itself.
+    """
+    seen: set[int] = set()
+    todo = [(value, where)]
+    while todo:
+        node, path = todo.pop()
+        if not isinstance(node, (dict, list)) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            children = [(item, f"{path}.{_key(key, path, file)}") for key, item in node.items()]
+        else:
+            children = [(item, f"{path}[{i}]") for i, item in enumerate(node)]
+        todo.extend(reversed(children))  # depth first, in the file's order
+
+
+def check_url(value: Any, where: str, file: Path | None) -> str:
+    """An http(s) URL with a host, or "" for none: it becomes links and canonical addresses, and any
+    other scheme (javascript:, data:, vbscript:, file:) would be followed by a reader's click."""
+    if value is None or value == "":
+        return ""
+    url = _text(value, where, file)
+    parts = urlsplit(url) if url.isprintable() and url.strip() == url else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SitegenError(f"expected an http:// or https:// URL, got {url!r}", file, where)
+    return url
+
+
+def plugin_options(opts: Any, where: str, file: Path | None) -> dict[str, Any]:
+    """The options of one `sitegen` plugin entry, checked, with defaults for the rest."""
+    if opts is None:
+        opts = {}
+    if not isinstance(opts, dict):
+        raise SitegenError(f"expected a mapping of options, got {_got(opts)}", file, where)
+    for key in opts:
+        name = _key(key, where, file)
+        if name not in PLUGIN_OPTIONS:
+            raise SitegenError(
+                f"unknown sitegen option '{name}'{suggest(name, PLUGIN_OPTIONS)}; "
+                f"known: {', '.join(sorted(PLUGIN_OPTIONS))}", file, f"{where}.{name}")
+    return {name: option.check(opts.get(name, option.default), f"{where}.{name}", file)
+            for name, option in PLUGIN_OPTIONS.items()}
+
+
+def _plugin_entries(raw: Any, file: Path) -> list[tuple[str, Any, str]]:
+    """(name, options, key path) of each entry under `plugins:`, list or mapping form."""
+    if raw is None:
+        return []
+    if isinstance(raw, dict):
+        return [(_key(name, "plugins", file), opts, f"plugins.{name}") for name, opts in raw.items()]
+    if not isinstance(raw, list):
+        raise SitegenError(f"expected a list of plugins, got {_got(raw)}", file, "plugins")
+    entries = []
+    for i, item in enumerate(raw):
+        if isinstance(item, str) and item:
+            entries.append((item, None, f"plugins[{i}]"))
+        elif isinstance(item, dict) and len(item) == 1:
+            (name, opts), = item.items()
+            entries.append((_key(name, f"plugins[{i}]", file), opts, f"plugins[{i}].{name}"))
+        else:
+            raise SitegenError(f"expected a plugin name or a one-key mapping, got {_got(item)}", file, f"plugins[{i}]")
+    return entries
+
+
+def _sitegen_options(raw: Any, file: Path) -> dict[str, Any]:
+    for name, opts, where in _plugin_entries(raw, file):
+        if name == "sitegen":
+            return plugin_options(opts, where, file)
+    return plugin_options(None, "plugins", file)
+
+
+def _string(raw: dict, key: str, file: Path, default: str = "") -> str:
+    value = raw.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise SitegenError(f"expected a string, got {_got(value)}", file, key)
+    return value
+
+
+def _folder(raw: dict, key: str, file: Path, default: str) -> str:
+    value = raw.get(key)
+    return default if value is None else _text(value, key, file, "a folder path")
+
+
+def _extensions(raw: Any, file: Path) -> tuple[str, ...]:
+    """Names of `markdown_extensions`: a list of names or one-key mappings (name: its options), or
+    a mapping of name to options, as MkDocs takes them."""
+    if raw is None:
+        return ()
+    if isinstance(raw, dict):
+        raw = [{name: opts} for name, opts in raw.items()]
+    if not isinstance(raw, list):
+        raise SitegenError(f"expected a list of extensions, got {_got(raw)}", file, "markdown_extensions")
+    names = []
+    for i, item in enumerate(raw):
+        where = f"markdown_extensions[{i}]"
+        if isinstance(item, dict) and len(item) == 1:
+            (name, opts), = item.items()
+            name = _text(_key(name, where, file), where, file, "an extension name")
+            if opts is not None and not isinstance(opts, dict):
+                raise SitegenError(f"expected a mapping of the extension's options, got {_got(opts)}", file,
+                                   f"{where}.{name}")
+            check_keys(opts, f"{where}.{name}", file)
+        else:
+            name = _text(item, where, file, "an extension name or a one-key mapping")
+        names.append(name)
+    return tuple(names)
+
+
+def _theme(raw: Any, file: Path) -> None:
+    """`theme:` is MkDocs' (a name, or a mapping); sitegen only needs its parts to be what MkDocs
+    expects, so one config builds or is refused alike both ways."""
+    if raw is None or isinstance(raw, str):
+        return
+    if not isinstance(raw, dict):
+        raise SitegenError(f"expected a theme name or a mapping, got {_got(raw)}", file, "theme")
+    check_keys(raw, "theme", file)
+    for key in ("name", "custom_dir", "locale"):
+        if raw.get(key) is not None:
+            _text(raw[key], f"theme.{key}", file)
+
+
+def _load_yaml(file: Path) -> Any:
+    try:
+        return yaml.load(file.read_text(encoding="utf-8"), Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = ", ".join(part for part in (getattr(exc, "key", None), mark and f"line {mark.line + 1}") if part)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SitegenError(problem if isinstance(exc, _Refused) else f"not valid YAML: {problem}", file,
+                           where or None) from None
+    except UnicodeDecodeError:
+        raise SitegenError("not UTF-8 text", file) from None
+
+
+def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = None) -> Config:
+    file = Path(path)
+    if not file.is_file():
+        raise SitegenError("config file not found (use -f to name another)", file)
+    raw = _load_yaml(file)
+    if not isinstance(raw, dict):
+        raise SitegenError(f"expected a mapping of settings, got {_got(raw)}", file)
+    for key in raw:
+        if _key(key, "", file) not in MKDOCS_KEYS:
+            raise SitegenError(f"unknown setting '{key}'{suggest(key, MKDOCS_KEYS)}", file, key)
+    site_name = _string(raw, "site_name", file)
+    if not site_name:
+        raise SitegenError("required setting 'site_name' is missing", file, "site_name")
+    extra = raw.get("extra")
+    if extra is None:
+        extra = {}
+    if not isinstance(extra, dict):
+        raise SitegenError(f"expected a mapping, got {_got(extra)}", file, "extra")
+    check_keys(extra, "extra", file)
+    _theme(raw.get("theme"), file)
+    options = _sitegen_options(raw.get("plugins"), file)
+    root = file.resolve().parent
+    return Config(
+        config_file=file.resolve(),
+        site_name=site_name,
+        site_url=check_url(raw.get("site_url"), "site_url", file),
+        site_description=_string(raw, "site_description", file),
+        copyright=_string(raw, "copyright", file),
+        repo_url=check_url(raw.get("repo_url"), "repo_url", file),
+        site_dir=Path(site_dir).resolve() if site_dir else root / _folder(raw, "site_dir", file, "site"),
+        docs_dir=root / _folder(raw, "docs_dir", file, "docs"),
+        data_dir=root / options["data_dir"],
+        extra=extra,
+        noise_band=options["noise_band"],
+        ratio_scale=options["ratio_scale"],
+        max_receipt_bytes=receipt_bytes(options["max_receipt_mb"]),
+        custom_dir=(root / options["custom_dir"]) if options["custom_dir"] else None,
+        charts=options["charts"],
+        headline_input=options["headline_input"],
+        dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),
+        remote_branch=_string(raw, "remote_branch", file, "gh-pages"),
+        remote_name=_string(raw, "remote_name", file, "origin"),
+        markdown_extensions=_extensions(raw.get("markdown_extensions"), file),
+    )

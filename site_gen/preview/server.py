@@ -1,0 +1,383 @@
+"""The preview's HTTP server: serves whatever implements `Source`, knowing nothing of builds.
+
+- `site_path(url)`: the only way from a request to a file; the answer is a key of the source's
+  files, or None. Nothing is ever read from disk on a request, so a path outside the site cannot
+  be served whatever its spelling.
+- `AllowedHosts`: the names a request may carry (DNS rebinding); another policy can be passed in.
+- `Server`: answers pages with the preview's script injected, a 404 or 503 placeholder that also
+  follows the preview, and one server-sent event stream of the source's versions.
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import mimetypes
+import posixpath
+import secrets
+import socket
+import socketserver
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Mapping, Protocol
+from urllib.parse import unquote, urlsplit
+
+from site_gen.core.errors import SitegenError
+
+EVENTS = "/__sitegen__/events"
+WORKER = "/__sitegen__/worker.js"  # holds the one event stream a browser's preview tabs share
+PING = 15.0         # keep-alive comment on idle event streams
+
+
+# -- what is served ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One consistent reading of a source: a build's files together with the version they are."""
+    files: Mapping[str, bytes]
+    version: int
+    error: str | None = None   # shown over the pages until the next good version
+    changed: tuple[str, ...] = ()  # the files this version changed; empty: a page reloads whole
+
+
+class Source(Protocol):
+    """What the server serves: the site now, and a way to wait for the next version."""
+
+    def snapshot(self) -> Snapshot:
+        """The files, version and error of one moment, read together (a page never carries a
+        version number newer than its content)."""
+
+    def wait_for_change(self, after: int, timeout: float) -> Snapshot | None:
+        """The snapshot once its version passes `after`, or when `timeout` seconds have passed;
+        None once the source is closed (an event stream then ends)."""
+
+
+class HostPolicy(Protocol):
+    def host(self, value: str | None) -> bool:
+        """Whether a request's `Host` header names this server."""
+
+    def origin(self, value: str | None) -> bool:
+        """Whether a request's `Origin` header (None: absent) may follow the event stream."""
+
+
+@dataclass
+class Client:
+    """The preview's scripts: the one injected into pages and the shared worker it connects to."""
+    page: str
+    worker: str
+
+
+# -- requests to files ---------------------------------------------------------------------------
+
+
+def request_path(target: str) -> str:
+    """The path of a request target, still encoded: no query, no fragment. `//x` stays a path."""
+    if target.lower().startswith(("http://", "https://")):  # absolute form
+        return urlsplit(target).path or "/"
+    return target.split("?", 1)[0].split("#", 1)[0]
+
+
+def site_path(url: str) -> str | None:
+    """The site file a request path names, or None (404).
+
+    The query and fragment are dropped, percent-encoding is decoded exactly once, and a path with
+    a `..` or `.` segment, an empty segment, a backslash, a NUL or bytes that are not UTF-8 is
+    refused rather than normalised: nothing can climb out of the site. `/` and `/dir/` name
+    `index.html` in that folder.
+    """
+    path = request_path(url)
+    if not path.startswith("/"):
+        return None
+    try:
+        path = unquote(path, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    if "\\" in path or "\x00" in path or any(ord(ch) < 32 for ch in path):
+        return None
+    parts = path[1:].split("/")
+    *dirs, name = parts
+    if any(p in ("", ".", "..") for p in dirs) or name in (".", ".."):
+        return None
+    key = "/".join(parts)
+    if key == "" or key.endswith("/"):
+        key += "index.html"
+    return key
+
+
+def content_type(key: str) -> str:
+    ext = posixpath.splitext(key)[1].lower()
+    known = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+             ".js": "text/javascript; charset=utf-8", ".json": "application/json",
+             ".csv": "text/csv; charset=utf-8", ".svg": "image/svg+xml", ".md": "text/markdown; charset=utf-8"}
+    return known.get(ext) or mimetypes.guess_type(key)[0] or "application/octet-stream"
+
+
+def inject(html: bytes, script: str, version: int, instance: str) -> bytes:
+    """The preview's script, before the last `</body>` (or at the end): served pages only."""
+    body = script.replace("</", "<\\/")
+    tag = (f'<script data-sitegen-preview data-version="{version}" data-instance="{instance}">{body}</script>\n'
+           ).encode("utf-8")
+    at = html.lower().rfind(b"</body>")
+    return html + tag if at < 0 else html[:at] + tag + html[at:]
+
+
+def _placeholder(title: str, text: str) -> bytes:
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
+            f'<body data-sitegen-placeholder><main><h1>{title}</h1><p>{text}</p></main></body></html>').encode("utf-8")
+
+
+# The preview serves the site at the server's root, so "/" is its home from any depth.
+NOT_FOUND = _placeholder("404 · Not found", 'No page at this address in the site; go to <a id="home" href="/">the home page</a>.')
+
+
+# -- addresses and names ---------------------------------------------------------------------------
+
+
+def parse_addr(text: str) -> tuple[str, int]:
+    """`IP:PORT`, `localhost:PORT` or `[IPv6]:PORT`, as `mkdocs serve -a` takes it."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise SitegenError(f"expected ADDR:PORT, e.g. 127.0.0.1:8000, got {text!r}", where="--dev-addr")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        number = int(port)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 65535:
+        raise SitegenError(f"expected a port number from 0 to 65535, got {port!r}", where="--dev-addr")
+    return host, number
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def split_host(value: str) -> tuple[str, int | None] | None:
+    """`name`, `name:port`, `[v6]` or `[v6]:port` (a Host header, an origin's netloc); None if malformed."""
+    if value.startswith("["):
+        name, sep, rest = value[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:]
+    else:
+        name, _, port = value.partition(":")
+    if not name or (port and not (port.isascii() and port.isdigit())) or (not port and value.endswith(":")):
+        return None
+    return name.lower(), int(port) if port else None
+
+
+class AllowedHosts:
+    """The host names a request may carry, so that a page of another site cannot read the preview.
+
+    A page on an attacker's name that resolves to 127.0.0.1 (DNS rebinding) reaches this server
+    as its own origin; its requests still carry the attacker's name in `Host` and `Origin`, so
+    only loopback names and addresses (and the address `-a` names, when it names another one)
+    with the serving port are answered. Served on a wildcard address (`-a 0.0.0.0:PORT`), any IP
+    address and this machine's name are accepted too: an IP address cannot be rebound.
+    """
+
+    def __init__(self, bound: str, port: int):
+        self.port = port
+        self.wildcard = bound in ("", "0.0.0.0", "::")
+        self.names = {"localhost", bound.lower()} | ({socket.gethostname().lower()} if self.wildcard else set())
+
+    def host(self, value: str | None) -> bool:
+        parsed = split_host(value or "")
+        if parsed is None:
+            return False
+        name, port = parsed
+        if (80 if port is None else port) != self.port:
+            return False
+        return name in self.names or is_loopback(name) or (self.wildcard and _is_ip(name))
+
+    def origin(self, value: str | None) -> bool:
+        """An `Origin` header: absent (a same-origin request), or this server's http origin."""
+        if value is None:
+            return True
+        scheme, sep, netloc = value.partition("://")
+        return bool(sep) and scheme.lower() == "http" and "/" not in netloc and self.host(netloc)
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "sitegen"
+    protocol_version = "HTTP/1.0"
+    timeout = 30  # an idle connection does not hold a thread for ever
+    server: "Server"
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def log_message(self, format: str, *args) -> None:
+        if self.server.log_requests:
+            super().log_message(format, *args)
+
+    def do_HEAD(self) -> None:
+        self.do_GET(body=False)
+
+    def do_GET(self, body: bool = True) -> None:
+        allowed = self.server.allowed
+        if not allowed.host(self.headers.get("Host")):
+            return self._refuse("this server answers to localhost, 127.0.0.1 or [::1] (or the name -a gives) only")
+        path = request_path(self.path)
+        if path == EVENTS:
+            if not allowed.origin(self.headers.get("Origin")):
+                return self._refuse("a page of another site may not follow this preview")
+            return self._events()
+        if path == WORKER:
+            return self._send(HTTPStatus.OK, self.server.client.worker.encode("utf-8"),
+                              "text/javascript; charset=utf-8", "no-store", body)
+        self._file(site_path(self.path), body)
+
+    def _file(self, key: str | None, body: bool) -> None:
+        snap = self.server.source.snapshot()  # one build's files and its version, read together
+        files = snap.files
+        if key is not None and key in files:
+            ctype = content_type(key)
+            data = self._page(files[key], snap) if ctype.startswith("text/html") else files[key]
+            cache = "max-age=3600" if key.startswith("assets/") else "no-store"
+            return self._send(HTTPStatus.OK, data, ctype, cache, body)
+        if key is not None and not key.endswith("index.html") and key + "/index.html" in files:
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            self.send_header("Location", request_path(self.path) + "/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if not files:
+            page = _placeholder("Build failed", "No page could be built yet; the message below says why.")
+            return self._send(HTTPStatus.SERVICE_UNAVAILABLE, self._page(page, snap), "text/html; charset=utf-8",
+                              "no-store", body)
+        return self._send(HTTPStatus.NOT_FOUND, self._page(NOT_FOUND, snap), "text/html; charset=utf-8", "no-store", body)
+
+    def _page(self, html: bytes, snap: Snapshot) -> bytes:
+        return inject(html, self.server.client.page, snap.version, self.server.instance)
+
+    def _send(self, status: HTTPStatus, data: bytes, ctype: str, cache: str, body: bool) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", cache)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        if body:
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    def _refuse(self, why: str) -> None:
+        data = f"403 Forbidden: {why}\n".encode("utf-8")
+        self._send(HTTPStatus.FORBIDDEN, data, "text/plain; charset=utf-8", "no-store", self.command != "HEAD")
+
+    def _events(self) -> None:
+        """Server-sent events: the state now, then one `build` event per new version."""
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        source, seen = self.server.source, None
+        try:
+            self.wfile.write(b"retry: 500\n\n")
+            snap: Snapshot | None = source.snapshot()
+            while snap is not None:
+                if snap.version != seen:
+                    seen = snap.version
+                    state = {"version": snap.version, "instance": self.server.instance, "error": snap.error,
+                             "changed": list(snap.changed)}
+                    self.wfile.write(f"event: build\ndata: {json.dumps(state)}\n\n".encode("utf-8"))
+                else:
+                    self.wfile.write(b": ping\n\n")
+                self.wfile.flush()
+                snap = source.wait_for_change(seen, PING)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            return
+
+
+class Server(ThreadingHTTPServer):
+    """Serves `source` on `host:port` once `start()` is called; `allowed` makes the host policy
+    from the address bound (port 0 picks a free port)."""
+
+    daemon_threads = False  # server_close() joins every request thread: none is left behind
+    block_on_close = True
+    # socketserver's backlog of 5 drops the connections of a sixth tab opened at once; each then waits
+    # a second for its SYN to be sent again.
+    request_queue_size = 128
+
+    def __init__(self, host: str, port: int, source: Source, client: Client, *,
+                 allowed: Callable[[str, int], HostPolicy] = AllowedHosts, log_requests: bool = False):
+        self.source = source
+        self.client = client
+        self.log_requests = log_requests
+        # One per server run: a page served by an earlier run reloads whole rather than patch.
+        self.instance = secrets.token_hex(4)
+        self._conns: set[socket.socket] = set()
+        self._conns_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        super().__init__((host, port), _Handler)
+        self.allowed = allowed(host, self.server_address[1])
+
+    def server_bind(self) -> None:
+        # Like http.server.HTTPServer.server_bind without its reverse DNS lookup (slow on some hosts).
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name, self.server_port = host, port
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{port}/"
+
+    def start(self) -> "Server":
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="sitegen-http", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stops serving and joins every thread. Close the source first: an open event stream
+        waits on it and would hold this up for as long as `PING`."""
+        if self._thread is not None:  # shutdown() waits for a serve_forever() that has started
+            self.shutdown()
+            self._thread.join()
+        self.close_connections()
+        self.server_close()  # joins the request threads
+
+    def track(self, conn: socket.socket, alive: bool) -> None:
+        with self._conns_lock:
+            (self._conns.add if alive else self._conns.discard)(conn)
+
+    def close_connections(self) -> None:
+        with self._conns_lock:
+            conns = list(self._conns)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass

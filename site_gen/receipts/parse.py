@@ -1,0 +1,327 @@
+"""Receipt bytes -> JSON data, refusing what `json.loads` would accept too kindly.
+
+Size limits, encodings, nesting depth, NaN and huge numbers, duplicate keys and characters a
+receipt must not hold: each becomes a `SitegenError` naming the file and the line or JSON path.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from site_gen.core.errors import SitegenError, json_path
+
+MAX_DEPTH = 64
+# Integers beyond 2**53 are not exact in JSON (RFC 8259, section 6) nor in a float column.
+MAX_INT = 2 ** 53
+
+class _Bad:
+    """Stands in for a value the parser must not hand back (NaN, 1e400, 2**64): the walk
+    after parsing finds it and names its JSON path."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+class _DupDict(dict):
+    """An object in which a key appears twice (json.loads would silently keep the last)."""
+
+    __slots__ = ("duplicate",)
+
+
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# Characters a receipt's text must not hold: C0 controls but tab and newlines, DEL, C1 controls,
+# lone surrogates (cannot be written as UTF-8), non-characters. HTML parsers reject them all.
+_BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+# Their escaped forms in JSON text (`\u0000`, `\ud800`); a match means: look closer.
+_ESCAPED_CHAR = re.compile(r"\\u(?:00[01]|007[fF]|00[89]|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF]{3}[eEfF])")
+
+
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line} column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _too_deep(text: str) -> int | None:
+    """Offset where nesting first goes deeper than MAX_DEPTH, else None.
+
+    The common case runs in C (strip strings, keep brackets, running sum); only a file that
+    looks too deep is scanned character by character to find where.
+    """
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    if not brackets or max(accumulate(map(_STEP.__getitem__, brackets))) <= MAX_DEPTH:
+        return None
+    depth = 0
+    in_string = escape = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return i
+        elif ch in "]}":
+            depth -= 1
+    return None  # e.g. an unterminated string: the parser says so
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object", _DupDict: "object"}.get(type(value), type(value).__name__)
+
+
+def _loads(text: str) -> tuple[Any, bool]:
+    """json.loads that marks what it must not accept; returns (data, anything marked)."""
+    marked = False
+
+    def mark(message: str) -> _Bad:
+        nonlocal marked
+        marked = True
+        return _Bad(message)
+
+    def constant(name: str) -> _Bad:
+        return mark(f"{name} is not a number JSON allows; give a finite number or leave the field out")
+
+    def number(text: str) -> float | _Bad:
+        value = float(text)
+        if math.isinf(value):
+            return mark(f"number {text[:40]} is too large")
+        return value
+
+    def integer(text: str) -> int | _Bad:
+        if len(text) < 16:
+            return int(text)
+        try:
+            value = int(text)
+        except ValueError:  # more digits than Python converts
+            value = None
+        if value is None or abs(value) > MAX_INT:
+            shown = text if len(text) <= 24 else text[:20] + "…"
+            return mark(f"integer {shown} is too large; JSON integers are exact up to 2^53")
+        return value
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        out = dict(items)
+        if len(out) != len(items):
+            seen: set[str] = set()
+            twice = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+            out = _DupDict(out)
+            out.duplicate = twice
+            mark("")
+        return out
+
+    data = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=pairs)
+    return data, marked
+
+
+def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | None:
+    """The first marked value, duplicate key or (if `strings`) bad character, in document order."""
+    if isinstance(value, _Bad):
+        return path, value.message
+    if isinstance(value, str):
+        if strings and (m := _BAD_CHAR.search(value)):
+            return path, f"text holds the character U+{ord(m.group()):04X}, which a receipt must not contain"
+        return None
+    if isinstance(value, dict):
+        duplicate = getattr(value, "duplicate", None)
+        for key, item in value.items():
+            if strings and (m := _BAD_CHAR.search(key)):
+                return path + [key], f"field name holds the character U+{ord(m.group()):04X}"
+            if key == duplicate:
+                return path + [key], f"duplicate key '{key}' in one object; only one value can be kept"
+            found = _first_problem(item, path + [key], strings)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_problem(item, path + [i], strings)
+            if found:
+                return found
+    return None
+
+
+def _mb(size: int) -> str:
+    return f"{round(size / 1048576, 3):g}"
+
+
+def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
+    """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO)."""
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise SitegenError("is a folder; expected a file", file)
+        if not stat.S_ISREG(st.st_mode):
+            raise SitegenError("is not a regular file", file)
+        if st.st_size > max_bytes:
+            raise SitegenError(
+                f"{what} is {st.st_size / 1048576:.1f} MB, over the {_mb(max_bytes)} MB limit "
+                "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
+    finally:
+        os.close(fd)
+    if len(raw) > max_bytes:  # grew since it was measured
+        raise SitegenError(f"{what} is over the {_mb(max_bytes)} MB limit "
+                           "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
+    return raw
+
+
+def decode_text(raw: bytes, file: Path) -> str:
+    """UTF-8 text without a byte-order mark, or a SitegenError saying where it is not."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise SitegenError("file starts with a byte-order mark; save it as UTF-8 without BOM", file, "line 1")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SitegenError("file is UTF-16; save it as UTF-8", file, "line 1")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SitegenError(f"bytes that are not UTF-8 at byte {exc.start} (0x{raw[exc.start]:02x}); save the file as UTF-8",
+                           file, f"line {line}") from None
+
+
+def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
+    """Reads and parses one receipt, refusing what json.loads would accept too kindly:
+    NaN and Infinity, numbers too large to be exact, duplicate keys, control characters and
+    lone surrogates in text, nesting deeper than MAX_DEPTH. Returns (data, the bytes read)."""
+    raw = _read_limited(file, max_bytes)
+    if not raw.strip():
+        raise SitegenError("file is empty; expected a JSON object", file, "$")
+    text = decode_text(raw, file)
+    data = _quick(text, raw)
+    marked = False
+    if data is _UNUSUAL:
+        data, marked = _careful(text, file)
+    strings = bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and _BAD_CHAR.search(text)))
+    if marked or strings:
+        found = _first_problem(data, [], strings)
+        if found:
+            raise SitegenError(found[1], file, json_path(found[0]))
+    return data, raw
+
+
+# Bytes of a receipt's text that `_shape` keeps: its structure, once strings are taken out.
+_NOT_SHAPE = bytes(b for b in range(256) if b not in b'"[]{}:')
+_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_A_STRING = re.compile(rb'"[^"]*"')
+# For `_huge_numbers`: digits as 0, exponent marks as e, what may stand before a number as a space,
+# any other byte as a.
+_NUMBER_CHARS = bytes(ord("0") if chr(b).isdigit() and b < 128 else ord("e") if b in b"eE" else b if b in b"+-."
+                      else ord(" ") if b in b" \t\n\r:,[" else ord("a") for b in range(256))
+# Printable ASCII, tab and newlines: a receipt of these alone holds no character _BAD_CHAR names.
+_PLAIN = bytes([9, 10, 13, *range(32, 127)])
+_UNUSUAL = object()
+
+
+def _shape(raw: bytes) -> tuple[int, bool]:
+    """(members of all its objects, whether it nests deeper than MAX_DEPTH) of valid JSON.
+
+    In C, on bytes: escaped backslashes and quotes go, then all but quotes, brackets and colons,
+    then the strings (now quote pairs with perhaps a bracket or colon inside); a colon outside a
+    string is one object member, and the innermost bracket pairs go, once per level.
+    """
+    kept = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_SHAPE).replace(b'""', b"")
+    if b'"' in kept:
+        kept = _A_STRING.sub(b"", kept)
+    members = kept.count(b":")
+    kept = kept.replace(b":", b"").translate(_BRACKETS)
+    for _ in range(MAX_DEPTH):
+        if not kept:
+            break
+        kept = kept.replace(b"[]", b"")
+    return members, bool(kept)
+
+
+def _huge_numbers(raw: bytes) -> bool:
+    """Whether a number may be beyond what `_loads` lets through: 16 digits or more before any point
+    (not exact, or too large for a float) or an exponent of three digits or more (perhaps infinite).
+    Searched for in C, on the bytes mapped to classes; text in a string that looks so also says yes."""
+    mapped = (b" " + raw).translate(_NUMBER_CHARS)
+    if b" 0000000000000000" in mapped or b" -0000000000000000" in mapped:
+        return True
+    for exponent in (b"e000", b"e+000"):
+        at = mapped.find(exponent)
+        while at != -1:
+            start = at  # back to the token's start: a number follows a space (or `:`, `,`, `[`)
+            while mapped[start - 1] in b"0.":
+                start -= 1
+            start -= mapped[start - 1] == ord("-")
+            if start < at and mapped[start - 1] == ord(" "):
+                return True
+            at = mapped.find(exponent, at + 1)
+    return False
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(name)
+
+
+def _quick(text: str, raw: bytes) -> Any:
+    """The data of a receipt with nothing unusual in it (json.loads' own C parser), or _UNUSUAL
+    when it might hold anything `_careful` refuses: that then parses it again and says what.
+
+    No duplicate key: the objects hold as many members as the text has colons outside strings.
+    """
+    if _huge_numbers(raw):
+        return _UNUSUAL
+    members = 0
+
+    def count(obj: dict) -> dict:
+        nonlocal members
+        members += len(obj)
+        return obj
+
+    try:
+        data = json.loads(text, object_hook=count, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return _UNUSUAL
+    pairs, deep = _shape(raw)
+    return _UNUSUAL if deep or pairs != members else data
+
+
+def _careful(text: str, file: Path) -> tuple[Any, bool]:
+    """Parses a receipt that may be bad in any way: (data, anything marked), or the first problem."""
+    deep = _too_deep(text)
+    if deep is not None:
+        raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, _line_col(text, deep))
+    try:
+        return _loads(text)
+    except json.JSONDecodeError as exc:
+        message, at = exc.msg, text[exc.pos:exc.pos + 2]
+        if message.startswith("Unterminated string"):
+            message = "unterminated string (is the file cut short?)"
+        elif exc.pos >= len(text.rstrip()):
+            message = "the file ends before the JSON is complete (is it cut short?)"
+        elif at in ("//", "/*") or at[:1] == "#":
+            message = "JSON has no comments"
+        elif at[:1] == "'":
+            message = "JSON strings and names need double quotes, not single"
+        raise SitegenError(f"invalid JSON: {message}", file, f"line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, "$") from None
+    except ValueError as exc:
+        raise SitegenError(f"invalid JSON: {exc}", file, "$") from None
