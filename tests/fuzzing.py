@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from site_gen import cli
-from site_gen.analysis.figures import REGISTRY as FIGURES
+from site_gen.analysis.figures import registry as _figures
+FIGURES = _figures()
 from site_gen.cli import new
 from site_gen.core.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.core.errors import json_path

@@ -6,7 +6,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from site_gen.analysis import long_outputs, memory, precision, speed, tool_calling, versions
+from site_gen.sections.long_outputs import analysis as long_outputs
+from site_gen.sections.memory import analysis as memory
+from site_gen.sections.precision import analysis as precision
+from site_gen.sections.speed import analysis as speed
+from site_gen.sections.tool_calling import analysis as tool_calling
+from site_gen.sections.versions import analysis as versions
 
 
 def cells(ratios, checkpoint="K4", metric="aggregate", **extra):
@@ -187,6 +192,8 @@ def test_tool_calling_scale():
 
 
 def test_figures_name_the_selection_they_found_no_rows_for():
+    import dataclasses
+
     from conftest import ROOT
     from site_gen.analysis.figures import FigureError, resolve
     from site_gen.analysis.report import analyse
@@ -203,10 +210,11 @@ def test_figures_name_the_selection_they_found_no_rows_for():
     ]:
         with pytest.raises(FigureError, match=f"^{message}$"):
             resolve(a, name, args)
+    counts, startup = a.of("speed").counts, a.of("memory").startup
     assert resolve(a, "speed_count", {"checkpoint": checkpoint}).value == int(
-        a.speed_counts[a.speed_counts["checkpoint"] == checkpoint]["cells"].sum())
-    assert resolve(a, "startup_max", {}).value == a.startup[a.startup["engine"] == "candidate"]["slowest"].max()
-    a.precision_summary = {}
+        counts[counts["checkpoint"] == checkpoint]["cells"].sum())
+    assert resolve(a, "startup_max", {}).value == startup[startup["engine"] == "candidate"]["slowest"].max()
+    a.results["precision"] = dataclasses.replace(a.of("precision"), summary={})
     with pytest.raises(FigureError, match="^the report has no precision results$"):
         resolve(a, "precision_closer", {})
 
@@ -318,15 +326,21 @@ def test_a_deferred_analysis_reads_its_sections_back_only_when_one_is_used(examp
         assert "_deferred" not in vars(d)
         moved = dataclasses.replace(deferred(a), band=a.band / 2)
         assert moved.band == a.band / 2
-        _same(moved.speed, a.speed, "speed")
+        _same(moved.of("speed"), a.of("speed"), "speed")
         fresh = deferred(a)
-        fresh.speed = None
-        assert fresh.speed is None
-        _same(fresh.kv, a.kv, "kv")
+        fresh.results = {}
+        assert fresh.of("speed") is None and "_deferred" not in vars(fresh)
+        _same(deferred(a).of("memory"), a.of("memory"), "memory")
 
 
 def _same(got, want, where: str) -> None:
-    if isinstance(want, pd.DataFrame):
+    import dataclasses
+
+    if dataclasses.is_dataclass(want) and not isinstance(want, type):
+        assert type(got) is type(want), where
+        for f in dataclasses.fields(want):
+            _same(getattr(got, f.name), getattr(want, f.name), f"{where}.{f.name}")
+    elif isinstance(want, pd.DataFrame):
         pd.testing.assert_frame_equal(got, want)
     elif isinstance(want, dict):
         assert list(got) == list(want), where

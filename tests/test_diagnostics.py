@@ -42,7 +42,7 @@ def test_a_diagnostic_keeps_its_parts_and_crosses_to_a_worker():
 def test_a_type_error_inside_a_figure_is_a_bug_not_bad_input(monkeypatch):
     def broken(a, **args):
         raise TypeError("a bug in a figure")
-    name = next(iter(figures.REGISTRY))
+    name = next(iter(figures.registry()))
     monkeypatch.setitem(figures.REGISTRY, name, (broken, *figures.REGISTRY[name][1:]))
     monkeypatch.setattr(figures, "arguments", lambda n: {})
     with pytest.raises(TypeError, match="a bug in a figure"):

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT, sitegen_here
 from htmlutil import NS, find_id, parse, rows, tables, text
-from site_gen.analysis.speed import verdict_of
+from site_gen.analysis.verdict import verdict_of
 from site_gen.core.config import NOISE_BAND
 
 FIXTURES = ROOT / "tests" / "fixtures" / "reports"

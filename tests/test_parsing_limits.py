@@ -301,6 +301,7 @@ def test_a_docs_file_name_that_is_not_utf8_is_named_in_the_error(example):
 def test_a_type_error_inside_a_figure_is_a_bug_not_bad_input(monkeypatch):
     def broken(a, checkpoint: str = "K1"):
         return len(None)  # a bug: TypeError
+    figs.registry()
     monkeypatch.setitem(figs.REGISTRY, "broken", (broken, "a figure with a bug"))
     with pytest.raises(TypeError):
         figs.resolve(None, "broken", {"checkpoint": "K4"})

@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from site_gen.analysis import speed, tool_calling
+from site_gen.sections.speed import analysis as speed
+from site_gen.sections.tool_calling import analysis as tool_calling
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError

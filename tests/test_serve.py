@@ -321,7 +321,7 @@ def test_builder_template_edit_rerenders_only_pages_using_it(project):
     config = load_config(project / "mkdocs.yml")
     b = Builder(config)
     before = b.build()
-    (custom / "speed.html").write_text((ROOT / "templates" / "speed.html").read_text().replace(
+    (custom / "speed.html").write_text((ROOT / "site_gen" / "sections" / "speed" / "templates" / "speed.html").read_text().replace(
         "{% block content %}", "{% block content %}<p id=\"override-mark\">overridden</p>", 1))
     b.changed([custom / "speed.html"])
     after = b.build()

@@ -154,12 +154,12 @@ def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(t
 # main process), one line per read, appended to the file sys.argv[3] names.
 READING = ("import os, sys; sys.argv, reads = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]], sys.argv[3]\n"
            "import site_gen.analysis.report as r\n"
-           "loaded = r._Deferred._loaded\n"
-           "def _loaded(self):\n"
+           "results = r._Deferred.results\n"
+           "def _results(self):\n"
            "    if r.set_aside(self):\n"
            "        with open(reads, 'a') as f: f.write(self.report.id + '\\n')\n"
-           "    return loaded(self)\n"
-           "r._Deferred._loaded = _loaded\n"
+           "    return results.fget(self)\n"
+           "r._Deferred.results = property(_results, results.fset)\n"
            "from site_gen.cli import main\n"
            "raise SystemExit(main())\n")
 

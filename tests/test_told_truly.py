@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from site_gen.analysis import speed
+from site_gen.sections.speed import analysis as speed
 from site_gen.render import charts
 from site_gen.render import format as fmt
 

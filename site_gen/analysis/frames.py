@@ -160,3 +160,8 @@ def groups(*keys: list) -> dict[tuple, list[int]]:
             rows = out[key] = []
         rows.append(i)
     return out
+
+
+def rows_of(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
+    """The frame's rows as dicts of Python values (what `iterrows` gives, without a Series a row)."""
+    return [dict(zip(columns, values)) for values in zip(*(frame[c].tolist() for c in columns))]

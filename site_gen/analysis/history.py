@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from site_gen.analysis.frames import groups, median, missing
+from site_gen.analysis.parts import analysis_of
 from site_gen.analysis.report import Analysis
-from site_gen.analysis.speed import METRIC_LABELS
-
-SPEED_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "metric",
-                 "median", "low", "high", "cells", "faster", "level", "slower"]
+from site_gen.sections import all_sections
 
 
 def _engines(a: Analysis) -> dict[str, str]:
@@ -23,116 +20,23 @@ def _engines(a: Analysis) -> dict[str, str]:
             "baseline": r.baseline.label}
 
 
-def _rows_of(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
-    """The frame's rows as dicts of Python values (what `iterrows` gives, without a Series a row)."""
-    return [dict(zip(columns, values)) for values in zip(*(frame[c].tolist() for c in columns))]
-
-
 def _order(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["series", "date", "report"], kind="stable").reset_index(drop=True)
 
 
-def speed_rows(a: Analysis) -> list[dict]:
-    """Per checkpoint and metric of one report: median and range of cell ratios, and the verdict counts."""
-    rows: list[dict] = []
-    if a.speed is None:
-        return rows
-    e = _engines(a)
-    ratio = a.speed["ratio"].tolist()
-    # Read as whole columns: a row lookup (`.loc`, `iterrows`) costs pandas ~1 ms a group.
-    counts = {(c["checkpoint"], c["metric"]): c
-              for c in _rows_of(a.speed_counts, ["checkpoint", "metric", "faster", "level", "slower"])}
-    for (checkpoint, metric), at in groups(a.speed["checkpoint"].tolist(), a.speed["metric"].tolist()).items():
-        known = [ratio[i] for i in at if not missing(ratio[i])]
-        mid, low, high, n = median(known), min(known, default=float("nan")), max(known, default=float("nan")), len(known)
-        c = counts[(checkpoint, metric)]
-        label = METRIC_LABELS.get(metric, metric)  # the word every page uses ("clean decode")
-        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {checkpoint} · {label}", "checkpoint": checkpoint,
-                     "metric": metric, "median": mid, "low": low, "high": high, "cells": int(n),
-                     "faster": int(c["faster"]), "level": int(c["level"]), "slower": int(c["slower"])})
-    return rows
-
-
-def speed(analyses: list[Analysis]) -> pd.DataFrame:
-    return _order(pd.DataFrame([r for a in analyses for r in speed_rows(a)], columns=SPEED_COLUMNS))
-
-
-KV_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "candidate_tokens",
-              "baseline_tokens", "ratio"]
-STARTUP_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "cold_s", "warm_s"]
-PRECISION_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "measure", "label", "panel",
-                     "vocabulary", "unit", "further", "rows", "difference", "low", "high", "resolved", "oriented",
-                     "oriented_low", "oriented_high", "different_days"]
-
-
-def kv_rows(a: Analysis) -> list[dict]:
-    """Per checkpoint of one report: both engines' KV pool tokens and their ratio."""
-    rows: list[dict] = []
-    if a.kv is None:
-        return rows
-    e = _engines(a)
-    for k in _rows_of(a.kv, ["checkpoint", "candidate", "baseline", "ratio"]):
-        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {k['checkpoint']}", "checkpoint": k["checkpoint"],
-                     "candidate_tokens": k["candidate"], "baseline_tokens": k["baseline"], "ratio": k["ratio"]})
-    return rows
-
-
-def kv_pool(analyses: list[Analysis]) -> pd.DataFrame:
-    return _order(pd.DataFrame([r for a in analyses for r in kv_rows(a)], columns=KV_COLUMNS))
-
-
-def startup_rows(a: Analysis) -> list[dict]:
-    rows: list[dict] = []
-    if a.startup is None or a.startup.empty:
-        return rows
-    e = _engines(a)
-    for s in _rows_of(a.startup, ["engine", "checkpoint", "cold_s", "warm_s"]):
-        if s["engine"] != "candidate":
-            continue
-        rows.append({**e, "series": f"{e['candidate']} · {s['checkpoint']}", "checkpoint": s["checkpoint"],
-                     "cold_s": s["cold_s"], "warm_s": s["warm_s"]})
-    return rows
-
-
-def startup(analyses: list[Analysis]) -> pd.DataFrame:
-    return _order(pd.DataFrame([r for a in analyses for r in startup_rows(a)], columns=STARTUP_COLUMNS))
-
-
-def precision_rows(a: Analysis) -> list[dict]:
-    """Paired differences with intervals of one report, keyed by comparable (measure, rows) identity."""
-    rows: list[dict] = []
-    if a.precision is None:
-        return rows
-    e = _engines(a)
-    identities = a.report.section("precision")["rows"]
-    results = a.report.section("precision")["results"]
-    names = ["paired", "panel", "checkpoint", "label", "measure", "vocabulary", "unit", "further", "difference", "low",
-             "high", "resolved", "oriented", "oriented_low", "oriented_high", "baseline_date", "candidate_date"]
-    for p, raw in zip(_rows_of(a.precision, names), results):
-        if not p["paired"]:
-            continue
-        ident = identities[raw["candidate"]["rows"]]
-        key = f"{p['panel']} · {ident['plan']} · {ident['teacher']} · rows {ident['sha256'][:8]}"
-        rows.append({**e, "series": f"{e['candidate']} / {e['baseline']} · {p['checkpoint']} · {p['label']} · {key}",
-                     "checkpoint": p["checkpoint"], "measure": p["measure"], "label": p["label"], "panel": p["panel"],
-                     "vocabulary": p["vocabulary"], "unit": p["unit"], "further": p["further"], "rows": key,
-                     "difference": p["difference"], "low": p["low"], "high": p["high"], "resolved": p["resolved"],
-                     "oriented": p["oriented"], "oriented_low": p["oriented_low"], "oriented_high": p["oriented_high"],
-                     "different_days": p["baseline_date"] != p["candidate_date"]})
-    return rows
-
-
-def precision(analyses: list[Analysis]) -> pd.DataFrame:
-    return _order(pd.DataFrame([r for a in analyses for r in precision_rows(a)], columns=PRECISION_COLUMNS))
-
-
-_KINDS = {"speed": (speed_rows, SPEED_COLUMNS), "kv": (kv_rows, KV_COLUMNS), "startup": (startup_rows, STARTUP_COLUMNS),
-          "precision": (precision_rows, PRECISION_COLUMNS)}
+def kinds() -> dict[str, tuple]:
+    """Every history kind by name, (rows of one report, columns): each section's (`HISTORY` of its analysis)."""
+    out: dict[str, tuple] = {}
+    for s in all_sections():
+        module = analysis_of(s)
+        out.update(getattr(module, "HISTORY", {}) if module is not None else {})
+    return out
 
 
 def report_rows(a: Analysis) -> dict[str, list[dict]]:
     """One report's rows of each history frame (what `frames` caches per receipt)."""
-    return {k: fn(a) for k, (fn, _) in _KINDS.items()}
+    engines = _engines(a)
+    return {k: fn(a, engines) for k, (fn, _) in kinds().items()}
 
 
 def _same_kept(rows: dict[str, list[dict]], earlier: dict[str, list[dict]] | None) -> dict[str, list[dict]]:
@@ -166,12 +70,12 @@ def frames(analyses: list[Analysis], cache: dict | None = None, newest: int | No
         del cache[stale]
     if newest is None:
         return {k: _order(pd.DataFrame([r for a in analyses for r in cache[(a.report.id, a.report.sha256)][k]], columns=cols))
-                for k, (_, cols) in _KINDS.items()}
+                for k, (_, cols) in kinds().items()}
     # Newest reports first: each series takes rows until it has `newest`, then only counts.
     ordered = [cache[(a.report.id, a.report.sha256)] for a in
                sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)]
     out = {}
-    for k, (_, cols) in _KINDS.items():
+    for k, (_, cols) in kinds().items():
         made_from = [rows[k] for rows in ordered]
         hit = memo.get(k) if memo is not None else None
         if hit is None or hit[0] != newest or len(hit[1]) != len(made_from) or any(x is not y for x, y in zip(hit[1], made_from)):

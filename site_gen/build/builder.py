@@ -27,7 +27,7 @@ from site_gen.render import history as history_view
 from site_gen.render.assets import theme_assets
 from site_gen.render.contexts import HistoryContext, as_context
 from site_gen.render.docs import DocsPages
-from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, theme_dir
+from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, template_dirs
 from site_gen.build.reports import ReportStore
 from site_gen.build.write import Staging, check_site_dir
 
@@ -95,7 +95,7 @@ class Builder:
 
     # -- what changed -------------------------------------------------------------------------
     def template_roots(self) -> list[Path]:
-        return ([self.config.custom_dir] if self.config.custom_dir else []) + [theme_dir("templates")]
+        return template_dirs(self.config.custom_dir)
 
     def changed(self, paths) -> None:
         """Marks files as changed (the preview's watcher calls this); the next `build()` rereads them.

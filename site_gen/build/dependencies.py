@@ -141,10 +141,10 @@ class Templates:
     """
 
     def __init__(self, custom_dir: Path | None) -> None:
-        from site_gen.render.pages import environment, theme_dir
+        from site_gen.render.pages import environment, template_dirs
 
         self.custom_dir = custom_dir
-        self.roots = ([custom_dir] if custom_dir else []) + [theme_dir("templates")]
+        self.roots = template_dirs(custom_dir)
         self.env = environment(str(custom_dir) if custom_dir else None)
         self._closures: dict[str, tuple[str, ...]] = {}
         self._hashes: dict[str, tuple[str, str]] = {}  # name -> (content hash, file)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from site_gen.build import report_cache
 from site_gen.analysis import history as history_rows
+from site_gen.analysis.parts import analysis_of
 from site_gen.analysis.report import Analysis, deferred, set_aside, with_report
 from site_gen.build.assembly import report_url
 from site_gen.core.config import Config
@@ -38,12 +39,18 @@ def _record_lists() -> list[tuple[str, str]]:
 
 def lighten(a: Analysis) -> Analysis:
     """The analysis with its report's record lists and raw bytes dropped (the receipt file keeps them),
-    and the per-scenario points frame that only the analysis itself reads."""
-    if set_aside(a):  # its frames still unread (from the cache): the report's part only, tool_points stays in the blob
+    and what each section's result holds for its analysis only (`lighten` of its analysis module)."""
+    if set_aside(a):  # its results still unread (from a worker): the report's part only
         return with_report(a, _light_report(a.report)) if a.report.raw else a
-    if not a.report.raw and a.tool_points is None:
+    lightened = {}
+    for s in all_sections():
+        module = analysis_of(s)
+        light = getattr(module, "lighten", None) if module is not None else None
+        if light is not None and s.name in a.results:
+            lightened[s.name] = light(a.results[s.name])
+    if not a.report.raw and all(a.results[k] is v for k, v in lightened.items()):
         return a
-    return dataclasses.replace(a, report=_light_report(a.report), tool_points=None)
+    return dataclasses.replace(a, report=_light_report(a.report), results={**a.results, **lightened})
 
 
 def _light_report(report):

@@ -20,7 +20,7 @@ from typing import Callable
 from site_gen.build.builder import Builder
 from site_gen.core.config import Config, load_config
 from site_gen.core.errors import SitegenError
-from site_gen.render.pages import theme_dir
+from site_gen.render.pages import template_dirs, theme_dir
 from site_gen.preview.server import Client, Server, Snapshot, parse_addr
 from site_gen.preview.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
 
@@ -174,8 +174,8 @@ class Preview:
             for folder in (c.data_dir, c.docs_dir, c.custom_dir):
                 if folder is not None and folder.is_dir():
                     roots.append((folder.resolve(), True))
-            for name in ("templates", "static"):
-                folder = theme_dir(name).resolve()
+            for folder in [theme_dir("static"), *template_dirs()]:
+                folder = folder.resolve()
                 if not {"site-packages", "dist-packages"} & set(folder.parts):
                     roots.append((folder, True))
         return roots

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import jsonschema
 
+from site_gen import sections
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError, json_path, suggest
 from site_gen.receipts.parse import _json_type
@@ -27,12 +28,16 @@ _SCHEMA_FILES = {1: "summary-1.schema.json", 1.1: "summary-1.1.schema.json"}
 MAX_WARNINGS = 20
 
 
-@lru_cache(maxsize=None)
 def schema(version: float = SCHEMA_VERSION) -> dict[str, Any]:
     """The published schema file of a version, with the parts of sections that bring their own (`Section.schema`)."""
+    return _schema(version, sections.generation())
+
+
+@lru_cache(maxsize=None)
+def _schema(version: float, generation: int) -> dict[str, Any]:
     text = resources.files("site_gen.schema").joinpath(_SCHEMA_FILES[version]).read_text(encoding="utf-8")
     out = json.loads(text)
-    for s in registered_sections():
+    for s in sections.all_sections():
         if s.schema is not None:
             out["properties"][s.name] = s.schema
     return out
@@ -40,7 +45,7 @@ def schema(version: float = SCHEMA_VERSION) -> dict[str, Any]:
 
 def schema_changed() -> None:
     """Forgets the schema and the validators made from it (a section was registered)."""
-    for cached in (schema, _validator, _fast_validator, _integer_fields):
+    for cached in (_schema, _validator_of, _fast_validator_of, _integer_plan_of):
         cached.cache_clear()
 
 
@@ -82,8 +87,12 @@ def is_date(value: Any) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
 def _validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validator":
+    return _validator_of(version, sections.generation())
+
+
+@lru_cache(maxsize=None)
+def _validator_of(version: float, generation: int) -> "jsonschema.protocols.Validator":
     # Here, not above: jsonschema is only for explaining a receipt the fast validator refused
     # (importing it is a tenth of a small build).
     import jsonschema
@@ -91,13 +100,6 @@ def _validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validat
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
     return jsonschema.Draft202012Validator(_python_patterns(schema(version)), format_checker=formats)
-
-
-def registered_sections():
-    """The report sections (`site_gen.sections`), whose schema parts and checks join the receipt's."""
-    from site_gen.sections import all_sections  # here, not above: the sections import this module
-
-    return all_sections()
 
 
 def _shown(value: Any) -> str:
@@ -180,8 +182,12 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-@lru_cache(maxsize=None)
 def _fast_validator(version: float = SCHEMA_VERSION):
+    return _fast_validator_of(version, sections.generation())
+
+
+@lru_cache(maxsize=None)
+def _fast_validator_of(version: float, generation: int):
     """A quick yes for the common case, a valid receipt (raises when it cannot say yes).
 
     Only when it fails does jsonschema walk the file again, for the precise path and message.
@@ -223,8 +229,12 @@ def _document_order(data: Any, path) -> tuple:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
 def _integer_fields(version: float = SCHEMA_VERSION) -> Any:
+    return _integer_plan_of(version, sections.generation())
+
+
+@lru_cache(maxsize=None)
+def _integer_plan_of(version: float, generation: int) -> Any:
     return _integer_plan(schema(version))
 
 

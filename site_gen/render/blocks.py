@@ -33,15 +33,19 @@ from site_gen.core.config import Config
 from site_gen.core.diagnostics import warning
 from site_gen.core.errors import SitegenError, suggest
 from site_gen.receipts.load import check_report_id
-from site_gen.render import markdown as md
+from site_gen.render import markdown as md, parts
 from site_gen.render.pages import ReportPages, environment, present_sections, rel, report_base
 from site_gen.render.tokens import Expanded
 from site_gen.sections import BlockSpec, all_sections
 
 
-_IMPORT = '{% from "_macros.html" import precision_headline, precision_table, speed_summary, speed_cells, speed_chart, memory_table, long_table, versions_table, tool_summary, dashboard_table with context %}'
+def _imports() -> str:
+    """The macros every block may call: each section's own (`MACROS` of its view) and the dashboard's."""
+    return "".join(f'{{% from "{template}" import {", ".join(names)} with context %}}' for template, names in parts.macros()) \
+        + '{% from "_macros.html" import dashboard_table with context %}'
 
-# The site-wide blocks; each section brings its own (`Section.blocks`).
+
+# The site-wide blocks; each section brings its own (`BLOCKS` of its view).
 _SITE_BLOCKS = {
     "dashboard": BlockSpec(None, None, (), "{{ dashboard_table(reports) }}", "the table of every report (site-wide, no report)",
                            "reports"),
@@ -50,7 +54,7 @@ _SITE_BLOCKS = {
 
 def all_blocks() -> dict[str, BlockSpec]:
     """Every block by name: the sections' in their order, then the site-wide ones."""
-    return {**{name: spec for s in all_sections() for name, spec in s.blocks.items()}, **_SITE_BLOCKS}
+    return {**{name: spec for s in all_sections() for name, spec in parts.blocks(s).items()}, **_SITE_BLOCKS}
 
 
 COMMON_OPTIONS = ("block", "report", "id")
@@ -137,7 +141,7 @@ class AuthorBlocks:
     def _template(self, name: str):
         if name not in self._templates:
             env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
-            self._templates[name] = _compiled(env, _IMPORT + all_blocks()[name].template)
+            self._templates[name] = _compiled(env, _imports() + all_blocks()[name].template)
         return self._templates[name]
 
     # -- one block ----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.analysis.speed import verdict_of
+from site_gen.analysis.verdict import verdict_of
 from site_gen.render import format as fmt, views
 
 BAR_WIDTH = 200.0

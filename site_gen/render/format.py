@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.speed import verdict_of
+from site_gen.analysis.units import tokens_k
+from site_gen.analysis.verdict import verdict_of
 
 MINUS = "\u2212"
 DASH = "\u2013"
@@ -133,14 +134,6 @@ def kilo(value: Any, digits: int = 1) -> str:
     if _missing(value):
         return MISSING
     return thousands(value) if abs(value) < 1000 else f"{fixed(value / 1000, digits)}K"
-
-
-def tokens_k(value: Any) -> str:
-    """Context sizes in KiB-tokens as engines name them: 32768 -> `32K`."""
-    if _missing(value):
-        return MISSING
-    k = value / 1024
-    return f"{k:g}K" if k >= 1 else f"{value}"
 
 
 def measure_value(value: Any, unit: str) -> str:

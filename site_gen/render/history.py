@@ -7,7 +7,7 @@ import pandas as pd
 
 from site_gen.analysis import history
 from site_gen.analysis.report import Analysis
-from site_gen.analysis.speed import METRIC_LABELS
+from site_gen.sections.speed.analysis import METRIC_LABELS
 from site_gen.core.config import NOISE_BAND, RATIO_SCALE
 from site_gen.render import charts
 from site_gen.render import format as fmt, views

@@ -26,7 +26,8 @@ from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, a
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
 from site_gen.analysis.related import NONE as NO_RELATED, Related
-from site_gen.render.where import rel, report_base, theme_dir  # noqa: F401 (their home before where.py)
+from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
+from site_gen.render.parts import dashboard_columns, hook, title_for, view_of
 from site_gen.sections import Section, all_sections
 from site_gen.sections import section as section_of
 
@@ -64,7 +65,7 @@ class _Environment(jinja2.Environment):
 
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
-    paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
+    paths = [str(p) for p in template_dirs(custom_dir)]
     options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     # Compiled in memory only: no bytecode cache (Jinja's bytecode is marshalled code, and code
     # read from a cache folder is code whoever can write that folder runs).
@@ -72,6 +73,7 @@ def environment(custom_dir: str | None) -> jinja2.Environment:
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
     env.globals["version"] = site_gen.__version__
+    env.globals["dashboard_columns"] = dashboard_columns  # each section's columns of the table of reports
     return env
 
 
@@ -105,7 +107,7 @@ class Page:
 
 def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
     """The report's pages: (key, title, file name) of the overview, each section it has, the numbers."""
-    return [OVERVIEW, *((s.key, s.title_for(a), s.file) for s in all_sections() if s.present(a)), NUMBERS]
+    return [OVERVIEW, *((s.key, title_for(s, a), s.file) for s in all_sections() if s.present(a)), NUMBERS]
 
 
 # Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
@@ -193,20 +195,21 @@ def section_tables(a: Analysis, s: Section) -> dict[str, pd.DataFrame]:
     """One section's CSV tables, made once per analysis."""
     key = ("csv", s.key)
     if key not in a.displayed:
-        a.displayed[key] = s.csv(_own(a, s)) if s.csv else {}
+        csv = hook(s, "csv")
+        a.displayed[key] = csv(_own(a, s)) if csv else {}
     return a.displayed[key]
 
 
 def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
     """Every section's CSV tables, by name (`csv/<name>.csv`)."""
-    return {name: table for s in all_sections() if s.csv for name, table in section_tables(a, s).items()}
+    return {name: table for s in all_sections() if hook(s, "csv") for name, table in section_tables(a, s).items()}
 
 
 def csv_files(a: Analysis, base: str) -> dict[str, bytes]:
     """Every section's CSV files under `base`, each section's made once per analysis."""
     out = {}
     for s in all_sections():
-        if s.csv:
+        if hook(s, "csv"):
             key = ("csv bytes", s.key)
             if key not in a.displayed:
                 a.displayed[key] = {name: csv_bytes(table) for name, table in section_tables(a, s).items()}
@@ -221,12 +224,14 @@ def receipt_texts(r) -> Iterator[tuple[str, str]]:
         yield f"$.report.tested[{i}].text", t["text"]
     for i, t in enumerate(r.meta.get("not_covered", [])):
         yield f"$.report.not_covered[{i}]", t
-    for name in ("precision", "long_outputs", "tool_calling", "versions"):
-        section = r.data.get(name)
+    for s in all_sections():
+        section = r.data.get(s.name) if s.name else None
         if isinstance(section, dict):
-            yield f"$.{name}.note", section.get("note") or ""
-            for i, e in enumerate(section.get("explanations", [])):
-                yield f"$.{name}.explanations[{i}].text", e["text"]
+            if "note" in s.texts:
+                yield f"$.{s.name}.note", section.get("note") or ""
+            if "explanations" in s.texts:
+                for i, e in enumerate(section.get("explanations", [])):
+                    yield f"$.{s.name}.explanations[{i}].text", e["text"]
 
 
 class ReportPages:
@@ -308,15 +313,16 @@ class ReportPages:
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = section.view(_own(self.a, section))
+            self.a.displayed[name] = view_of(section).view(_own(self.a, section))
             attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
             view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
             if "note" in view:  # a receipt may leave its note out
                 view["note_html"] = mdx(view["note"], f"$.{name}.note") if view["note"] else ""
-            if section.markup:
-                section.markup(view, mdx)
+            markup = hook(section, "markup")
+            if markup:
+                markup(view, mdx)
         self._views[name] = view
         return view
 
@@ -387,8 +393,9 @@ class ReportPages:
             needs = (section.view_key, *section.needs) if section else ()
         for name in needs:
             ctx[name] = self.view(name, mdx)
-        if section and section.page_context:
-            section.page_context(a, ctx)
+        page_context = hook(section, "page_context") if section else None
+        if page_context:
+            page_context(a, ctx)
         if key == NUMBERS[0]:
             ctx["provenance"] = self.provenance(mdx)
             ctx["receipt"] = {"file": "SUMMARY.json", "sha256": r.sha256, "size": fmt.thousands(r.size)}

@@ -6,14 +6,12 @@ lists are sorted, and the card is drawn from the receipt's data.
 from __future__ import annotations
 
 import html
-import math
 from typing import Any, Iterable
 
 import site_gen
 from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
-from site_gen.render import card
-from site_gen.render import format as fmt
+from site_gen.render import card, parts
 from site_gen.render.contexts import NotFoundContext, as_context
 
 CARD = "card.png"
@@ -36,26 +34,8 @@ def _report_base(report_id: str) -> str:
 
 
 def headlines(a: Analysis) -> list[tuple[str, str, str]]:
-    """(label, text, colour key) of the report's headline verdicts, as the dashboard counts them."""
-    out: list[tuple[str, str, str]] = []
-    t = a.speed_totals
-    if t:
-        faster, level, slower, cells = t["faster"], t["level"], t["slower"], t["cells"]
-        # A verdict colour only when the cells share the side: mixed cells are no win nor loss.
-        key = "faster" if faster and not slower else "slower" if slower and not faster else "level"
-        out.append(("Speed:", f"{faster} of {cells} cells faster, {level} level, {slower} slower", key))
-    s = a.precision_summary
-    if s:
-        precision = a.report.section("precision") or {}
-        reference = f" from {precision['reference']}" if precision.get("reference") else ""
-        key = "slower" if s["further"] > s["closer"] else "faster" if s["closer"] > s["further"] else "level"
-        out.append(("Precision:", f"{s['further']} further{reference}, {s['closer']} closer "
-                                  f"({s['resolved']} of {s['pairs']} resolved)", key))
-    if a.kv_range:
-        low, high, _ = a.kv_range
-        key = "accent"  # a KV pool ratio is no speed verdict: its dot wears none of their colours
-        out.append(("KV pool:", f"holds {fmt.ratio_range(low, high)} the baseline's context", key))
-    return out
+    """(label, text, colour key) of the report's headline verdicts: each section's (`headlines` of its view)."""
+    return parts.lines(a, "headlines")
 
 
 def description(a: Analysis) -> str:
@@ -73,14 +53,16 @@ def share_meta(a: Analysis, config: Config) -> dict[str, Any]:
 
 def share_card(a: Analysis, config: Config) -> bytes:
     r = a.report
+    # The strip of dots under the headlines: the first section that draws one (`card_strip` of its view).
     strip: tuple[tuple[float, str, int], ...] = ()
-    if a.speed is not None and not a.speed.empty:
-        metrics = list(dict.fromkeys(a.speed["metric"]))
-        strip = tuple((float(row.ratio), str(row.verdict), metrics.index(row.metric))
-                      for row in a.speed.sort_values(["metric", "checkpoint", "ratio"], kind="stable").itertuples()
-                      if math.isfinite(row.ratio))
-    subtitle = " · ".join(x for x in (r.date, ", ".join(a.checkpoints)) if x)
     caption = f"Every speed cell, {r.candidate.name} / {r.baseline.name}; band ±{a.band * 100:g}%:"
+    for s in parts.ordered():
+        make = parts.hook(s, "card_strip")
+        drawn = make(a) if make is not None and s.present(a) else None
+        if drawn:
+            strip, caption = drawn
+            break
+    subtitle = " · ".join(x for x in (r.date, ", ".join(a.checkpoints)) if x)
     return card.share_card(config.site_name, r.title, subtitle, tuple(headlines(a)), strip, caption, tuple(a.scale),
                            a.band, "Every figure is computed from the receipts · sitegen")
 

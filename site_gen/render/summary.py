@@ -9,47 +9,21 @@ import json
 import re
 from typing import Any
 
-from site_gen.analysis.report import Analysis
-from site_gen.render import format as fmt
-from site_gen.sections import section
+from site_gen.analysis.report import Analysis, own
+from site_gen.render import parts
 
 
 def summary_data(a: Analysis) -> dict[str, Any]:
-    """Plain data (str/int/bool) of the report's headline verdicts."""
+    """Plain data (str/int/bool) of the report's headline verdicts: each section's part (`summary`
+    of its view module), made from the view its page shows."""
     out: dict[str, Any] = {"report": a.report.id, "title": a.report.title, "date": a.report.date,
                            "candidate": a.report.candidate.label, "baseline": a.report.baseline.label}
-    s = section("speed").view(a)
-    if s:
-        speed: dict[str, Any] = {}
-        labels: dict[str, str] = {}
-        for i, c in enumerate(s["checkpoints"]):
-            entry: dict[str, Any] = {}
-            counts = a.speed_counts[a.speed_counts["checkpoint"] == c].set_index("metric")
-            for metric, row in counts.iterrows():
-                entry[metric] = {k: int(row[k]) for k in ("faster", "level", "slower", "cells")}
-            for row in s["range_rows"]:
-                entry[row["key"]] = str(row["cells"][i]["text"])
-                labels[row["key"]] = row["label"]
-            if s["ttft"] and s["ttft"]["cells"][i]:
-                t = s["ttft"]["cells"][i]
-                entry["ttft"] = {"candidate": str(t["candidate"]), "baseline": str(t["baseline"])}
-            speed[c] = entry
-        out["speed"] = {"noise_band": s["band"], "errors": s["errors"], "ranges": labels, "checkpoints": speed}
-    p = section("precision").view(a)
-    if p:
-        out["precision"] = {
-            "reference": p["reference"],
-            "resolved": p["summary"]["resolved"], "pairs": p["summary"]["pairs"],
-            "further": p["summary"]["further"], "closer": p["summary"]["closer"], "unresolved": p["summary"]["unresolved"],
-            "rows": [{"checkpoint": g["checkpoint"], "measure": str(r["label"]), "baseline": str(r["baseline"]),
-                      "candidate": str(r["candidate"]), "difference": str(r["difference"]), "interval": str(r["interval"]),
-                      "resolved": r["is_resolved"], "direction": str(r["direction"])} for g in p["groups"] for r in g["rows"]],
-        }
-    m = section("memory").view(a)
-    if m:  # the memory table's candidate KV pool row, by name rather than by its place in the table
-        kv = a.kv.set_index("checkpoint")
-        out["kv_pool"] = {c: {"candidate": fmt.thousands(kv.loc[c, "candidate"]), "ratio": fmt.ratio(kv.loc[c, "ratio"])}
-                          for c in m["checkpoints"]}
+    for s in parts.ordered():
+        make = parts.hook(s, "summary")
+        if make is None or not s.present(a):
+            continue
+        shown = parts.view_of(s).view(own(a, s.name) if s.name else a)
+        out.update(make(a, shown) or {})
     return out
 
 
@@ -58,25 +32,12 @@ def as_json(items: list[dict[str, Any]]) -> str:
 
 
 def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Each section's lines of the text and markdown summary, from the JSON data."""
     rows: list[tuple[str, ...]] = []
-    speed = d.get("speed", {}).get("checkpoints", {})
-    for c, e in speed.items():
-        for metric in ("aggregate", "decode"):
-            if metric in e:
-                v = e[metric]
-                name = "aggregate" if metric == "aggregate" else "clean decode"
-                rows.append((f"Speed {c}, {name}", f"{fmt.verdicts(v)} (of {v['cells']})"))
-        for key, label in d["speed"]["ranges"].items():
-            if key in e:
-                rows.append((f"Speed {c}, {label[0].lower()}{label[1:]}", e[key]))
-    if "precision" in d:
-        p = d["precision"]
-        rows.append(("Precision gaps resolved", f"{p['resolved']} of {p['pairs']}: {p['further']} further from {p['reference']}, "
-                                                f"{p['closer']} closer; {p['unresolved']} not resolved"))
-        for r in p["rows"]:
-            rows.append((f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {r['direction']}"))
-    for c, kv in d.get("kv_pool", {}).items():
-        rows.append((f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}"))
+    for s in parts.ordered():
+        make = parts.hook(s, "summary_rows")
+        if make is not None:
+            rows.extend(make(d))
     return rows
 
 

@@ -3,7 +3,9 @@ site pages. Apart from render/pages.py (which imports pandas) so that the MkDocs
 cached report without loading the pipeline."""
 from __future__ import annotations
 
+import importlib
 import posixpath
+import sys
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -11,6 +13,20 @@ from pathlib import Path
 import site_gen
 
 REPORTS_DIR = "reports"
+
+
+def template_dirs(custom_dir: str | Path | None = None) -> list[Path]:
+    """Where a template is looked up, the first found winning: the author's custom_dir, the theme's
+    templates, then each section's own (`site_gen/sections/<name>/templates/`)."""
+    from site_gen.sections import all_sections
+
+    sections = []
+    for s in all_sections():
+        module = sys.modules.get(s.package) or importlib.import_module(s.package)
+        folder = Path(getattr(module, "__file__", "") or "").parent / "templates"
+        if s.package and folder.is_dir() and folder not in sections:
+            sections.append(folder)
+    return ([Path(custom_dir)] if custom_dir else []) + [theme_dir("templates")] + sections
 
 
 def theme_dir(name: str) -> Path:

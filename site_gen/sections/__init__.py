@@ -1,14 +1,19 @@
-"""The registry of report sections, in page order. See `base.Section` for what one section holds."""
+"""The registry of report sections, in page order. See `base.Section` for what one section holds.
+
+Light on purpose: the receipts layer validates each section's part with these declarations, so
+nothing here imports pandas, Jinja or a section's analysis and view.
+"""
 from __future__ import annotations
 
-from site_gen.sections import (accuracy, checkpoints, gates, long_outputs, measures, memory, precision, speed, tool_calling,
-                               versions)
-from site_gen.sections.base import BlockSpec, Section
+from site_gen.sections import (accuracy, checkpoints, gates, long_outputs, measures, memory, precision, speed,
+                               tool_calling, versions)
+from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
 _REGISTRY: list[Section] = [s.SECTION for s in (precision, accuracy, speed, measures, memory, gates, long_outputs,
-                                                            versions, tool_calling, checkpoints)]
+                                                versions, tool_calling, checkpoints)]
+_generation = 0  # bumped when the registry changes: what was made from it (the schema) is made again
 
-__all__ = ["BlockSpec", "Section", "all_sections", "section", "register", "unregister"]
+__all__ = ["BlockSpec", "DashboardColumn", "Section", "all_sections", "generation", "section", "register", "unregister"]
 
 
 def all_sections() -> list[Section]:
@@ -20,22 +25,23 @@ def section(key: str) -> Section | None:
     return next((s for s in _REGISTRY if s.key == key), None)
 
 
+def generation() -> int:
+    return _generation
+
+
 def register(section: Section) -> Section:
     """Adds a section (after the others; one of the same key is replaced in its place)."""
+    global _generation
     keys = [s.key for s in _REGISTRY]
     if section.key in keys:
         _REGISTRY[keys.index(section.key)] = section
     else:
         _REGISTRY.append(section)
-    _schema_changed()
+    _generation += 1
     return section
 
 
 def unregister(key: str) -> None:
+    global _generation
     _REGISTRY[:] = [s for s in _REGISTRY if s.key != key]
-    _schema_changed()
-
-
-def _schema_changed() -> None:
-    from site_gen.receipts import load
-    load.schema_changed()
+    _generation += 1

@@ -1,13 +1,24 @@
-"""What a report section is: one `Section` holds everything sitegen knows of it.
+"""What a report section is: a package `site_gen/sections/<name>/` whose `__init__.py` declares it.
 
-A section (speed, precision, ...) is a part of the receipt (`name`, its schema fragment, its meaning
-checks), an analysis that fills the `Analysis`, a view (display data for the templates), CSV tables,
-author blocks and a page (`<key>.html`). The pipeline iterates the registry (`site_gen.sections`)
-and never names a section itself.
+The declaration (`Section`) is light: the section's part of the receipt (`name`, its schema part,
+its meaning checks) and the names of its two other modules, imported only by the layers that use
+them:
+
+- `<package>.analysis` (the analysis layer, pandas): `analyse(base, part) -> Result | None`, the
+  section's typed result, kept in the report's `Analysis.results[name]`; optionally its inline
+  figures (`FIGURES`) and its history rows (`history_rows`);
+- `<package>.view` (the view layer): `view(a)`, its page's display data; `csv(a)`, its tables;
+  `BLOCKS`, its author blocks; and its lines in the other outputs: `summary(a)` (the `sitegen
+  summary` data), `dashboard(a)` (its dashboard columns), `headlines(a)` (the share card and the
+  meta description), plus optional `page_title`, `page_context`, `markup`;
+- `<package>/templates/`: its page (`<key>.html`), its part of the overview
+  (`overview/<key>.html`) and its macros (`_<key>.html`).
+
+Central code iterates the registry (`site_gen.sections`) and never names a section.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -32,26 +43,34 @@ class BlockSpec:
 
 
 @dataclass(frozen=True)
+class DashboardColumn:
+    """A column a section adds to the table of reports: its key in the row (`view.dashboard(a)`
+    gives the cell), its heading, and whether it holds a number (right-aligned)."""
+    key: str
+    title: str
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
 class Section:
     key: str                      # page key and file stem (`long-outputs` -> long-outputs.html)
     title: str                    # its page's title in the report navigation
+    package: str = ""             # its modules: `<package>.analysis`, `<package>.view`
     name: str | None = None       # its part of the receipt (`long_outputs`); None: drawn from the others
-    view: Callable[[Any], Any] | None = None  # Analysis -> display data, in the context as `view_key`
     needs: tuple[str, ...] = ()   # views of other sections its page shows too
     check: Callable[[dict, Path, CheckpointRef], None] | None = None  # meaning checks of its part
     check_receipt: Callable[[dict, Path], None] | None = None  # checks of its part against the rest of the receipt
     records: str | None = None    # the record list the part must hold (shown only with some)
     light: bool = False           # `records` are read by the analysis only: dropped once it is done
     engine_records: Callable[[dict], Iterator[tuple[str, str, str]]] | None = None  # (checkpoint, role, path)
-    analyse: Callable[[Any, dict], None] | None = None  # fills the Analysis from the receipt's part
-    csv: Callable[[Any], dict] | None = None  # Analysis -> {table name: DataFrame}
-    blocks: dict[str, BlockSpec] = field(default_factory=dict)
     provenance: bool = False      # its figures are listed on the numbers page
     charts: bool = False          # its page draws interactive charts
-    page_title: Callable[[Any], str] | None = None  # a title made from the report instead of `title`
-    page_context: Callable[[Any, dict], None] | None = None  # adds to its page's context
-    markup: Callable[[dict, Callable], None] | None = None  # renders receipt markdown of its view (mdx)
     schema: dict | None = None    # its part of the receipt schema, when not in the published schema file
+    dashboard: tuple[DashboardColumn, ...] = ()  # its columns in the table of reports
+    order: int = 100              # where its lines stand in the summary, the share card and the dashboard
+    texts: tuple[str, ...] = ()   # receipt markdown of its part: `note`, `explanations` (checked for size)
+    analysis: str = ""            # module of its analysis, when not `<package>.analysis`
+    view: str = ""                # module of its view, when not `<package>.view`
 
     @property
     def view_key(self) -> str:
@@ -65,11 +84,16 @@ class Section:
     def template(self) -> str:
         return f"{self.key}.html"
 
+    @property
+    def analysis_module(self) -> str:
+        return self.analysis or f"{self.package}.analysis"
+
+    @property
+    def view_module(self) -> str:
+        return self.view or f"{self.package}.view"
+
     def present(self, a) -> bool:
         return self.name is None or a.report.section(self.name) is not None
-
-    def title_for(self, a) -> str:
-        return self.page_title(a) if self.page_title else self.title
 
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")

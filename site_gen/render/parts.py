@@ -1,0 +1,61 @@
+"""Each section's view module (`<package>.view`), found from its declaration, and what central
+code asks of it: its page's title, its blocks, its lines in the other outputs."""
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+from site_gen.sections import all_sections
+from site_gen.sections.base import BlockSpec, Section
+
+
+def view_of(section: Section) -> ModuleType:
+    return importlib.import_module(section.view_module)
+
+
+def hook(section: Section, name: str):
+    """A function (or value) of the section's view module, or None when it has none."""
+    return getattr(view_of(section), name, None)
+
+
+def title_for(section: Section, a) -> str:
+    """The section's page title for one report (a section may make it from the report)."""
+    page_title = hook(section, "page_title")
+    return page_title(a) if page_title else section.title
+
+
+def blocks(section: Section) -> dict[str, BlockSpec]:
+    return hook(section, "BLOCKS") or {}
+
+
+def macros() -> list[tuple[str, tuple[str, ...]]]:
+    """(template, macro names) of every section's macros that its blocks use."""
+    return [(f"_{s.key}.html", names) for s in all_sections() if (names := hook(s, "MACROS"))]
+
+
+def ordered() -> list[Section]:
+    """The sections in the order their lines stand in the summary, the share card and the dashboard."""
+    return sorted(all_sections(), key=lambda s: s.order)
+
+
+def lines(a, name: str, *args: Any) -> list:
+    """Every section's `name(a, ...)` contribution (a list each), in `ordered()` order."""
+    out: list = []
+    for s in ordered():
+        fn = hook(s, name)
+        if fn is not None and s.present(a):
+            out.extend(fn(a, *args))
+    return out
+
+
+@lru_cache(maxsize=None)
+def dashboard_columns_of(generation: int) -> tuple:
+    return tuple(c for s in ordered() for c in s.dashboard)
+
+
+def dashboard_columns() -> tuple:
+    from site_gen.sections import generation
+
+    return dashboard_columns_of(generation())

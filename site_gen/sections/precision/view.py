@@ -1,0 +1,137 @@
+"""Precision's view: the page's display data, its CSV table, its author block and its lines in
+the summary, the dashboard and the share card."""
+from __future__ import annotations
+
+from typing import Any
+
+from site_gen.core.errors import SitegenError
+from site_gen.render import charts, views
+from site_gen.render import format as fmt
+from site_gen.render.provenance import Fig
+from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
+
+
+def csv(a) -> dict:
+    p = a.of("precision")
+    return {"precision": p.table.drop(columns=["oriented", "oriented_low", "oriented_high"])} if p is not None else {}
+
+
+def table_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
+    p = ctx["precision"]
+    out = {"headline": option_bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False}
+    if "checkpoint" in opt:
+        cp = option_checkpoint(opt["checkpoint"], p["paired_checkpoints"], file, at["checkpoint"], "paired precision results")
+        if out["headline"]:
+            raise SitegenError("headline summarises every checkpoint; leave out checkpoint or headline",
+                               file, f"line {at['headline']}")
+        out["precision"] = {**p, "groups": [g for g in p["groups"] if g["checkpoint"] == cp], "unpaired": []}
+    return out
+
+
+def _direction_how(r: dict) -> str:
+    if not r["resolved"]:
+        return "no direction: the 95% interval includes zero"
+    way = "higher" if r["further"] == "higher" else "lower"
+    return f"the interval excludes zero, and a {way} value is further from the reference for this measure"
+
+
+def view(a) -> dict[str, Any] | None:
+    result = a.of("precision")
+    if result is None:
+        return None
+    p = a.report.section("precision")
+    groups = []
+    records = views.rows(result.table)
+    for checkpoint in a.checkpoints:
+        part = [r for r in records if r["checkpoint"] == checkpoint and r["paired"]]
+        if not part:
+            continue
+        rows = []
+        for r in part:
+            rows.append({
+                "label": r["label"], "measure": r["measure"], "panel": r["panel"],
+                "baseline": Fig(fmt.measure_value(r["baseline"], r["unit"]), f"{r['source']}.baseline.value", date=r["baseline_date"]),
+                "candidate": Fig(fmt.measure_value(r["candidate"], r["unit"]), f"{r['source']}.candidate.value", date=r["candidate_date"]),
+                "difference": Fig(fmt.measure_difference(r["difference"], r["unit"]), f"{r['source']}.difference"),
+                "interval": Fig(fmt.measure_interval(r["low"], r["high"], r["unit"]), f"{r['source']}.interval"),
+                "resolved": Fig("resolved" if r["resolved"] else "not resolved",
+                                how=f"the 95% interval {fmt.measure_interval(r['low'], r['high'], r['unit'])} "
+                                    + ("excludes" if r["resolved"] else "includes") + " zero"),
+                "is_resolved": bool(r["resolved"]),
+                "direction": Fig(r["direction"], how=_direction_how(r)),
+                "further": bool(r["oriented"] > 0),
+                "dates": f"{r['baseline_date']} / {r['candidate_date']}",
+                "source": r["source"],
+            })
+        groups.append({"checkpoint": checkpoint, "rows": rows})
+    s = result.summary
+    top = result.largest_gap
+    largest = {"share": f"{top['share']:.0%}", "label": top["label"]} if top else None
+    unpaired = []
+    for checkpoint in a.checkpoints:
+        if checkpoint not in a.paired_checkpoints:
+            unpaired.append({"checkpoint": checkpoint, "reason": views.missing_reason(a, checkpoint, "baseline"),
+                             "on_checkpoints": bool((result.table["checkpoint"] == checkpoint).any())})
+    return {
+        "reference": p["reference"], "note": p.get("note", ""), "groups": groups, "summary": s,
+        "largest_gap": largest, "paired_checkpoints": [g["checkpoint"] for g in groups],
+        "forest": charts.forest(result.table), "unpaired": unpaired,
+        "direction": result.direction,
+    }
+
+
+BLOCKS = {"precision-table": BlockSpec(
+    "precision", "precision", ("checkpoint", "headline"),
+    "{% if headline %}{{ precision_headline(precision, engines) }}{% endif %}{{ precision_table(precision, engines, id=id) }}",
+    "paired precision differences with 95% intervals (checkpoint: one checkpoint; headline: true adds the summary sentence)",
+    "precision-table", apply=table_options)}
+MACROS = ("precision_headline", "precision_table")
+
+
+# -- its lines in the other outputs -----------------------------------------------------------
+
+def dashboard(a) -> dict[str, Any]:
+    """Its cell in the table of reports: how many gaps are resolved and which way, sorted by the share resolved."""
+    p = a.of("precision")
+    s = p.summary if p is not None else None
+    if not s or not s["pairs"]:
+        return {}
+    return {"precision": {"text": f"{s['resolved']} of {s['pairs']} resolved; {s['further']} further, {s['closer']} closer",
+                          "sort": f"{s['resolved_share']:.6f}"}}
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    p = a.of("precision")
+    s = p.summary if p is not None else None
+    if not s:
+        return []
+    precision = a.report.section("precision") or {}
+    reference = f" from {precision['reference']}" if precision.get("reference") else ""
+    key = "slower" if s["further"] > s["closer"] else "faster" if s["closer"] > s["further"] else "level"
+    return [("Precision:", f"{s['further']} further{reference}, {s['closer']} closer "
+                           f"({s['resolved']} of {s['pairs']} resolved)", key)]
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`, from the page's own view (`shown`)."""
+    if not shown:
+        return None
+    p = shown
+    return {"precision": {
+        "reference": p["reference"],
+        "resolved": p["summary"]["resolved"], "pairs": p["summary"]["pairs"],
+        "further": p["summary"]["further"], "closer": p["summary"]["closer"], "unresolved": p["summary"]["unresolved"],
+        "rows": [{"checkpoint": g["checkpoint"], "measure": str(r["label"]), "baseline": str(r["baseline"]),
+                  "candidate": str(r["candidate"]), "difference": str(r["difference"]), "interval": str(r["interval"]),
+                  "resolved": r["is_resolved"], "direction": str(r["direction"])} for g in p["groups"] for r in g["rows"]],
+    }}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "precision" not in d:
+        return []
+    p = d["precision"]
+    rows = [("Precision gaps resolved", f"{p['resolved']} of {p['pairs']}: {p['further']} further from {p['reference']}, "
+                                       f"{p['closer']} closer; {p['unresolved']} not resolved")]
+    rows += [(f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {r['direction']}") for r in p["rows"]]
+    return rows

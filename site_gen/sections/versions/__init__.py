@@ -1,0 +1,36 @@
+"""Versions: this candidate against its previous version (precision and long-output text). The
+declaration and the meaning checks of the receipt's `versions` part."""
+from __future__ import annotations
+
+from site_gen.receipts.rules import require
+from site_gen.sections.base import Section
+
+
+def check(versions: dict, file, checkpoint_ref) -> None:
+    seen_panels = set()
+    for i, r in enumerate(versions.get("precision", [])):
+        checkpoint_ref(r["checkpoint"], f"$.versions.precision[{i}].checkpoint")
+        key = (r["panel"], r["checkpoint"])
+        require(key not in seen_panels, f"duplicate comparison for panel {key[0]} / {key[1]}", file, f"$.versions.precision[{i}]")
+        seen_panels.add(key)
+        low, high = r["interval"]
+        require(low <= high, f"interval low end {low} is above its high end {high}", file, f"$.versions.precision[{i}].interval")
+    seen_categories = set()
+    for i, r in enumerate(versions.get("text", [])):
+        require(r["category"] not in seen_categories, f"duplicate category '{r['category']}'", file, f"$.versions.text[{i}].category")
+        seen_categories.add(r["category"])
+        require(r["identical"] <= r["total"], "identical cannot exceed total", file, f"$.versions.text[{i}].identical")
+
+
+def check_receipt(data: dict, file) -> None:
+    """A comparison of the candidate with itself compares nothing: the previous version must be another."""
+    prev, candidate = data["versions"]["previous"], data["report"]["engines"]["candidate"]
+    require((prev["name"], prev["version"]) != (candidate["name"], candidate["version"]),
+            f"is the candidate itself ({candidate['name']} v{candidate['version']}); "
+            "the previous version must be another one", file, "$.versions.previous.version")
+
+
+SECTION = Section(
+    key="versions", title="Versions", package=__name__, name="versions", check=check, check_receipt=check_receipt,
+    texts=("note", "explanations"),
+)
