@@ -401,7 +401,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def _make(self, base: str | None) -> list[str | None]:
         """The records from the analyses, each report's kept while its version holds (in this
         process, or in the persistent cache); the names of their cache entries."""
-        from site_gen.analysis.related import NONE, relations
+        from site_gen.render.related import NONE, relations
 
         analyses = self.analyses
         related = relations(analyses)

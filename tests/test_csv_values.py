@@ -10,7 +10,7 @@ import pandas as pd
 from hypothesis import given, settings, strategies as st
 
 from site_gen.render import format as fmt
-from site_gen.render.pages import csv_bytes
+from site_gen.render.csv import csv_bytes
 
 REPORT = "reports/cuteafd-v4.0.0"
 

@@ -33,7 +33,7 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     b.build()
     summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
     overview = b.dependencies(f"reports/{REPORT}/index.html")
-    # Its pages link the report of its previous version (site_gen/analysis/related.py) and show its title:
+    # Its pages link the report of its previous version (site_gen/render/related.py) and show its title:
     # they record what they show of it (`links`), not its receipt.
     assert overview.receipts == ((REPORT, sha(summary.read_bytes())),) and overview.links
     assert overview.ledes == ((REPORT, sha(lede.read_text(encoding="utf-8"))),)
@@ -115,7 +115,7 @@ def test_incremental_equals_fresh_after_each_kind_of_edit(project):
 
 
 def test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes(tmp_path):
-    """A page that links another report (site_gen/analysis/related.py) follows that report's edits, a newer
+    """A page that links another report (site_gen/render/related.py) follows that report's edits, a newer
     report of the same engine version, a report its markdown links added later, and their removal."""
     import shutil
 

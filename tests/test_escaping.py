@@ -138,7 +138,7 @@ def test_the_formula_judge_sees_formulas():
 def test_csv_cells_start_no_formula_after_any_line_break():
     import pandas as pd
 
-    from site_gen.render.pages import csv_bytes
+    from site_gen.render.csv import csv_bytes
 
     frame = pd.DataFrame({"text": HOSTILE_CELLS, "number": [-1.5] * len(HOSTILE_CELLS)})
     text = csv_bytes(frame).decode("utf-8")

@@ -186,12 +186,12 @@ def test_card_text_uses_the_bitmap_font():
 
 
 def test_the_card_takes_its_colours_from_the_stylesheets_dark_theme(tmp_path, monkeypatch):
-    from site_gen.render import card, pages
+    from site_gen.render import card, where
 
-    css = (pages.theme_dir("static") / "sitegen.css").read_text(encoding="utf-8")
+    css = (where.theme_dir("static") / "sitegen.css").read_text(encoding="utf-8")
     dark = css[css.index("prefers-color-scheme: dark"):]
     (tmp_path / "sitegen.css").write_text(css.replace(dark, dark.replace("--bg: #0f1217", "--bg: #123456", 1)))
-    monkeypatch.setattr(pages, "theme_dir", lambda name: tmp_path)
+    monkeypatch.setattr(where, "theme_dir", lambda name: tmp_path)
     monkeypatch.setattr(card, "palette", card.palette.__wrapped__)  # not the cached palette of the real theme
     png = card.share_card.__wrapped__("Site", "Title", "sub", (), (), "", (0.8, 1.8), 0.08, "footer")
     width, _, raw = png_size_and_pixels(png)

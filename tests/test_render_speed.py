@@ -42,7 +42,7 @@ def test_rows_are_the_records_pandas_makes(name):
 
 def _pandas_csv(frame: pd.DataFrame) -> bytes:
     """What csv_bytes wrote before it had a writer of its own: pandas' to_csv of the prepared cells."""
-    from site_gen.render.pages import _csv_cells, pandas_csv
+    from site_gen.render.csv import _csv_cells, pandas_csv
 
     cells, changed, quoting, _ = _csv_cells(frame)
     return pandas_csv(frame, cells, changed, quoting)
@@ -62,7 +62,7 @@ CSV_FRAMES = {
 
 @pytest.mark.parametrize("name", list(CSV_FRAMES))
 def test_csv_bytes_are_what_pandas_writes(name):
-    from site_gen.render.pages import csv_bytes
+    from site_gen.render.csv import csv_bytes
 
     frame = CSV_FRAMES[name]
     assert csv_bytes(frame) == _pandas_csv(frame)
@@ -73,7 +73,7 @@ def test_template_lookups_find_what_jinja_finds():
     the attribute (a dict's method) when it has one, undefined when neither."""
     import jinja2
 
-    from site_gen.render.pages import _Environment
+    from site_gen.render.environment import _Environment
 
     source = "{{ d.a }}|{{ d.items is callable }}|{{ d.get('a') }}|{{ d.missing is defined }}|{{ o.a }}|{{ n.real }}"
     context = {"d": {"a": 1, "items": "key, not method"}, "o": type("O", (), {"a": "attr"})(), "n": 5}

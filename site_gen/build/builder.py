@@ -21,7 +21,7 @@ from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import report_folders
-from site_gen.analysis.related import NONE as NO_RELATED, relations
+from site_gen.render.related import NONE as NO_RELATED, relations
 from site_gen.render import dashboard
 from site_gen.render import history as history_view
 from site_gen.render.assets import theme_assets
@@ -89,7 +89,7 @@ class Builder:
         self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
         self._row_html: dict[tuple[str, str], object] = {}
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
-        self.related: dict = {}  # report id -> its links to other reports (site_gen/analysis/related.py), this build's
+        self.related: dict = {}  # report id -> its links to other reports (site_gen/render/related.py), this build's
         self._related_memo: dict = {}  # what each receipt says about other reports, kept between builds
         self._links_memo: dict = {}    # id of a Related of this build -> (it, the hash of what it shows)
 
@@ -253,7 +253,7 @@ class Builder:
         nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
             nav = nav + [history_nav()]
-        self._adopt(prefill(self.config, self.strict, folders, nav, out, workers, self.step))
+        self._adopt(prefill(self.config, self.strict, folders, nav, out, workers, self.step, type(self)))
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, analyses: list[Analysis]) -> list[dict]:

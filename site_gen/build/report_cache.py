@@ -51,7 +51,7 @@ def code_hash() -> str | None:
 def key(a, config: Config, strict: bool, nav: list[dict], asset_urls: dict[str, str],
         related: tuple[tuple[str, str], ...] = ()) -> str | None:
     """The entry's name for analysis `a`'s report, or None when it cannot be told; `related`: the
-    receipts of the other reports its pages link to (site_gen/analysis/related.py)."""
+    receipts of the other reports its pages link to (site_gen/render/related.py)."""
     code = code_hash() if enabled else None
     custom = custom_hash(config.custom_dir) if code is not None else None
     if code is None or custom is None or cache.folder() is None:

@@ -23,7 +23,7 @@ from site_gen.core.config import Config
 from site_gen.core.errors import SitegenError
 from site_gen.render import dashboard, publish
 from site_gen.render.assets import theme_assets
-from site_gen.analysis.related import NONE as NO_RELATED, Related
+from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
 from site_gen.build.reports import Loaded, folder_stamp
 from site_gen.sections import all_sections
@@ -92,7 +92,7 @@ def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, 
 
 
 def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,
-            workers: int, progress) -> list[tuple]:
+            workers: int, progress, builder: type) -> list[tuple]:
     """Every folder's share, done by `workers` forked processes; raises the first folder's error, in folder order."""
     import multiprocessing
 
@@ -103,7 +103,7 @@ def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[st
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
     results, done = [], 0
     with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start) as pool:
-        for result in pool.imap(_prefill_chunk, [(config, strict, chunk, nav, out) for chunk in chunks]):
+        for result in pool.imap(_prefill_chunk, [(builder, config, strict, chunk, nav, out) for chunk in chunks]):
             results.append(result)
             done += len(result[1]) if result[0] == "ok" else 0
             progress("reports", done, len(folders))
@@ -126,17 +126,15 @@ def _worker_start() -> None:
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    config, strict, folders, nav, stream = args
+    builder, config, strict, folders, nav, stream = args
     try:
-        return _prefill_share(config, strict, folders, nav, stream)
+        return _prefill_share(builder, config, strict, folders, nav, stream)
     finally:
         gc.collect()
 
 
-def _prefill_share(config, strict, folders, nav, stream: Staging | None) -> tuple:
-    from site_gen.build.builder import Builder  # here: the builder imports this module
-
-    b = Builder(config, strict=strict)
+def _prefill_share(builder: type, config, strict, folders, nav, stream: Staging | None) -> tuple:
+    b = builder(config, strict=strict)  # the main process's kind of builder, one of its own
     asset_urls = {k: v[0] for k, v in theme_assets(config).items()}
     out = []
     for index, folder in folders:

@@ -14,6 +14,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
+from site_gen.render import where
 from site_gen.render.cardfont import FONTS
 
 Colour = tuple[int, int, int]
@@ -187,10 +188,7 @@ def dark_palette(css: str) -> dict[str, Colour]:
 def palette() -> dict[str, Colour]:
     """The site's dark theme, read from its stylesheet: the card reads the same in a light or a
     dark chat window, and matches the site in a dark one."""
-    # pages imports this module (through publish): its theme_dir is looked up when a card is drawn.
-    from site_gen.render.pages import theme_dir
-
-    css = (theme_dir("static") / "sitegen.css").read_text(encoding="utf-8")
+    css = (where.theme_dir("static") / "sitegen.css").read_text(encoding="utf-8")
     return {**dark_palette(css), **{k: hex_colour(v) for k, v in _CARD_ONLY.items()}}
 
 

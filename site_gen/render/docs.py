@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
-from site_gen.build.dependencies import Dependencies, content_hash
+from site_gen.core.records import Dependencies, content_hash
 from site_gen.core.diagnostics import warning
 from site_gen.core.errors import SitegenError
 from site_gen.render import markdown as md

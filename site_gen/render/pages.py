@@ -1,22 +1,14 @@
 """The site's pages: which exist, where they live, and their HTML (jinja2)."""
 from __future__ import annotations
 
-import csv
-import io
-import json
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-import jinja2
-import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-import site_gen
 from site_gen.analysis import figures as figs
-from site_gen.analysis.report import Analysis, own
+from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import warning
 from site_gen.core.errors import SitegenError
@@ -25,71 +17,14 @@ from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
 from site_gen.render import publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
-from site_gen.analysis.related import NONE as NO_RELATED, Related
+from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
-from site_gen.render.parts import dashboard_columns, hook, title_for, view_of
-from site_gen.sections import Section, all_sections
+from site_gen.render.csv import _own, csv_files, csv_tables
+from site_gen.render.pagelist import NUMBERS, OVERVIEW, _section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
+from site_gen.render.environment import content_environment, environment  # noqa: F401 (site_gen.render.pages.environment: the builder's)
+from site_gen.render.parts import hook, view_of
+from site_gen.sections import all_sections
 from site_gen.sections import section as section_of
-
-# The report-wide pages around the sections' own (site_gen/sections): (key, nav title, file name).
-OVERVIEW = ("overview", "Overview", "index.html")
-NUMBERS = ("numbers", "Numbers", "numbers.html")
-
-
-def all_pages() -> list[tuple[str, str, str]]:
-    """Every page a report can have, in navigation order."""
-    return [OVERVIEW, *((s.key, s.title, s.file) for s in all_sections()), NUMBERS]
-
-
-def _section_of_view(name: str) -> Section:
-    return next(s for s in all_sections() if s.view_key == name)
-
-
-# What `x.name` finds on a plain dict before its items: its methods (`d.get`, `d.items`).
-_DICT_ATTRIBUTES = frozenset(dir(dict))
-
-
-class _Environment(jinja2.Environment):
-    """Jinja's environment, with `view.key` looked up as an item first on a plain dict whose
-    attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
-    end with the item: the same value, without the failed attribute lookup (thousands a page)."""
-
-    def getattr(self, obj: Any, attribute: str) -> Any:
-        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
-            try:
-                return obj[attribute]
-            except KeyError:
-                pass
-        return super().getattr(obj, attribute)
-
-
-@lru_cache(maxsize=8)
-def environment(custom_dir: str | None) -> jinja2.Environment:
-    paths = [str(p) for p in template_dirs(custom_dir)]
-    options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    # Compiled in memory only: no bytecode cache (Jinja's bytecode is marshalled code, and code
-    # read from a cache folder is code whoever can write that folder runs).
-    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined, **options)
-    env.filters.update(fmt.FILTERS)
-    env.filters["json_attribute"] = json_attribute
-    env.globals["version"] = site_gen.__version__
-    env.globals["dashboard_columns"] = dashboard_columns  # each section's columns of the table of reports
-    return env
-
-
-def json_attribute(value: Any) -> Markup:
-    """JSON for a single-quoted HTML attribute (a chart's `data-spec`): no `'`, `&`, `<` or `>` in
-    it, so the attribute needs no entity and JSON.parse reads it as it is; and JSON that JSON.parse
-    accepts (a NaN would stop the chart, so it stops the build instead). The data sits on the element
-    the chart draws into rather than in a `<script type="application/json">`: a host page that swaps
-    its content and re-creates inline scripts (Material for MkDocs' instant navigation drops their
-    type and id) would run such data as code; an attribute survives any copy, and no search index
-    takes it for text."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    for char in "<>&'":
-        text = text.replace(char, f"\\u{ord(char):04x}")
-    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-
 
 @dataclass
 class Page:
@@ -105,142 +40,13 @@ class Page:
     deps: Any = field(default=None, compare=False, repr=False)
 
 
-def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
-    """The report's pages: (key, title, file name) of the overview, each section it has, the numbers."""
-    return [OVERVIEW, *((s.key, title_for(s, a), s.file) for s in all_sections() if s.present(a)), NUMBERS]
-
-
-# Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
-_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-# A line of a cell (its start, or after a break) that a spreadsheet could read as a formula:
-# = + - @ after spaces, or a tab or carriage return.
-_FORMULA = re.compile(rf"(?:^|(?<=[{_BREAKS}]))(?=[\t\r]|[^\S{_BREAKS}]*[=+\-@])")
-# Breaks the CSV writer does not quote (it quotes only its own line terminator, \n).
-_UNQUOTED_BREAK = re.compile(rf"[{_BREAKS.replace(chr(10), '')}]")
-
-
-def _defuse(value: Any) -> Any:
-    return _FORMULA.sub("'", value) if isinstance(value, str) else value
-
-
-def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """CSV with numbers as measured (fmt.csv_number) and spreadsheet formulas defused: each line of a text cell that starts a formula gets a
-    leading quote; a table whose text holds a line break other than \n quotes every text cell, so
-    that no reader takes the break for the end of a row."""
-    cells, changed, quoting, plain = _csv_cells(frame)
-    if plain and quoting == csv.QUOTE_MINIMAL:
-        # The cells straight to the writer pandas would use, with the same dialect: pandas spends
-        # most of a small table's time preparing them.
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n", quoting=quoting)
-        writer.writerow(list(cells))
-        writer.writerows(zip(*(_written(items) for items in cells.values())))
-        return buffer.getvalue().encode("utf-8")
-    return pandas_csv(frame, cells, changed, quoting)
-
-
-def pandas_csv(frame: pd.DataFrame, cells: dict[str, list], changed: list[str], quoting: int) -> bytes:
-    """The CSV pandas writes of `frame` with its `changed` columns' cells replaced (`_csv_cells`)."""
-    out = frame
-    if changed:  # a table with no text to defuse and no float is not copied
-        out = frame.copy()
-        for column in changed:
-            numbers = pd.api.types.is_float_dtype(frame[column])
-            out[column] = pd.Series(cells[column], index=frame.index, dtype=object) if numbers else cells[column]
-    buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
-    return buffer.getvalue().encode("utf-8")
-
-
-def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], int, bool]:
-    """Each column's cells (numbers as measured, text defused), the columns whose cells
-    changed, the quoting the table needs, and whether the csv module prints every cell as pandas
-    does: text, numbers and booleans under named columns (pandas has its own text for dates and
-    its nullable types)."""
-    cells, changed = {}, []
-    quoting = csv.QUOTE_MINIMAL
-    names = frame.columns.tolist()
-    plain = bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names)
-    for column, values in zip(names, views.arrays(frame) if frame.columns.is_unique else (frame[c] for c in names)):
-        items = values.tolist()
-        if pd.api.types.is_float_dtype(values):
-            # Python numbers, not text: the writer never quotes them, whatever the quoting.
-            items = [fmt.csv_number(v) for v in items]
-            changed.append(column)
-        elif values.dtype == object or pd.api.types.is_string_dtype(values):
-            texts = [v for v in items if isinstance(v, str)]
-            if any(_FORMULA.search(v) for v in texts):
-                items = [_defuse(v) for v in items]
-                changed.append(column)
-            if any(_UNQUOTED_BREAK.search(v) for v in texts):
-                quoting = csv.QUOTE_NONNUMERIC
-        cells[column] = items
-        plain = plain and (isinstance(values.dtype, np.dtype) and values.dtype.kind in "iubfO"
-                           or isinstance(values.dtype, pd.StringDtype) and values.dtype.na_value is not pd.NA)
-    return cells, changed, quoting, plain
-
-
-def _written(items: list) -> list:
-    """A column's cells with each missing one empty, as pandas writes it."""
-    return ["" if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v) else v for v in items]
-
-
-def _own(a: Analysis, s: Section) -> Analysis:
-    """What a section's view and tables are given: a named section's own part of the analysis (so
-    they come out the same whatever else changed, and a live builder keeps them: report_store.py)."""
-    return own(a, s.name) if s.name else a
-
-
-def section_tables(a: Analysis, s: Section) -> dict[str, pd.DataFrame]:
-    """One section's CSV tables, made once per analysis."""
-    key = ("csv", s.key)
-    if key not in a.displayed:
-        csv = hook(s, "csv")
-        a.displayed[key] = csv(_own(a, s)) if csv else {}
-    return a.displayed[key]
-
-
-def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
-    """Every section's CSV tables, by name (`csv/<name>.csv`)."""
-    return {name: table for s in all_sections() if hook(s, "csv") for name, table in section_tables(a, s).items()}
-
-
-def csv_files(a: Analysis, base: str) -> dict[str, bytes]:
-    """Every section's CSV files under `base`, each section's made once per analysis."""
-    out = {}
-    for s in all_sections():
-        if hook(s, "csv"):
-            key = ("csv bytes", s.key)
-            if key not in a.displayed:
-                a.displayed[key] = {name: csv_bytes(table) for name, table in section_tables(a, s).items()}
-            out.update((base + f"csv/{name}.csv", data) for name, data in a.displayed[key].items())
-    return out
-
-
-def receipt_texts(r) -> Iterator[tuple[str, str]]:
-    """Every markdown text of a receipt with its JSON path: the lede, what was tested and not covered, notes."""
-    yield "$.report.lede", r.lede or ""
-    for i, t in enumerate(r.meta.get("tested", [])):
-        yield f"$.report.tested[{i}].text", t["text"]
-    for i, t in enumerate(r.meta.get("not_covered", [])):
-        yield f"$.report.not_covered[{i}]", t
-    for s in all_sections():
-        section = r.data.get(s.name) if s.name else None
-        if isinstance(section, dict):
-            if "note" in s.texts:
-                yield f"$.{s.name}.note", section.get("note") or ""
-            if "explanations" in s.texts:
-                for i, e in enumerate(section.get("explanations", [])):
-                    yield f"$.{s.name}.explanations[{i}].text", e["text"]
-
-
 class ReportPages:
     """Builds every page of one report from its analysis."""
 
     def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]], strict: bool = False,
                  related: Related = NO_RELATED):
         self.a = a
-        self.related = related  # the other reports its pages link to (site_gen/analysis/related.py)
+        self.related = related  # the other reports its pages link to (site_gen/render/related.py)
         self.config = config
         self.strict = strict
         self.base = report_base(a.report.id)
@@ -327,7 +133,7 @@ class ReportPages:
         return view
 
     def links(self, page_url: str) -> dict[str, Any]:
-        """Links to the other reports that the receipt names (site_gen/analysis/related.py), for the templates."""
+        """Links to the other reports that the receipt names (site_gen/render/related.py), for the templates."""
         rl = self.related
 
         def link(target, key: str = OVERVIEW[0]) -> dict[str, str] | None:
@@ -425,14 +231,6 @@ def render_page(page: Page, config: Config, site_nav: list[dict[str, str]], asse
     env = environment(str(config.custom_dir) if config.custom_dir else None)
     template = env.get_template(page.template)
     return template.render(page_context(page, config, site_nav, assets)).encode("utf-8")
-
-
-@lru_cache(maxsize=8)
-def content_environment(custom_dir: str | None) -> jinja2.Environment:
-    """The page templates with a bare `base.html`: a page renders as its `content` block only."""
-    env = environment(custom_dir)
-    bare = jinja2.DictLoader({"base.html": '{% include "_illustrative.html" %}{% block content %}{% endblock %}'})
-    return env.overlay(loader=jinja2.ChoiceLoader([bare, env.loader]))
 
 
 def render_content(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> str:

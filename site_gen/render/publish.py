@@ -13,6 +13,8 @@ from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
 from site_gen.render import card, parts
 from site_gen.render.contexts import NotFoundContext, as_context
+from site_gen.render.environment import environment
+from site_gen.render.where import report_base
 
 CARD = "card.png"
 
@@ -29,7 +31,6 @@ def absolute(config: Config, path: str) -> str:
 
 
 def _report_base(report_id: str) -> str:
-    from site_gen.render.pages import report_base
     return report_base(report_id)
 
 
@@ -84,8 +85,6 @@ def not_found(config: Config, analyses: list[Analysis]) -> bytes:
 
     With `site_url` its links are absolute; without, it is a self-contained note.
     """
-    from site_gen.render.pages import environment
-
     env = environment(str(config.custom_dir) if config.custom_dir else None)
     reports = [{"title": a.report.title, "url": absolute(config, _report_base(a.report.id) + "index.html")}
                for a in analyses] if site_root(config) else []

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from site_gen.analysis.report import Analysis
+from site_gen.render.pagelist import present_sections, receipt_texts
+from site_gen.render.where import report_base
 
 # A receipt's link to another report's page (`page:REPORT/NAME`); the id is a report folder's name.
 _MENTION = re.compile(r"page:([A-Za-z0-9][A-Za-z0-9._-]*)/", re.IGNORECASE)
@@ -70,8 +72,6 @@ class Own:
 
 
 def own(a: Analysis) -> Own:
-    from site_gen.render.pages import receipt_texts
-
     r = a.report
     previous = (r.section("versions") or {}).get("previous")
     engines = ([_engine(previous)] if previous else []) + [_engine(ref) for ref in (r.section("memory") or {}).get("references", [])]
@@ -81,8 +81,6 @@ def own(a: Analysis) -> Own:
 
 
 def _pages(a: Analysis) -> tuple[tuple[str, str], ...]:
-    from site_gen.render.pages import present_sections, report_base
-
     return tuple((key, report_base(a.report.id) + file) for key, _, file in present_sections(a))
 
 

@@ -1,0 +1,69 @@
+"""The one Jinja environment of sitegen's templates (the author's custom_dir, the theme, each
+section's own templates), compiled in memory."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+import site_gen
+from site_gen.render import format as fmt
+from site_gen.render.parts import dashboard_columns
+from site_gen.render.where import template_dirs
+
+
+# What `x.name` finds on a plain dict before its items: its methods (`d.get`, `d.items`).
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment, with `view.key` looked up as an item first on a plain dict whose
+    attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
+    end with the item: the same value, without the failed attribute lookup (thousands a page)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
+@lru_cache(maxsize=8)
+def environment(custom_dir: str | None) -> jinja2.Environment:
+    paths = [str(p) for p in template_dirs(custom_dir)]
+    options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    # Compiled in memory only: no bytecode cache (Jinja's bytecode is marshalled code, and code
+    # read from a cache folder is code whoever can write that folder runs).
+    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined, **options)
+    env.filters.update(fmt.FILTERS)
+    env.filters["json_attribute"] = json_attribute
+    env.globals["version"] = site_gen.__version__
+    env.globals["dashboard_columns"] = dashboard_columns  # each section's columns of the table of reports
+    return env
+
+
+def json_attribute(value: Any) -> Markup:
+    """JSON for a single-quoted HTML attribute (a chart's `data-spec`): no `'`, `&`, `<` or `>` in
+    it, so the attribute needs no entity and JSON.parse reads it as it is; and JSON that JSON.parse
+    accepts (a NaN would stop the chart, so it stops the build instead). The data sits on the element
+    the chart draws into rather than in a `<script type="application/json">`: a host page that swaps
+    its content and re-creates inline scripts (Material for MkDocs' instant navigation drops their
+    type and id) would run such data as code; an attribute survives any copy, and no search index
+    takes it for text."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    for char in "<>&'":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+@lru_cache(maxsize=8)
+def content_environment(custom_dir: str | None) -> jinja2.Environment:
+    """The page templates with a bare `base.html`: a page renders as its `content` block only."""
+    env = environment(custom_dir)
+    bare = jinja2.DictLoader({"base.html": '{% include "_illustrative.html" %}{% block content %}{% endblock %}'})
+    return env.overlay(loader=jinja2.ChoiceLoader([bare, env.loader]))
