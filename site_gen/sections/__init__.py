@@ -1,12 +1,12 @@
 """The registry of report sections, in page order. See `base.Section` for what one section holds."""
 from __future__ import annotations
 
-from site_gen.sections import (accuracy, checkpoints, gates, long_outputs, measures, memory, precision, speed, tool_calling,
-                               versions)
+from site_gen.sections import (accuracy, checkpoints, gates, long_outputs, measures, memory, precision, serving, speed,
+                               tool_calling, versions)
 from site_gen.sections.base import BlockSpec, Section
 
 _REGISTRY: list[Section] = [s.SECTION for s in (precision, accuracy, speed, measures, memory, gates, long_outputs,
-                                                            versions, tool_calling, checkpoints)]
+                                                            versions, tool_calling, checkpoints, serving)]
 
 __all__ = ["BlockSpec", "Section", "all_sections", "section", "register", "unregister"]
 
