@@ -75,7 +75,7 @@ class Report:
     def baseline(self) -> Engine:
         # A one-setup report (schema 1.2) has no baseline: the pages name its absence.
         if "baseline" not in self.meta["engines"]:
-            return Engine(name="no baseline", version=UNRECORDED, long_name="one-setup report: no baseline")
+            return Engine(name="no baseline", version=UNRECORDED, long_name="none: a one-setup report")
         return Engine(**self.meta["engines"]["baseline"])
 
     @property

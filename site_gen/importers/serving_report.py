@@ -43,7 +43,7 @@ def _check_files(sides: dict[str, list]) -> None:
     seen: dict[tuple, tuple] = {}
     for role, runs in sides.items():
         for r in runs:
-            k = (r.src.sha256, r.line)
+            k = (r.src.sha256, r.line, r.anchor)
             if k in seen:
                 other_role, other = seen[k]
                 if other_role != role:
@@ -100,11 +100,12 @@ def _load_points(role: str, runs: list, prov: sc.Provenance) -> tuple[list[dict]
             if "requests" in rep:
                 base = "$.details" if isinstance(r.rec.get("details"), dict) else "$"
                 names = ", ".join(f"{base}.{k}" for k in ("input_lens", "output_lens", "ttfts", "itls", "errors"))
-                prov.cite(path + ".requests", r.src, r.where(names))
+                prov.cite(path + ".requests", r.src, r.rows_at or r.where(names))
+            if "itl_gaps" in rep:
                 prov.cite(path + ".itl_gaps", r.src, r.where(f"{base}.itls") + " (every gap of the successful requests)")
             for k, s in enumerate(rep["stated"]):
-                prov.cite(f"{path}.stated[{k}]", r.src, r.where(f"$.{s['key']}") if "." not in s["key"] else
-                          r.where(f"$[\"{s['key']}\"]"))
+                place = r.stated_at.get(s["key"]) or (f"$.{s['key']}" if "." not in s["key"] else f"$[\"{s['key']}\"]")
+                prov.cite(f"{path}.stated[{k}]", r.src, r.where(place))
             lp["repeats"].append(rep)
         out.append(lp)
         by_key[key] = lp

@@ -56,9 +56,12 @@ class Run:
     inputs: tuple | None = None
     env: sc.Env = field(default_factory=sc.Env)
     run_date: str | None = None
+    anchor: str = "$"  # the record's place in its file: $ (vLLM, a JSONL line) or $.benchmarks[i] (GuideLLM)
+    stated_at: dict = field(default_factory=dict)  # a stated figure's JSON path where it is not $.<key>
+    rows_at: str = ""  # where the per-request rows are, where not vLLM's and SGLang's arrays
 
     def where(self, path: str = "$") -> str:
-        return sc.at(self.line, path)
+        return sc.at(self.line, self.anchor + path[1:] if path.startswith("$") else path)
 
     def fail(self, message: str, path: str = "$") -> SitegenError:
         return SitegenError(message, self.src.path, self.where(path))
