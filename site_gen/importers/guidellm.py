@@ -234,7 +234,7 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
     # GuideLLM keeps no prompt identity, and each side's window selects its own requests: its rows
     # are never paired across sides (the pairing needs the same prompts in the same order).
     run.inputs = None
-    run.protocol = ("guidellm", (cfg.get("strategy") or {}).get("type_"))
+    run.protocol = ("guidellm", (cfg.get("strategy") or {}).get("type_"), (cfg.get("strategy") or {}).get("rate"))
     backend = cfg.get("backend") if isinstance(cfg.get("backend"), dict) else {}
     model = backend.get("model") or (report.get("config") or {}).get("model")
     if isinstance(model, str):

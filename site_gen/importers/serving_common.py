@@ -82,15 +82,16 @@ def json_records(src: Source, allow_infinity: bool = False) -> list[tuple[int | 
 
     A file that ends inside its last line is refused as truncated, at that line."""
     text = src.text
+    one_line = "\n" not in text.strip()
     try:
         return [(None, json.loads(text, object_pairs_hook=_pairs(src.path, "$"), parse_constant=_constant(allow_infinity)))]
     except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data":
-            if "\n" not in text.strip():
-                raise SitegenError(f"not valid JSON ({'truncated: the file ends inside it' if exc.pos >= len(text.rstrip()) else exc.msg})",
-                                   src.path, f"line {exc.lineno} column {exc.colno}") from None
+        if exc.msg != "Extra data" and (one_line or text.lstrip().startswith(("{\n", "[\n"))):
+            what = "truncated: the file ends inside it" if exc.pos >= len(text.rstrip()) else exc.msg
+            raise SitegenError(f"not valid JSON ({what})", src.path, f"line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:
-        raise SitegenError(str(exc), src.path) from None
+        if one_line or text.lstrip().startswith(("{\n", "[\n")):
+            raise SitegenError(str(exc), src.path) from None
     out = []
     lines = text.split("\n")
     for n, line in enumerate(lines, 1):

@@ -135,16 +135,20 @@ def _differences(sides: dict[str, list], envs: dict[str, sc.Env], keys: dict[str
     wa, wb = sorted({k[0] for k in keys["baseline"]}), sorted({k[0] for k in keys["candidate"]})
     if wa != wb:
         differ("dataset", "workload", "; ".join(wa), "; ".join(wb), f"the sides ran other workloads: {wa} and {wb}")
-    pa, pb = sorted({str(r.protocol) for r in sides["baseline"]}), sorted({str(r.protocol) for r in sides["candidate"]})
-    if pa != pb:
-        differ("protocol", "protocol (client format, burstiness, prompts a run)", "; ".join(pa), "; ".join(pb),
-               "the sides were measured differently (client format, arrival burstiness or prompts a run)")
     la, lb = set(keys["baseline"]), set(keys["candidate"])
     if la != lb:
         only = lambda s: "; ".join(f"{w}: {_load_text(r, c)}" for w, r, c in sorted(s, key=lambda k: (k[0], _rate_order(k[1]), k[2] or 0)))
         differ("load-points", "load points", only(la - lb) or "none of its own", only(lb - la) or "none of its own",
                "a load point is missing on one side (baseline only: " + (only(la - lb) or "none") + "; candidate only: "
                + (only(lb - la) or "none") + ")")
+    # How each shared load point was measured: the client, its arrival burstiness, prompts a run.
+    shared = la & lb
+    pa = sorted({str(r.protocol) for r in sides["baseline"] if r.key in shared})
+    pb = sorted({str(r.protocol) for r in sides["candidate"] if r.key in shared})
+    if pa != pb:
+        differ("protocol", "protocol (client format, burstiness, prompts a run)", "; ".join(pa), "; ".join(pb),
+               "the sides were measured differently at a shared load point (client format, arrival burstiness or "
+               "prompts a run)")
     return out
 
 
