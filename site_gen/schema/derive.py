@@ -168,7 +168,7 @@ REQUESTS = _obj(
     error=_column({"type": "boolean"}, "true where the request failed"),
 )
 REQUESTS["description"] = ("Per-request rows in columns: equal-length arrays, one entry per request in the order the "
-                           "source lists them (sent order for vLLM and SGLang)")
+                           "source lists them (the order sent, where the client records it)")
 GAPS = _obj(["gaps", "mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"],
             gaps={"type": "integer", "minimum": 0}, mean_ms={"type": "number", "minimum": 0},
             median_ms={"type": "number", "minimum": 0}, std_ms={"type": "number", "minimum": 0},

@@ -18,7 +18,7 @@ from site_gen.sections.base import Section
 COLUMNS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")
 LATENCIES = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
 # e2e is measured on the client a little after the last token it times (microseconds, by the clock
-# vLLM and SGLang read): a TTFT above the end-to-end latency by more than this is not a measurement.
+# the serving clients read): a TTFT above the end-to-end latency by more than this is not a measurement.
 SLACK_MS = 1e-3
 
 
