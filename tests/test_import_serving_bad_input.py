@@ -327,3 +327,23 @@ def test_lm_eval_other_tasks_are_refused_and_a_run_against_itself(lm, tmp_path):
     r = sitegen_here("import", "lm-eval", "--baseline", str(lm["baseline"]), "--candidate", str(lm["baseline"]),
                      "-o", str(tmp_path / "data" / "r"), "-q")
     refused(r, tmp_path, "a run against itself")
+
+
+def test_a_missing_file_and_a_positional_source_are_refused(runs, tmp_path):
+    refused(vllm(tmp_path, runs["base"], [tmp_path / "nope.json"]), tmp_path, "nope.json", "not found")
+    r = sitegen_here("import", "vllm-bench", str(runs["base"][0]), "--candidate", str(runs["cand"][0]),
+                     "-o", str(tmp_path / "data" / "r"), "-q")
+    refused(r, tmp_path, "--baseline and --candidate")
+
+
+def test_a_receipt_sitegen_would_refuse_is_reported_at_its_source():
+    from site_gen.errors import SitegenError
+    from site_gen.importers.serving_common import Provenance, Source, refused_as_source
+
+    prov = Provenance()
+    src = Source(Path("runs/a.json"), "a.json", "0" * 64, "{}", 2)
+    prov.cite("$.serving.sides.candidate.load_points[0].repeats[0]", src, "$")
+    prov.cite("$.serving.sides.candidate.load_points[0].repeats[0].requests", src, "$.ttfts, $.itls")
+    err = refused_as_source(SitegenError("must be at least 0", "SUMMARY.json",
+                                         "$.serving.sides.candidate.load_points[0].repeats[0].requests.ttft_ms[4]"), prov)
+    assert err.file == "runs/a.json" and err.where == "$.ttfts, $.itls" and "must be at least 0" in err.message
