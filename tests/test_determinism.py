@@ -51,6 +51,11 @@ def test_two_builds_are_byte_identical(tmp_path):
     # No absolute path of either project, of the repository, or of a home or temporary folder.
     needles = [str(one), str(two), str(ROOT), str(tmp_path), os.path.expanduser("~") + "/", "/tmp/"]
     for name, data in a.items():
+        if name.startswith("reports/") and name.endswith("/SUMMARY.json"):
+            # A published receipt is the committed one, byte for byte: a path in it is the source's
+            # own data (an imported run's recorded command), not this build's.
+            assert data == (ROOT / "data" / name.split("/")[1] / "SUMMARY.json").read_bytes(), name
+            continue
         for needle in needles:
             assert needle.encode() not in data, f"{name} holds the path {needle}"
     # No date of the build day unless a receipt itself says it.

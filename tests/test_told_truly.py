@@ -80,13 +80,17 @@ def test_range_bars_and_chart_metrics_do_not_wear_verdict_colours():
 
 # The example's story: its engines, checkpoints, panels, arm labels and headline window.
 EXAMPLE_WORDS = re.compile(r"\bK3\.25\b|\bK4\b|\bP-A\b|\br2\b|\b32K[–-]128K\b|\bvLLM\b|\bCuteAFD\b")
+# An importer names the harness whose files it reads (vLLM's serving benchmark): that word alone is
+# allowed there.
+IMPORTER_WORDS = re.compile(r"\bK3\.25\b|\bK4\b|\bP-A\b|\br2\b|\b32K[–-]128K\b|\bCuteAFD\b")
 
 
 def test_code_and_templates_know_nothing_of_the_example():
     found = []
     for folder, pattern in (("site_gen", "*.py"), ("templates", "*.html"), ("static", "*.js"), ("static", "*.css")):
         for path in sorted((ROOT / folder).rglob(pattern)):
+            words = IMPORTER_WORDS if path.parent == ROOT / "site_gen" / "importers" else EXAMPLE_WORDS
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if EXAMPLE_WORDS.search(line):
+                if words.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}")
     assert found == []

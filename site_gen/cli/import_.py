@@ -6,6 +6,7 @@ import importlib
 from pathlib import Path
 
 from site_gen.cli.util import say
+from site_gen.core.errors import SitegenError
 from site_gen.importers import FORMATS
 from site_gen.importers.common import write_receipt
 
@@ -14,6 +15,10 @@ EPILOG = """examples:
   sitegen import ledger ../ledger --comparison COMPARISON_ID -o data/pair
   sitegen import ledger ../ledger --baseline RUN_A --candidate RUN_B -o data/pair
   sitegen import cuteafd-study path/to/comparison.json -o data/study
+  sitegen import vllm-bench --baseline A/*.json --candidate B/*.json -o data/serving
+  sitegen import vllm-bench --candidate sglang_runs.jsonl --label-candidate "SGLang sweep" -o data/sweep
+  sitegen import guidellm --baseline a/benchmarks.json --candidate b/benchmarks.json -o data/guidellm
+  sitegen import lm-eval --baseline A/results_X.json --candidate B/results_Y.json -o data/eval
 
 Runs the source's rules call not comparable are refused; --allow NAME (comparable, protocol,
 questions, or a config field such as model.revision) lets them through, and the report says so.
@@ -23,11 +28,20 @@ questions, or a config field such as model.revision) lets them through, and the 
 def add_parser(sub) -> None:
     p = sub.add_parser("import", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("format", choices=sorted(FORMATS), help="the source's format")
-    p.add_argument("sources", nargs="+", metavar="SOURCE", help="the source folder or file(s)")
+    p.add_argument("sources", nargs="*", metavar="SOURCE", help="the source folder or file(s) (ledger, cuteafd-study)")
     p.add_argument("-o", "--output", required=True, metavar="data/ID", help="report folder to write SUMMARY.json into")
     p.add_argument("--comparison", metavar="ID", help="ledger: the comparison to import")
-    p.add_argument("--baseline", metavar="NAME", help="ledger: baseline run; cuteafd-study: baseline arm")
-    p.add_argument("--candidate", metavar="NAME", help="ledger: candidate run; cuteafd-study: candidate arm")
+    p.add_argument("--baseline", nargs="+", metavar="NAME",
+                   help="ledger: baseline run; cuteafd-study: baseline arm; vllm-bench, guidellm, lm-eval: the baseline's files")
+    p.add_argument("--candidate", nargs="+", metavar="NAME",
+                   help="ledger: candidate run; cuteafd-study: candidate arm; vllm-bench, guidellm, lm-eval: the candidate's files")
+    p.add_argument("--label-baseline", metavar="TEXT", help="vllm-bench, guidellm, lm-eval: the baseline's name on the pages")
+    p.add_argument("--label-candidate", metavar="TEXT", help="vllm-bench, guidellm, lm-eval: the candidate's name on the pages")
+    p.add_argument("--set-baseline", action="append", default=[], metavar="KEY=VALUE",
+                   help="vllm-bench, guidellm: a fact of the baseline's setup its files do not record (model, engine, "
+                        "engine_version, hardware, parallelism, dataset, command, date)")
+    p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
+    p.add_argument("--force", action="store_true", help="vllm-bench, guidellm, lm-eval: replace the report at -o")
     p.add_argument("--allow", action="append", default=[], metavar="NAME",
                    help="what may differ although the source's rules say not comparable (repeatable)")
     p.add_argument("--attribution", metavar="TEXT", help="the credit the source's licence asks for, shown on every page")
@@ -37,7 +51,19 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    doc = importlib.import_module(FORMATS[args.format]).run(args)
+    module = importlib.import_module(FORMATS[args.format])
+    if hasattr(module, "run_and_write"):  # vllm-bench, guidellm, lm-eval: checked and written by the importer
+        target = module.run_and_write(args)
+        say(args, f"Wrote {target}")
+        return 0
+    if not args.sources:
+        raise SitegenError(f"the {args.format} format takes its source as SOURCE")
+    for role in ("baseline", "candidate"):  # one run or arm each
+        names = getattr(args, role)
+        if names is not None and len(names) != 1:
+            raise SitegenError(f"--{role} takes one name for the {args.format} format; got {len(names)}")
+        setattr(args, role, names[0] if names else None)
+    doc = module.run(args)
     target = write_receipt(doc, Path(args.output))
     say(args, f"Wrote {target}")
     return 0

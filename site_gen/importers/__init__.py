@@ -1,7 +1,10 @@
-"""Importers: the files real benchmark harnesses write -> schema 1.1 SUMMARY.json receipts.
+"""Importers: the files real benchmark harnesses write -> SUMMARY.json receipts (schema 1.1;
+vllm-bench, guidellm and lm-eval write schema 1.2).
 
 Each format is a module with `add_arguments(parser)` and `run(args) -> dict` (the receipt).
 """
 from __future__ import annotations
 
-FORMATS = {"ledger": "site_gen.importers.ledger_cli", "cuteafd-study": "site_gen.importers.study"}
+FORMATS = {"ledger": "site_gen.importers.ledger_cli", "cuteafd-study": "site_gen.importers.study",
+           "vllm-bench": "site_gen.importers.vllm_bench", "guidellm": "site_gen.importers.guidellm",
+           "lm-eval": "site_gen.importers.lm_eval"}

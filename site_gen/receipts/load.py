@@ -27,6 +27,8 @@ __all__ = ["SUMMARY", "SCHEMA_VERSION", "Engine", "Report", "anchor_key", "check
            "schema_changed", "unique_ids", "validate_meaning", "validate_schema", "_fast_validator", "_validator"]
 
 SUMMARY = "SUMMARY.json"
+# An engine version the source did not record (the serving importers write it so, never a guess).
+UNRECORDED = "unrecorded"
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -39,7 +41,7 @@ class Engine:
 
     @property
     def label(self) -> str:
-        return f"{self.name} v{self.version}"
+        return self.name if self.version == UNRECORDED else f"{self.name} v{self.version}"
 
 
 @dataclass
@@ -71,6 +73,9 @@ class Report:
 
     @property
     def baseline(self) -> Engine:
+        # A one-setup report (schema 1.2) has no baseline: the pages name its absence.
+        if "baseline" not in self.meta["engines"]:
+            return Engine(name="no baseline", version=UNRECORDED, long_name="none: a one-setup report")
         return Engine(**self.meta["engines"]["baseline"])
 
     @property

@@ -29,6 +29,15 @@ def _engine_records(data: dict[str, Any]):
             yield from s.engine_records(data)
 
 
+def _no_baseline_no_measurement(data: dict[str, Any], file: Path) -> None:
+    """A one-setup report (schema 1.2: no baseline engine) holds no baseline measurement."""
+    if "baseline" in data["report"]["engines"]:
+        return
+    for _, role, where in _engine_records(data):
+        require(role != "baseline", "the report names no baseline engine, but this record holds a baseline measurement",
+                file, where)
+
+
 def _missing_means_missing(data: dict[str, Any], file: Path) -> None:
     """A checkpoint that declares an engine missing has no measurement of that engine: the pages
     would show the reason and hide the measurement (its speed cells, its pairs)."""
@@ -87,6 +96,7 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
 
     _sections_have_records(data, file)
     _missing_means_missing(data, file)
+    _no_baseline_no_measurement(data, file)
     _provenance_refers(data, file)
     for s in registered_sections():
         if s.check and data.get(s.name):

@@ -23,8 +23,8 @@ from site_gen.receipts.parse import _json_type
 
 SCHEMA_VERSION = 1
 # Versions this sitegen reads, newest last; each has its published schema file (schema/).
-SCHEMA_VERSIONS = (1, 1.1)
-_SCHEMA_FILES = {1: "summary-1.schema.json", 1.1: "summary-1.1.schema.json"}
+SCHEMA_VERSIONS = (1, 1.1, 1.2)
+_SCHEMA_FILES = {1: "summary-1.schema.json", 1.1: "summary-1.1.schema.json", 1.2: "summary-1.2.schema.json"}
 MAX_WARNINGS = 20
 
 
@@ -123,8 +123,11 @@ def _leave_out(error: jsonschema.ValidationError) -> str:
     if len(where) < 2 or where[-2] != "properties":
         return ""
     parent: Any = schema()
-    for part in where[:-2]:
-        parent = parent[part]
+    try:
+        for part in where[:-2]:
+            parent = parent[part]
+    except (KeyError, IndexError, TypeError):  # a part only a later version has
+        return ""
     return "" if where[-1] in parent.get("required", []) else "; leave the field out when there is nothing to say"
 
 
@@ -293,7 +296,7 @@ def receipt_version(data: Any, file: Path) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCHEMA_VERSIONS:
         raise SitegenError(f"unknown schema_version {_shown(v)[:20]}; this sitegen reads versions "
                            + ", ".join(f"{x:g}" for x in SCHEMA_VERSIONS), file, "$.schema_version")
-    return 1.1 if v == 1.1 else SCHEMA_VERSION
+    return next((x for x in SCHEMA_VERSIONS if x == v), SCHEMA_VERSION)
 
 
 def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:

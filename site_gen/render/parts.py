@@ -11,8 +11,14 @@ from site_gen.sections import all_sections
 from site_gen.sections.base import BlockSpec, Section
 
 
-def view_of(section: Section) -> ModuleType:
-    return importlib.import_module(section.view_module)
+def view_of(section: Section) -> ModuleType | None:
+    """The section's view module, or None for a section that shows nothing (yet) of its own."""
+    try:
+        return importlib.import_module(section.view_module)
+    except ModuleNotFoundError as exc:
+        if exc.name == section.view_module:
+            return None
+        raise
 
 
 def hook(section: Section, name: str):

@@ -1,7 +1,10 @@
 """Schema 1.1 is schema 1 with what real harnesses write: this module derives it, and
-`summary-1.1.schema.json` (published beside version 1) is its output.
+`summary-1.1.schema.json` (published beside version 1) is its output. Schema 1.2 is 1.1 with the
+serving part (load points, per-request rows in columns, the source's stated figures) and the
+accuracy fields of lm-evaluation-harness results (standard errors, documents, pairing, task
+version, few-shot count): `summary-1.2.schema.json`, derived from 1.1 by `derive_1_2`.
 
-    python -m site_gen.schema.derive        # rewrites summary-1.1.schema.json
+    python -m site_gen.schema.derive        # rewrites summary-1.1.schema.json and summary-1.2.schema.json
 
 A test checks that the published file is what this derivation gives, so the two cannot drift.
 Every change opens something version 1 closed or adds an optional part; nothing version 1
@@ -16,6 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 V1 = HERE / "summary-1.schema.json"
 V1_1 = HERE / "summary-1.1.schema.json"
+V1_2 = HERE / "summary-1.2.schema.json"
 
 TEXT = {"type": "string", "minLength": 1, "pattern": "\\S"}
 ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$", "maxLength": 100}
@@ -144,5 +148,102 @@ def text() -> str:
     return json.dumps(derive(json.loads(V1.read_text(encoding="utf-8"))), indent=1, ensure_ascii=False) + "\n"
 
 
+# -- schema 1.2 ---------------------------------------------------------------------------------
+# Units are in the field names: `_ms` milliseconds, `_s` seconds, `_tokens` token counts.
+
+def _column(item: dict, what: str) -> dict:
+    return {"type": "array", "items": item, "description": what}
+
+
+MS = {"type": ["number", "null"], "minimum": 0}
+REQUESTS = _obj(
+    ["ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error"],
+    ttft_ms=_column(MS, "time to first token of each request, ms; null where the request failed"),
+    tpot_ms=_column(MS, "time per output token after the first, (end-to-end - TTFT) / (output tokens - 1), ms; null "
+                        "where the request failed or gave one token"),
+    itl_ms=_column(MS, "mean of the request's own inter-token gaps, ms; null where it has none"),
+    e2e_ms=_column(MS, "end-to-end latency of each request, ms; null where the request failed"),
+    input_tokens=_column({"type": "integer", "minimum": 0}, "prompt tokens of each request, in the order sent"),
+    output_tokens=_column({"type": "integer", "minimum": 0}, "output tokens of each request (0 where it failed)"),
+    error=_column({"type": "boolean"}, "true where the request failed"),
+)
+REQUESTS["description"] = ("Per-request rows in columns: equal-length arrays, one entry per request in the order the "
+                           "source lists them (the order sent, where the client records it)")
+GAPS = _obj(["gaps", "mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"],
+            gaps={"type": "integer", "minimum": 0}, mean_ms={"type": "number", "minimum": 0},
+            median_ms={"type": "number", "minimum": 0}, std_ms={"type": "number", "minimum": 0},
+            p90_ms={"type": "number", "minimum": 0}, p95_ms={"type": "number", "minimum": 0},
+            p99_ms={"type": "number", "minimum": 0}, max_ms={"type": "number", "minimum": 0})
+GAPS["description"] = ("Every inter-token gap of the successful requests, summarised at import (the gaps themselves "
+                       "are not kept); numpy's linear percentiles, population standard deviation; ms")
+STATED = _arr(_obj(["key", "value", "check"], key={**TEXT, "maxLength": 100}, value={"type": "number"},
+                   check={"enum": ["rows", "totals", "none"],
+                          "description": "rows: recomputed from the per-request rows and equal; totals: equal to the "
+                                         "source's own counts over its duration; none: the source has no rows to "
+                                         "recompute it from"}))
+STATED["description"] = "The source's own summary figures, under its own key names and units"
+REPEAT = _obj(
+    ["source", "at", "duration_s", "completed", "stated"],
+    source=ID, at={**TEXT, "maxLength": 500, "description": "where in the source file: $ or line N"},
+    duration_s={"type": "number", "exclusiveMinimum": 0, "description": "the run's measured duration, s"},
+    completed={"type": "integer", "minimum": 0},
+    failed={"type": "integer", "minimum": 0, "description": "left out where the source does not say"},
+    command={**TEXT, "maxLength": 4000, "description": "the client's exact command, where the source records it"},
+    requests=REQUESTS, itl_gaps=GAPS, stated=STATED,
+    window=_obj(["start_s", "end_s", "left_out"], start_s={"type": "number"}, end_s={"type": "number"},
+                left_out={"type": "integer", "minimum": 0, "description": "requests of the file outside the window"}),
+)
+LOAD = _obj(["request_rate"],
+            request_rate={"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"const": "inf"}],
+                          "description": "requests per second the client aimed at, or inf (all sent at once)"},
+            max_concurrency={"type": "integer", "minimum": 1, "description": "requests in flight at most"})
+LOAD_POINT = _obj(["id", "workload", "load", "repeats"], id=ID, workload=TEXT, load=LOAD, repeats=_arr(REPEAT, 1))
+ENV_VALUE = _obj(["value", "origin"], value={**TEXT, "maxLength": 2000},
+                 origin={**TEXT, "maxLength": 500, "description": "source id and JSON path or line, or the command-line option"})
+ENVIRONMENT = _obj([], **{k: ENV_VALUE for k in ("model", "engine", "engine_version", "hardware", "parallelism",
+                                                  "dataset", "command", "date")})
+SIDE = _obj(["label", "format", "environment", "load_points"], label={**TEXT, "maxLength": 100},
+            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm"]}, environment=ENVIRONMENT,
+            load_points=_arr(LOAD_POINT, 1))
+SERVING = _obj(
+    ["sides"],
+    note=TEXT,
+    sides=_obj(["candidate"], baseline=SIDE, candidate=SIDE),
+    matched=_arr(_obj(["baseline", "candidate", "paired"], baseline=ID, candidate=ID,
+                      paired={"type": "boolean", "description": "the same prompts in the same order on both sides "
+                                                                "(input tokens equal request by request)"})),
+)
+SERVING["description"] = "Serving runs per side and load point (schema 1.2): latencies in ms, durations in s"
+
+LM_SIDE = _obj(["value"], value={"type": "number"}, interval=INTERVAL,
+               stderr={"type": "number", "minimum": 0, "description": "standard error recomputed from the samples"},
+               stated_stderr={"type": "number", "minimum": 0, "description": "the source's own standard error"},
+               documents={"type": "integer", "minimum": 1}, task_version=TEXT,
+               fewshot={"type": "integer", "minimum": 0})
+
+
+def derive_1_2(v1_1: dict) -> dict:
+    out = copy.deepcopy(v1_1)
+    out["$id"] = "https://sitegen.invalid/schema/summary-1.2.json"
+    out["title"] = "sitegen SUMMARY.json, schema version 1.2"
+    p = out["properties"]
+    p["schema_version"] = {"const": 1.2}
+    # A one-setup report (serving runs of one side) names its candidate only.
+    p["report"]["properties"]["engines"]["required"] = ["candidate"]
+    results = p["accuracy"]["properties"]["results"]["items"]
+    for role in ("baseline", "candidate"):
+        results["properties"][role] = LM_SIDE
+    results["properties"]["task"] = TEXT
+    results["properties"]["paired"] = {"type": "boolean", "description": "the difference is paired over shared items"}
+    results["properties"]["interval_method"] = {**TEXT, "description": "how the difference's interval was made"}
+    p["serving"] = SERVING
+    return out
+
+
+def text_1_2() -> str:
+    return json.dumps(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8")))), indent=1, ensure_ascii=False) + "\n"
+
+
 if __name__ == "__main__":
     V1_1.write_text(text(), encoding="utf-8")
+    V1_2.write_text(text_1_2(), encoding="utf-8")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from site_gen.render import format as fmt, views
@@ -52,7 +53,9 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
             "baseline_interval": spread("baseline"), "candidate_interval": spread("candidate"),
             "difference": Fig(_difference(r["difference"], u), f"{src}.difference") if paired else fmt.NOT_MEASURED,
             "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
-            "resolved": bool(r["resolved"]), "verdict": _verdict(r, candidate), "source": src}
+            "resolved": bool(r["resolved"]), "verdict": _verdict(r, candidate), "source": src,
+            # schema 1.2: a difference from two standard errors, not over shared items, says so
+            "unpaired": paired and isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]}
 
 
 def view(a) -> dict[str, Any] | None:

@@ -1,0 +1,292 @@
+"""`sitegen import guidellm`: GuideLLM's `benchmarks.json` as release 0.8.1 writes it (report
+`metadata.version` 2; read from the package's `guidellm/benchmark/schemas/` and
+`guidellm/schemas/base/`) -> the serving part of a schema 1.2 receipt.
+
+Each benchmark of the file is one load point (its strategy: synchronous is concurrency 1,
+concurrent N streams is concurrency N, throughput is an unlimited rate, constant and poisson a
+request rate). Only the requests GuideLLM itself counts are kept: those whose span meets the
+benchmark's measurement window (`start_time`..`end_time`, after warm-up and before cool-down: a
+request counts when it ends at or after the start and starts at or before the end), as its
+`GenerativeMetrics.compile` selects them. Its stated distributions of the successful requests
+(request latency, time to first token, inter-token latency, time per output token, prompt and
+output tokens: mean, median, standard deviation, min, max, count and every percentile) are
+recomputed from those rows with GuideLLM's own estimator (each value weighted, as it weights them,
+percentiles the smallest value whose cumulative weight reaches the quantile) and must agree, or the
+import is refused. A file that keeps only a sample of its requests (`--sample-requests`) cannot be
+recomputed and is refused.
+
+GuideLLM's names differ from vLLM's: its inter-token latency, (last token - first token) / (output
+tokens - 1), is the receipt's `tpot_ms`; the receipt's `itl_ms` is the mean gap between its
+streaming iterations; its time per output token (which counts the first token's wait) is checked
+against the file's per-request values, not kept. Its rows are never paired across sides: GuideLLM
+keeps no identity of the prompts, and each side's window selects its own requests.
+"""
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from site_gen.core.errors import SitegenError
+from site_gen.importers import serving_common as sc
+from site_gen.importers.vllm_bench import Run, source_root
+
+PERCENTILES = {"p001": 0.001, "p01": 0.01, "p05": 0.05, "p10": 0.1, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p90": 0.9,
+               "p95": 0.95, "p99": 0.99, "p999": 0.999}
+STATS = ("mean", "median", "std_dev", "min", "max", "count")
+NOT_RECOMPUTED = ("requests_per_second", "request_concurrency", "output_tokens_per_second", "tokens_per_second",
+                  "prompt_tokens_per_second")
+
+
+def _get(node: Any, path: list, src: sc.Source, where: str, kind=dict) -> Any:
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            raise SitegenError(f"no {'.'.join(map(str, path))}", src.path, where + "".join(f".{k}" for k in path))
+        node = node[key]
+    if not isinstance(node, kind) or (kind in (int, float, (int, float)) and isinstance(node, bool)):
+        raise SitegenError(f"{'.'.join(map(str, path))} is {str(node)[:40]!r}, not the expected kind", src.path,
+                           where + "".join(f".{k}" for k in path))
+    return node
+
+
+def distribution(values: np.ndarray, weights: np.ndarray) -> dict[str, float]:
+    """GuideLLM's DistributionSummary.from_values: equal values merged, zero weights dropped,
+    weights normalised to probabilities; moments of that distribution; percentile q is the first
+    value whose cumulative probability reaches q; count is the weights' sum."""
+    count = round(float(weights.sum()))
+    if len(values) == 0:
+        return {"mean": 0.0, "median": 0.0, "std_dev": 0.0, "min": 0.0, "max": 0.0, "count": 0,
+                **{k: 0.0 for k in PERCENTILES}}
+    order = np.argsort(values, kind="stable")
+    v, w = values[order], weights[order]
+    uniq, inverse = np.unique(v, return_inverse=True)
+    comb = np.zeros_like(uniq, dtype=float)
+    np.add.at(comb, inverse, w)
+    keep = comb > 0
+    uniq, comb = uniq[keep], comb[keep]
+    if comb.sum() <= 1e-6:
+        comb = np.ones_like(uniq)
+    p = comb / comb.sum()
+    cdf = np.cumsum(p)
+    pct = {k: float(uniq[min(np.searchsorted(cdf, q, side="left"), len(uniq) - 1)]) for k, q in PERCENTILES.items()}
+    mean = float(np.sum(uniq * p))
+    return {"mean": mean, "median": pct["p50"], "std_dev": math.sqrt(float(np.sum((uniq - mean) ** 2 * p))),
+            "min": float(uniq[0]), "max": float(uniq[-1]), "count": count, **pct}
+
+
+def _in_window(req: dict, start: float, end: float, end_key: str = "request_end_time") -> bool:
+    timings = (req.get("info") or {}).get("timings") or {}
+    stop = req.get(end_key) if end_key == "request_end_time" else timings.get(end_key)
+    if not sc.is_number(stop):
+        return False
+    begin = req.get("request_start_time")
+    begin = begin if sc.is_number(begin) else stop
+    return stop >= start and begin <= end
+
+
+def _load(strategy: dict, src: sc.Source, where: str) -> tuple[Any, int | None]:
+    kind = strategy.get("type_")
+    mc = strategy.get("max_concurrency") if isinstance(strategy.get("max_concurrency"), int) else None
+    if kind == "synchronous":
+        return "inf", 1
+    if kind == "concurrent":
+        streams = strategy.get("streams")
+        if not isinstance(streams, int) or isinstance(streams, bool) or streams < 1:
+            raise SitegenError("a concurrent strategy without a whole number of streams", src.path, where + ".streams")
+        return "inf", streams
+    if kind == "throughput":
+        return "inf", mc
+    if kind in ("constant", "poisson"):
+        rate = strategy.get("rate")
+        if not sc.is_number(rate) or not rate > 0 or not math.isfinite(rate):
+            raise SitegenError(f"a {kind} strategy without a positive rate", src.path, where + ".rate")
+        return (int(rate) if float(rate).is_integer() else float(rate)), mc
+    raise SitegenError(f"strategy {kind!r} is not one this importer reads (synchronous, concurrent, throughput, "
+                       "constant, poisson)", src.path, where + ".type_")
+
+
+def _num(req: dict, key: str) -> float | None:
+    v = req.get(key)
+    return float(v) if sc.is_number(v) and math.isfinite(v) else None
+
+
+def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
+    where = f"$.benchmarks[{i}]"
+    if not isinstance(b, dict) or b.get("type_") != "generative_benchmark":
+        raise SitegenError("expected a generative_benchmark", src.path, where)
+    cfg = _get(b, ["config"], src, where)
+    rate, conc = _load(_get(cfg, ["strategy"], src, where + ".config"), src, where + ".config.strategy")
+    start = _get(b, ["start_time"], src, where, (int, float))
+    end = _get(b, ["end_time"], src, where, (int, float))
+    if not end > start:
+        raise SitegenError(f"end_time {end} is not after start_time {start}", src.path, where + ".end_time")
+    requests = _get(b, ["requests"], src, where)
+    metrics = _get(b, ["metrics"], src, where)
+    rows: list[tuple[str, int, dict]] = []
+    for status in ("successful", "errored", "incomplete"):
+        lst = requests.get(status) or []
+        if not isinstance(lst, list):
+            raise SitegenError(f"requests.{status} is not a list", src.path, f"{where}.requests.{status}")
+        for j, req in enumerate(lst):
+            if not isinstance(req, dict):
+                raise SitegenError("expected a request object", src.path, f"{where}.requests.{status}[{j}]")
+            rows.append((status, j, req))
+    totals = _get(metrics, ["request_totals"], src, where + ".metrics")
+    counted = [r for r in rows if _in_window(r[2], start, end)]
+    by_status = {s: sum(1 for r in counted if r[0] == s) for s in ("successful", "errored", "incomplete")}
+    for s, n in by_status.items():
+        stated = totals.get(s)
+        if not isinstance(stated, int):
+            raise SitegenError(f"request_totals.{s} is not a whole number", src.path, f"{where}.metrics.request_totals.{s}")
+        if stated != n:
+            what = ("the file keeps a sample of its requests (--sample-requests), so its figures cannot be recomputed"
+                    if stated > n and isinstance(cfg.get("sample_size"), int) else "")
+            raise SitegenError(f"request_totals.{s} says {stated}, but {n} of the file's {s} requests fall in the "
+                               f"measurement window" + (f": {what}" if what else ""), src.path,
+                               f"{where}.metrics.request_totals.{s}")
+    left_out = len(rows) - len(counted)
+    counted.sort(key=lambda r: (r[2].get("request_start_time") or 0, r[0], r[1]))
+    cols: dict[str, list] = {k: [] for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")}
+    raw = {k: [] for k in ("ttft", "itl_g", "tpot_g", "lat", "prompt", "output", "gap")}
+    for status, j, req in counted:
+        at = f"{where}.requests.{status}[{j}]"
+        for key in ("request_latency", "time_to_first_token_ms", "inter_token_latency_ms", "time_per_output_token_ms"):
+            v = req.get(key)
+            if v is not None and (not sc.is_number(v) or not math.isfinite(v) or v < 0):
+                raise SitegenError(f"{key} is {str(v)[:40]!r}: a latency is a finite number at least 0", src.path, f"{at}.{key}")
+        for key in ("prompt_tokens", "output_tokens"):
+            v = req.get(key)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                raise SitegenError(f"{key} is {str(v)[:40]!r}: expected a whole number at least 0", src.path, f"{at}.{key}")
+        ok = status == "successful"
+        pt, ot = req.get("prompt_tokens") or 0, req.get("output_tokens") or 0
+        cols["input_tokens"].append(pt)
+        cols["output_tokens"].append(ot)
+        cols["error"].append(not ok)
+        if not ok:
+            for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+                cols[k].append(None)
+            continue
+        timings = (req.get("info") or {}).get("timings") or {}
+        lat, ttft, itl = _num(req, "request_latency"), _num(req, "time_to_first_token_ms"), _num(req, "inter_token_latency_ms")
+        if lat is None or ttft is None:
+            raise SitegenError("a successful request without request_latency or time_to_first_token_ms", src.path, at)
+        first, last, iters = timings.get("first_token_iteration"), timings.get("last_token_iteration"), timings.get("token_iterations")
+        gap = ((last - first) * 1000 / (iters - 1) if sc.is_number(first) and sc.is_number(last)
+               and isinstance(iters, int) and iters > 1 else None)
+        cols["ttft_ms"].append(sc.r6(ttft))
+        cols["e2e_ms"].append(sc.r6(lat * 1000))
+        cols["tpot_ms"].append(sc.r6(itl))
+        cols["itl_ms"].append(sc.r6(gap))
+        raw["lat"].append(lat)
+        raw["prompt"].append(pt)
+        raw["output"].append(ot)
+        raw["itl_g"].append(itl or 0.0)
+        raw["tpot_g"].append(_num(req, "time_per_output_token_ms") or 0.0)
+    # TTFT counts the requests whose first token (not their end) meets the window.
+    ttft_rows = [r for r in rows if r[0] == "successful" and _in_window(r[2], start, end, "first_token_iteration")]
+    ttft_vals = np.array([_num(r[2], "time_to_first_token_ms") or 0.0 for r in ttft_rows])
+    outs = np.array(raw["output"], dtype=float)
+    itl_rows = [r for r in rows if r[0] == "successful" and _after_first(r[2], start, end)]
+    series = {
+        "request_latency": (np.array(raw["lat"]), np.ones(len(raw["lat"]))),
+        "time_to_first_token_ms": (ttft_vals, np.ones(len(ttft_vals))),
+        "time_per_output_token_ms": (np.array(raw["tpot_g"]), outs),
+        "inter_token_latency_ms": (np.array([_num(r[2], "inter_token_latency_ms") or 0.0 for r in itl_rows]),
+                                   np.array([float((r[2].get("output_tokens") or 1) - 1) for r in itl_rows])),
+        "prompt_token_count": (np.array(raw["prompt"], dtype=float), np.ones(len(raw["prompt"]))),
+        "output_token_count": (outs, np.ones(len(outs))),
+    }
+    stated, stated_at = [], {}
+    for name, (values, weights) in series.items():
+        node = metrics.get(name)
+        if node is None:
+            continue
+        dist = _get(metrics, [name, "successful"], src, where + ".metrics")
+        mine = distribution(values, weights)
+        for key in (*STATS, *PERCENTILES):
+            v = dist.get(key) if key in STATS else (dist.get("percentiles") or {}).get(key)
+            path = f"{where}.metrics.{name}.successful." + (key if key in STATS else f"percentiles.{key}")
+            if not sc.is_number(v):
+                raise SitegenError(f"{name}.successful.{key} is not a number", src.path, path)
+            tol_key = "x_ms" if name.endswith("_ms") or name == "request_latency" else "x"
+            computed = mine[key] * (1000 if name == "request_latency" else 1)
+            value = v * (1000 if name == "request_latency" else 1)
+            if not sc.agrees(float(value), float(computed), tol_key):
+                raise SitegenError(f"{name}.successful.{key} says {v}, but the requests in the measurement window give "
+                                   f"{mine[key]}", src.path, path)
+            stated.append({"key": f"{name}.successful.{key}", "value": v, "check": "rows"})
+            stated_at[f"{name}.successful.{key}"] = "$" + path[len(where):]
+    for s in ("successful", "errored", "incomplete"):
+        stated.append({"key": f"request_totals.{s}", "value": by_status[s], "check": "rows"})
+        stated_at[f"request_totals.{s}"] = f"$.metrics.request_totals.{s}"
+    run = Run(src, None, "guidellm", b, anchor=where, stated_at=stated_at,
+              rows_at=f"{where}.requests.successful, .errored, .incomplete (those in the measurement window)")
+    run.rate, run.concurrency = rate, conc
+    data = (report.get("config") or {}).get("data") if isinstance(report.get("config"), dict) else None
+    run.workload = f"data {data if isinstance(data, str) else ', '.join(map(str, data)) if isinstance(data, list) else 'not recorded'}"[:200]
+    run.repeat = {"duration_s": float(end - start), "completed": by_status["successful"],
+                  "failed": by_status["errored"] + by_status["incomplete"], "requests": cols,
+                  "stated": stated, "window": {"start_s": float(start), "end_s": float(end), "left_out": left_out}}
+    # GuideLLM keeps no prompt identity, and each side's window selects its own requests: its rows
+    # are never paired across sides (the pairing needs the same prompts in the same order).
+    run.inputs = None
+    run.protocol = ("guidellm", (cfg.get("strategy") or {}).get("type_"), (cfg.get("strategy") or {}).get("rate"))
+    backend = cfg.get("backend") if isinstance(cfg.get("backend"), dict) else {}
+    model = backend.get("model") or (report.get("config") or {}).get("model")
+    if isinstance(model, str):
+        run.env.put("model", model, f"{src.name} {where}.config.backend.model")
+    version = (report.get("metadata") or {}).get("guidellm_version")
+    run.run_date = datetime.fromtimestamp(start, timezone.utc).date().isoformat() if start > 0 else None
+    run.rec = {"label": None}
+    if isinstance(version, str):
+        run.repeat["command"] = f"guidellm {version} benchmark (strategy {(cfg.get('strategy') or {}).get('type_')})"
+    return run
+
+
+def _after_first(req: dict, start: float, end: float) -> bool:
+    timings = (req.get("info") or {}).get("timings") or {}
+    first, stop = timings.get("first_token_iteration"), req.get("request_end_time")
+    if not sc.is_number(stop):
+        return False
+    begin = first if sc.is_number(first) else stop
+    return stop >= start and begin <= end
+
+
+def read_file(path: Path, root: Path) -> list[Run]:
+    src = sc.read_source(path, root)
+    records = sc.json_records(src)
+    report = records[0][1]
+    if len(records) != 1 or not isinstance(report, dict):
+        raise SitegenError("expected one JSON object (GuideLLM's benchmarks.json)", path)
+    meta = report.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(report.get("benchmarks"), list):
+        raise SitegenError("unknown key set: not GuideLLM's benchmarks.json (it has metadata, config and benchmarks); "
+                           f"keys found: {', '.join(sorted(report)[:12])}", path, "$")
+    if meta.get("version") != 2:
+        raise SitegenError(f"report version {meta.get('version')!r}: this importer reads GuideLLM's version 2 "
+                           "(GuideLLM 0.8)", path, "$.metadata.version")
+    if not report["benchmarks"]:
+        raise SitegenError("no benchmarks", path, "$.benchmarks")
+    return [_benchmark(src, report, i, b) for i, b in enumerate(report["benchmarks"])]
+
+
+def run_and_write(args) -> Path:
+    from site_gen.importers import serving_report
+
+    if args.sources:
+        raise SitegenError(f"guidellm takes its files through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
+                           args.sources[0])
+    files = {role: [Path(p) for p in (getattr(args, role) or [])] for role in ("baseline", "candidate")}
+    if not files["candidate"]:
+        raise SitegenError("name the candidate's benchmarks.json with --candidate (and --baseline to compare two setups)")
+    root = source_root(files["baseline"] + files["candidate"])
+    runs = {role: [r for p in files[role] for r in read_file(p, root)] for role in files if files[role]}
+    doc, prov = serving_report.build(
+        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
+        stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
+        allow=set(args.allow), attribution=args.attribution, client="GuideLLM benchmarks.json (report version 2)")
+    return sc.write(doc, Path(args.output), prov, args.force)

@@ -1,0 +1,419 @@
+"""`sitegen import lm-eval`: two lm-evaluation-harness runs (`results_<time>.json` and the
+`samples_<task>_<time>.json(l)` files beside each) -> the accuracy part of a schema 1.2 receipt.
+
+Per task and metric: each side's value and standard error, recomputed from the per-document samples
+where the run kept them, and checked against the results file (the value to 1e-9; the standard
+error of a per-document mean exactly as the harness computes it, sample standard deviation over
+the square root of the documents; that of a corpus metric such as f1, which the harness bootstraps
+with its own unrecorded resampling, within 30% of ours). The difference of the sides is paired over
+the documents both sides scored (the same `doc_id` with the same `doc_hash`): for per-document
+metrics the mean difference with a normal 95% interval of the per-document differences, for corpus
+metrics a seeded paired bootstrap over documents (seed and resamples in the receipt). Without
+samples on both sides, the interval is unpaired, from the two standard errors, and says so.
+
+Different few-shot counts and task versions are shown in the report; different tasks, documents or
+models are refused unless `--allow tasks`, `--allow documents` or `--allow model`.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from site_gen.core.errors import SitegenError
+from site_gen.importers import serving_common as sc
+from site_gen.importers.common import slug
+from site_gen.receipts.load import UNRECORDED
+
+Z95 = 1.959963984540054
+RESAMPLES = 2000
+SEED = 0
+# The harness's f1 bootstraps its standard error over 100 resamples (min(bootstrap_iters, 100)) with
+# seeds we do not have: ours, over 2,000, may differ by its noise (about 7%); 30% is four times that.
+BOOTSTRAP_TOLERANCE = 0.30
+CORPUS = {"f1": "binary F1 of the (gold, prediction) pairs, positive label 1"}
+RESULTS_NAME = re.compile(r"results_(.+)\.json")
+
+
+@dataclass
+class Task:
+    name: str
+    metrics: dict[tuple[str, str], dict] = field(default_factory=dict)  # (metric, filter) -> value, stderr keys
+    version: str | None = None
+    fewshot: int | None = None
+    higher: dict[str, bool] = field(default_factory=dict)
+    n: int | None = None
+    samples: sc.Source | None = None
+    docs: list[dict] = field(default_factory=list)  # per document: doc_id, doc_hash, line, metric values
+
+
+@dataclass
+class Run:
+    src: sc.Source
+    data: dict
+    tasks: dict[str, Task]
+    model: str | None
+    date: str | None
+    label: str = ""
+
+
+def _fail(src: sc.Source, message: str, where: str = "$") -> SitegenError:
+    return SitegenError(message, src.path, where)
+
+
+def _samples_file(results: Path, task: str) -> Path | None:
+    m = RESULTS_NAME.fullmatch(results.name)
+    if not m:
+        return None
+    for ext in (".jsonl", ".json"):
+        p = results.parent / f"samples_{task}_{m.group(1)}{ext}"
+        if p.is_file():
+            return p
+    return None
+
+
+def _number_or_na(v: Any) -> float | None:
+    return float(v) if sc.is_number(v) and math.isfinite(v) else None
+
+
+def read_run(path: Path, root: Path) -> Run:
+    src = sc.read_source(path, root, limit=64 << 20)
+    records = sc.json_records(src)
+    data = records[0][1]
+    if len(records) != 1 or not isinstance(data, dict):
+        raise _fail(src, "expected one JSON object (an lm-evaluation-harness results file)")
+    for key in ("results", "configs"):
+        if not isinstance(data.get(key), dict):
+            raise _fail(src, f"unknown key set: no '{key}' object; expected an lm-evaluation-harness results file "
+                        "(results, configs, versions, n-shot, n-samples, config)", f"$.{key}" if key in data else "$")
+    groups = {g for g, subs in (data.get("group_subtasks") or {}).items() if isinstance(subs, list) and subs}
+    tasks: dict[str, Task] = {}
+    for name, entry in data["results"].items():
+        if name in groups or not isinstance(entry, dict):
+            continue
+        t = Task(name)
+        for key, v in entry.items():
+            if "," not in key or "_stderr" in key.split(",")[0] or key == "alias":
+                continue
+            metric, filt = key.split(",", 1)
+            if not sc.is_number(v) or isinstance(v, bool):
+                continue
+            t.metrics[(metric, filt)] = {"key": key, "value": float(v),
+                                         "stderr_key": f"{metric}_stderr,{filt}",
+                                         "stderr": _number_or_na(entry.get(f"{metric}_stderr,{filt}"))}
+        if not t.metrics:
+            continue
+        version = (data.get("versions") or {}).get(name)
+        t.version = None if version is None else str(version)
+        shots = (data.get("n-shot") or {}).get(name)
+        cfg = data["configs"].get(name) or {}
+        if not isinstance(shots, int) and isinstance(cfg.get("num_fewshot"), int):
+            shots = cfg["num_fewshot"]
+        t.fewshot = shots if isinstance(shots, int) and not isinstance(shots, bool) else None
+        t.higher = {k: bool(v) for k, v in ((data.get("higher_is_better") or {}).get(name) or {}).items()}
+        ns = (data.get("n-samples") or {}).get(name) or {}
+        t.n = ns.get("effective") if isinstance(ns.get("effective"), int) else None
+        sample_path = _samples_file(path, name)
+        if sample_path is not None:
+            _read_samples(t, sample_path, root)
+        tasks[name] = t
+    if not tasks:
+        raise _fail(src, "no task with metrics in $.results", "$.results")
+    cfg = data.get("config") or {}
+    model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
+    args = cfg.get("model_args")
+    if model is None and isinstance(args, str):
+        m = re.search(r"(?:pretrained|model)=([^,]+)", args)
+        model = m.group(1) if m else None
+    elif model is None and isinstance(args, dict):
+        model = args.get("pretrained") or args.get("model")
+    when = data.get("date")
+    date = datetime.fromtimestamp(when, timezone.utc).date().isoformat() if sc.is_number(when) and when > 0 else None
+    return Run(src, data, tasks, model, date)
+
+
+def _read_samples(t: Task, path: Path, root: Path) -> None:
+    src = sc.read_source(path, root)
+    t.samples = src
+    seen: dict[int, int] = {}
+    for line, row in sc.json_records(src):
+        where = sc.at(line)
+        if not isinstance(row, dict):
+            raise SitegenError("expected one JSON object a document", path, where)
+        if row.get("filter") not in (None, "none") and all(f != row.get("filter") for _, f in t.metrics):
+            continue
+        doc_id, doc_hash = row.get("doc_id"), row.get("doc_hash")
+        if not isinstance(doc_id, int) or isinstance(doc_id, bool):
+            raise SitegenError("no whole-number doc_id", path, sc.at(line, "$.doc_id"))
+        key = doc_id if row.get("filter") in (None, "none") else (doc_id, row["filter"])
+        if key in seen:
+            raise SitegenError(f"doc_id {doc_id} again (first on line {seen[key]})", path, where)
+        seen[key] = line or 1
+        t.docs.append({"doc_id": doc_id, "doc_hash": doc_hash if isinstance(doc_hash, str) else None, "line": line,
+                       "filter": row.get("filter") or "none", **{m: row.get(m) for m, _ in t.metrics}})
+    n_docs = len({d["doc_id"] for d in t.docs})
+    if t.n is not None and n_docs != t.n:
+        raise SitegenError(f"{n_docs} documents, but the results file says the task scored {t.n} (n-samples.effective): "
+                           "a samples file of other documents or another run", path)
+
+
+# -- figures from the samples ---------------------------------------------------------------------
+
+def _per_doc(t: Task, metric: str, filt: str) -> tuple[list[int], list[Any], list[int | None]]:
+    rows = [d for d in t.docs if d["filter"] == filt or (filt == "none" and d["filter"] in (None, "none"))]
+    return [d["doc_id"] for d in rows], [d[metric] for d in rows], [d["line"] for d in rows]
+
+
+def _f1(pairs: np.ndarray) -> float:
+    gold, pred = pairs[..., 0], pairs[..., 1]
+    tp = ((gold == 1) & (pred == 1)).sum(axis=-1)
+    fp = ((gold != 1) & (pred == 1)).sum(axis=-1)
+    fn = ((gold == 1) & (pred != 1)).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
+
+
+def _boot_idx(n: int) -> np.ndarray:
+    return np.random.default_rng(SEED).integers(0, n, size=(RESAMPLES, n))
+
+
+@dataclass
+class Figures:
+    kind: str                     # "mean" or a corpus metric name
+    value: float
+    stderr: float
+    docs: list[int]
+    hashes: list[str | None]
+    values: np.ndarray            # per document: scores, or (gold, prediction) pairs
+
+
+def figures(t: Task, metric: str, filt: str, stated: dict, src_path: Path) -> Figures | None:
+    if t.samples is None:
+        return None
+    ids, vals, lines = _per_doc(t, metric, filt)
+    hashes = {d["doc_id"]: d["doc_hash"] for d in t.docs}
+    if not ids:
+        return None
+    where = lambda i: sc.at(lines[i], f"$.{metric}")
+    if metric in CORPUS:
+        for i, v in enumerate(vals):
+            if not (isinstance(v, list) and len(v) == 2 and all(sc.is_number(x) for x in v)):
+                raise SitegenError(f"expected a [gold, prediction] pair for {metric}, got {str(v)[:40]}", t.samples.path, where(i))
+        arr = np.array(vals, dtype=float)
+        value = float(_f1(arr))
+        boot = _f1(arr[_boot_idx(len(arr))])
+        stderr = float(np.std(boot, ddof=1))
+        kind = metric
+    else:
+        for i, v in enumerate(vals):
+            if not sc.is_number(v) or not math.isfinite(v):
+                raise SitegenError(f"expected a number for {metric}, got {str(v)[:40]}", t.samples.path, where(i))
+        arr = np.array(vals, dtype=float)
+        value = float(arr.mean())
+        stderr = float(arr.std(ddof=1) / math.sqrt(len(arr))) if len(arr) > 1 else 0.0
+        kind = "mean"
+    if abs(value - stated["value"]) > 1e-9 * max(1.0, abs(value)):
+        raise SitegenError(f"'{stated['key']}' says {stated['value']}, but the samples give {value}", src_path,
+                           f"$.results.{t.name}[\"{stated['key']}\"]")
+    s = stated["stderr"]
+    if s is not None:
+        ok = abs(s - stderr) <= 1e-9 * max(1.0, s) if kind == "mean" else abs(s - stderr) <= BOOTSTRAP_TOLERANCE * max(s, stderr)
+        if not ok:
+            raise SitegenError(f"'{stated['stderr_key']}' says {s}, but the samples give {stderr}"
+                               + ("" if kind == "mean" else f" (a bootstrap: {RESAMPLES} resamples, seed {SEED})"),
+                               src_path, f"$.results.{t.name}[\"{stated['stderr_key']}\"]")
+    return Figures(kind, value, stderr, ids, [hashes[i] for i in ids], arr)
+
+
+def paired(b: Figures, c: Figures, shared: list[int]) -> tuple[float, list[float], str]:
+    ib = {d: i for i, d in enumerate(b.docs)}
+    ic = {d: i for i, d in enumerate(c.docs)}
+    xb = b.values[[ib[d] for d in shared]]
+    xc = c.values[[ic[d] for d in shared]]
+    if b.kind == "mean":
+        d = xc - xb
+        diff = float(d.mean())
+        se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
+        return diff, [diff - Z95 * se, diff + Z95 * se], ("paired over documents: mean of the per-document differences "
+                                                          "± 1.96 of their standard error")
+    idx = _boot_idx(len(shared))
+    diff = float(_f1(xc) - _f1(xb))
+    boot = np.sort(_f1(xc[idx]) - _f1(xb[idx]))
+    low, high = np.quantile(boot, [0.025, 0.975], method="lower")
+    return diff, [float(low), float(high)], (f"paired bootstrap over documents ({RESAMPLES} resamples, seed {SEED}), "
+                                             "percentile interval")
+
+
+# -- the receipt --------------------------------------------------------------------------------------
+
+def _label(run: Run, given: str | None, role: str) -> str:
+    if given:
+        return sc.check_label(given, f"--label-{role}")
+    shots = {t.fewshot for t in run.tasks.values()}
+    model = (run.model or "model not recorded").rsplit("/", 1)[-1]
+    return sc.check_label(f"{model}, {shots.pop()}-shot" if len(shots) == 1 and None not in shots else model, "label")
+
+
+def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str | None) -> tuple[dict, sc.Provenance]:
+    b, c = runs["baseline"], runs["candidate"]
+    if b.src.sha256 == c.src.sha256:
+        raise SitegenError("a run against itself: the baseline and the candidate are the same results file", c.src.path)
+    prov = sc.Provenance()
+    differs: list[dict] = []
+
+    def differ(name: str | None, fld: str, x: str, y: str, why: str) -> None:
+        entry = {"field": fld, "baseline": x, "candidate": y}
+        if name is not None:
+            if name not in allow:
+                raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report will "
+                                   "say so)", c.src.path)
+            entry["allowed"] = True
+        differs.append(entry)
+
+    if b.model and c.model and b.model != c.model:
+        differ("model", "model", b.model, c.model, f"the runs evaluated other models: {b.model!r} and {c.model!r}")
+    tb, tc = set(b.tasks), set(c.tasks)
+    if tb != tc:
+        differ("tasks", "tasks", ", ".join(sorted(tb)), ", ".join(sorted(tc)), "the runs scored other tasks "
+               f"(baseline only: {', '.join(sorted(tb - tc)) or 'none'}; candidate only: {', '.join(sorted(tc - tb)) or 'none'})")
+    names = {"baseline": _label(b, labels.get("baseline"), "baseline"), "candidate": _label(c, labels.get("candidate"), "candidate")}
+    if names["baseline"] == names["candidate"]:
+        names = {r: f"{n} ({r})" for r, n in names.items()}
+    model = c.model or b.model
+    checkpoint = {"id": slug(model.rsplit("/", 1)[-1]) if model else "model-not-recorded", "label": model or "model not recorded"}
+    results, not_covered = [], []
+    any_paired = False
+    for task in sorted(tb & tc):
+        x, y = b.tasks[task], c.tasks[task]
+        for what, fx, fy in (("few-shot examples", x.fewshot, y.fewshot), ("task version", x.version, y.version)):
+            if fx != fy:
+                differ(None, f"{task}: {what}", str(fx), str(fy), "")
+        docs = _documents(x, y, b, c, allow, differ)
+        for key in sorted(set(x.metrics) & set(y.metrics)):
+            metric, filt = key
+            if metric not in CORPUS and (x.samples and not all(sc.is_number(d.get(metric)) for d in x.docs[:1])):
+                not_covered.append(f"{task}: {metric} ({filt}) is a corpus metric sitegen does not recompute; not imported.")
+                continue
+            sx, sy = x.metrics[key], y.metrics[key]
+            fbx = figures(x, metric, filt, sx, b.src.path)
+            fby = figures(y, metric, filt, sy, c.src.path)
+            i = len(results)
+            path = f"$.accuracy.results[{i}]"
+            r: dict[str, Any] = {"checkpoint": checkpoint["id"], "measure": slug(f"{task}-{metric}-{filt}"),
+                                 "label": f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})"), "unit": "proportion",
+                                 "better": "higher" if x.higher.get(metric, True) else "lower", "task": task}
+            sides = {}
+            for role, run, t, f, s in (("baseline", b, x, fbx, sx), ("candidate", c, y, fby, sy)):
+                se = f.stderr if f else s["stderr"]
+                value = f.value if f else s["value"]
+                side: dict[str, Any] = {"value": value}
+                if se is not None:
+                    side["interval"] = [value - Z95 * se, value + Z95 * se]
+                    side["stderr"] = se
+                if s["stderr"] is not None:
+                    side["stated_stderr"] = s["stderr"]
+                n = len(f.docs) if f else t.n
+                if n:
+                    side["documents"] = n
+                if t.version is not None:
+                    side["task_version"] = t.version
+                if t.fewshot is not None:
+                    side["fewshot"] = t.fewshot
+                sides[role] = side
+                cite = f"$.results.{task}[\"{s['key']}\"]"
+                prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {t.samples.name}" if f else "; as stated"))
+            r["baseline"], r["candidate"] = sides["baseline"], sides["candidate"]
+            if fbx and fby and docs:
+                diff, iv, how = paired(fbx, fby, docs)
+                r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
+                any_paired = True
+                prov.cite(f"{path}.difference", y.samples, f"$.{metric} of {len(docs)} shared documents (and {x.samples.name})")
+            elif all(sides[k].get("stderr") is not None for k in sides):
+                diff = sides["candidate"]["value"] - sides["baseline"]["value"]
+                se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
+                r.update(items=min(sides[k].get("documents") or 1 for k in sides), paired=False, difference=diff,
+                         interval=[diff - Z95 * se, diff + Z95 * se],
+                         interval_method="unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
+                prov.cite(f"{path}.difference", c.src, f"$.results.{task} of both results files (unpaired)")
+            else:
+                r["items"] = min(sides[k].get("documents") or 1 for k in sides)
+            results.append(r)
+    if not results:
+        raise SitegenError("no task and metric both runs scored", c.src.path)
+    engines = {}
+    for role, run in (("baseline", b), ("candidate", c)):
+        cfg = run.data.get("config") or {}
+        engines[role] = {"name": names[role], "version": UNRECORDED,
+                         "long_name": " · ".join(str(v) for v in (f"lm-evaluation-harness {run.data.get('git_hash')}"
+                                                                  if run.data.get("git_hash") else "lm-evaluation-harness",
+                                                                  cfg.get("model"), run.model, names[role]) if v)}
+    dates = [d for d in (b.date, c.date) if d]
+    if not dates:
+        raise SitegenError("no date: the results files record none", c.src.path, "$.date")
+    tasks = ", ".join(sorted(tb & tc))
+    meta: dict[str, Any] = {
+        "title": f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}",
+        "date": max(dates), "engines": engines, "checkpoints": [checkpoint],
+        "tested": [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
+                   {"label": "Tasks", "text": tasks},
+                   {"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
+                    "unpaired: no per-document samples on both sides"}]}
+    if not_covered:
+        meta["not_covered"] = sorted(set(not_covered))
+    if differs:
+        meta["differs"] = differs
+    credit = attribution or sc.licence_credit([b.src.path, c.src.path])
+    if credit:
+        meta["attribution"] = credit
+    doc = {"schema_version": sc.SCHEMA_VERSION, "report": meta,
+           "accuracy": {"note": "Values and standard errors recomputed from each run's per-document samples; differences "
+                                "paired over the documents both runs scored (same doc_id and doc_hash).",
+                        "method": {"name": "normal interval of per-document differences (per-document metrics); paired "
+                                           "bootstrap over documents (corpus metrics)", "resamples": RESAMPLES, "seed": SEED,
+                                   "level": 0.95},
+                        "results": results},
+           "provenance": prov.part()}
+    return doc, prov
+
+
+def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> list[int]:
+    """The doc_ids both sides scored with the same doc_hash; other documents refused unless allowed."""
+    if x.samples is None or y.samples is None:
+        return []
+    hb = {d["doc_id"]: d["doc_hash"] for d in x.docs}
+    hc = {d["doc_id"]: d["doc_hash"] for d in y.docs}
+    shared = sorted(i for i in set(hb) & set(hc) if hb[i] is not None and hb[i] == hc[i])
+    if len(shared) != len(hb) or len(shared) != len(hc):
+        other = sorted(set(hb) ^ set(hc)) or [i for i in set(hb) & set(hc) if hb[i] != hc[i]]
+        differ("documents", f"{x.name}: documents", f"{len(hb)} documents", f"{len(hc)} documents, {len(shared)} shared",
+               f"{x.name}: the samples are of other documents (doc_id {other[0]} "
+               + ("is on one side only" if other[0] not in hb or other[0] not in hc else "has another doc_hash")
+               + f"; {len(shared)} of {len(hb)} and {len(hc)} shared)")
+    return shared
+
+
+def run_and_write(args) -> Path:
+    from site_gen.importers.vllm_bench import source_root
+
+    if args.sources:
+        raise SitegenError(f"lm-eval takes its results files through --baseline and --candidate, not as SOURCE "
+                           f"({args.sources[0]!r})", args.sources[0])
+    files = {}
+    for role in ("baseline", "candidate"):
+        given = getattr(args, role) or []
+        if len(given) != 1:
+            raise SitegenError(f"name one results file with --{role} (the samples files beside it are read too); got {len(given)}")
+        files[role] = Path(given[0])
+    for role in ("baseline", "candidate"):
+        if getattr(args, f"set_{role}"):
+            raise SitegenError(f"--set-{role} is for serving runs; an lm-eval results file records its own setup")
+    root = source_root(list(files.values()))
+    runs = {role: read_run(p, root) for role, p in files.items()}
+    doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
+                      args.attribution)
+    return sc.write(doc, Path(args.output), prov, args.force)
