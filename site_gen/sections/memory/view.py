@@ -105,3 +105,16 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}") for c, kv in d.get("kv_pool", {}).items()]
+
+
+def _history_kv(frame, h) -> list[dict[str, Any]]:
+    return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True)], lambda r: [
+        {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
+        {"text": Fig(fmt.ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")}])
+
+
+def _history_startup(frame, h) -> list[dict[str, Any]]:
+    return h.table(frame, "{series}, cold / warm", [("Startup", True)], lambda r: [{"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
+
+
+HISTORY_PARTS = {"kv": (20, _history_kv), "startup": (30, _history_startup)}

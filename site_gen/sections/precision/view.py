@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from site_gen.core.errors import SitegenError
 from site_gen.render import charts, views
 from site_gen.render import format as fmt
@@ -135,3 +137,42 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
                                        f"{p['closer']} closer; {p['unresolved']} not resolved")]
     rows += [(f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {r['direction']}") for r in p["rows"]]
     return rows
+
+
+def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> dict[str, Any]:
+    """A precision series' forest facet, kept in `facets` by its rows' values (repr: exact for the
+    numbers and texts a row holds), so a rebuild redraws only the series an edit touched."""
+    key = repr(records)
+    facet = facets.get(key) if facets is not None else None
+    if facet is None:
+        # The series names the engine; each row is a version of it.
+        frame = pd.DataFrame([{**r, "checkpoint": f"v{r['version']}", "paired": True, "measure": r["series"]} for r in records])
+        facet = charts.forest(frame)[0]
+    drawn[key] = facet
+    return facet
+
+
+def _history(prec: pd.DataFrame, h) -> list[dict[str, Any]]:
+    """Its history part: a forest facet and a table of points each per series (`h.memo`: charts kept by their rows)."""
+    report_url, facets = h.report_url, h.memo
+    precision_rows = []
+    drawn: dict = {}
+    for series, records in h.series(prec).items():
+        # One forest facet per series: its rows are the releases, on the series' own axis.
+        facet = _facet(records, facets, drawn)
+        facet = {**facet, "rows": [{**row, "url": report_url(r["report"])} for row, r in zip(facet["rows"], records)]}
+        first = records[0]
+        precision_rows.append({
+            "series": series, "facet": facet, "label": first["label"], "checkpoint": first["checkpoint"],
+            "rows_identity": first["rows"], "older": int(first["older"]),
+            "points": [{"release": h.release(r), "date": r["date"], "url": report_url(r["report"]),
+                        "difference": fmt.measure_difference(r["difference"], r["unit"]),
+                        "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
+                        "resolved": "resolved" if r["resolved"] else "not resolved",
+                        "different_days": bool(r["different_days"])} for r in records]})
+    facets.clear()
+    facets.update(drawn)
+    return precision_rows
+
+
+HISTORY_PARTS = {"precision": (40, _history)}

@@ -320,3 +320,15 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
             if key in e:
                 rows.append((f"Speed {c}, {label[0].lower()}{label[1:]}", e[key]))
     return rows
+
+
+def _history(frame, h) -> list[dict[str, Any]]:
+    """Its history part: each series' median, range and verdict counts, release after release."""
+    return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
+        {"text": Fig(fmt.speed_ratio(r["median"], h.band), how=f"median {r['candidate']} / {r['baseline']} over {r['cells']} "
+                     f"{METRIC_LABELS.get(r['metric'], r['metric'])} cells of {r['checkpoint']}")},
+        {"text": fmt.speed_ratio_range(r["low"], r["high"], h.band), "bar": charts.range_bar(r["low"], r["high"], h.scale, h.band)},
+        {"text": fmt.verdicts(r)}])
+
+
+HISTORY_PARTS = {"speed": (10, _history)}
