@@ -7,15 +7,13 @@ with limits on nesting and on what aliases expand to.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from site_gen.core.errors import SitegenError, suggest
+from site_gen.core.yaml_safe import load_yaml as _load_yaml
 
 # Every top-level key MkDocs 1.6 accepts: a config shared with `mkdocs build` must not be refused
 # here for keys only MkDocs uses.
@@ -26,104 +24,6 @@ MKDOCS_KEYS = {
     "markdown_extensions", "mdx_configs", "strict", "remote_branch", "remote_name", "extra", "plugins",
     "hooks", "watch", "validation", "exclude_docs", "draft_docs", "not_in_nav", "INHERIT",
 }
-
-# Limits of mkdocs.yml, far above any real config: nesting (the YAML composer recurses once per
-# level) and values counted as if every alias were copied out (a "billion laughs" document is a few
-# lines whose aliases expand to 10^9 values: whatever walks it never finishes).
-MAX_DEPTH = 50
-MAX_VALUES = 100_000
-
-
-class _Refused(yaml.YAMLError):
-    """A document over a limit, refused while it is composed (before any of it is built)."""
-
-    def __init__(self, problem: str, mark: yaml.Mark, key: str | None):
-        super().__init__(problem)
-        self.problem, self.problem_mark, self.key = problem, mark, key
-
-
-class _Loader(yaml.SafeLoader):
-    """SafeLoader with the limits above, tolerating MkDocs' `!ENV` and Material's `!!python/name:` tags."""
-
-    def __init__(self, stream) -> None:
-        super().__init__(stream)
-        self._depth = 0
-        self._values = 0                  # so far, each alias counted at its full size
-        self._sizes: dict[int, int] = {}  # id of a composed node -> its size, aliases expanded
-        self._key: str | None = None      # the top-level setting being composed, to name in a refusal
-
-    def _refuse(self, problem: str, mark: yaml.Mark) -> None:
-        raise _Refused(problem, mark, self._key)
-
-    def _count(self, n: int, mark: yaml.Mark) -> None:
-        self._values += n
-        if self._values > MAX_VALUES:
-            self._refuse(f"expected at most {MAX_VALUES:,} values with aliases expanded, got more", mark)
-
-    def construct_object(self, node, deep=False):
-        try:
-            value = super().construct_object(node, deep)
-        except (ValueError, OverflowError) as exc:  # `!!float x`, `!!int 1e999`, `!!binary ?`: a value its tag cannot take
-            raise yaml.constructor.ConstructorError(None, None, f"{node.tag} cannot take {node.value!r} ({exc})"
-                                                    if isinstance(node, yaml.ScalarNode) else str(exc), node.start_mark) from None
-        if isinstance(value, str) and not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:  # "\ud800": a half of a character, which no page can hold
-                raise yaml.constructor.ConstructorError(None, None, f"text holds the lone surrogate U+{ord(value[exc.start]):04X}",
-                                                        node.start_mark) from None
-        return value
-
-    def fetch_flow_collection_start(self, TokenClass) -> None:
-        # The scanner looks ahead over every open `[` for a possible `key:` (up to 1,024 characters,
-        # each step over all of them): refused at the limit, a line of 50,000 `[` costs microseconds.
-        if self.flow_level >= MAX_DEPTH:
-            self._refuse(f"expected at most {MAX_DEPTH} levels of nesting, got more", self.get_mark())
-        super().fetch_flow_collection_start(TokenClass)
-
-    def compose_node(self, parent, index):
-        event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            node = self.anchors.get(event.anchor)
-            if node is not None:
-                if id(node) not in self._sizes:  # its anchor is still open: a value containing itself
-                    self._refuse(f"expected an alias outside its anchor, got *{event.anchor} inside it",
-                                 event.start_mark)
-                self._count(self._sizes[id(node)], event.start_mark)
-            return super().compose_node(parent, index)
-        if self._depth == 1 and isinstance(index, yaml.ScalarNode):
-            self._key = index.value
-        self._depth += 1
-        if self._depth > MAX_DEPTH:
-            self._refuse(f"expected at most {MAX_DEPTH} levels of nesting, got more", event.start_mark)
-        before = self._values
-        node = super().compose_node(parent, index)
-        self._depth -= 1
-        self._count(1, event.start_mark)
-        self._sizes[id(node)] = self._values - before
-        return node
-
-
-def _env_tag(loader: _Loader, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        names = [loader.construct_scalar(node)]
-    else:
-        names = loader.construct_sequence(node)
-    *names, default = names if len(names) > 1 else (names + [None])
-    for name in names:
-        if isinstance(name, str) and name in os.environ:
-            return yaml.load(os.environ[name], Loader=_Loader)
-    return default
-
-
-def _any_tag(loader: _Loader, suffix: str, node: yaml.Node) -> Any:
-    return None
-
-
-_Loader.add_constructor("!ENV", _env_tag)
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _any_tag)
-_Loader.add_multi_constructor("!", _any_tag)
-
 
 def _got(value: Any) -> str:
     """What a value is, as the message's "got ...": `null`, `int 5`, `list [1, 2]`."""
@@ -381,19 +281,6 @@ def _theme(raw: Any, file: Path) -> None:
     for key in ("name", "custom_dir", "locale"):
         if raw.get(key) is not None:
             _text(raw[key], f"theme.{key}", file)
-
-
-def _load_yaml(file: Path) -> Any:
-    try:
-        return yaml.load(file.read_text(encoding="utf-8"), Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = ", ".join(part for part in (getattr(exc, "key", None), mark and f"line {mark.line + 1}") if part)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SitegenError(problem if isinstance(exc, _Refused) else f"not valid YAML: {problem}", file,
-                           where or None) from None
-    except UnicodeDecodeError:
-        raise SitegenError("not UTF-8 text", file) from None
 
 
 def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = None) -> Config:
