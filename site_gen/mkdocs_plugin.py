@@ -337,30 +337,23 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         """What every cache entry of this build is made under besides its receipts: sitegen's code
         and theme, the custom_dir's files, the installed packages, the options; None when the cache
         is off or one of them cannot be told (a symbolic link, a section from outside sitegen)."""
-        from site_gen.build import report_cache, site_cache
-        code = report_cache.code_hash()
-        if code is None or cache.folder() is None:
-            return None
+        from site_gen.build.store import Store
+
         assert self.sg is not None
-        h = hashlib.sha256()
-        try:
-            site_cache.hash_tree(self.sg.custom_dir, h)
-            site_cache.check_sections()
-        except (site_cache.Unsuitable, OSError):
-            return None
-        return cache.key("mkdocs", code, h.hexdigest(), site_cache.packages(), self._env())
+        return Store(self.sg, enabled=True).name("mkdocs", self.material)
 
     def _set_key(self, base: str | None) -> str | None:
         """The name of the list of reports: a hash of the receipts folder under `base`; None when
         it cannot be hashed (a symbolic link)."""
-        from site_gen.build import site_cache
+        from site_gen.build.store import Unsuitable, hash_tree
+
         if base is None:
             return None
         assert self.sg is not None
         h = hashlib.sha256()
         try:
-            site_cache.hash_tree(self.sg.data_dir, h)
-        except (site_cache.Unsuitable, OSError):
+            hash_tree(self.sg.data_dir, h)
+        except (Unsuitable, OSError):
             return None
         return cache.key(_SET_KIND, base, h.hexdigest())
 
@@ -384,10 +377,10 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         return True
 
     @property
-    def analyses(self) -> list[Analysis]:
-        """The reports loaded and analysed (the same `ReportStore` and `settle` as `sitegen build`
-        and `serve`), newest first; computed only when a build needs them: records from the cache
-        and docs pages expanded before do not."""
+    def environment(self) -> list:
+        """The reports' records (the same `ReportStore` and `settle` as `sitegen build` and `serve`),
+        newest first; computed only when a build needs them: records from the cache and docs
+        pages expanded before do not."""
         if self._analyses is None:
             from site_gen.build.assembly import settle
             from site_gen.build.reports import ReportStore
@@ -395,7 +388,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             if self.store is None or self._store_env != self._env():
                 self.store = ReportStore(self.sg, strict=False, watched=False, stats={})
                 self._store_env, self.made = self._env(), {}
-            self._analyses = settle([self.store.analysis(r) for r in self.store.reports()])
+            self._analyses = settle([self.store.record_of(e) for e in self.store.entries()])
         return self._analyses
 
     def _make(self, base: str | None) -> list[str | None]:
@@ -403,31 +396,29 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         process, or in the persistent cache); the names of their cache entries."""
         from site_gen.render.related import NONE, relations
 
-        analyses = self.analyses
-        related = relations(analyses)
+        records = self.environment
+        related = relations(records)
         self.records, self.files, names = [], {}, []
-        for a in analyses:
-            r = a.report
+        for r in records:
             links = related.get(r.id, NONE)
             # Its pages show the reports it links to: their receipts are part of its version.
-            version = [r.sha256, hashlib.sha256(r.lede.encode("utf-8", "surrogatepass")).hexdigest(),
-                       [list(pair) for pair in links.receipts]]
+            version = [r.sha256, r.lede, [list(pair) for pair in links.receipts]]
             name = cache.key(_REPORT_KIND, base, r.id, version) if base else None
             made = self.made.get(r.id)
             # (A custom_dir edit under `mkdocs serve` changes `base`: the pages are made again.)
             if made is None or made[0] != (base, version):
                 got = _cached_report(name)
                 if got is None or got[0]["id"] != r.id or got[0]["version"] != version:
-                    got = self._record(a, version, links)
+                    got = self._record(self.store.analysis_of(r.id), version, links)
                     if name:
                         cache.write(_REPORT_KIND, name, cache.pack({"record": got[0]}, got[1]))
                 made = self.made[r.id] = ((base, version), *got)
             self.records.append(made[1])
             self.files.update(made[2])
             names.append(name)
-        for rid in set(self.made) - {a.report.id for a in analyses}:
+        for rid in set(self.made) - {r.id for r in records}:
             del self.made[rid]
-        self.history = self._history_page(analyses) if len(analyses) > 1 else None
+        self.history = self._history_page(records) if len(records) > 1 else None
         return names
 
     def _record(self, a: Analysis, version: list, links) -> tuple[dict, dict[str, bytes]]:
@@ -442,13 +433,13 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                   "warnings": list(rp.warnings), "load_warnings": list(a.report.warnings)}
         return record, files
 
-    def _history_page(self, analyses: list[Analysis]) -> dict:
+    def _history_page(self, records: list) -> dict:
         from site_gen.build.assembly import report_url
         from site_gen.render import history as history_view
         from site_gen.render.pages import Page
 
         page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
-                    context={"history": history_view.context(analyses, report_url)})
+                    context={"history": history_view.context(records, self.sg.noise_band, self.sg.ratio_scale, report_url)})
         return self._page("history.md", page, "History", "History")
 
     def _page(self, src: str, page: Page, title: str, nav_title: str) -> dict:
@@ -598,13 +589,13 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         if self.blocks is None:
             from site_gen.render.docs import AuthorBlocks
 
-            analyses = self.analyses if self.records else []
-            if analyses:
-                from site_gen.build.assembly import Site
+            records = self.environment if self.records else []
+            if records:
+                from site_gen.build.assembly import dashboard_rows
 
-                self.blocks = AuthorBlocks(analyses, self.sg, dashboard=Site(analyses).dashboard())
+                self.blocks = AuthorBlocks(records, self.store.analysis_of, self.sg, dashboard=dashboard_rows(records))
             else:
-                self.blocks = AuthorBlocks([], self.sg)  # says "unknown report" where the page names one
+                self.blocks = AuthorBlocks([], None, self.sg)  # says "unknown report" where the page names one
         return self.blocks
 
     def on_page_content(self, html: str, page, config, files):

@@ -41,7 +41,10 @@ def test_reports_come_newest_first(tmp_path):
     root = project(tmp_path, {"old": {"date": "2026-01-01"}, "new": {"date": "2026-02-01"}, "same-day": {"date": "2026-02-01"}})
     site = assemble(load_config(root / "mkdocs.yml"))
     assert [a.report.id for a in site.analyses] == ["same-day", "new", "old"]
-    assert [row["id"] for row in site.dashboard()] == ["same-day", "new", "old"]
+    from site_gen.build.assembly import dashboard_rows, settle
+    from site_gen.build.environment import collect
+
+    assert [row["id"] for row in dashboard_rows(settle([collect(a) for a in site.analyses]))] == ["same-day", "new", "old"]
 
 
 def test_the_plugin_uses_no_private_name_of_sitegen():

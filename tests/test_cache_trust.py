@@ -235,4 +235,4 @@ def test_nothing_read_from_the_cache_is_code(small_project, tmp_path):
                               "warm" if n else "cold"], cwd=small_project, env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
     kinds = {kind for kind, _, _ in _entries(tmp_path / "cache")}
-    assert kinds and kinds <= {"reports", "sites", "templates"}, kinds
+    assert kinds and kinds <= {"record", "files", "sites", "templates"}, kinds

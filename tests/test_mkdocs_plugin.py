@@ -328,9 +328,9 @@ def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path
         return [s for s in (site / "kv" / "index.html").read_text().split("sitegen-inline")[1:]][0].split("</span>")[0]
 
     plugin = rebuild(first=True)
-    analysis = plugin.analyses[0]
+    record = plugin.environment[0]
     assert "1.40x" in kv()
-    assert rebuild() is plugin and plugin.analyses[0] is analysis  # nothing changed: nothing analysed again
+    assert rebuild() is plugin and plugin.environment[0] is record  # nothing changed: nothing analysed again
     receipt = root / "data" / REPORT / "SUMMARY.json"
     original = receipt.read_bytes()
     data = json.loads(receipt.read_text())
@@ -338,7 +338,7 @@ def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path
     pool["candidate"]["tokens"] = round(pool["baseline"]["tokens"] * 1.7)
     receipt.write_text(json.dumps(data))
     other = (site / "other" / "index.html").stat().st_mtime_ns
-    assert rebuild() is plugin and plugin.analyses[0] is not analysis
+    assert rebuild() is plugin and plugin.environment[0] is not record
     assert "1.70x" in kv()
     assert (site / "other" / "index.html").stat().st_mtime_ns == other  # a page without figures is left alone
     receipt.write_bytes(original)  # back to receipts an earlier build had: its reports and pages from the cache

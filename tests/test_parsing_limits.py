@@ -73,6 +73,14 @@ def example(tmp_path_factory):
     return root, load_config(root / "mkdocs.yml"), analyse(load_report(root / "data" / REPORT, root / "data"))
 
 
+def environment(analyses) -> tuple[list, object]:
+    """The reports' records and their analyses by id, as a build hands them to its docs pages."""
+    from site_gen.build.environment import collect
+
+    by_id = {a.report.id: a for a in analyses}
+    return [collect(a) for a in analyses], by_id.__getitem__
+
+
 def docs_page(example, name: str | bytes, text: str, analyses=None) -> str:
     """One docs page made as `sitegen build` makes it (no report pages): its HTML content."""
     root, config, analysis = example
@@ -81,7 +89,7 @@ def docs_page(example, name: str | bytes, text: str, analyses=None) -> str:
     folder.mkdir()
     (folder / os.fsdecode(name)).write_text(text, encoding="utf-8")
     home = Page(url="index.html", title="Home", template="index.html", context={"reports": []})
-    pages = docs.DocsPages(config, [analysis] if analyses is None else analyses).pages(home)
+    pages = docs.DocsPages(config, *environment([analysis] if analyses is None else analyses)).pages(home)
     return str(next(p for p in pages if p.url != "index.html").context["content"])
 
 
@@ -179,7 +187,7 @@ def test_code_ranges_are_linear_on_many_spans():
 
 def test_author_page_scans_are_linear(tmp_path):
     config = load_config(project(tmp_path) / "mkdocs.yml")
-    blocks = docs.AuthorBlocks([], config)
+    blocks = docs.AuthorBlocks([], None, config)
     for text in ("{{ " * 20_000,                              # old: 41 s
                  "Code `{{ speed_verdict }}` shown as written. " * 10_000):
         with within():
@@ -242,7 +250,7 @@ def test_receipt_text_holding_placeholders_is_shown_as_written():
 def test_a_receipt_title_holding_the_home_pages_token_stays_text(tmp_path, example):
     page = "# Home\n\nCandidate: {{ engine }}.\n"
     _, config, analysis = example
-    token = docs.AuthorBlocks([analysis], config).expand(page, file="docs/index.md", page_path="index.html").token(0)
+    token = docs.AuthorBlocks(*environment([analysis]), config).expand(page, file="docs/index.md", page_path="index.html").token(0)
     forged = f"Title {token} end"  # the token depends on the page only: the same in the build below
 
     def retitle(doc):
@@ -312,7 +320,7 @@ def test_a_type_error_inside_a_figure_is_a_bug_not_bad_input(monkeypatch):
 def test_a_workload_holding_the_pages_token_leaves_the_chart_json_whole(tmp_path, example):
     page = "Candidate: {{ engine }}.\n\n```sitegen\nblock: speed-cells\ncheckpoint: K4\nchart: true\n```\n"
     _, config, analysis = example
-    token = docs.AuthorBlocks([analysis], config).expand(page, file="docs/p.md", page_path="p.html").token(0)
+    token = docs.AuthorBlocks(*environment([analysis]), config).expand(page, file="docs/p.md", page_path="p.html").token(0)
 
     def rename(doc):
         for cell in doc["speed"]["cells"]:

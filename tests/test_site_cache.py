@@ -63,7 +63,7 @@ def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project,
 
     # One report's prose changed: the other report's files come from its entry (not made again, so
     # not written again), and the site is what a build without any cache makes.
-    reports = {p: p.stat().st_ino for p in (cache_dir / "reports").rglob("*") if p.is_file()}
+    reports = {p: p.stat().st_ino for p in (cache_dir / "files").rglob("*") if p.is_file()}
     assert len(reports) == len(list(project.glob("data/*/SUMMARY.json")))  # one entry a report
     lede = sorted(project.glob("data/*/lede.md"))[0]
     lede.write_text(lede.read_text() + "\nOne more line.\n")
@@ -72,7 +72,7 @@ def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project,
     assert {n: h for n, h in tree(site).items() if n != MANIFEST} == reference != {n: h for n, h in cold.items() if n != MANIFEST}
     assert {p: p.stat().st_ino for p in reports} == reports  # kept as they were: the unchanged one was used
     # Damaged report entries are made again, not used.
-    for path in (cache_dir / "reports").rglob("*"):
+    for path in (cache_dir / "files").rglob("*"):
         if path.is_file():
             blob = bytearray(path.read_bytes())
             blob[len(blob) // 2] ^= 0x01
@@ -108,8 +108,8 @@ def test_every_input_is_in_the_key(project, tmp_path):
         cache.configure()
 
 
-# A build in a process of its own that says how many reports it analysed (the others' analyses
-# came from the persistent cache, site_gen/analysis_cache.py).
+# A build in a process of its own that says which reports it analysed (the others' records and
+# files came from the persistent store, site_gen/build/store.py).
 COUNTING = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
             "import site_gen.build.reports as store\n"
             "analyse, seen = store.analyse, []\n"
@@ -128,7 +128,6 @@ def analysed(project: Path, cache_dir: Path, site: Path) -> list[str]:
     return out.stdout.split()
 
 
-@pytest.mark.xfail(strict=True, reason="no analysis is cached any more (pickles are code); a report record of data comes back with the build environment")
 def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(tmp_path):
     from conftest import ROOT
     project, cache_dir, site = tmp_path / "project", tmp_path / "cache", tmp_path / "site"
@@ -150,23 +149,23 @@ def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(t
     assert analysed(project, cache_dir, site) == [SMALL_REPORTS[1]] and same_as_cold()
 
 
-# As COUNTING, in a forked build, and which reports' cached frames were read (by a worker or the
-# main process), one line per read, appended to the file sys.argv[3] names.
-READING = ("import os, sys; sys.argv, reads = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]], sys.argv[3]\n"
-           "import site_gen.analysis.report as r\n"
-           "results = r._Deferred.results\n"
-           "def _results(self):\n"
-           "    if r.set_aside(self):\n"
-           "        with open(reads, 'a') as f: f.write(self.report.id + '\\n')\n"
-           "    return results.fget(self)\n"
-           "r._Deferred.results = property(_results, results.fset)\n"
-           "from site_gen.cli import main\n"
-           "raise SystemExit(main())\n")
+# As COUNTING, in a forked build: each report analysed (by a worker or the main process), one line
+# per analysis, appended to the file sys.argv[3] names.
+ANALYSING = ("import os, sys; sys.argv, seen = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]], sys.argv[3]\n"
+             "import site_gen.build.reports as store\n"
+             "analyse = store.analyse\n"
+             "def counted(report, *a, **k):\n"
+             "    with open(seen, 'a') as f: f.write(report.id + '\\n')\n"
+             "    return analyse(report, *a, **k)\n"
+             "store.analyse = counted\n"
+             "from site_gen.cli import main\n"
+             "raise SystemExit(main())\n")
 
 
-def test_a_forked_build_with_one_receipt_changed_reads_no_other_reports_frames(tmp_path, forked_builds):
-    """Each unchanged report's files and dashboard and history rows come from the cache, so neither
-    the workers nor the main process unpickle its frames; the site is still a cold build's."""
+def test_a_forked_build_with_one_receipt_changed_analyses_that_report_only(tmp_path, forked_builds):
+    """Each unchanged report's record (its dashboard and history rows, its links) and files come
+    from the store, so neither the workers nor the main process parse or analyse it; the site is
+    still a cold build's."""
     from conftest import ROOT
     project, cache_dir, site, reads = tmp_path / "project", tmp_path / "cache", tmp_path / "site", tmp_path / "reads"
     receipt = json.loads((ROOT / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").read_text())
@@ -176,17 +175,17 @@ def test_a_forked_build_with_one_receipt_changed_reads_no_other_reports_frames(t
         (project / "data" / f"copy-{i}" / "SUMMARY.json").write_text(json.dumps(receipt))
     (project / "mkdocs.yml").write_text("site_name: Forked\nsite_url: https://example.org/x/\nplugins:\n  - sitegen:\n      data_dir: data\n")
 
-    def build_reading() -> list[str]:
+    def build_analysing() -> list[str]:
         reads.write_text("")
-        out = subprocess.run([sys.executable, "-c", READING, str(cache_dir), str(site), str(reads)], cwd=project,
+        out = subprocess.run([sys.executable, "-c", ANALYSING, str(cache_dir), str(site), str(reads)], cwd=project,
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr
-        return sorted(set(reads.read_text().split()))
+        return sorted(reads.read_text().split())
 
-    build_reading()
+    assert build_analysing() == sorted(f"copy-{i}" for i in range(forked_builds + 2))
     edited = project / "data" / "copy-3" / "SUMMARY.json"
     edited.write_text(edited.read_text().replace('"title": "Copy 3"', '"title": "Copy 3, edited"'))
-    assert build_reading() == []
+    assert build_analysing() == ["copy-3"]
     cold = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(load_config(project / "mkdocs.yml", site)).files.items()}
     assert {n: h for n, h in tree(site).items() if n != MANIFEST} == cold
     assert "Copy 3, edited" in (site / "reports" / "copy-3" / "index.html").read_text()

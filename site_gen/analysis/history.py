@@ -47,36 +47,38 @@ def _same_kept(rows: dict[str, list[dict]], earlier: dict[str, list[dict]] | Non
     return {k: earlier[k] if k in earlier and repr(earlier[k]) == repr(v) else v for k, v in rows.items()}
 
 
-def frames(analyses: list[Analysis], cache: dict | None = None, newest: int | None = None,
+def frames(reports: list, cache: dict | None = None, newest: int | None = None,
            memo: dict | None = None) -> dict[str, pd.DataFrame]:
-    """All four history frames; per-report rows come from `cache` when its receipt is unchanged.
+    """Every history kind's frame, from each report's rows (`reports`: records with `id`,
+    `sha256`, `date` and `history`, its rows of each kind, as `report_rows` gives them).
 
-    With `newest`, each series keeps only its newest rows, and an `older` column says how many it
-    left out: a page showing the latest releases then costs little more at a thousand reports.
-    `memo` keeps each frame with the rows it was made from: a frame whose reports' rows are the
-    same lists is taken again (an edit of one report's speed leaves its KV pool rows as they were).
+    `cache` keeps each report's rows by receipt between builds, an earlier list kept where the rows
+    read as before (so the frames made from them are known unchanged). With `newest`, each series
+    keeps only its newest rows, and an `older` column says how many it left out: a page showing the
+    latest releases then costs little more at a thousand reports. `memo` keeps each frame with the
+    rows it was made from: a frame whose reports' rows are the same lists is taken again (an edit
+    of one report's speed leaves its KV pool rows as they were).
     """
     cache = {} if cache is None else cache
     live = set()
     by_id = None
-    for a in analyses:
-        key = (a.report.id, a.report.sha256)
+    for r in reports:
+        key = (r.id, r.sha256)
         live.add(key)
         if key not in cache:
             if by_id is None:
                 by_id = {rid: rows for (rid, _), rows in cache.items()}
-            cache[key] = _same_kept(report_rows(a), by_id.get(a.report.id))
+            cache[key] = _same_kept(r.history, by_id.get(r.id))
     for stale in set(cache) - live:
         del cache[stale]
     if newest is None:
-        return {k: _order(pd.DataFrame([r for a in analyses for r in cache[(a.report.id, a.report.sha256)][k]], columns=cols))
+        return {k: _order(pd.DataFrame([row for r in reports for row in cache[(r.id, r.sha256)].get(k, [])], columns=cols))
                 for k, (_, cols) in kinds().items()}
     # Newest reports first: each series takes rows until it has `newest`, then only counts.
-    ordered = [cache[(a.report.id, a.report.sha256)] for a in
-               sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)]
+    ordered = [cache[(r.id, r.sha256)] for r in sorted(reports, key=lambda r: (r.date, r.id), reverse=True)]
     out = {}
     for k, (_, cols) in kinds().items():
-        made_from = [rows[k] for rows in ordered]
+        made_from = [rows.get(k, []) for rows in ordered]
         hit = memo.get(k) if memo is not None else None
         if hit is None or hit[0] != newest or len(hit[1]) != len(made_from) or any(x is not y for x, y in zip(hit[1], made_from)):
             hit = (newest, made_from, _newest(made_from, newest, cols))

@@ -7,10 +7,8 @@ and a live builder reuses it after an edit of another part of the receipt (`sect
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,52 +35,6 @@ class Analysis:
     def of(self, name: str) -> Any:
         """The result of the section `name`, or None."""
         return self.results.get(name)
-
-
-def deferred(a: Analysis) -> Analysis:
-    """A copy of `a` whose results (its frames: most of an analysis' unpickling) travel as one
-    pickled blob, read back the first time they are used. A forked build's main process is sent
-    every report's analysis and reads most of them only for the report itself (the site's
-    navigation, links, 404 page): unpickled at once, a thousand cost it ~10 s, one after another.
-    (Pickled between sitegen's own processes only, never kept on disk.)"""
-    if isinstance(a, _Deferred):
-        return a
-    out = _Deferred.__new__(_Deferred)
-    out.__dict__.update((name, value) for name, value in a.__dict__.items() if name != "results")
-    out.__dict__["_deferred"] = pickle.dumps(a.results, protocol=pickle.HIGHEST_PROTOCOL)
-    return out
-
-
-def set_aside(a: Analysis) -> bool:
-    """Whether `a`'s results are still in their blob (`deferred`), unread."""
-    return "_deferred" in a.__dict__
-
-
-def with_report(a: Analysis, report: Report, **changed: Any) -> Analysis:
-    """`dataclasses.replace(a, report=report, **changed)`, which leaves a deferred analysis' results
-    in their blob (replace would read every field, and so the blob)."""
-    if not isinstance(a, _Deferred):
-        return dataclasses.replace(a, report=report, **changed)
-    out = _Deferred.__new__(_Deferred)
-    out.__dict__.update(a.__dict__, report=report, **changed)
-    return out
-
-
-class _Deferred(Analysis):
-    """An Analysis whose results are read from their blob on first use (`deferred`)."""
-
-    @property
-    def results(self) -> dict[str, Any]:  # type: ignore[override]
-        values = self.__dict__.get("_results")
-        if values is None:
-            blob = self.__dict__.pop("_deferred", None)
-            values = self.__dict__["_results"] = pickle.loads(blob) if blob is not None else {}
-        return values
-
-    @results.setter
-    def results(self, value: dict[str, Any]) -> None:
-        self.__dict__.pop("_deferred", None)
-        self.__dict__["_results"] = value
 
 
 @dataclass(frozen=True)

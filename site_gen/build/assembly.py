@@ -27,9 +27,11 @@ class Site:
     analyses: list[Analysis]          # newest first
     warnings: list[str] = field(default_factory=list)
 
-    def dashboard(self) -> list[dict]:
-        """The dashboard's rows (superseded reports under their rerun), as the home page lists them."""
-        return dashboard.split([dashboard.row(a, url=report_url(a.report.id)) for a in self.analyses])
+
+def dashboard_rows(records: list) -> list[dict]:
+    """The dashboard's rows of the reports' records (superseded reports under their rerun), as the
+    home page lists them."""
+    return dashboard.split([{**r.dashboard, "url": report_url(r.id)} for r in records])
 
 
 def report_url(report_id: str) -> str:
@@ -52,37 +54,46 @@ def assemble(config: Config, *, strict: bool = False, only: str | None = None) -
     return Site(settle(analyses), warnings)
 
 
-def settle(analyses: list[Analysis]) -> list[Analysis]:
-    """The reports checked for supersedes and sorted newest first (the dashboard's and the navigation's order)."""
-    check_supersedes(analyses)
-    return sorted(analyses, key=lambda a: (a.report.date, a.report.id), reverse=True)
+def _facts(item) -> tuple[str, str, str | None, str]:
+    """(id, date, supersedes, receipt file) of a report's record or of its analysis."""
+    if isinstance(item, Analysis):
+        r = item.report
+        return r.id, r.date, r.meta.get("supersedes"), str(r.file)
+    return item.id, item.date, item.supersedes, item.file
 
 
-def report_nav(analyses: list[Analysis]) -> list[dict[str, str | None]]:
+def settle(items: list) -> list:
+    """The reports (records, or analyses) checked for supersedes and sorted newest first (the
+    dashboard's and the navigation's order)."""
+    check_supersedes(items)
+    return sorted(items, key=lambda x: _facts(x)[1::-1], reverse=True)
+
+
+def report_nav(records: list) -> list[dict[str, str | None]]:
     """The site navigation's entries for the reports (and their history page, when there are several)."""
-    nav = [{"title": a.report.title, "url": report_url(a.report.id), "report": a.report.id} for a in analyses]
-    return [history_nav()] + nav if len(analyses) > 1 else nav
+    nav = [{"title": r.title, "url": report_url(r.id), "report": r.id} for r in records]
+    return [history_nav()] + nav if len(records) > 1 else nav
 
 
-def check_supersedes(analyses: list[Analysis]) -> None:
+def check_supersedes(items: list) -> None:
     """A report may supersede (rerun) another: the one it names must be another report here, and
     reruns form chains. The dashboard lists a superseded report under its one newer run and
     shows the chain's newest in the table: in a cycle every report would be superseded and the
     table empty; two reruns of one report would leave one of them unnamed."""
-    reports = {a.report.id: a.report for a in analyses}
+    reports = {f[0]: f for f in map(_facts, items)}
     supersedes: dict[str, str] = {}
     rerun: dict[str, str] = {}  # superseded id -> the report that supersedes it
     for rid in sorted(reports):
-        target = reports[rid].meta.get("supersedes")
+        target = reports[rid][2]
         if target is None:
             continue
         if target not in reports or target == rid:
             raise SitegenError(f"supersedes '{target}', which is not another report here; reports: {', '.join(sorted(reports))}",
-                               reports[rid].file, "$.report.supersedes")
+                               reports[rid][3], "$.report.supersedes")
         if target in rerun:
             raise SitegenError(f"supersedes '{target}', which '{rerun[target]}' supersedes too; a report has one rerun "
                                f"(let the newer of '{rerun[target]}' and '{rid}' supersede the other)",
-                               reports[rid].file, "$.report.supersedes")
+                               reports[rid][3], "$.report.supersedes")
         supersedes[rid], rerun[target] = target, rid
     # Each report now has at most one rerun, so a walk that comes back to where it began is a cycle.
     done: set[str] = set()
@@ -97,5 +108,4 @@ def check_supersedes(analyses: list[Analysis]) -> None:
         if node == start:
             raise SitegenError(f"supersedes '{supersedes[start]}', and the reruns go round in a circle: "
                                f"{' → '.join(chain + [start])}; the first run of a chain supersedes none",
-                               reports[start].file, "$.report.supersedes")
-
+                               reports[start][3], "$.report.supersedes")

@@ -19,10 +19,11 @@ from site_gen.build.site import SiteBuild
 from site_gen.build.workers import Streamed, prefill, workers_for
 from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash
+from site_gen.build.environment import ReportRecord, collect
+from site_gen.build.store import Store
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import report_folders
 from site_gen.render.related import NONE as NO_RELATED, relations
-from site_gen.render import dashboard
 from site_gen.render import history as history_view
 from site_gen.render.assets import theme_assets
 from site_gen.render.contexts import HistoryContext, as_context
@@ -63,12 +64,17 @@ class Builder:
     still returns the whole site, the same bytes a fresh `build_files` gives.
     """
 
-    def __init__(self, config: Config, *, strict: bool = False, progress=None, watched: bool = False):
+    def __init__(self, config: Config, *, strict: bool = False, progress=None, watched: bool = False,
+                 persist: Store | None = None):
         self.config = config
         self.strict = strict
         self.progress = progress  # progress(what, done, total), e.g. a terminal progress bar
         self.stats: dict[str, int] = {}
-        self.store = ReportStore(config, strict=strict, watched=watched, stats=self.stats)
+        # The persistent store (off unless the front end turns it on), and the reports: each
+        # folder's record (the build environment), loaded receipt and analysis.
+        self.persist = persist or Store(config, strict=strict)
+        self.store = ReportStore(config, strict=strict, watched=watched, stats=self.stats, persist=self.persist)
+        self.env: dict[str, ReportRecord] = {}  # this build's record of each report, by id
         self.templates = Templates(config.custom_dir)
         # Every kept output by name: a page's URL, `report:ID` for a report's whole set of files.
         self.records = DependencyIndex()
@@ -83,14 +89,12 @@ class Builder:
         self.docs_pages: dict = {}        # DocsPages.pages' cache
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
         self._history: tuple[Dependencies, Page] | None = None
-        self._rows: dict[tuple[str, str], dict] = {}           # (report id, sha256) -> dashboard row
-        self._history_rows: dict = {}
+        self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
         self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
         self._row_html: dict[tuple[str, str], object] = {}
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
         self.related: dict = {}  # report id -> its links to other reports (site_gen/render/related.py), this build's
-        self._related_memo: dict = {}  # what each receipt says about other reports, kept between builds
         self._links_memo: dict = {}    # id of a Related of this build -> (it, the hash of what it shows)
 
     # -- what changed -------------------------------------------------------------------------
@@ -131,13 +135,10 @@ class Builder:
             self._site_key = (base, content_hash(repr(nav) + repr(sorted(asset_urls.items()))), site_nav, asset_urls)
         return self._site_key[1]
 
-    def report_deps(self, a: Analysis, *, lede: bool = True) -> Dependencies:
+    def report_deps(self, r: ReportRecord, *, lede: bool = True) -> Dependencies:
         """A report's receipt (and lede) as a record's inputs, with what its pages show of the reports they link to."""
-        r = a.report
-        files = {str(r.file)}
-        if lede and r.meta.get("lede", "").endswith(".md"):
-            files.add(os.path.realpath(r.folder / r.meta["lede"]))
-        return Dependencies(receipts=((r.id, r.sha256),), ledes=((r.id, content_hash(r.lede)),) if lede else (),
+        files = r.inputs if lede else r.inputs[:1]
+        return Dependencies(receipts=((r.id, r.sha256),), ledes=((r.id, r.lede),) if lede else (),
                             files=frozenset(files), links=self._links(r.id))
 
     def _links(self, report_id: str) -> str:
@@ -165,7 +166,8 @@ class Builder:
     # -- a report's files ---------------------------------------------------------------------
     def report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> Made:
         r = a.report
-        deps = self.report_deps(a)
+        record = self.env.get(r.id) or collect(a)
+        deps = self.report_deps(record)
         whole = self._report_whole.get(r.id)
         if whole is not None and whole[0] == deps:
             return whole[1]  # nothing of this report changed: skip even listing its sections
@@ -173,7 +175,7 @@ class Builder:
         made = Made([], {}, [])
         for key, title, file in rp.sections:
             # A page's context depends on the receipt only; the overview's also on the lede.
-            version = deps if key == "overview" else self.report_deps(a, lede=False)
+            version = deps if key == "overview" else self.report_deps(record, lede=False)
             cached = self._pages.get((r.id, key))
             if cached is None or cached[0] != version:
                 before = len(rp.warnings)
@@ -217,18 +219,17 @@ class Builder:
                 {p.url: (self._rendered[p.url], self.records.get(p.url)) for p in made.pages})
 
     def _adopt(self, items: list[tuple]) -> None:
-        """Keeps what the workers made, as if this builder had made it."""
-        for folder, loaded, analysis, made, summaries in items:
+        """Keeps what the workers made, as if this builder had made it: each report's record (the
+        report itself is loaded again only if need be), and its files or pages."""
+        for folder, loaded, made in items:
             self.store.loaded[folder] = loaded
-            self.store.analyses[loaded.report.id] = (loaded.report.sha256, analysis)
-            key = (loaded.report.id, loaded.report.sha256)
-            self._rows[key], self._history_rows[key] = summaries
+            rid = loaded.record.id
             if isinstance(made, Streamed):
-                self.streamed[loaded.report.id] = made
+                self.streamed[rid] = made
                 continue
             pages, files, rendered = made
             self._pages.update(pages)
-            self._report_files[loaded.report.id] = files
+            self._report_files[rid] = files
             for url, (html, deps) in rendered.items():
                 self._rendered[url] = html
                 self.records.record(url, deps)
@@ -253,22 +254,17 @@ class Builder:
         nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
             nav = nav + [history_nav()]
-        self._adopt(prefill(self.config, self.strict, folders, nav, out, workers, self.step, type(self)))
+        self._adopt(prefill(self.config, self.strict, folders, nav, out, workers, self.step, type(self), self.persist))
 
     # -- the site-wide pages ------------------------------------------------------------------
-    def dashboard_rows(self, analyses: list[Analysis]) -> list[dict]:
+    def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:
         """Every report's row, each with its HTML (`row_html`) when the theme's own macro draws it.
 
         A thousand rows take ~40 ms to render; kept per receipt, a preview rebuild after one edit
         renders one. A custom_dir that overrides the macros is rendered whole, as it may use the
         page's context.
         """
-        rows = []
-        for a in analyses:
-            key = (a.report.id, a.report.sha256)
-            if key not in self._rows:
-                self._rows[key] = dashboard.row(a, url=report_url(a.report.id))
-            rows.append(dict(self._rows[key]))
+        rows = [{**r.dashboard, "url": report_url(r.id)} for r in records]
         if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
             return rows
         version = self.templates.record("_macros.html")[0]
@@ -280,17 +276,18 @@ class Builder:
         if macro is None:
             return rows
         live = {}
-        for a, row in zip(analyses, rows):
-            key = (a.report.id, a.report.sha256)
+        for r, row in zip(records, rows):
+            key = (r.id, r.sha256)
             live[key] = self._row_html.get(key) or macro(row)
             row["row_html"] = live[key]
         self._row_html = live
         return rows
 
-    def history_page(self, analyses: list[Analysis], receipts: Dependencies) -> Page:
+    def history_page(self, records: list[ReportRecord], receipts: Dependencies) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != receipts:
-            ctx = history_view.context(analyses, report_url, self._history_rows, self._history_memo)
+            ctx = history_view.context(records, self.config.noise_band, self.config.ratio_scale, report_url,
+                                       self._history_rows, self._history_memo)
             page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                         context=as_context(HistoryContext(ctx)))
             page.deps = receipts
@@ -311,16 +308,16 @@ class Builder:
             out.append((path.as_posix(), f"{st.st_mtime_ns}:{st.st_size}"))
         return tuple(out)
 
-    def _docs_for(self, analyses: list[Analysis]) -> DocsPages:
+    def _docs_for(self, records: list[ReportRecord]) -> DocsPages:
         """docs_dir's pages, found and read again when docs, the set of reports or a template changed;
         each page remade only when it or a report it draws on changed (see DocsPages.pages)."""
-        ids = content_hash(repr(sorted(a.report.id for a in analyses)) + f":{self._docs_gen}")
+        ids = content_hash(repr(sorted(r.id for r in records)) + f":{self._docs_gen}")
         deps = Dependencies(docs=self._docs_stamp(), templates=self.templates.record("*")[0], site=ids)
         if self.docs is None or self.docs[0] != deps:
-            self.docs = (deps, DocsPages(self.config, analyses, strict=self.strict), None)
+            self.docs = (deps, DocsPages(self.config, records, self.store.analysis_of, strict=self.strict), None)
             self.docs_pages = {}
         docs = self.docs[1]
-        docs.analyses = analyses
+        docs.records = records
         return docs
 
     def step(self, what: str, done: int, total: int) -> None:
@@ -338,24 +335,25 @@ class Builder:
         start = time.perf_counter()
         self.stats.clear()
         self._prefill(out)
-        reports = self.store.reports()
-        analyses = settle([self.store.analysis(r) for r in reports])
-        self.related = relations(analyses, self._related_memo)
+        entries = self.store.entries()
+        records = settle([self.store.record_of(e) for e in entries])
+        self.env = {r.id: r for r in records}
+        self.related = relations(records)
         self._links_memo = {}
-        docs = self._docs_for(analyses)
-        site = SiteBuild(self, analyses, docs.nav + report_nav(analyses), theme_assets(self.config), out)
+        docs = self._docs_for(records)
+        site = SiteBuild(self, records, docs.nav + report_nav(records), theme_assets(self.config), out)
         site.reports()
         site.site_pages(docs)
         site.render()
         site.extra()
         self._forget(site)
         names = site.written if out is not None else site.files
-        return BuildResult(files=site.files, pages=sum(1 for f in names if f.endswith(".html")), reports=len(reports),
+        return BuildResult(files=site.files, pages=sum(1 for f in names if f.endswith(".html")), reports=len(records),
                            warnings=site.warnings, seconds=time.perf_counter() - start)
 
     def _forget(self, site: SiteBuild) -> None:
         """Forgets what no longer exists (a deleted or renamed report, a section gone)."""
-        ids = {a.report.id for a in site.analyses}
+        ids = {r.id for r in site.records}
         self.store.forget(ids)
         for cache in (self._report_files, self._report_whole, self.report_done):
             for rid in set(cache) - ids:
@@ -376,12 +374,12 @@ def build_files(config: Config, *, strict: bool = False, progress=None) -> Build
     return Builder(config, strict=strict, progress=progress).build()
 
 
-def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False) -> BuildResult:
+def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False, persist: Store | None = None) -> BuildResult:
     """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote."""
     check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
                                      config.config_file, *([config.custom_dir] if config.custom_dir else [])])
     with Staging(config.site_dir, clean=clean) as out:
-        result = Builder(config, strict=strict, progress=progress).build(out=out)
+        result = Builder(config, strict=strict, progress=progress, persist=persist).build(out=out)
         out.commit()
     result.warnings.extend(out.warnings)
     result.listing = out.listing

@@ -1,8 +1,11 @@
-"""The builder's loaded reports and their analyses, kept between builds until a receipt changes.
+"""The builder's reports: each folder's record (site_gen/build/environment.py), its loaded receipt
+and its analysis, kept between builds until the folder changes.
 
 A folder is looked at again when the preview's watcher names it (`changed`) or, without a
 watcher, when its files' names, sizes or times differ; a changed SUMMARY.json reloads the
-receipt, a changed file beside it rereads just the lede.
+receipt, a changed file beside it rereads just the lede. With the persistent store on, a folder
+whose content an earlier build saw is known by its record alone: its receipt is parsed, checked
+and analysed only if its files must be made again (or an author block shows it).
 """
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_gen.analysis.report import Analysis, Piece, analyse
+from site_gen.build.environment import ReportRecord, collect
+from site_gen.build.store import Store, folder_hash
 from site_gen.core.config import Config
 from site_gen.receipts.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
 
@@ -45,21 +50,25 @@ def _has_links(folder: Path) -> bool:
 
 @dataclass
 class Loaded:
-    report: Report
+    report: Report | None           # None: known by its record alone, loaded when needed
     stamp: tuple
-    summary: tuple  # the SUMMARY.json part of `stamp`
+    summary: tuple                  # the SUMMARY.json part of `stamp`
+    record: ReportRecord | None = None
+    content: str | None = None      # the folder's content hash (the store's name for its record)
 
     @classmethod
-    def of(cls, report: Report, stamp: tuple) -> Loaded:
-        return cls(report, stamp, tuple(s for s in stamp if s[0] == SUMMARY))
+    def of(cls, report: Report | None, stamp: tuple, record: ReportRecord | None = None,
+           content: str | None = None) -> Loaded:
+        return cls(report, stamp, tuple(s for s in stamp if s[0] == SUMMARY), record, content)
 
 
 class ReportStore:
     """Reports by folder and analyses by report id, each reused while its receipt is unchanged."""
 
-    def __init__(self, config: Config, *, strict: bool, watched: bool, stats: dict[str, int]):
+    def __init__(self, config: Config, *, strict: bool, watched: bool, stats: dict[str, int], persist: Store | None = None):
         self.config = config
         self.strict = strict
+        self.persist = persist or Store(config)  # the persistent store (off unless the front end turns it on)
         # Watched (the preview): every change under data_dir is reported through `changed()`, so a
         # rebuild looks only at the report folders it names instead of every folder of the site.
         self.watched = watched
@@ -105,37 +114,79 @@ class ReportStore:
         # looked at on every build (by its files' sizes and times).
         return self.folders, named | self._linked
 
-    def reports(self) -> list[Report]:
+    def entries(self) -> list[Loaded]:
+        """Every report folder's entry, in folder order, each looked at again if it may have changed."""
         folders, named = self._report_folders()
         if not folders:
-            return load_reports(self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
-        reports = []
+            load_reports(self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)  # says why
+        out = []
         for folder in folders:
             cached = self.loaded.get(folder)
             if named is not None and cached is not None and folder not in named:
-                reports.append(cached.report)  # the watcher said nothing of it: unchanged
+                out.append(cached)  # the watcher said nothing of it: unchanged
                 continue
-            reports.append(self._report(folder, cached))
+            out.append(self._entry(folder, cached))
         for gone in set(self.loaded) - set(folders):
             del self.loaded[gone]
-        return reports
+        return out
 
-    def _report(self, folder: Path, cached: Loaded | None) -> Report:
+    def reports(self) -> list[Report]:
+        """Every report, loaded (its receipt parsed and checked)."""
+        return [self.report_of(e) for e in self.entries()]
+
+    def _entry(self, folder: Path, cached: Loaded | None) -> Loaded:
         stamp = folder_stamp(folder)
         summary = tuple(s for s in stamp if s[0] == SUMMARY)
         # A folder leaves _reload / _reprose only once it loaded: one that failed stays marked,
         # so the next build tries it again (and fails again) however few folders the watcher names.
         if cached and folder not in self._reload and cached.summary == summary:
             if cached.stamp != stamp or folder in self._reprose:
+                if cached.report is None:  # known by its record: the folder's content says whether it holds
+                    return self._known(folder, stamp)
                 report = self._reread_prose(cached.report)
-                cached = self.loaded[folder] = Loaded(report, stamp, summary)
+                keep = cached.record if report is cached.report else None
+                cached = self.loaded[folder] = Loaded.of(report, stamp, keep, cached.content)
                 self._reprose.discard(folder)
-            return cached.report
-        report = self.load(folder)
+            return cached
+        return self._known(folder, stamp)
+
+    def _known(self, folder: Path, stamp: tuple) -> Loaded:
+        """A folder's entry: its record from the persistent store when an earlier build saw this
+        content, else its receipt loaded now."""
+        content = folder_hash(folder) if self.persist.on else None
+        record = self.persist.record(folder, content)
+        if record is not None and record.id == folder.name:
+            self.stats["from store"] = self.stats.get("from store", 0) + 1
+            entry = Loaded.of(None, stamp, record, content)
+        else:
+            entry = Loaded.of(self.load(folder), stamp, None, content)
         self._reload.discard(folder)
         self._reprose.discard(folder)
-        self.loaded[folder] = Loaded(report, stamp, summary)
-        return report
+        self.loaded[folder] = entry
+        return entry
+
+    def report_of(self, entry: Loaded) -> Report:
+        """The entry's report, its receipt loaded now if only its record was known."""
+        if entry.report is None:
+            entry.report = self.load(self.config.data_dir / entry.record.id)
+        return entry.report
+
+    def record_of(self, entry: Loaded) -> ReportRecord:
+        """The entry's record, made from its analysis if the store had none (and kept there)."""
+        if entry.record is None or (entry.report is not None and entry.record.sha256 != entry.report.sha256):
+            entry.record = collect(self.analysis(entry.report))
+            folder = entry.report.folder
+            if self.persist.on:
+                entry.content = entry.content or folder_hash(folder)
+                self.persist.put_record(folder, entry.content, entry.record)
+        return entry.record
+
+    def analysis_of(self, report_id: str) -> Analysis:
+        """A report's analysis by its id (its receipt loaded first if need be)."""
+        entry = self.loaded.get(self.config.data_dir / report_id)
+        if entry is None:
+            raise KeyError(report_id)
+        return self.analysis(self.report_of(entry))
 
     def load(self, folder: Path) -> Report:
         """The folder's report, read and checked."""
@@ -172,8 +223,16 @@ class ReportStore:
         """Keeps `a` (a lighter copy of a report's analysis) in place of the one it was made from."""
         self.analyses[a.report.id] = (a.report.sha256, a)
         loaded = self.loaded.get(a.report.folder)
-        if loaded is not None and loaded.report.sha256 == a.report.sha256:
-            self.loaded[a.report.folder] = dataclasses.replace(loaded, report=a.report)
+        if loaded is not None and loaded.report is not None and loaded.report.sha256 == a.report.sha256:
+            loaded.report = a.report
+
+    def drop(self, report_id: str) -> None:
+        """Forgets a report's analysis and loaded receipt (its record stays): a one-shot build that
+        has written a report's files needs nothing more of it."""
+        self.analyses.pop(report_id, None)
+        entry = self.loaded.get(self.config.data_dir / report_id)
+        if entry is not None and entry.record is not None:
+            entry.report = None
 
     def forget(self, ids: set[str]) -> None:
         """Drops the analyses of reports no longer in the site."""

@@ -10,7 +10,7 @@ import functools
 import operator
 from typing import TYPE_CHECKING
 
-from site_gen.analysis.report import Analysis
+from site_gen.build.environment import ReportRecord
 from site_gen.build.workers import lighten, write_report
 from site_gen.build.dependencies import Dependencies, content_hash
 from site_gen.core.diagnostics import warning
@@ -26,11 +26,11 @@ if TYPE_CHECKING:
 class SiteBuild:
     """One `Builder.build()`: the site's files as they are made, and the state the steps share."""
 
-    def __init__(self, builder: Builder, analyses: list[Analysis], site_nav: list[dict], assets: dict, out):
-        self.b, self.analyses, self.site_nav, self.assets, self.out = builder, analyses, site_nav, assets, out
+    def __init__(self, builder: Builder, records: list[ReportRecord], site_nav: list[dict], assets: dict, out):
+        self.b, self.records, self.site_nav, self.assets, self.out = builder, records, site_nav, assets, out
         self.asset_urls = {k: v[0] for k, v in assets.items()}
         self.site = builder.site_hash(site_nav, self.asset_urls)
-        self.receipts = Dependencies(receipts=tuple((a.report.id, a.report.sha256) for a in analyses))
+        self.receipts = Dependencies(receipts=tuple((r.id, r.sha256) for r in records))
         self.files: dict[str, bytes] = {}
         self.warnings: list[str] = []
         self.pages: list[Page] = []
@@ -41,42 +41,43 @@ class SiteBuild:
 
     def reports(self) -> None:
         """Each report's own files: taken whole when nothing they are made from changed."""
-        for i, a in enumerate(self.analyses):
+        for i, r in enumerate(self.records):
             if i % 10 == 0:
-                self.b.step("reports", i, len(self.analyses))
-            self.warnings.extend(a.report.warnings)
+                self.b.step("reports", i, len(self.records))
+            self.warnings.extend(r.warnings)
             if self.out is not None:
-                self._stream(a)
-            elif not self._reuse(a):
+                self._stream(r)
+                self.b.store.drop(r.id)  # written out: the record is all the rest of the build needs
+            elif not self._reuse(r):
+                a = self.b.store.analysis_of(r.id)
                 made = self.b.report_pages(a, self.site_nav)
                 self.pages.extend(made.pages)
                 self.cached.update(id(p) for p in made.pages)
                 self.files.update(made.files)
                 self.warnings.extend(made.warnings)
-                self.remade.append((a.report.id, made))
-            if a.report.raw:  # analysed and published: keep the analysis, drop the records
-                self.analyses[i] = a = lighten(a)
-                self.b.store.keep(a)
+                self.remade.append((r.id, made))
+                if a.report.raw:  # analysed and published: keep the analysis, drop the records
+                    self.b.store.keep(lighten(a))
 
-    def _stream(self, a: Analysis) -> None:
-        made = self.b.streamed.pop(a.report.id, None)
-        related = self.b.related.get(a.report.id)
+    def _stream(self, r: ReportRecord) -> None:
+        made = self.b.streamed.pop(r.id, None)
+        related = self.b.related.get(r.id)
         # A worker wrote the report without the others: one that links to another is written again.
-        if made is None or made.sha256 != a.report.sha256 or related is not None:
-            made = write_report(a, self.b.config, self.b.strict, self.site_nav, self.asset_urls, self.out, related)
+        if made is None or made.sha256 != r.sha256 or related is not None:
+            made = write_report(self.b, r, self.site_nav, self.asset_urls, self.out, related)
         self.written.update(made.names)
         self.out.hashes.update(made.hashes)  # a worker's files: written there, hashed there
         self.warnings.extend(made.warnings)
         self.charts |= made.charts
 
-    def _reuse(self, a: Analysis) -> bool:
+    def _reuse(self, r: ReportRecord) -> bool:
         """Takes a report's files whole if its record still holds, without even looking at its pages
         (a thousand reports are nine thousand pages)."""
-        output = f"report:{a.report.id}"
-        recorded, done = self.b.records.get(output), self.b.report_done.get(a.report.id)
+        output = f"report:{r.id}"
+        recorded, done = self.b.records.get(output), self.b.report_done.get(r.id)
         if recorded is None or done is None:
             return False
-        now = self.b.report_deps(a)
+        now = self.b.report_deps(r)
         templates = tuple((name, self.b.templates.hash(name)) for name, _ in recorded.templates)
         if (now.receipts, now.ledes, now.links, self.site, templates) != (recorded.receipts, recorded.ledes, recorded.links,
                                                                            recorded.site, recorded.templates):
@@ -90,10 +91,10 @@ class SiteBuild:
         """The home page (or docs/index.md), the history page, and the docs pages and files."""
         b = self.b
         home = Page(url="index.html", title=b.config.site_name, template="home.html",
-                    context=as_context(HomeContext(dashboard.split(b.dashboard_rows(self.analyses)))))
+                    context=as_context(HomeContext(dashboard.split(b.dashboard_rows(self.records)))))
         home.deps = self.receipts
-        if len(self.analyses) > 1:
-            self.pages.append(b.history_page(self.analyses, self.receipts))
+        if len(self.records) > 1:
+            self.pages.append(b.history_page(self.records, self.receipts))
         if b.docs[2] is None:
             b.docs = (b.docs[0], docs, docs.files())
         docs.warnings = []
@@ -126,14 +127,14 @@ class SiteBuild:
                 self.files[path] = data
 
     def extra(self) -> None:
-        """404.html, sitemap.xml and share cards: their file names follow from the reports, docs pages
-        and templates, so they are remade only when one of those changed."""
+        """404.html and sitemap.xml: their file names follow from the reports, docs pages and
+        templates, so they are remade only when one of those changed."""
         b = self.b
         names = set(self.files).union(self.written)
         deps = Dependencies(self.receipts.receipts, (), b.templates.record("*")[0], b.docs[0].docs,
                             content_hash(f"{b.docs[0].site}:{len(names)}"))
         if b.extra_files is None or b.extra_files[0] != deps:
-            b.extra_files = (deps, publish.extra_files(b.config, self.analyses, names))
+            b.extra_files = (deps, publish.extra_files(b.config, self.records, names))
         self.files.update(b.extra_files[1])
         if self.out is not None:
             self.out.write(self.files)

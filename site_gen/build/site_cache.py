@@ -10,17 +10,16 @@ reading the inputs is saved from nothing; importing pandas, analysing and render
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
 import stat
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_gen.build import cache
+from site_gen.build.store import Store, Unsuitable, hash_tree
 from site_gen.core.config import Config
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -37,66 +36,18 @@ class Reused:
     seconds: float = 0.0
 
 
-class Unsuitable(Exception):
-    """An input the key cannot capture (a symbolic link, a section from outside sitegen)."""
-
-
-def hash_tree(root: Path | None, h) -> None:
-    """Every file under root, by name and content, into the hash `h`."""
-    if root is None or not root.exists():
-        h.update(b"\0missing")
-        return
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
-            path = os.path.join(folder, name)
-            st = os.lstat(path)
-            if not stat.S_ISREG(st.st_mode):
-                raise Unsuitable(path)
-            h.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
-            with open(path, "rb") as f:
-                h.update(hashlib.sha256(f.read()).digest())
-
-
-def packages() -> list[str]:
-    """The installed distributions and their versions, from the names of their metadata folders."""
-    out = []
-    for entry in sys.path:
-        if os.path.basename(entry) not in ("site-packages", "dist-packages"):
-            continue  # the script's folder, a test runner's: no installed package lives there
-        try:
-            out += sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info")))
-        except OSError:
-            continue
-    return out
-
-
-def check_sections() -> None:
-    """Sections registered from outside sitegen are code the key cannot follow."""
-    registry = sys.modules.get("site_gen.sections")
-    for section in registry.all_sections() if registry is not None else ():
-        for value in vars(section).values():
-            if callable(value) and not getattr(value, "__module__", "site_gen.").startswith("site_gen."):
-                raise Unsuitable(f"section {section.name} from {value.__module__}")
-
-
-def code_roots() -> list[Path]:
-    """sitegen's own files; the theme is inside the package when installed, beside it in a checkout."""
-    return [_PACKAGE, _PACKAGE.parent / "templates", _PACKAGE.parent / "static"]
-
-
 def inputs_key(config: Config, strict: bool) -> str | None:
-    """A hash of everything the built site follows from, or None when that cannot be told."""
+    """The store's name for the site (`Store.name`: the build's environment, with sitegen's code, the
+    custom_dir, the options), from every input's content: None when that cannot be told."""
+    store = Store(config, strict=strict, enabled=True)
     h = hashlib.sha256()
     try:
-        for root in (config.data_dir, config.docs_dir, config.custom_dir, *code_roots()):
+        for root in (config.data_dir, config.docs_dir):
             h.update(b"\1tree")
             hash_tree(root, h)
-        check_sections()
-        parts = (repr(dataclasses.replace(config, site_dir=Path("."))), strict, packages())
     except (Unsuitable, OSError):
         return None
-    return cache.key("site", h.hexdigest(), parts)
+    return store.name(_KIND, h.hexdigest())
 
 
 def _listing(site_dir: Path) -> dict[str, str] | None:

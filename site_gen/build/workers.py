@@ -14,17 +14,14 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_gen.build import report_cache
-from site_gen.analysis import history as history_rows
 from site_gen.analysis.parts import analysis_of
-from site_gen.analysis.report import Analysis, deferred, set_aside, with_report
-from site_gen.build.assembly import report_url
+from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
 from site_gen.core.errors import SitegenError
-from site_gen.render import dashboard, publish
 from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
+from site_gen.build.environment import ReportRecord
 from site_gen.build.reports import Loaded, folder_stamp
 from site_gen.sections import all_sections
 from site_gen.build.write import Staging
@@ -40,8 +37,6 @@ def _record_lists() -> list[tuple[str, str]]:
 def lighten(a: Analysis) -> Analysis:
     """The analysis with its report's record lists and raw bytes dropped (the receipt file keeps them),
     and what each section's result holds for its analysis only (`lighten` of its analysis module)."""
-    if set_aside(a):  # its results still unread (from a worker): the report's part only
-        return with_report(a, _light_report(a.report)) if a.report.raw else a
     lightened = {}
     for s in all_sections():
         module = analysis_of(s)
@@ -71,28 +66,36 @@ class Streamed:
     hashes: dict[str, str] = dataclasses.field(default_factory=dict)  # each file's sha256, as written
 
 
-def write_report(a: Analysis, config: Config, strict: bool, nav: list[dict[str, str]], asset_urls: dict[str, str],
-                 out: Staging, related: Related | None = None) -> Streamed:
-    """Every file of one report, rendered and written to `out` at once, nothing kept."""
-    related = related or NO_RELATED
-    name = report_cache.key(a, config, strict, nav, asset_urls, related.receipts)
-    if (cached := report_cache.get(name)) is not None:  # made by an earlier build, from the same inputs
+def files_inputs(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str]) -> tuple:
+    """What a report's files are made from besides the build's environment: its receipt and lede,
+    the site's own navigation entries (page_context draws no report entries), the assets' names and
+    what its pages show of the reports they link to: the persistent store's name for its files."""
+    shown_nav = [item for item in nav if not item.get("report")]
+    return (r.id, r.sha256, r.lede, repr(shown_nav), sorted(asset_urls.items()), b.report_deps(r).links)
+
+
+def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str], out: Staging,
+                 related: Related | None = None) -> Streamed:
+    """Every file of one report, rendered and written to `out` at once, nothing kept: taken from the
+    persistent store when an earlier build made them from the same inputs."""
+    inputs = files_inputs(b, r, nav, asset_urls)
+    if (cached := b.persist.files(*inputs)) is not None:
         out.write(cached[0])
-        return Streamed(a.report.sha256, sorted(cached[0]), *cached[1:], hashes={n: out.hashes[n] for n in cached[0]})
-    rp = ReportPages(a, config, nav, strict=strict, related=related)
+        return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes={n: out.hashes[n] for n in cached[0]})
+    a = b.store.analysis_of(r.id)
+    rp = ReportPages(a, b.config, nav, strict=b.strict, related=related or NO_RELATED)
     pages = rp.pages()
     files = rp.files()
     for page in pages:
-        files[page.url] = render_page(page, config, nav, asset_urls)
-    if publish.site_root(config):  # its link-preview card, drawn here too (in a worker, on every core)
-        files[rp.base + publish.CARD] = publish.share_card(a, config)
+        files[page.url] = render_page(page, b.config, nav, asset_urls)
     out.write(files)
-    report_cache.put(name, files, rp.warnings, any(p.charts for p in pages))
-    return Streamed(a.report.sha256, sorted(files), rp.warnings, any(p.charts for p in pages), {n: out.hashes[n] for n in files})
+    charts = any(p.charts for p in pages)
+    b.persist.put_files(files, rp.warnings, charts, *inputs)
+    return Streamed(r.sha256, sorted(files), rp.warnings, charts, {n: out.hashes[n] for n in files})
 
 
 def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,
-            workers: int, progress, builder: type) -> list[tuple]:
+            workers: int, progress, builder: type, persist) -> list[tuple]:
     """Every folder's share, done by `workers` forked processes; raises the first folder's error, in folder order."""
     import multiprocessing
 
@@ -103,7 +106,7 @@ def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[st
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
     results, done = [], 0
     with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start) as pool:
-        for result in pool.imap(_prefill_chunk, [(builder, config, strict, chunk, nav, out) for chunk in chunks]):
+        for result in pool.imap(_prefill_chunk, [(builder, persist, config, strict, chunk, nav, out) for chunk in chunks]):
             results.append(result)
             done += len(result[1]) if result[0] == "ok" else 0
             progress("reports", done, len(folders))
@@ -126,34 +129,32 @@ def _worker_start() -> None:
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    builder, config, strict, folders, nav, stream = args
+    builder, persist, config, strict, folders, nav, stream = args
     try:
-        return _prefill_share(builder, config, strict, folders, nav, stream)
+        return _prefill_share(builder(config, strict=strict, persist=persist), folders, nav, stream)
     finally:
         gc.collect()
 
 
-def _prefill_share(builder: type, config, strict, folders, nav, stream: Staging | None) -> tuple:
-    b = builder(config, strict=strict)  # the main process's kind of builder, one of its own
-    asset_urls = {k: v[0] for k, v in theme_assets(config).items()}
+def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
+    """One worker's folders (`b`: a builder of its own, of the main process's kind): each report's
+    record, and its files written to `stream` or its pages made; what goes back is plain data
+    (records) and the pages, never an analysis."""
+    asset_urls = {k: v[0] for k, v in theme_assets(b.config).items()}
     out = []
     for index, folder in folders:
         try:
-            stamp = folder_stamp(folder)
-            report = b.store.load(folder)
-            a = b.store.analysis(report)
+            entry = b.store._known(folder, folder_stamp(folder))
+            record = b.store.record_of(entry)
+            b.env[record.id] = record
             if stream is not None:
-                made = write_report(a, config, strict, nav, asset_urls, stream)
+                made = write_report(b, record, nav, asset_urls, stream)
             else:
-                made = b.report_made(a, nav, asset_urls)
+                made = b.report_made(b.store.analysis_of(record.id), nav, asset_urls)
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
-        light = lighten(a)
-        a = with_report(light, light.report, displayed={})  # its pages are made: not worth sending back
-        b.store.analyses.clear()
-        # The site-wide pages' share of the work, done here on every core rather than after.
-        summaries = (dashboard.row(a, url=report_url(report.id)), history_rows.report_rows(a))
-        out.append((folder, Loaded.of(a.report, stamp), deferred(a), made, summaries))
+        b.store.drop(record.id)
+        out.append((folder, Loaded.of(None, entry.stamp, record, entry.content), made))
     return ("ok", out)
 
 

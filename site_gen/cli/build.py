@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from site_gen.build import cache, report_cache, site_cache
+from site_gen.build import cache, site_cache
+from site_gen.build.store import Store
 from site_gen.cli.util import Progress, add_common, load, say, warn
 
 HELP = "Build the site from the receipts."
@@ -42,11 +43,10 @@ def run(args) -> int:
         from site_gen.build.builder import build
 
         progress = Progress(args)
-        report_cache.enabled = reuse
         try:
-            result = build(config, strict=args.strict, progress=progress, clean=args.clean)
+            result = build(config, strict=args.strict, progress=progress, clean=args.clean,
+                           persist=Store(config, strict=args.strict, enabled=reuse))
         finally:
-            report_cache.enabled = False
             progress.done()
         site_cache.record(config, key, args.strict, result)
     for message in result.warnings:

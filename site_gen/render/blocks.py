@@ -34,7 +34,7 @@ from site_gen.core.diagnostics import warning
 from site_gen.core.errors import SitegenError, suggest
 from site_gen.receipts.load import check_report_id
 from site_gen.render import markdown as md, parts
-from site_gen.render.pages import ReportPages, environment, present_sections, rel, report_base
+from site_gen.render.pages import ReportPages, environment, rel, report_base
 from site_gen.render.tokens import Expanded
 from site_gen.sections import BlockSpec, all_sections
 
@@ -87,9 +87,12 @@ def _compiled(env, source: str):
 class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
-    def __init__(self, analyses: list[Analysis], config: Config, *, dashboard: list[dict[str, str]] | None = None):
+    def __init__(self, records: list, analysis_of, config: Config, *, dashboard: list[dict[str, str]] | None = None):
+        """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
+        report's analysis, asked for only when a block or a figure shows that report."""
         self.config = config
-        self.analyses = {a.report.id: a for a in analyses}
+        self.records = {r.id: r for r in records}
+        self.analysis_of = analysis_of
         self.dashboard = dashboard or []
         self._pages: dict[tuple[str, str], ReportPages] = {}
         self._contexts: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -101,11 +104,11 @@ class AuthorBlocks:
     # -- where things are ---------------------------------------------------------------------
     def report_url(self, report_id: str, section: str = "overview") -> str | None:
         """Site path of a report's page (`reports/ID/speed.html`), or None if the report lacks it."""
-        a = self.analyses.get(report_id)
-        if a is None:
+        r = self.records.get(report_id)
+        if r is None:
             return None
         self.used.add(report_id)
-        for key, _, file in present_sections(a):
+        for key, _, file in r.pages:
             if key == section:
                 return report_base(report_id) + file
         return None
@@ -113,18 +116,18 @@ class AuthorBlocks:
     def _report(self, name: str | None, default: str | None, file, line: int, what: str) -> Analysis:
         rid = name or default
         if rid is None:
-            if len(self.analyses) == 1:
-                a = next(iter(self.analyses.values()))
-                self.used.add(a.report.id)
-                return a
+            if len(self.records) == 1:
+                only = next(iter(self.records))
+                self.used.add(only)
+                return self.analysis_of(only)
             raise SitegenError(f"{what} needs a report: add report=ID (or 'report: ID' in the page's front matter); "
-                               f"reports: {', '.join(sorted(self.analyses)) or 'none'}", file, f"line {line}")
-        if rid not in self.analyses:
+                               f"reports: {', '.join(sorted(self.records)) or 'none'}", file, f"line {line}")
+        if rid not in self.records:
             check_report_id(rid, file, f"line {line}")  # a name that could climb out says so plainly
-            raise SitegenError(f"unknown report '{rid}'; reports: {', '.join(sorted(self.analyses)) or 'none'}",
+            raise SitegenError(f"unknown report '{rid}'; reports: {', '.join(sorted(self.records)) or 'none'}",
                                file, f"line {line}")
         self.used.add(rid)
-        return self.analyses[rid]
+        return self.analysis_of(rid)
 
     def _context(self, a: Analysis, section: str, page_path: str) -> dict[str, Any]:
         """The report page context of a section, with links relative to the author page."""
@@ -235,9 +238,9 @@ class AuthorBlocks:
         default = meta.get("report")
         if default is not None and not isinstance(default, str):
             raise SitegenError("front matter 'report' must be a report id", file, "line 1")
-        if default is not None and default not in self.analyses:
+        if default is not None and default not in self.records:
             check_report_id(default, file, "line 1")
-            raise SitegenError(f"unknown report '{default}' in front matter; reports: {', '.join(sorted(self.analyses)) or 'none'}",
+            raise SitegenError(f"unknown report '{default}' in front matter; reports: {', '.join(sorted(self.records)) or 'none'}",
                                file, "line 1")
         return default
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from markupsafe import Markup
 
-from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
 from site_gen.core.records import Dependencies, content_hash
 from site_gen.core.diagnostics import warning
@@ -50,10 +49,13 @@ class DocsPages:
     the page places that itself with a `dashboard` block. Pages join the site navigation.
     """
 
-    def __init__(self, config: Config, analyses: list[Analysis], *, strict: bool = False):
+    def __init__(self, config: Config, records: list, analysis_of=None, *, strict: bool = False):
+        """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
+        report's analysis, asked for only where a block or a figure shows it."""
         self.config = config
         self.strict = strict
-        self.analyses = analyses
+        self.records = records
+        self.analysis_of = analysis_of
         self.warnings: list[str] = []
         self.sources: dict[str, _Source] = {}
         self.static: dict[str, Path] = {}
@@ -71,7 +73,7 @@ class DocsPages:
         root = self.config.docs_dir
         if not root.is_dir():
             return
-        reserved = tuple(report_base(a.report.id) for a in self.analyses) + ("assets/",)
+        reserved = tuple(report_base(r.id) for r in self.records) + ("assets/",)
         found: list[tuple[str, Path]] = []
         for path in sorted(root.rglob("*")):
             rel_path = path.relative_to(root).as_posix()
@@ -128,11 +130,10 @@ class DocsPages:
         what it was made from (its text, the reports it draws on) changed: a receipt edit remakes
         the pages that show that report (and a page with the dashboard), not every page of docs.
         """
-        blocks = AuthorBlocks(self.analyses, self.config, dashboard=home.context.get("reports", []))
+        blocks = AuthorBlocks(self.records, self.analysis_of, self.config, dashboard=home.context.get("reports", []))
         # A report's lede shows only on its overview, which no block draws on.
         lede = any(spec.section == "overview" for spec in all_blocks().values())
-        versions = {a.report.id: (a.report.sha256, content_hash(a.report.lede) if lede else None, str(a.report.file))
-                    for a in self.analyses}
+        versions = {r.id: (r.sha256, r.lede if lede else None, r.file) for r in self.records}
         ids = content_hash(repr(sorted(versions)))
         out = [] if self.has_home else [home]
         live = {}
@@ -167,7 +168,7 @@ class DocsPages:
 
     def _page(self, s: _Source, blocks: AuthorBlocks) -> Page:
         """One docs page made: blocks expanded, markdown converted, links between pages resolved."""
-        by_id = {a.report.id: a for a in self.analyses}
+        by_id = {r.id: r for r in self.records}
         default = s.meta.get("report") if isinstance(s.meta.get("report"), str) else None
 
         def resolve_page(target: str) -> str | None:

@@ -8,8 +8,6 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analysis import history
-from site_gen.analysis.report import Analysis
-from site_gen.core.config import NOISE_BAND, RATIO_SCALE
 from site_gen.render import format as fmt, parts, views
 from site_gen.sections import all_sections
 
@@ -68,8 +66,10 @@ def _parts() -> list[tuple[int, str, Any]]:
     return sorted(found, key=lambda p: p[0])
 
 
-def context(analyses: list[Analysis], report_url, cache: dict | None = None, memo: dict | None = None) -> dict[str, Any]:
-    """Display data for history.html. `report_url(id)` gives a report overview's link from the page.
+def context(reports: list, band: float, scale: tuple[float, float], report_url, cache: dict | None = None,
+            memo: dict | None = None) -> dict[str, Any]:
+    """Display data for history.html, from the reports' records (site_gen/build/environment.py:
+    their history rows and attribution). `report_url(id)` gives a report overview's link from the page.
 
     `cache` keeps each report's history rows between builds (keyed by receipt hash), so a preview
     rebuild after one edit recomputes that report's rows only; `memo` (kept by the caller too) keeps
@@ -77,9 +77,7 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None, mem
     each part keeps of its own (the precision series' charts by their rows).
     """
     memo = {} if memo is None else memo
-    frames = history.frames(analyses, cache, newest=MAX_POINTS, memo=memo.setdefault("frames", {}))
-    band = analyses[0].band if analyses else NOISE_BAND
-    scale = analyses[0].scale if analyses else RATIO_SCALE
+    frames = history.frames(reports, cache, newest=MAX_POINTS, memo=memo.setdefault("frames", {}))
     out: list[dict[str, Any]] = []
     for _, kind, make in _parts():
         hit = memo.get(("rows", kind))
@@ -87,6 +85,6 @@ def context(analyses: list[Analysis], report_url, cache: dict | None = None, mem
             helper = Parts(band, scale, report_url, memo.setdefault(("part", kind), {}))
             hit = memo[("rows", kind)] = (frames[kind], (band, scale, report_url), make(frames[kind], helper))
         out.append({"kind": kind, "template": f"history/{kind}.html", "rows": hit[2]})
-    credits = list(dict.fromkeys(a.report.meta["attribution"] for a in analyses if a.report.meta.get("attribution")))
+    credits = list(dict.fromkeys(r.attribution for r in reports if r.attribution))
     return {"parts": out, "credits": credits,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}

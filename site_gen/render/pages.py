@@ -224,6 +224,7 @@ class ReportPages:
         # The bytes that were validated and hashed, not a second read that may differ.
         out = {self.base + "SUMMARY.json": self.a.report.raw or self.a.report.file.read_bytes()}
         out.update(csv_files(self.a, self.base))
+        out.update(publish.card_file(self.a, self.config))  # its link-preview card, with site_url
         return out
 
 

@@ -80,39 +80,30 @@ def sitemap(config: Config, names: Iterable[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def not_found(config: Config, analyses: list[Analysis]) -> bytes:
+def not_found(config: Config, records: list) -> bytes:
     """404.html: served by the host for any missing path, at any depth, so it links nothing relative.
 
     With `site_url` its links are absolute; without, it is a self-contained note.
     """
     env = environment(str(config.custom_dir) if config.custom_dir else None)
-    reports = [{"title": a.report.title, "url": absolute(config, _report_base(a.report.id) + "index.html")}
-               for a in analyses] if site_root(config) else []
+    reports = [{"title": r.title, "url": absolute(config, _report_base(r.id) + "index.html")}
+               for r in records] if site_root(config) else []
     context = NotFoundContext(site={"name": config.site_name, "url": site_root(config)}, reports=reports,
                               version=site_gen.__version__)
     return env.get_template("404.html").render(as_context(context)).encode("utf-8")
 
 
-# Cards by report and receipt: drawing one takes ~20 ms, so a rebuild redraws only changed reports.
-_CARDS: dict[tuple, bytes] = {}
+def card_file(a: Analysis, config: Config) -> dict[str, bytes]:
+    """A report's link-preview card, among its own files (only with `site_url`: a card is only ever
+    shown through og:image, which needs an absolute URL)."""
+    return {_report_base(a.report.id) + CARD: share_card(a, config)} if site_root(config) else {}
 
 
-def extra_files(config: Config, analyses: list[Analysis], names: Iterable[str]) -> dict[str, bytes]:
-    """The publishing files for a site whose other files are named `names` (a file of docs_dir of
-    the same name, such as the author's own 404.html, wins)."""
+def extra_files(config: Config, records: list, names: Iterable[str]) -> dict[str, bytes]:
+    """The publishing files of a site whose other files are named `names` (a file of docs_dir of the
+    same name, such as the author's own 404.html, wins): 404.html and sitemap.xml."""
     names = set(names)
-    out = {"404.html": not_found(config, analyses)}
-    if site_root(config):  # a card is only shown through og:image, which needs an absolute URL
-        for a in analyses:
-            path = _report_base(a.report.id) + CARD
-            if path in names:
-                continue  # drawn and written with the report's own files
-            key = (a.report.id, a.report.sha256, config.site_name, config.site_url, a.band, a.scale)
-            if key not in _CARDS:
-                if len(_CARDS) > 4096:
-                    _CARDS.clear()
-                _CARDS[key] = share_card(a, config)
-            out[path] = _CARDS[key]
+    out = {"404.html": not_found(config, records)}
     if site_root(config):
         out["sitemap.xml"] = sitemap(config, names | set(out))
     return {path: data for path, data in out.items() if path not in names}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from site_gen.analysis.report import Analysis
-from site_gen.render.pagelist import present_sections, receipt_texts
+from site_gen.render.pagelist import receipt_texts
 from site_gen.render.where import report_base
 
 # A receipt's link to another report's page (`page:REPORT/NAME`); the id is a report folder's name.
@@ -80,20 +80,16 @@ def own(a: Analysis) -> Own:
                r.meta.get("supersedes"), tuple(dict.fromkeys(m.group(1) for t in texts for m in _MENTION.finditer(t))))
 
 
-def _pages(a: Analysis) -> tuple[tuple[str, str], ...]:
-    return tuple((key, report_base(a.report.id) + file) for key, _, file in present_sections(a))
+def _pages(record) -> tuple[tuple[str, str], ...]:
+    return tuple((key, report_base(record.id) + file) for key, _, file in record.pages)
 
 
-def relations(analyses: list[Analysis], memo: dict | None = None) -> dict[str, Related]:
-    """Each report's links to the others (reports without any are left out). `analyses` newest
-    first, so an engine version with several reports links the newest. `memo` keeps each report's
-    `Own` between calls (a preview's rebuilds), by receipt and lede."""
-    memo = {} if memo is None else memo
-    facts = {}
-    for a in analyses:
-        key = (a.report.id, a.report.sha256, a.report.lede)
-        facts[a.report.id] = memo[key] if key in memo else memo.setdefault(key, own(a))
-    by_id = {a.report.id: a for a in analyses}
+def relations(records: list) -> dict[str, Related]:
+    """Each report's links to the others (reports without any are left out), from their records
+    (site_gen/build/environment.py: what each receipt says of others, titles, pages). `records`
+    newest first, so an engine version with several reports links the newest."""
+    facts = {r.id: Own(**r.own) for r in records}
+    by_id = {r.id: r for r in records}
     by_candidate: dict[tuple[str, str], list[str]] = {}
     for rid, f in facts.items():
         by_candidate.setdefault(f.candidate, []).append(rid)
@@ -120,16 +116,12 @@ def relations(analyses: list[Analysis], memo: dict | None = None) -> dict[str, R
         if linked:
             for t in linked:
                 if t in by_id and t not in targets:
-                    b = by_id[t].report
-                    targets[t] = Target(t, b.title, b.candidate.label, _pages(by_id[t]))
+                    b = by_id[t]
+                    targets[t] = Target(t, b.title, b.candidate[2], _pages(b))
             consulted.update(t for t in linked if t in by_id)
             out[rid] = Related(
                 engines=tuple(engines), compared_by=tuple(compared_by.get(rid, [])), supersedes=supersedes,
                 superseded_by=superseded_by.get(rid), targets=tuple(targets[t] for t in linked if t in by_id),
-                receipts=tuple(sorted({(t, by_id[t].report.sha256) for t in consulted} | {(t, "") for t in linked if t not in by_id})),
-                files=frozenset(str(by_id[t].report.file) for t in consulted))
-    if len(memo) > 2 * len(facts):  # receipts since edited: keep this build's
-        live = {(a.report.id, a.report.sha256, a.report.lede) for a in analyses}
-        for key in [k for k in memo if k not in live]:
-            del memo[key]
+                receipts=tuple(sorted({(t, by_id[t].sha256) for t in consulted} | {(t, "") for t in linked if t not in by_id})),
+                files=frozenset(str(by_id[t].file) for t in consulted))
     return out

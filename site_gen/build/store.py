@@ -1,0 +1,179 @@
+"""The one persistent store of a build, and the one recipe that names its entries.
+
+An entry's name is a hash of its kind, of the build's environment (sitegen's own files and theme,
+the custom_dir's files by content, the installed packages, Python, the options) and of the
+entry's own inputs (a receipt folder's content, a dependency record). So a changed input is never
+served an old entry. The entries are data (site_gen/build/cache.py: JSON and file bytes under this
+user's HMAC); the kinds:
+
+- `record`: a report's record (site_gen/build/environment.py), by its folder's content: a build
+  after one receipt changed parses, checks and analyses that report only;
+- `files`: a report's files, by its record and what its pages show of the site around them
+  (navigation, assets, the reports it links to): a build renders that report's pages only;
+- `site`: the list of the site's files by hash, by every input: nothing changed, nothing done
+  (site_gen/build/site_cache.py);
+- `references`: what a template's source names (site_gen/build/dependencies.py);
+- the MkDocs plugin's records of reports and docs pages.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import stat
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from site_gen.build import cache
+from site_gen.core.config import Config
+
+if TYPE_CHECKING:
+    from site_gen.build.environment import ReportRecord
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+class Unsuitable(Exception):
+    """An input the key cannot capture (a symbolic link, a section from outside sitegen)."""
+
+
+def hash_tree(root: Path | None, h) -> None:
+    """Every file under root, by name and content, into the hash `h`."""
+    if root is None or not root.exists():
+        h.update(b"\0missing")
+        return
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                raise Unsuitable(path)
+            h.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
+            with open(path, "rb") as f:
+                h.update(hashlib.sha256(f.read()).digest())
+
+
+def packages() -> list[str]:
+    """The installed distributions and their versions, from the names of their metadata folders."""
+    out = []
+    for entry in sys.path:
+        if os.path.basename(entry) not in ("site-packages", "dist-packages"):
+            continue  # the script's folder, a test runner's: no installed package lives there
+        try:
+            out += sorted(n for n in os.listdir(entry) if n.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            continue
+    return out
+
+
+def check_sections() -> None:
+    """Sections registered from outside sitegen are code the key cannot follow."""
+    from site_gen.sections import all_sections
+
+    for section in all_sections():
+        if not (section.package or "site_gen.").startswith("site_gen."):
+            raise Unsuitable(f"section {section.name} from {section.package}")
+        for value in vars(section).values():
+            if callable(value) and not getattr(value, "__module__", "site_gen.").startswith("site_gen."):
+                raise Unsuitable(f"section {section.name} from {value.__module__}")
+
+
+def code_roots() -> list[Path]:
+    """sitegen's own files; the theme is inside the package when installed, beside it in a checkout."""
+    return [_PACKAGE, _PACKAGE.parent / "templates", _PACKAGE.parent / "static"]
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str | None:
+    """sitegen's files and the theme, hashed once per process (None: not hashable, no cache)."""
+    h = hashlib.sha256()
+    try:
+        for root in code_roots():
+            hash_tree(root, h)
+    except (Unsuitable, OSError):
+        return None
+    return h.hexdigest()
+
+
+def environment_key(config: Config, strict: bool) -> str | None:
+    """What every entry of a build is made under besides its own inputs; None when one of them
+    cannot be told (a symbolic link in custom_dir, a section from outside sitegen)."""
+    code = code_hash()
+    if code is None:
+        return None
+    h = hashlib.sha256()
+    try:
+        hash_tree(config.custom_dir, h)
+        check_sections()
+    except (Unsuitable, OSError):
+        return None
+    return cache.key("environment", code, h.hexdigest(), packages(), strict,
+                     repr(dataclasses.replace(config, site_dir=Path("."))))
+
+
+def folder_hash(folder: Path) -> str | None:
+    """A report folder's files by name and content (None: one is a link, or unreadable)."""
+    h = hashlib.sha256()
+    try:
+        hash_tree(folder, h)
+    except (Unsuitable, OSError):
+        return None
+    return h.hexdigest()
+
+
+class Store:
+    """The build's persistent entries; off (every get misses, every put is dropped) unless enabled,
+    which only a `sitegen build` in a process of its own does (a caller in this process, the
+    tests, may have patched the pipeline, and would be served what it did not make)."""
+
+    def __init__(self, config: Config, *, strict: bool = False, enabled: bool = False):
+        self.base = environment_key(config, strict) if enabled and cache.folder() is not None else None
+
+    @property
+    def on(self) -> bool:
+        return self.base is not None
+
+    def name(self, kind: str, *parts: object) -> str | None:
+        """The one key recipe: the kind, the environment, the entry's inputs."""
+        return cache.key(kind, self.base, *parts) if self.base is not None else None
+
+    def get(self, kind: str, *parts: object) -> bytes | None:
+        name = self.name(kind, *parts)
+        return cache.read(kind, name) if name else None
+
+    def put(self, kind: str, payload: bytes, *parts: object) -> None:
+        name = self.name(kind, *parts)
+        if name:
+            cache.write(kind, name, payload)
+
+    # -- a report's record, by its folder -------------------------------------------------------
+    # (Here, not above: a warm build that finds the whole site built imports none of the pipeline.)
+    def record(self, folder: Path, content: str | None) -> ReportRecord | None:
+        from site_gen.build.environment import loads
+
+        return loads(self.get("record", folder.name, content)) if content else None
+
+    def put_record(self, folder: Path, content: str | None, record: ReportRecord) -> None:
+        from site_gen.build.environment import dumps
+
+        if content:
+            self.put("record", dumps(record), folder.name, content)
+
+    # -- a report's files, by what they are made from -------------------------------------------
+    def files(self, *inputs: object) -> tuple[dict[str, bytes], list[str], bool] | None:
+        """(files, warnings, whether a page draws charts) made from `inputs`, or None."""
+        entry = cache.unpack(self.get("files", *inputs))
+        if entry is None:
+            return None
+        head, files = entry
+        warnings, charts = head.get("warnings"), head.get("charts")
+        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings) or not isinstance(charts, bool):
+            return None
+        return files, list(warnings), charts
+
+    def put_files(self, files: dict[str, bytes], warnings: list[str], charts: bool, *inputs: object) -> None:
+        self.put("files", cache.pack({"warnings": [str(w) for w in warnings], "charts": charts}, files), *inputs)
