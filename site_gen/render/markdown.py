@@ -128,7 +128,7 @@ def author_markdown(resolve_page, resolve_link=None, extensions: list | None = N
     return _markdown(resolve_page, True, extensions, resolve_link)
 
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[`~]*[ \t]*$|\Z)", re.M | re.S)
+_FENCE = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)[^\n]*\n.*?(?:^[ \t]*\1[`~]*[ \t]*$|\Z)", re.M | re.S)
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"(?=\n[ \t]*\n)")  # every start, overlapping: a code span crosses none
 
@@ -263,6 +263,149 @@ def check_receipt_markdown(text: str) -> None:
         if depth > RECEIPT_MAX_DEPTH:
             raise InlineError(f"lists and quotes in receipt markdown nest at most {RECEIPT_MAX_DEPTH} deep; this line "
                               f"nests {depth:,}", m.start())
+
+
+# Docs pages are the author's and have no size bound, but python-markdown reads some shapes of text in
+# quadratic time, or recurses once per level of nesting, and the preview converts a page at each save
+# of it. The guard below estimates, in linear time, what each known shape makes python-markdown read
+# and refuses a page past a bound (calibrated so that the slowest page within every bound converts in
+# about a second; a real page is thousands of times below them):
+DOCS_MAX_DEPTH = 50                 # lists, quotes and indented blocks inside each other
+DOCS_MAX_BRACKET_READ = 2_000_000   # characters its link patterns read to match each '[' with its ']'
+DOCS_MAX_PAREN_READ = 4_000_000     # characters read to match each link's '(' with its ')'
+DOCS_MAX_TAG_READ = 8_000_000       # characters read past each '<' + letter to the '>' that ends the tag
+DOCS_MAX_SPLIT_READ = 8_000_000     # characters read again at each heading or rule line inside a paragraph
+
+_ESCAPED = re.compile(r"\\[\\\[\]()<>]")
+_BRACKETS = re.compile(r"[\[\]()]")
+_TAG_OPEN = re.compile(r"<[A-Za-z]|>")
+_SPLIT_LINE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$|(?:[-*_][ \t]*){3,}$)", re.M)
+
+
+def _skipped(text: str) -> CodeRanges:
+    """Where python-markdown reads no markup: fenced and inline code, escaped characters."""
+    ranges = list(code_ranges(text).ranges) + [m.span() for m in _ESCAPED.finditer(text)]
+    return CodeRanges(ranges)
+
+
+def _chunks(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of lines between blank lines: what python-markdown reads as one block
+    or more (an upper bound of the text one inline pass sees)."""
+    start = 0
+    for m in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = m.start() if m else len(text)
+        if end > start:
+            yield start, end
+        start = m.end() if m else end
+
+
+def _bracket_reads(text: str, start: int, end: int, skip: CodeRanges) -> tuple[int, int, int, int]:
+    """(characters read to match '[', the first '[' left open or matched farthest, the same for a
+    link's '(' and where) in text[start:end]: each '[' is read to its ']' or the block's end, and so
+    is each '(' right after a ']' to its ')'."""
+    squares: list[int] = []
+    parens: list[tuple[int, bool]] = []
+    square_read = paren_read = 0
+    square_at = paren_at = -1
+    square_far = paren_far = -1
+    for m in _BRACKETS.finditer(text, start, end):
+        pos, ch = m.start(), m.group()
+        if pos in skip:
+            continue
+        if ch == "[":
+            squares.append(pos)
+        elif ch == "]":
+            if squares:
+                opened = squares.pop()
+                square_read += pos - opened
+                if pos - opened > square_far:
+                    square_far, square_at = pos - opened, opened
+        elif ch == "(":
+            parens.append((pos, pos > start and text[pos - 1] == "]"))
+        elif parens:
+            opened, link = parens.pop()
+            if link:
+                paren_read += pos - opened
+                if pos - opened > paren_far:
+                    paren_far, paren_at = pos - opened, opened
+    for opened in squares:
+        square_read += end - opened
+    for opened, link in parens:
+        if link:
+            paren_read += end - opened
+    if squares:
+        square_at = squares[0]
+    open_links = [p for p, link in parens if link]
+    if open_links:
+        paren_at = open_links[0]
+    return square_read, square_at, paren_read, paren_at
+
+
+def check_docs_markdown(text: str) -> None:
+    """Refuses a docs page that python-markdown would take too long to read, or recurse too deep on
+    (InlineError at the place), in linear time."""
+    skip = _skipped(text)
+    fences = CodeRanges([m.span() for m in _FENCE.finditer(text)])
+    for m in _LINE_DEPTH.finditer(text):
+        prefix = m.group(0)
+        if len(prefix) <= DOCS_MAX_DEPTH or m.start() in fences:
+            continue  # too short to nest that deep (each level is at least one mark), or code
+        marks = prefix.count(">") + len(_MARKER.findall(prefix))
+        depth = marks + max(0, prefix.count(" ") + 4 * prefix.count("\t") - marks) // 4
+        if depth > DOCS_MAX_DEPTH:
+            raise InlineError(f"lists, quotes and indented blocks nest at most {DOCS_MAX_DEPTH} deep in a page; this "
+                              f"line nests {depth:,}", m.start())
+    squares = parens = splits = 0
+    worst_square = worst_paren = worst_split = (0, -1)
+    for start, end in _chunks(text):
+        s_read, s_at, p_read, p_at = _bracket_reads(text, start, end, skip)
+        squares, parens = squares + s_read, parens + p_read
+        worst_square = max(worst_square, (s_read, s_at))
+        worst_paren = max(worst_paren, (p_read, p_at))
+        lines = [m.start() for m in _SPLIT_LINE.finditer(text, start, end) if m.start() not in fences]
+        if len(lines) > 1:
+            splits += len(lines) * (end - start)
+            worst_split = max(worst_split, (len(lines) * (end - start), lines[1]))
+    if squares > DOCS_MAX_BRACKET_READ:
+        raise InlineError(f"'[' left open or nested deep: python-markdown would read {squares:,} characters to match this "
+                          f"page's brackets (at most {DOCS_MAX_BRACKET_READ:,}); close each '[' or write a literal one "
+                          "as '\\['", worst_square[1])
+    if parens > DOCS_MAX_PAREN_READ:
+        raise InlineError(f"a link's '(' left open or nested deep: python-markdown would read {parens:,} characters to "
+                          f"match them (at most {DOCS_MAX_PAREN_READ:,}); close each '(' or write a literal one as '\\('",
+                          worst_paren[1])
+    tags, at = _tag_reads(text, fences)
+    if tags > DOCS_MAX_TAG_READ:
+        raise InlineError(f"'<' and a letter open an HTML tag that no '>' ends soon: python-markdown would read {tags:,} "
+                          f"characters to find the ends of this page's tags (at most {DOCS_MAX_TAG_READ:,}); write a "
+                          "literal '<' as '&lt;'", at)
+    if splits > DOCS_MAX_SPLIT_READ:
+        raise InlineError(f"heading and rule lines inside one paragraph: python-markdown would read {splits:,} characters "
+                          f"splitting this page's paragraphs at them (at most {DOCS_MAX_SPLIT_READ:,}); put a blank line "
+                          "before and after each heading", worst_split[1])
+
+
+def _tag_reads(text: str, fences: CodeRanges) -> tuple[int, int]:
+    """(characters read from each '<' + letter to the next '>', the first such '<' with no '>' after
+    it or the farthest from one): the HTML reader reads the whole page, fenced code aside."""
+    read, at, far = 0, -1, -1
+    opened: list[int] = []
+    for m in _TAG_OPEN.finditer(text):
+        if m.start() in fences:
+            continue
+        if m.group() == ">":
+            for pos in opened:
+                read += m.start() - pos
+                if m.start() - pos > far:
+                    far, at = m.start() - pos, pos
+            opened = []
+        else:
+            opened.append(m.start())
+    for pos in opened:
+        read += len(text) - pos
+    if opened:
+        at = opened[0]
+    return read, at
 
 
 def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None, float | None, bool, str]:

@@ -7,6 +7,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import jinja2
@@ -54,6 +55,18 @@ class _Environment(jinja2.Environment):
     attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
     end with the item: the same value, without the failed attribute lookup (thousands a page)."""
 
+    def _load_template(self, name, globals):
+        # A template of custom_dir that does not compile, or is no text, is the user's input: one
+        # error naming its file and line, as bad input is (jinja's own errors would be sitegen's).
+        try:
+            return super()._load_template(name, globals)
+        except jinja2.TemplateSyntaxError as exc:
+            raise SitegenError(f"template does not compile: {exc.message}", exc.filename or name,
+                               f"line {exc.lineno}" if exc.lineno else None) from None
+        except NotText as exc:
+            raise SitegenError("is not UTF-8 text, so it cannot be a template (a template includes or extends it)",
+                               exc.filename) from None
+
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
             try:
@@ -63,11 +76,31 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+class NotText(jinja2.TemplateError):
+    """A file where a template is looked for that is not UTF-8 text (an image in custom_dir): no template."""
+
+    def __init__(self, name: str, filename: str):
+        super().__init__(f"{name} is not UTF-8 text")
+        self.name, self.filename = name, filename
+
+
+class _Loader(jinja2.FileSystemLoader):
+    """Templates are UTF-8 text: any other file found (custom_dir may hold images beside its
+    templates) is refused as a template, never decoded as one."""
+
+    def get_source(self, environment, template):
+        try:
+            return super().get_source(environment, template)
+        except UnicodeDecodeError:
+            found = next((Path(p, *template.split("/")) for p in self.searchpath if Path(p, *template.split("/")).is_file()), None)
+            raise NotText(template, str(found or template)) from None
+
+
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = ([custom_dir] if custom_dir else []) + [str(theme_dir("templates"))]
     options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined,
+    env = _Environment(loader=_Loader(paths), undefined=jinja2.StrictUndefined,
                              bytecode_cache=TemplateCache(sorted(options.items())), **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
