@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line, sitegen_here
+from conftest import ROOT, one_error_line, sitegen_here
 from test_import import LEDGER, STUDY, need_real
 
 PROBE = ["2026-10-08_glm53-flash_k3.25-v0.9.0-dflash3_serving-probe",
@@ -359,3 +359,15 @@ def test_licence_words():
 
     assert [licence_words(x) for x in ("CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-ND-3.0", "MIT", "Apache-2.0", "CC0-1.0")] == \
         ["CC BY 4.0", "CC BY-SA 4.0", "CC BY-NC-ND 3.0", "MIT", "Apache-2.0", "CC0-1.0"]
+
+
+def test_a_blank_field_of_a_part_only_schema_1_1_has_is_one_error(tmp_path):
+    """Found by the import fuzzer: the message for a blank optional field looked it up in schema 1,
+    which has no `differs`, and ended in an internal error, in `check` as in `import`."""
+    data = json.loads((ROOT / "data" / "ledger-serving-probe-kpoolfix" / "SUMMARY.json").read_text())
+    data["report"]["differs"][0]["field"] = ""
+    (tmp_path / "data" / "r").mkdir(parents=True)
+    (tmp_path / "data" / "r" / "SUMMARY.json").write_text(json.dumps(data))
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    r = sitegen_here("check", "-q", cwd=tmp_path)
+    refused(r, "data/r/SUMMARY.json: $.report.differs[0].field: must not be empty")

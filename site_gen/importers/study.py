@@ -64,6 +64,8 @@ def _arms(doc: dict, src: Source, baseline: str | None, candidate: str | None) -
 
 
 def _recomputed(launches: list, key: str, summary: dict, where: str, src: Source) -> dict:
+    if not launches:
+        raise SitegenError("no launches: nothing to recompute the summary from", src.path, f"{where}.launches")
     samples = []
     for i, launch in enumerate(launches):
         v = launch.get(key) if isinstance(launch, dict) else None
