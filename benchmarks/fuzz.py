@@ -2,6 +2,7 @@
 
     python benchmarks/fuzz.py                         # 20,000 cases of seed 1
     python benchmarks/fuzz.py --cases 5000 --seed 7
+    python benchmarks/fuzz.py --imports --cases 20000 # import cases: the ledger's protocols and the study
     python benchmarks/fuzz.py --seed 1 --case 1234 --write /tmp/repro   # one case, its project kept
 
 Prints cases per second (wall and CPU), outcomes by input kind, and the distinct failures (exit 2,
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from fuzzing import Fuzzer, Totals, make_case  # noqa: E402
+from fuzzing import Fuzzer, Totals, make_case, make_import_case  # noqa: E402
 
 
 def main() -> int:
@@ -31,16 +32,18 @@ def main() -> int:
     p.add_argument("--case", type=int, help="run this one case and show its whole output")
     p.add_argument("--write", metavar="DIR", help="with --case: leave the case's project in DIR")
     p.add_argument("--examples", type=int, default=3, help="reproducers shown per failure group")
+    p.add_argument("--imports", action="store_true", help="import cases (sitegen import of mutated sources) instead")
     args = p.parse_args()
+    make = make_import_case if args.imports else make_case
     work = Path(tempfile.mkdtemp(prefix="sitegen-fuzz-"))
     try:
         with Fuzzer(work, bound=args.bound) as fuzzer:
             if args.case is not None:
-                return one(fuzzer, make_case(args.seed, args.case), args.write)
+                return one(fuzzer, make(args.seed, args.case), args.write)
             totals = Totals()
             started, cpu = time.perf_counter(), time.process_time()
             for i in range(args.start, args.start + args.cases):
-                totals.add(fuzzer.run(make_case(args.seed, i)))
+                totals.add(fuzzer.run(make(args.seed, i)))
                 if (i - args.start + 1) % 1000 == 0:
                     print(f"  {i - args.start + 1} cases, {len(totals.failures)} failed", file=sys.stderr, flush=True)
             wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -49,7 +52,7 @@ def main() -> int:
     print(totals.line())
     print(f"wall {wall:.1f} s ({totals.cases / wall:.1f} cases/s), CPU {cpu:.1f} s ({totals.cases / cpu:.1f} cases/s); "
           f"slowest case {totals.slowest:.2f} s")
-    for kind in ("receipt", "config", "page"):
+    for kind in ("receipt", "config", "page", "import"):
         row = {k[1]: v for k, v in totals.by_target.items() if k[0] == kind}
         print(f"  {kind:8} " + ", ".join(f"{code}: {n}" for code, n in sorted(row.items(), key=str)))
     groups = totals.groups()
@@ -60,9 +63,9 @@ def main() -> int:
 
 def one(fuzzer: Fuzzer, case, keep: str | None) -> int:
     outcome = fuzzer.run(case)
-    print(case.describe())
+    print(case.describe().encode("utf-8", "backslashreplace").decode())
     print(f"exit {outcome.code} in {outcome.seconds:.2f} s; {outcome.failure or 'holds'}" + (f" ({outcome.where})" if outcome.where else ""))
-    print(outcome.output)
+    print(outcome.output.encode("utf-8", "backslashreplace").decode())
     if keep:
         target = Path(keep)
         if target.exists():

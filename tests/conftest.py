@@ -88,6 +88,17 @@ def sitegen_here(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subpr
     return subprocess.CompletedProcess(["sitegen", *args], code, out.getvalue(), err.getvalue())
 
 
+def import_here(*args: str) -> subprocess.CompletedProcess:
+    """`sitegen import …` in this process with the config of the project that `-o` names a report
+    folder of (`-o ROOT/data/ID` needs ROOT/mkdocs.yml, data_dir `data`; made if missing)."""
+    out = Path(args[args.index("-o") + 1])
+    config = out.parent.parent / "mkdocs.yml"
+    if out.parent.name == "data" and not config.exists():
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("site_name: Imported\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    return sitegen_here(*args, "-f", str(config))
+
+
 def mkdocs_here(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`mkdocs ARGS` (its click command line, messages and exit code) run in this process, as a new
     process would run it: a new sitegen plugin (MkDocs keeps one that has on_startup for every later

@@ -421,8 +421,11 @@ FRONT_MATTERS = ["---\nreport: 5\n---\n", "---\n---\n", "---\n[1, 2]\n---\n", "-
 
 def mutate_page(text: str, rng: random.Random) -> tuple[str, str]:
     lines = text.split("\n")
-    op = rng.choice(("insert", "insert", "insert", "inline", "front", "delete_line"))
+    op = rng.choice(("insert", "insert", "insert", "inline", "front", "delete_line", "nesting"))
     at = rng.randrange(len(lines) + 1)
+    if op == "nesting":
+        piece = nesting(rng)
+        return "\n".join(lines[:at] + ["", piece, ""] + lines[at:]), f"line {at + 1}: {short(piece)} inserted"
     if op == "front":
         head = rng.choice(FRONT_MATTERS)
         body = text.split("---\n", 2)[-1] if text.startswith("---\n") else text
@@ -451,6 +454,7 @@ class Case:
     mutations: list[str]
     files: dict[str, bytes]      # path in the project -> content
     argv: list[str]              # the sitegen command line, `{site}` for the output folder
+    fresh: tuple[str, ...] = ()  # folders of the project removed before the case runs (what earlier cases wrote)
 
     def describe(self) -> str:
         return f"seed {self.seed} case {self.index}: sitegen {' '.join(self.argv)}; {self.target}: {'; '.join(self.mutations)}"
@@ -519,6 +523,280 @@ def cases(seed: int, count: int, start: int = 0):
         yield make_case(seed, i)
 
 
+# -- import sources --------------------------------------------------------------------------------
+# A small ledger (three protocols, two runs each, their configs, comparisons and citation) and a small
+# study, made here so that every import case starts from valid sources whatever is installed; their
+# summaries are computed here from their rows, independently of the importers, as the harnesses do.
+LEDGER_DIR = "ledger"
+STUDY_FILE = "study/comparison.json"
+IMPORT_OUT = "data/out"
+
+
+def _ledger_config(name: str, version: str, spec: bool = True) -> dict:
+    return {"id": name, "model": {"repo": "org/model", "revision": "abc123", "quant": "q4", "label": "4bpw"},
+            "engine": {"name": "engine", "built_on": "vLLM", "version": version, "image": "ghcr.io/x/engine@sha256:" + "0" * 64,
+                       "patches": [], "series": "engine 1"},
+            "serving": {"speculative": {"method": "d", "label": "Draft", "tokens": 3} if spec else
+                        {"method": "none", "label": None, "tokens": 0}, "tp": 2},
+            "hardware": {"gpus": "2x GPU", "driver": "1.0"}, "notes": "fuzz"}
+
+
+def _median(values: list[float]) -> float:
+    s = sorted(values)
+    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+
+
+def _probe_run(shift: float) -> tuple[list[dict], dict]:
+    rows, batches = [], {}
+    for b, (conc, temp) in enumerate(((1, 0.0), (4, 1.0))):
+        name = f"batch{b}"
+        reqs = [{"kind": "request", "batch": name, "doc_id": i, "tokens": 100 + 10 * i, "decode_tok_s": 50.0 + i + shift,
+                 "ttft_s": round(0.1 + 0.01 * i, 3)} for i in range(3)]
+        spec = {"accepted": 600.0, "drafted": 900.0, "drafts": 300}
+        batch = {"kind": "batch", "batch": name, "concurrency": conc, "max_tokens": 256, "temperature": temp,
+                 "wall_s": 4.0 + b, "spec": spec}
+        rows += reqs + [batch]
+        batches[name] = {"median_decode_tok_s": round(_median([r["decode_tok_s"] for r in reqs]), 3),
+                         "aggregate_tok_s": round(sum(r["tokens"] for r in reqs) / batch["wall_s"], 1),
+                         "median_ttft_s": round(_median([r["ttft_s"] for r in reqs]), 3),
+                         "acceptance_rate": round(spec["accepted"] / spec["drafted"], 4)}
+    return rows, {"batches": batches}
+
+
+def _tool_run(points: list[list[int]]) -> tuple[list[dict], dict]:
+    rows = [{"rep": rep, "scenario_id": f"s{i}", "points": p} for rep, reps in enumerate(points, 1) for i, p in enumerate(reps)]
+    reps = {str(rep): {"points": sum(ps), "max_points": 2 * len(ps)} for rep, ps in enumerate(points, 1)}
+    return rows, {"reps": reps}
+
+
+def _ledger_ci(correct: list[bool]) -> list[float]:
+    """The ledger's own interval of a run's accuracy (its SCHEMA.md): 2,000 resamples of the
+    questions by Python's random.Random(0), the 2.5th and 97.5th percentiles, 4 digits."""
+    rng, means = random.Random(0), []
+    ids = list(range(len(correct)))
+    for _ in range(2000):
+        pick = [correct[rng.choice(ids)] for _ in ids]
+        means.append(sum(pick) / len(pick))
+    means.sort()
+    return [round(means[50], 4), round(means[1949], 4)]
+
+
+def _gpqa_run(correct: list[bool]) -> tuple[list[dict], dict]:
+    rows = [{"doc_id": i, "pass": 1, "seed": 1234, "correct_flexible": c, "correct_stated": c, "correct_strict": False,
+             "empty": False, "prompt_hash": f"p{i}", "target_hash": f"t{i}"} for i, c in enumerate(correct)]
+    acc = round(sum(correct) / len(correct), 4)
+    return rows, {"samples": len(rows), "questions": len(rows), "accuracy_flexible": acc, "accuracy_flexible_ci95": _ledger_ci(correct),
+                  "accuracy_stated": acc, "accuracy_stated_ci95": _ledger_ci(correct)}
+
+
+LEDGER_RUNS = {  # run id -> (protocol, config, date, rows and summary)
+    "2026-01-02_probe-a": ("serving-probe/v1", "f/a", "2026-01-02", _probe_run(0.0)),
+    "2026-01-03_probe-b": ("serving-probe/v1", "f/b", "2026-01-03", _probe_run(7.5)),
+    "2026-01-02_tool-a": ("tool-eval-bench/v1", "f/a", "2026-01-02", _tool_run([[2, 1, 0], [2, 2, 1]])),
+    "2026-01-03_tool-b": ("tool-eval-bench/v1", "f/b", "2026-01-03", _tool_run([[2, 2, 0], [1, 2, 2]])),
+    "2026-01-02_gpqa-a": ("gpqa-diamond/v1", "f/a", "2026-01-02", _gpqa_run([True, False, True, True, False, True, True, False])),
+    "2026-01-03_gpqa-b": ("gpqa-diamond/v1", "f/b", "2026-01-03", _gpqa_run([True, True, True, False, False, True, True, True])),
+}
+COMPARISONS = {"probe": ["2026-01-02_probe-a", "2026-01-03_probe-b"], "tool": ["2026-01-02_tool-a", "2026-01-03_tool-b"],
+               "gpqa": ["2026-01-02_gpqa-a", "2026-01-03_gpqa-b"]}
+CITATION = ('cff-version: 1.2.0\ntitle: "Fuzz receipts"\nauthors:\n  - alias: "someone"\nlicense: CC-BY-4.0\n'
+            'repository-code: "https://github.com/example/receipts"\n')
+
+
+def ledger_trees() -> dict[str, Any]:
+    """The ledger's files as trees (JSON documents), row lists (JSONL) or text, by path."""
+    out: dict[str, Any] = {f"{LEDGER_DIR}/configs/f/a.json": _ledger_config("f/a", "v1.0"),
+                           f"{LEDGER_DIR}/configs/f/b.json": _ledger_config("f/b", "v1.1")}
+    for run, (protocol, config, date, (rows, summary)) in LEDGER_RUNS.items():
+        base = f"{LEDGER_DIR}/runs/{run}"
+        out[f"{base}/run.json"] = {"id": run, "config": config, "protocol": protocol, "date": date,
+                                   "software": {"harness": "fuzz-harness 1.0"}, "notes": ""}
+        out[f"{base}/summary.json"] = summary
+        out[f"{base}/results.jsonl"] = rows
+    for cid, runs in COMPARISONS.items():
+        out[f"{LEDGER_DIR}/comparisons/{cid}/comparison.json"] = {"id": cid, "runs": runs, "question": f"Is b better ({cid})?",
+                                                               "varies": ["engine.version", "model"], "comparable": True}
+    out[f"{LEDGER_DIR}/CITATION.cff"] = CITATION
+    return out
+
+
+def _launch_summary(values: list[float]) -> dict:
+    return {"median": _median(values), "min": min(values), "max": max(values), "samples": values}
+
+
+def study_tree() -> dict:
+    arms = {"D": {"FP8": "off", "HEAD": "off"}, "F": {"FP8": "row128", "HEAD": "on"}}
+    measurements, comparison = {}, {}
+    for layout, scale in (("min", 1.0), ("max", 1.5)):
+        per_arm = {}
+        for arm, gain in (("D", 1.0), ("F", 1.1)):
+            launches = [{"readiness_s": 60.0 + i, "c1_tps": round(40.0 * scale * gain + i, 2), "prefill_ttft_s": 1.5 - 0.1 * i}
+                        for i in range(3)]
+            top1 = 0.95 if arm == "D" else 0.945
+            per_arm[arm] = {"launches": launches,
+                            "summary": {k: _launch_summary([launch[k] for launch in launches]) for k in launches[0]},
+                            "quality": {"status": "pass", "checks": [{"id": "fidelity", "title": "Fidelity",
+                                                                      "metrics": {"kl": 0.1, "kl_max": 0.15, "top1": top1, "top1_min": 0.9}}]}}
+        measurements[layout] = per_arm
+        comparison[layout] = {"top1_drop_percentage_points": (0.95 - 0.945) * 100}
+    return {"schema": "cuteafd.glmf-fp8-recheck.v1", "date": "2026-01-04",
+            "conditions": {"engine_commit": "45955d81bfa6", "checkpoint": "org/GLM-Flash", "checkpoint_revision": "abc",
+                           "arms": arms, "decision_rule": {"max_top1_drop_points": 1.0, "speed": "5% better"}},
+            "measurements": measurements, "comparison": comparison, "limitations": ["One machine."]}
+
+
+LEDGER_TREES = ledger_trees()
+LEDGER_TEXTS = {name: json.dumps(tree) for name, tree in LEDGER_TREES.items() if not isinstance(tree, (str, list))}
+STUDY_TEXT = json.dumps(study_tree())
+IMPORT_CONFIG = "site_name: Imports\nplugins:\n  - sitegen:\n      data_dir: data\n"
+
+# Names where an id or a path is expected: each must be refused as an id, or found and imported.
+ODD_IDS = ["../runs/2026-01-03_probe-b", "/etc/passwd", "2026-01-03_probe-b/../2026-01-03_probe-b", "a b", "", ".x", "x\\y",
+           "missing", "2026-01-03_tool-b", "2026-01-03_gpqa-b", "é", "a" * 300, "-x", "..", "~", "a\x00b", "\ud800"]
+ODD_CONFIGS = ["f/../f/b", "../runs/2026-01-03_probe-b/summary", "/etc/passwd", "f//b", "f/b/", "f", "f/missing", "a b",
+               "f/b.json", "", "~/x", "f\\b"]
+ODD_OUTPUTS = ["data", "data/sub/out", "elsewhere/out", "data/.out", "data/a b", "data/../out", "out", "data/out/"]
+
+
+def _import_command(rng: random.Random, study: bool) -> list[str]:
+    if study:
+        argv = ["import", "cuteafd-study", STUDY_FILE]
+        if rng.random() < 0.1:
+            argv += ["--baseline", rng.choice(("D", "F", "X")), "--candidate", rng.choice(("F", "D", ""))]
+    else:
+        argv = ["import", "ledger", LEDGER_DIR]
+        cid = rng.choice(sorted(COMPARISONS))
+        if rng.random() < 0.5:
+            argv += ["--comparison", cid]
+        else:
+            argv += ["--baseline", COMPARISONS[cid][0], "--candidate", COMPARISONS[cid][1]]
+        if rng.random() < 0.1:
+            argv += ["--allow", rng.choice(("questions", "comparable", "protocol", "model.revision"))]
+    if rng.random() < 0.1:
+        argv += ["--attribution", rng.choice(TEXTS)]
+    return argv + ["-o", IMPORT_OUT, "-q"]
+
+
+def _mutate_rows(rows: list[dict], rng: random.Random) -> str:
+    """One change of a JSONL file's rows, in place; returns what it did."""
+    if not rows:
+        return "no rows left"
+    op = rng.choice(("row", "row", "row", "delete", "duplicate", "swap", "empty_row"))
+    i = rng.randrange(len(rows))
+    if op == "delete":
+        del rows[i]
+        return f"row {i + 1} deleted"
+    if op == "duplicate":
+        rows.insert(i, copy.deepcopy(rows[i]))
+        return f"row {i + 1} repeated"
+    if op == "swap":
+        j = rng.randrange(len(rows))
+        rows[i], rows[j] = rows[j], rows[i]
+        return f"rows {i + 1} and {j + 1} swapped"
+    if op == "empty_row":
+        rows[i] = {}
+        return f"row {i + 1} emptied"
+    return f"row {i + 1}: " + mutate_receipt(rows[i], rng)
+
+
+def _import_files(trees: dict[str, Any], study: str, rows_raw: dict[str, str] | None = None) -> dict[str, bytes]:
+    files = {CONFIG: IMPORT_CONFIG.encode(), STUDY_FILE: study.encode("utf-8", "surrogatepass")}
+    for name, tree in trees.items():
+        if isinstance(tree, str):
+            data = tree
+        elif isinstance(tree, list):
+            data = (rows_raw or {}).get(name) or "".join(to_json(row) + "\n" for row in tree)
+        else:
+            data = to_json(tree)
+        files[name] = data.encode("utf-8", "surrogatepass")
+    return files
+
+
+def make_import_case(seed: int, index: int) -> Case:
+    """An import case: the ledger or the study, one or two mutations of one source file (its tree,
+    its rows, its bytes), of an id or of `-o`; `sitegen import` must end in a receipt sitegen accepts
+    or one `Error:` line."""
+    rng = random.Random(f"import:{seed}:{index}")
+    study_case = rng.random() < 0.3
+    trees = {name: (json.loads(LEDGER_TEXTS[name]) if name in LEDGER_TEXTS else copy.deepcopy(tree))
+             for name, tree in LEDGER_TREES.items()}
+    study = json.loads(STUDY_TEXT)
+    argv = _import_command(rng, study_case)
+    mutations: list[str] = []
+    target = STUDY_FILE if study_case else rng.choice(sorted(trees))
+    as_bytes = rng.random() < 0.15
+    for _ in range(1 if rng.random() < 0.8 else 2):
+        r = rng.random()
+        if r < 0.08:
+            odd = rng.choice(ODD_OUTPUTS)
+            argv[argv.index("-o") + 1] = odd
+            mutations.append(f"-o {odd!r}")
+        elif r < 0.16 and not study_case and any(a in argv for a in ("--comparison", "--baseline", "--candidate")):
+            flag = rng.choice([a for a in ("--comparison", "--baseline", "--candidate") if a in argv])
+            odd = rng.choice(ODD_IDS)
+            at = argv.index(flag)
+            argv[at:at + 2] = [f"{flag}={odd}"]  # `=`: a value starting with '-' reaches the importer, not argparse
+            mutations.append(f"{flag} {short(odd)}")
+        elif r < 0.22 and not study_case:
+            run = rng.choice(sorted(LEDGER_RUNS))
+            odd = rng.choice(ODD_CONFIGS)
+            trees[f"{LEDGER_DIR}/runs/{run}/run.json"]["config"] = odd
+            target = f"{LEDGER_DIR}/runs/{run}/run.json"
+            mutations.append(f"{target}: config {odd!r}")
+        elif study_case:
+            mutations.append(mutate_receipt(study, rng))
+        elif isinstance(trees[target], list):
+            mutations.append(f"{target} " + _mutate_rows(trees[target], rng))
+        elif isinstance(trees[target], dict):
+            mutations.append(f"{target} " + mutate_receipt(trees[target], rng))
+        else:
+            mutations.append(f"{target} left for its bytes")
+            as_bytes = True
+    files = _import_files(trees, to_json(study))
+    if as_bytes:
+        files[target], what = mutate_bytes(files[target], rng)
+        mutations.append(f"{target} bytes: {what}")
+    return Case(seed, index, target, mutations, files, argv, fresh=("data", "elsewhere", "out"))
+
+
+def import_cases(seed: int, count: int, start: int = 0):
+    for i in range(start, start + count):
+        yield make_import_case(seed, i)
+
+
+# -- docs pages' nesting -------------------------------------------------------------------------------
+def nesting(rng: random.Random) -> str:
+    """Lists, quotes, brackets, links and tags nested or left open, around the bounds of the guards."""
+    n = rng.choice((3, 16, 49, 50, 51, 120, 300, 2000))
+    kind = rng.choice(("list", "quote", "quote_lines", "indent", "mixed", "brackets", "open", "links", "tags", "headings",
+                       "admonition", "footnote", "ordered"))
+    if kind == "list":
+        return "\n".join("    " * i + "- item" for i in range(n))
+    if kind == "ordered":
+        return "\n".join("    " * i + f"{i + 1}. item" for i in range(n))
+    if kind == "quote":
+        return ">" * n + " quoted"
+    if kind == "quote_lines":
+        return "\n".join("> " * i + "line" for i in range(1, n))
+    if kind == "indent":
+        return " " * (4 * n) + "code"
+    if kind == "mixed":
+        return "\n".join(("> " * (i // 2)) + "    " * (i % 2) + "- x" for i in range(n))
+    if kind == "brackets":
+        return "[" * n + "x" + "](y)" * n
+    if kind == "open":
+        return "text " + "[" * (n * 10)
+    if kind == "links":
+        return "[a](" * (n * 3)
+    if kind == "tags":
+        return "<a " * (n * 4)
+    if kind == "headings":
+        return "para\n# h\n" * n
+    if kind == "footnote":
+        return "[^" * (n * 5)
+    return "\n".join("    " * i + "!!! note" for i in range(min(n, 300))) + "\n" + "    " * min(n, 300) + "x"
+
+
 # -- running a case --------------------------------------------------------------------------------------
 class Hang(BaseException):
     """Raised by the alarm in the middle of a case that ran over its time bound.
@@ -567,6 +845,7 @@ class Fuzzer:
             raise RuntimeError("the fuzzer's time bound needs SIGALRM, which only the main thread receives")
         self._cwd = os.getcwd()
         self._written: set[Path] = set()
+        self._contents: dict[Path, bytes] = {}
         self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
         # The command-line parser (~10 ms) is a pure function of sitegen's code: made once, not per case.
         self._saved = cli.parser
@@ -598,11 +877,18 @@ class Fuzzer:
                 folder.rmdir()
         for name, data in case.files.items():
             path = project / name
+            if path in self._written and self._contents.get(path) == data:
+                continue  # as the last case left it: an import case's two dozen source files are mostly so
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
+            self._contents[path] = data
         self._written = paths
+        self._contents = {p: d for p, d in self._contents.items() if p in paths}
         if "{site}" in case.argv and (self.workdir / "site").exists():
             shutil.rmtree(self.workdir / "site")
+        for name in case.fresh:
+            if (project / name).exists():
+                shutil.rmtree(project / name)
         return project
 
     def _main(self, argv: list[str], bound: float | None = None) -> tuple[int | None, str, str]:
@@ -637,6 +923,8 @@ class Fuzzer:
             if code in (130, 143):
                 raise KeyboardInterrupt  # Ctrl-C or SIGTERM (sitegen's own handlers took it): stop, not a finding
             outcome.failure = judge(code, output, where)
+            if not outcome.failure and code == 0 and argv[:1] == ["import"]:
+                outcome.failure = imported_receipt_loads(project, argv)
             if outcome.failure and not where:
                 outcome.where = self._locate(argv, outcome)
         finally:
@@ -651,6 +939,19 @@ class Fuzzer:
         _, output, _ = self._main(["--traceback", *argv], bound=self.bound * 3)  # printing a traceback takes time too
         frames = [(f, int(n)) for f, n in _FRAME.findall(output)]
         return f"{match.group(1)} at {_project_frame(frames)}"
+
+
+def imported_receipt_loads(project: Path, argv: list[str]) -> str:
+    """'' when the receipt an import wrote is one sitegen loads (its bytes, schema and meaning), else why not."""
+    from site_gen.core.errors import SitegenError
+    from site_gen.receipts.load import load_report
+
+    out = project / argv[argv.index("-o") + 1]
+    try:
+        load_report(out, out.parent, strict=True)
+    except SitegenError as exc:
+        return f"the import wrote a receipt sitegen refuses: {exc}"
+    return ""
 
 
 def judge(code: int | None, output: str, where: str) -> str:
@@ -684,7 +985,8 @@ class Totals:
         self.seconds += o.seconds
         self.slowest = max(self.slowest, o.seconds)
         self.codes["hang" if o.code is None else o.code] += 1
-        kind = "receipt" if o.case.target.startswith(RECEIPT) else "config" if o.case.target == CONFIG else "page"
+        kind = ("import" if o.case.argv[:1] == ["import"] else "receipt" if o.case.target.startswith(RECEIPT)
+                else "config" if o.case.target == CONFIG else "page")
         self.by_target[kind, "failed" if o.failure else o.code] += 1
         if o.failure:
             self.failures.append(o)
@@ -707,4 +1009,5 @@ class Totals:
             for o in items[:per_group]:
                 parts.append(f"    {o.case.describe()}")
                 parts.append(f"      -> {o.failure}; last lines: " + o.tail().replace("\n", " | ")[:300])
-        return "\n".join(parts)
+        # Text from the cases may hold lone surrogates, which a terminal cannot be sent.
+        return "\n".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")

@@ -1,7 +1,9 @@
 """Fuzzing: thousands of mutated receipts, mkdocs.yml files and docs pages, each refused with one
-`Error:` line or built, never an internal error, a traceback or a hang (tests/fuzzing.py).
+`Error:` line or built, never an internal error, a traceback or a hang (tests/fuzzing.py); and
+thousands of mutated import sources (a ledger of every protocol, a study), each imported into a
+receipt sitegen loads or refused with one `Error:` line.
 
-    SITEGEN_FUZZ_SEED=7 SITEGEN_FUZZ_CASES=10000 pytest tests/test_fuzz.py -s
+    SITEGEN_FUZZ_SEED=7 SITEGEN_FUZZ_CASES=10000 SITEGEN_FUZZ_IMPORT_CASES=20000 pytest tests/test_fuzz.py -s
 
 A failure prints each distinct cause with reproducers; `python benchmarks/fuzz.py --seed S
 --case I --write DIR` runs one again and leaves its project in DIR.
@@ -17,6 +19,7 @@ import fuzzing
 
 SEED = int(os.environ.get("SITEGEN_FUZZ_SEED", "18"))
 CASES = int(os.environ.get("SITEGEN_FUZZ_CASES", "1000"))  # within the suite's time; benchmarks/fuzz.py for more
+IMPORT_CASES = int(os.environ.get("SITEGEN_FUZZ_IMPORT_CASES", "2000"))
 CHUNKS = 4  # separate tests, so that pytest-xdist spreads the cases over its workers
 
 
@@ -33,6 +36,51 @@ def test_fuzz(chunk, tmp_path, capsys):
     assert not totals.failures, f"seed {SEED}, cases {start}-{stop - 1}: {totals.line()}\n{totals.report()}"
     # A fuzz run whose cases all stop at the first check, or all pass it, tests little.
     assert min(totals.codes[0], totals.codes[1]) >= totals.cases // 10, totals.line()
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_fuzz_imports(chunk, tmp_path, capsys):
+    start, stop = IMPORT_CASES * chunk // CHUNKS, IMPORT_CASES * (chunk + 1) // CHUNKS
+    totals = fuzzing.Totals()
+    cpu = time.process_time()
+    with fuzzing.Fuzzer(tmp_path) as fuzzer:
+        for case in fuzzing.import_cases(SEED, stop - start, start):
+            totals.add(fuzzer.run(case))
+    with capsys.disabled():
+        print(f"\nfuzz imports, seed {SEED}, cases {start}-{stop - 1}: {totals.line()}; {time.process_time() - cpu:.1f} s of CPU")
+    assert not totals.failures, f"seed {SEED}, import cases {start}-{stop - 1}: {totals.line()}\n{totals.report()}"
+    assert min(totals.codes[0], totals.codes[1]) >= totals.cases // 10, totals.line()
+
+
+def test_import_cases_cover_every_format_and_protocol():
+    cases = list(fuzzing.import_cases(SEED, 400))
+    formats = {c.argv[1] for c in cases}
+    assert formats == {"ledger", "cuteafd-study"}
+    named = " ".join(" ".join(c.argv) for c in cases if c.argv[1] == "ledger")
+    for protocol in ("probe", "tool", "gpqa"):
+        assert f"_{protocol}-" in named or f"--comparison {protocol}" in named, protocol
+    files = {c.target for c in cases}
+    assert any(f.endswith("results.jsonl") for f in files) and any(f.endswith("summary.json") for f in files)
+    assert any(f.endswith("run.json") for f in files) and any("configs/" in f for f in files) and fuzzing.STUDY_FILE in files
+
+
+def test_unmutated_import_sources_import(tmp_path):
+    """The sources every import case starts from are valid: each failure of a case is the mutation's."""
+    files = fuzzing._import_files(fuzzing.ledger_trees(), fuzzing.STUDY_TEXT)
+    commands = [["import", "ledger", fuzzing.LEDGER_DIR, "--comparison", c] for c in sorted(fuzzing.COMPARISONS)]
+    commands += [["import", "ledger", fuzzing.LEDGER_DIR, "--baseline", a, "--candidate", b] for a, b in fuzzing.COMPARISONS.values()]
+    commands += [["import", "cuteafd-study", fuzzing.STUDY_FILE]]
+    with fuzzing.Fuzzer(tmp_path) as fuzzer:
+        for argv in commands:
+            outcome = fuzzer.run(fuzzing.Case(SEED, 0, "base", [], files, argv + ["-o", fuzzing.IMPORT_OUT, "-q"],
+                                              fresh=("data",)))
+            assert (outcome.code, outcome.failure) == (0, ""), f"sitegen {' '.join(argv)}: {outcome.output}"
+
+
+def test_page_cases_reach_the_nesting_bounds():
+    shapes = [fuzzing.nesting(__import__("random").Random(i)) for i in range(300)]
+    assert any(s.count("\n") >= 299 for s in shapes)  # a list or quote nested 300 deep
+    assert any("[" * 1000 in s for s in shapes) and any(s.startswith(">" * 51) for s in shapes)
 
 
 def test_cases_are_reproducible():

@@ -56,7 +56,7 @@ def imported(tmp_path_factory):
     for args in commands:
         out = args[args.index("-o") + 1]
         args[args.index("-o") + 1] = str(root / out)
-        r = sitegen_here(*args, "-q")
+        r = sitegen_here(*args, "-f", str(root / "mkdocs.yml"), "-q")
         assert r.returncode == 0, r.stderr
     check = sitegen_here("check", "--strict", "-f", str(root / "mkdocs.yml"))
     assert check.returncode == 0, check.stderr

@@ -31,8 +31,15 @@ def ledger(tmp_path) -> Path:
     return root
 
 
+def config_for(folder: Path, data: str = "data") -> str:
+    """A mkdocs.yml in `folder` whose data folder is `data`: `-o` names a report folder in it."""
+    (folder / "mkdocs.yml").write_text(f"site_name: Imports\nplugins:\n  - sitegen:\n      data_dir: {data}\n")
+    return str(folder / "mkdocs.yml")
+
+
 def run_import(root: Path, *args: str):
-    return sitegen_here("import", "ledger", str(root), *args, "-o", str(root.parent / "data" / "out"), "-q")
+    return sitegen_here("import", "ledger", str(root), *args, "-f", config_for(root.parent),
+                        "-o", str(root.parent / "data" / "out"), "-q")
 
 
 def edit_lines(path: Path, edit) -> None:
@@ -125,7 +132,8 @@ def test_the_study_importer_refuses_bad_input(tmp_path, edit, needle):
     doc = json.loads(STUDY.read_text())
     edit(doc)
     (tmp_path / "comparison.json").write_text(json.dumps(doc, indent=1))
-    r = sitegen_here("import", "cuteafd-study", str(tmp_path / "comparison.json"), "-o", str(tmp_path / "data" / "s"))
+    r = sitegen_here("import", "cuteafd-study", str(tmp_path / "comparison.json"), "-f", config_for(tmp_path),
+                     "-o", str(tmp_path / "data" / "s"))
     one_error_line(r.returncode, r.stderr, "comparison.json: " + needle)
     assert not (tmp_path / "data" / "s" / "SUMMARY.json").exists()
 
@@ -134,8 +142,9 @@ def test_a_study_with_a_duplicate_key_is_refused_at_its_line(tmp_path):
     need_real()
     text = STUDY.read_text().replace('"schema": "cuteafd.glmf-fp8-recheck.v1",', '"schema": "cuteafd.glmf-fp8-recheck.v1", "schema": "x",', 1)
     (tmp_path / "comparison.json").write_text(text)
-    r = sitegen_here("import", "cuteafd-study", str(tmp_path / "comparison.json"), "-o", str(tmp_path / "data" / "s"))
-    one_error_line(r.returncode, r.stderr, "comparison.json: $: duplicate key 'schema'")
+    r = sitegen_here("import", "cuteafd-study", str(tmp_path / "comparison.json"), "-f", config_for(tmp_path),
+                     "-o", str(tmp_path / "data" / "s"))
+    one_error_line(r.returncode, r.stderr, "comparison.json: $.schema: duplicate key 'schema'")
 
 
 # -- generated runs ------------------------------------------------------------------------------
@@ -172,14 +181,14 @@ def test_gpqa_difference_is_paired_over_question_ids_in_any_row_order(tmp_path_f
         rnd.shuffle(rows)  # pairing by id, not by position
         write_run(root, name, "gpqa-diamond/v1", name, rows, {})
         sides.append([pair[k] for pair in answers])
-    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-o", str(root / "out" / "r"), "-q")
+    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"), "-o", str(root / "out" / "r"), "-q")
     assert r.returncode == 0, r.stderr
     doc = json.loads((root / "out" / "r" / "SUMMARY.json").read_text())
     res = doc["accuracy"]["results"][0]
     d = np.array(sides[1], float) - np.array(sides[0], float)
     assert res["items"] == len(answers) and res["difference"] == pytest.approx(d.mean())
     assert res["interval"][0] <= res["interval"][1] and min(d) <= res["interval"][0] and res["interval"][1] <= max(d)
-    again = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-o", str(root / "out" / "r2"), "-q")
+    again = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"), "-o", str(root / "out" / "r2"), "-q")
     assert again.returncode == 0
     assert (root / "out" / "r2" / "SUMMARY.json").read_bytes() == (root / "out" / "r" / "SUMMARY.json").read_bytes()
 
@@ -203,7 +212,7 @@ def test_serving_probe_pairs_batches_by_workload_and_concurrency_not_by_name(tmp
     cand = [(f"c{j}", c, t) for j, (c, t) in reversed(list(enumerate(shapes)))] + [("extra", 3, 0.5)]
     write_run(root, "a", "serving-probe/v1", "a", probe_rows(base, rnd), {})
     write_run(root, "b", "serving-probe/v1", "b", probe_rows(cand, rnd), {}, version="v2.0")
-    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-o", str(root / "out" / "r"), "-q")
+    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"), "-o", str(root / "out" / "r"), "-q")
     assert r.returncode == 0, r.stderr
     cells = json.loads((root / "out" / "r" / "SUMMARY.json").read_text())["speed"]["cells"]
     assert len(cells) == 2 * len(shapes)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, sitegen_here
+from conftest import ROOT, import_here, sitegen_here
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 
@@ -64,7 +64,7 @@ def imported(tmp_path_factory):
     for args in commands:
         i = args.index("-o")
         args[i + 1] = str(root / args[i + 1])
-        r = sitegen_here(*args, "-q")
+        r = import_here(*args, "-q")
         assert r.returncode == 0, r.stderr
     check = sitegen_here("check", "--strict", "-f", str(root / "mkdocs.yml"))
     assert check.returncode == 0, check.stderr
@@ -240,7 +240,7 @@ def test_sglang_details_and_bare_infinity_recompute(tmp_path):
     f = tmp_path / "run.jsonl"
     f.write_text(sglang_details_line(rng, 300, "Infinity") + "\n" + sglang_details_line(rng, 200, "4.0") + "\n")
     out = tmp_path / "data" / "sg"
-    r = sitegen_here("import", "vllm-bench", "--candidate", str(f), "--set-candidate", "date=2026-01-02",
+    r = import_here("import", "vllm-bench", "--candidate", str(f), "--set-candidate", "date=2026-01-02",
                      "--set-candidate", "model=m/x", "-o", str(out), "-q")
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "SUMMARY.json").read_text())
@@ -305,7 +305,7 @@ def test_lm_eval_without_samples_is_unpaired_and_says_so(tmp_path):
     (tmp_path / "a" / "results_x.json").write_bytes((LMEVAL / "results_2024-06-17T15-44-37.867068.json").read_bytes())
     (tmp_path / "b" / "results_y.json").write_bytes((LMEVAL / "results_2024-06-17T12-20-26.826621.json").read_bytes())
     root = tmp_path / "site"
-    r = sitegen_here("import", "lm-eval", "--baseline", str(tmp_path / "a/results_x.json"), "--candidate",
+    r = import_here("import", "lm-eval", "--baseline", str(tmp_path / "a/results_x.json"), "--candidate",
                      str(tmp_path / "b/results_y.json"), "-o", str(root / "data" / "u"), "-q")
     assert r.returncode == 0, r.stderr
     doc = json.loads((root / "data/u/SUMMARY.json").read_text())
@@ -325,7 +325,7 @@ def test_lm_eval_without_samples_is_unpaired_and_says_so(tmp_path):
 
 def test_guidellm_keeps_the_window_and_its_figures_recompute(tmp_path):
     out = tmp_path / "data" / "g"
-    r = sitegen_here("import", "guidellm", "--baseline", str(GUIDELLM / "baseline/benchmarks.json"), "--candidate",
+    r = import_here("import", "guidellm", "--baseline", str(GUIDELLM / "baseline/benchmarks.json"), "--candidate",
                      str(GUIDELLM / "candidate/benchmarks.json"), "-o", str(out), "-q")
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "SUMMARY.json").read_text())

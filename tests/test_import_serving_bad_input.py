@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, one_error_line, sitegen_here
+from conftest import ROOT, import_here, one_error_line
 from test_import_serving import LMEVAL, need_real2
 
 GUIDELLM = ROOT / "tests/fixtures/guidellm"
@@ -59,7 +59,7 @@ def vllm(tmp_path: Path, base: list[Path] | None, cand: list[Path], *extra: str,
     args = ["import", "vllm-bench"]
     if base:
         args += ["--baseline", *map(str, base)]
-    return sitegen_here(*args, "--candidate", *map(str, cand), "-o", str(tmp_path / "data" / out), *extra, "-q")
+    return import_here(*args, "--candidate", *map(str, cand), "-o", str(tmp_path / "data" / out), *extra, "-q")
 
 
 def refused(r, tmp_path: Path, *needles: str, out: str = "r") -> str:
@@ -167,7 +167,7 @@ def test_output_rules_force_dotdot_and_ids(runs, tmp_path):
     assert vllm(tmp_path, runs["base"], runs["cand"]).returncode == 0
     before = (tmp_path / "data/r/SUMMARY.json").read_bytes()
     one_error_line(*(lambda r: (r.returncode, r.stderr))(vllm(tmp_path, runs["base"], runs["cand"])),
-                   "a report is already there", "--force")
+                   "a receipt is already there", "--force")
     assert (tmp_path / "data/r/SUMMARY.json").read_bytes() == before
     assert vllm(tmp_path, runs["base"], runs["cand"], "--force").returncode == 0
     for out in ("../escape", "x/../y", ".hidden", "bad name"):
@@ -217,7 +217,7 @@ def gl(tmp_path) -> dict[str, Path]:
 
 
 def guidellm(tmp_path, gl, *extra):
-    return sitegen_here("import", "guidellm", "--baseline", str(gl["baseline"]), "--candidate", str(gl["candidate"]),
+    return import_here("import", "guidellm", "--baseline", str(gl["baseline"]), "--candidate", str(gl["candidate"]),
                         "-o", str(tmp_path / "data" / "r"), *extra, "-q")
 
 
@@ -274,7 +274,7 @@ def lm(tmp_path) -> dict[str, Path]:
 
 
 def lmeval(tmp_path, lm, *extra):
-    return sitegen_here("import", "lm-eval", "--baseline", str(lm["baseline"]), "--candidate", str(lm["candidate"]),
+    return import_here("import", "lm-eval", "--baseline", str(lm["baseline"]), "--candidate", str(lm["candidate"]),
                         "-o", str(tmp_path / "data" / "r"), *extra, "-q")
 
 
@@ -324,14 +324,14 @@ def test_lm_eval_other_tasks_are_refused_and_a_run_against_itself(lm, tmp_path):
         d[key]["other_task"] = d[key].pop("bias_classification")
     lm["candidate"].write_text(json.dumps(d))
     refused(lmeval(tmp_path, lm), tmp_path, "other tasks", "--allow tasks")
-    r = sitegen_here("import", "lm-eval", "--baseline", str(lm["baseline"]), "--candidate", str(lm["baseline"]),
+    r = import_here("import", "lm-eval", "--baseline", str(lm["baseline"]), "--candidate", str(lm["baseline"]),
                      "-o", str(tmp_path / "data" / "r"), "-q")
     refused(r, tmp_path, "a run against itself")
 
 
 def test_a_missing_file_and_a_positional_source_are_refused(runs, tmp_path):
     refused(vllm(tmp_path, runs["base"], [tmp_path / "nope.json"]), tmp_path, "nope.json", "not found")
-    r = sitegen_here("import", "vllm-bench", str(runs["base"][0]), "--candidate", str(runs["cand"][0]),
+    r = import_here("import", "vllm-bench", str(runs["base"][0]), "--candidate", str(runs["cand"][0]),
                      "-o", str(tmp_path / "data" / "r"), "-q")
     refused(r, tmp_path, "--baseline and --candidate")
 

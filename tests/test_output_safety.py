@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -202,6 +203,139 @@ def test_in_place_with_clean_removes_strays_and_keeps_dot_files(tmp_path, capsys
     code, _, err = build(root, capsys, "--clean")
     assert code == 0, err
     assert not (site / "by-hand.html").exists() and (site / ".well-known" / "x").read_text() == "kept"
+
+
+# -- 4b. the manifest names files inside the site, nothing more ---------------------------------------
+
+def unwritable_parent(monkeypatch, root: Path) -> None:
+    """A parent the user cannot write in (`/var/www/site`): no staging folder beside the site."""
+    real = tempfile.mkdtemp
+
+    def mkdtemp(*a, dir=None, **kw):
+        if dir is not None and Path(dir).resolve() == root.resolve():
+            raise PermissionError(errno.EACCES, "Permission denied", str(root))
+        return real(*a, dir=dir, **kw)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+
+
+def cannot_swap(monkeypatch, root: Path, mode: str) -> None:
+    if mode == "mount point":
+        refuse_swap(monkeypatch, (root / "site").resolve(), errno.EBUSY)
+    elif mode == "unwritable parent":
+        unwritable_parent(monkeypatch, root)
+
+
+def outside_of(site: Path, everything: Path) -> dict[str, str]:
+    """Every file, link and folder under `everything` but the site's own (and the hidden folders beside it)."""
+    out = {}
+    for folder, dirs, names in os.walk(everything):
+        here = Path(folder)
+        dirs[:] = [d for d in dirs if here / d != site and not d.startswith(write.PREFIX)]
+        for name in dirs + names:
+            path = here / name
+            st = path.lstat()
+            kind = ("link " + os.readlink(path) if stat.S_ISLNK(st.st_mode) else "dir" if stat.S_ISDIR(st.st_mode)
+                    else hashlib.sha256(path.read_bytes()).hexdigest())
+            out[path.relative_to(everything).as_posix()] = f"{kind} {oct(st.st_mode)}"
+    return out
+
+
+def victims(tmp_path: Path, root: Path) -> dict[str, Path]:
+    """Files outside the site that a hand-edited manifest names: in docs/, in a folder of their own
+    (whose emptied parents must stay), in a 'home' folder named by an absolute path."""
+    (root / "docs" / "keep.md").write_text("# Keep me\n")
+    (tmp_path / "outside" / "deep").mkdir(parents=True)
+    (tmp_path / "outside" / "deep" / "only.txt").write_text("mine")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "notes.txt").write_text("my notes")
+    return {"../docs/keep.md": root / "docs" / "keep.md",
+            "../../outside/deep/only.txt": tmp_path / "outside" / "deep" / "only.txt",
+            str(tmp_path / "home" / "notes.txt"): tmp_path / "home" / "notes.txt",
+            "reports/../../docs/keep.md": root / "docs" / "keep.md"}
+
+
+def hand_edit_manifest(site: Path, extra: list[str]) -> None:
+    path = site / write.MANIFEST
+    doc = json.loads(path.read_text())
+    doc["files"] += extra
+    path.write_text(json.dumps(doc))
+
+
+MODES = ["mount point", "unwritable parent", "swap"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("clean", [False, True])
+def test_a_manifest_naming_paths_outside_the_site_deletes_nothing_there(tmp_path, capsys, monkeypatch, mode, clean):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    named = victims(tmp_path, root)
+    hand_edit_manifest(site, list(named))
+    before = outside_of(site, tmp_path)
+    cannot_swap(monkeypatch, root, mode)
+    code, _, err = build(root, capsys, *(["--clean"] if clean else []))
+    if clean:
+        assert code == 0, err  # --clean: the list is not trusted, the site's own files are rebuilt
+        assert (site / "keep.html").is_file()
+    else:
+        one_error_line(code, err, write.MANIFEST, "not a file inside the site folder", "--clean")
+    for path in named.values():
+        assert path.exists(), path
+    assert outside_of(site, tmp_path) == before  # nothing above the site folder removed, emptied or written
+    monkeypatch.undo()
+    if clean:
+        assert sorted(write._manifest(site)) == sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
+                                                       if p.is_file() and p.name != write.MANIFEST)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_symlinked_manifest_is_never_written_through(tmp_path, capsys, monkeypatch, mode):
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    target = tmp_path / "home" / "precious.json"
+    target.parent.mkdir()
+    target.write_text((site / write.MANIFEST).read_text())  # a manifest-like file elsewhere, so it reads as one
+    (site / write.MANIFEST).unlink()
+    (site / write.MANIFEST).symlink_to(target)
+    before = outside_of(site, tmp_path)
+    cannot_swap(monkeypatch, root, mode)
+    one_error_line(*build(root, capsys)[::2], write.MANIFEST, "link")
+    code, _, err = build(root, capsys, "--clean")
+    assert code == 0, err
+    assert outside_of(site, tmp_path) == before  # the link's target unchanged
+    assert not (site / write.MANIFEST).is_symlink() and (site / "index.html").is_file()
+
+
+@pytest.mark.parametrize("mode", ["mount point", "unwritable parent"])
+def test_in_place_never_deletes_or_writes_through_a_link_in_the_site(tmp_path, capsys, monkeypatch, mode):
+    """A folder of the site replaced by a link out (by hand, by another tool): --clean removes the
+    link, never what it points to, and the new files land in the site itself."""
+    root = new_project(tmp_path / "project", capsys)
+    assert build(root, capsys)[0] == 0
+    site = root / "site"
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(site / "reports", elsewhere)
+    shutil.rmtree(site / "reports")
+    (site / "reports").symlink_to(elsewhere)
+    before = outside_of(site, tmp_path)
+    cannot_swap(monkeypatch, root, mode)
+    one_error_line(*build(root, capsys)[::2], "reports", "--clean")
+    code, _, err = build(root, capsys, "--clean")
+    assert code == 0, err
+    assert outside_of(site, tmp_path) == before
+    assert (site / "reports").is_dir() and not (site / "reports").is_symlink()
+    assert (site / "reports" / REPORT / "index.html").is_file()
+
+
+def test_manifest_names_are_checked_one_by_one():
+    ok = ["index.html", "reports/a/index.html", "assets/sitegen.1234.css", "a b/c.html", "reports/x..y/index.html"]
+    bad = ["", "/etc/passwd", "../x", "a/../../x", "a/./b", "a//b", "a\\b", ".git/config", ".htaccess", "a/b/", "x\0y",
+           write.MANIFEST]
+    assert [n for n in ok if not write.manifest_name_ok(n)] == []
+    assert [n for n in bad if write.manifest_name_ok(n)] == []
 
 
 # -- 5. staging folders of killed builds -------------------------------------------------------------

@@ -214,7 +214,9 @@ OLD_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`)", re.S
 
 
 def old_code_ranges(text: str) -> list[tuple[int, int]]:
-    ranges = [m.span() for m in md._FENCE.finditer(text)]
+    from site_gen.receipts import markdown_bounds
+
+    ranges = [m.span() for m in markdown_bounds._FENCE.finditer(text)]
     for m in OLD_SPAN.finditer(text):
         if not any(a <= m.start() < b for a, b in ranges):
             ranges.append(m.span())

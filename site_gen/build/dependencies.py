@@ -11,6 +11,7 @@ process, so a persistent cache can be keyed on it.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 from functools import lru_cache
@@ -140,8 +141,14 @@ class Templates:
             elif name.endswith("*"):  # which templates start so: a new one changes the record
                 self._hashes[name] = (content_hash("\0".join(self._named(name[:-1]))), "")
             else:
+                from site_gen.render.environment import NotText
+
                 try:
                     source, file, _ = self.env.loader.get_source(self.env, name)
+                except NotText as exc:
+                    # Not a template (an image beside the templates): its bytes, never decoded, stand for it.
+                    with open(exc.filename, "rb") as f:
+                        source, file = hashlib.sha256(f.read()).hexdigest(), exc.filename
                 except jinja2.TemplateError:
                     source, file = "", ""
                 self._hashes[name] = (content_hash(source), os.path.realpath(file) if file else "")

@@ -99,19 +99,128 @@ def _files(root: Path, *, hidden: bool):
         yield from ((rel / n).as_posix() for n in sorted(names + links))
 
 
-def _manifest(site_dir: Path) -> set[str] | None:
-    """What the last build wrote into site_dir, or None when no build left a readable list."""
+def manifest_name_ok(name: str) -> bool:
+    """A name the manifest may hold: a plain relative path inside the site, as `_files` lists one
+    (no `..`, `.`, empty or absolute part, no backslash or NUL, no top-level dot entry)."""
+    parts = name.split("/")
+    return (bool(name) and "\\" not in name and "\0" not in name and not parts[0].startswith(".")
+            and all(part not in ("", ".", "..") for part in parts))
+
+
+class _BadManifest(Exception):
+    """The site's manifest is not a list of names inside the site (a link, a name with `..`)."""
+
+
+def _read_manifest(site_dir: Path) -> set[str] | None:
+    """What the last build wrote into site_dir; None when no build left a readable list. A list
+    that is a link, or names a path that is not inside the site, raises _BadManifest: it is
+    never followed, nor any name of it trusted."""
     try:
-        names = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))["files"]
+        fd = os.open(site_dir / MANIFEST, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(site_dir / MANIFEST):
+            raise _BadManifest(f"{MANIFEST} is a symbolic link") from None
+        return None
+    try:
+        with open(fd, "rb", closefd=False) as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            names = json.loads(f.read().decode("utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return set(names) if isinstance(names, list) and all(isinstance(n, str) for n in names) else None
+    finally:
+        os.close(fd)
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    bad = next((n for n in names if not manifest_name_ok(n)), None)
+    if bad is not None:
+        raise _BadManifest(f"{MANIFEST} names {bad!r}, which is not a file inside the site folder")
+    return set(names)
+
+
+def _manifest(site_dir: Path) -> set[str] | None:
+    """The last build's list, or None when there is none to trust (missing, unreadable, a link, a bad name)."""
+    try:
+        return _read_manifest(site_dir)
+    except _BadManifest:
+        return None
+
+
+def check_manifest(site_dir: Path) -> None:
+    """Refuses a site folder whose manifest was tampered with, before anything is deleted or written."""
+    try:
+        _read_manifest(site_dir)
+    except _BadManifest as exc:
+        raise SitegenError(f"{exc}; the list is not to be trusted: delete it and build with --clean, "
+                           "which removes every file in the site folder that this build does not write", site_dir) from None
+
+
+def _manifest_bytes(names) -> bytes:
+    doc = {"about": "files the last sitegen build wrote here; the next build refuses others unless --clean",
+           "files": sorted(names)}
+    return (json.dumps(doc, indent=0) + "\n").encode("utf-8")
 
 
 def _write_manifest(root: Path, names) -> None:
-    doc = {"about": "files the last sitegen build wrote here; the next build refuses others unless --clean",
-           "files": sorted(names)}
-    (root / MANIFEST).write_text(json.dumps(doc, indent=0) + "\n", encoding="utf-8")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _replace_at(fd, MANIFEST, _manifest_bytes(names), _FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+def _replace_at(folder_fd: int, name: str, data: bytes, mode: int) -> None:
+    """Puts a file named `name` in the folder open as `folder_fd`: a new file renamed over the old
+    name, so a link found there is replaced, never written through."""
+    for _ in range(100):
+        tmp = f"{PREFIX}{os.urandom(6).hex()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=folder_fd)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+    try:
+        try:
+            with open(fd, "wb", closefd=False) as f:
+                f.write(data)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=folder_fd)
+        except OSError:
+            pass
+        raise
+
+
+def _open_folder(site_fd: int, parts, *, make: bool = False) -> int | None:
+    """The folder site/PARTS opened without following a link on the way (made when `make`), or None
+    when a part is a link or not a folder: a path that would lead out of the site reaches nothing."""
+    fd = os.dup(site_fd)
+    try:
+        for part in parts:
+            if make:
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                    raise
+                os.close(fd)
+                return None
+            os.close(fd)
+            fd = inner
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def strays(site_dir: Path):
@@ -311,6 +420,8 @@ class Staging:
         self.clean, self.committed, self.warnings = clean, False, []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
             raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
+        if not clean:
+            check_manifest(self.site_dir)
         found = None if clean else next(strays(self.site_dir), None)  # one is enough: a home folder is large
         if found is not None:
             raise SitegenError(f"the site folder holds files the last build did not write, such as {found}; "
@@ -425,34 +536,58 @@ class Staging:
 
     def _replace_in_place(self, names: list[str]) -> None:
         """Replaces the site's files one by one: those the last build wrote (and, with `clean`,
-        the strays) go, the new ones come, each through a rename in its own folder."""
+        the strays) go, the new ones come, each through a rename in its own folder.
+
+        Every path is reached from the site folder one part at a time without following a link,
+        so neither a name of the list nor a folder of the site replaced by a link leads outside it.
+        """
         site = self.site_dir
         site.mkdir(exist_ok=True)
         new = set(names)
         old = _manifest(site) or set()
         gone = (old | set(strays(site) if self.clean else ())) - new
-        # Listed first, so a build that dies half-way leaves nothing the next build takes for a stray.
-        _write_manifest(site, old | new)
-        for name in sorted(gone):
-            path = site / name
-            if path.is_symlink() or path.is_file():
-                path.unlink()
-        for folder in sorted({(site / n).parent for n in gone}, key=lambda p: len(p.parts), reverse=True):
-            while folder != site and folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
-                folder = folder.parent
-        for name in names:
-            target = site / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=PREFIX, dir=target.parent)
-            os.close(fd)
-            try:
-                shutil.copy(self.path / name, tmp)
-                os.replace(tmp, target)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        _write_manifest(site, new)
+        site_fd = os.open(site, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            # Listed first, so a build that dies half-way leaves nothing the next build takes for a stray.
+            _replace_at(site_fd, MANIFEST, _manifest_bytes(old | new), _FILE_MODE)
+            for name in sorted(gone):
+                *folders, last = name.split("/")
+                fd = _open_folder(site_fd, folders)
+                if fd is None:
+                    continue  # under a link or a file: nothing of the site's is there
+                try:
+                    if not stat.S_ISDIR(os.lstat(last, dir_fd=fd).st_mode):
+                        os.unlink(last, dir_fd=fd)
+                except FileNotFoundError:
+                    pass
+                finally:
+                    os.close(fd)
+            # Folders left empty, deepest first: never the site folder itself, nor anything above it.
+            emptied = {tuple(n.split("/")[:i]) for n in gone for i in range(1, n.count("/") + 1)}
+            for parts in sorted(emptied, key=len, reverse=True):
+                fd = _open_folder(site_fd, parts[:-1])
+                if fd is None:
+                    continue
+                try:
+                    os.rmdir(parts[-1], dir_fd=fd)
+                except OSError:
+                    pass  # not empty, gone, or not a folder: kept
+                finally:
+                    os.close(fd)
+            for name in names:
+                *folders, last = name.split("/")
+                fd = _open_folder(site_fd, folders, make=True)
+                if fd is None:
+                    raise OSError(errno.ENOTDIR, "a link or a file stands where the site needs a folder",
+                                  str(site.joinpath(*folders)))
+                try:
+                    source = self.path / name
+                    _replace_at(fd, last, source.read_bytes(), stat.S_IMODE(os.lstat(source).st_mode))
+                finally:
+                    os.close(fd)
+            _replace_at(site_fd, MANIFEST, _manifest_bytes(new), _FILE_MODE)
+        finally:
+            os.close(site_fd)
 
     def _note(self, warning: str | None) -> None:
         if warning:

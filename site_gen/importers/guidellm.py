@@ -289,4 +289,4 @@ def run_and_write(args) -> Path:
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client="GuideLLM benchmarks.json (report version 2)")
-    return sc.write(doc, Path(args.output), prov, args.force)
+    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)

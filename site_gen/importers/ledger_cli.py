@@ -5,11 +5,12 @@ from pathlib import Path
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import ledger
+from site_gen.importers.common import Imported
 
 HELP = "a receipts ledger folder: a comparison (--comparison ID) or two runs (--baseline RUN --candidate RUN)"
 
 
-def run(args) -> dict:
+def run(args) -> Imported:
     if len(args.sources) != 1:
         raise SitegenError(f"the ledger format takes one source, the ledger's folder; got {len(args.sources)}",
                            args.sources[-1] if args.sources else None)

@@ -5,6 +5,8 @@ otherwise: the receipt then holds only what the rows carry.
 """
 from __future__ import annotations
 
+import json
+import random
 import statistics
 from typing import Any, Callable
 
@@ -42,15 +44,16 @@ def _batches(run) -> dict[str, dict]:
             if b["meta"] is not None:
                 raise SitegenError(f"duplicate row: batch '{batch}' again (first on line {b['meta'][0]})", src.path, f"line {n}")
             for key in ("concurrency", "max_tokens"):
-                field_of(row, key, int, src, n)
-            field_of(row, "wall_s", NUMBER, src, n)
-            field_of(row, "temperature", NUMBER, src, n)
+                field_of(row, key, int, src, n, minimum=1)
+            field_of(row, "wall_s", NUMBER, src, n, above=0)
+            field_of(row, "temperature", NUMBER, src, n, minimum=0)
+            _check_spec(row.get("spec"), src, n)
             b["meta"] = (n, row)
         elif kind == "request":
-            for key in ("tokens", "doc_id"):
-                field_of(row, key, int, src, n)
+            field_of(row, "tokens", int, src, n, minimum=0)
+            field_of(row, "doc_id", int, src, n)
             for key in ("decode_tok_s", "ttft_s"):
-                field_of(row, key, NUMBER, src, n)
+                field_of(row, key, NUMBER, src, n, minimum=0)
             b["requests"].append((n, row))
         else:
             raise SitegenError(f"unknown row kind '{kind}' (expected request or batch)", src.path, f"line {n}")
@@ -59,6 +62,21 @@ def _batches(run) -> dict[str, dict]:
         if b["meta"] is None or not b["requests"]:
             raise SitegenError(f"batch '{batch}' has no {'batch row' if b['meta'] is None else 'requests'}", src.path)
     return out
+
+
+def _check_spec(spec: Any, src, n: int) -> None:
+    """A batch's speculation counters: numbers, none negative, no more tokens accepted than drafted."""
+    if spec is None:
+        return
+    if not isinstance(spec, dict):
+        raise SitegenError(f"'spec' is {json.dumps(spec, ensure_ascii=False)[:40]}, not an object", src.path, f"line {n}")
+    for key in ("accepted", "drafted", "drafts"):
+        if key in spec:
+            field_of(spec, key, NUMBER, src, n, minimum=0)
+    accepted, drafted = spec.get("accepted"), spec.get("drafted")
+    if isinstance(accepted, NUMBER) and isinstance(drafted, NUMBER) and accepted > drafted:
+        raise SitegenError(f"spec accepts {accepted:g} tokens of {drafted:g} drafted: acceptance cannot pass 1",
+                           src.path, f"line {n}")
 
 
 def _workload(b: dict) -> tuple:
@@ -122,13 +140,16 @@ def serving_probe(doc: dict, base, cand, prov, allow) -> None:
             for role, run, batches, name in (("baseline", base, bb, bname), ("candidate", cand, cb, cname)):
                 cell[role], lines = _side(run, batches[name], metric)
                 prov.cite(f"$.speed.cells[{i}].{role}", run.rows_src, f"{lines_text(lines)} (batch '{name}')")
+            prov.note(f"$.speed.cells[{i}]", base.rows_src.path, f"line {bb[bname]['meta'][0]} (batch '{bname}')")
             cells.append(cell)
+        prov.note(f"$.measures.results[{len(measures)}]", base.rows_src.path, f"line {bb[bname]['meta'][0]} (batch '{bname}')")
         measures.append(_ttft_measure(checkpoint, workload, (base, bb[bname], bname), (cand, cb[cname], cname), len(measures), prov))
     doc["speed"] = {"cells": cells}
     doc["measures"] = {"results": measures,
                        "note": "Time to first token of each request, per batch: median, range and every request as a sample."}
     unpaired = sorted(set(bb) - {b for b, _ in pairs}) + sorted(set(cb) - {c for _, c in pairs})
     if unpaired:
+        prov.note("$.report.not_covered", cand.rows_src.path, "the batch rows")
         doc["report"]["not_covered"] = [f"Batches without a batch of the same workload and concurrency on the other side: "
                                         f"{', '.join(unpaired)}."]
 
@@ -160,6 +181,8 @@ def _grouped(run, fields: dict[str, type], key: tuple[str, ...], what: str, grou
 
 def _tool_rows(run) -> dict[int, list[tuple[int, dict]]]:
     reps = _grouped(run, {"rep": int, "scenario_id": str, "points": int}, ("rep", "scenario_id"), "repeat and scenario", "rep")
+    for n, row in run.rows:
+        field_of(row, "points", int, run.rows_src, n, minimum=0)
     for rep, rows in reps.items():
         _agrees(run, ["reps", str(rep), "points"], sum(r["points"] for _, r in rows), 0)
     return reps
@@ -169,7 +192,9 @@ def _max_points(run, reps: dict) -> int:
     """Points a scenario can score: the summary's max_points over its scenarios (the rows do not carry it)."""
     for rep, rows in reps.items():
         s = (run.summary.get("reps") or {}).get(str(rep)) or {}
-        if isinstance(s.get("max_points"), int) and s["max_points"] % len(rows) == 0:
+        if not isinstance(s, dict):
+            raise SitegenError("expected an object", run.summary_src.path, f"$.reps.{rep}")
+        if isinstance(s.get("max_points"), int) and s["max_points"] > 0 and s["max_points"] % len(rows) == 0:
             return s["max_points"] // len(rows)
     raise SitegenError("summary.json gives no max_points for a repeat; the points scale is not known", run.summary_src.path, "$.reps")
 
@@ -178,6 +203,9 @@ def tool_eval(doc: dict, base, cand, prov, allow) -> None:
     checkpoint = doc["report"]["checkpoints"][0]["id"]
     runs, scale = [], set()
     sets = {}
+    if not isinstance(base.summary.get("reps", {}), dict) or not isinstance(cand.summary.get("reps", {}), dict):
+        bad = base if not isinstance(base.summary.get("reps", {}), dict) else cand
+        raise SitegenError("expected an object", bad.summary_src.path, "$.reps")
     for role, run in (("baseline", base), ("candidate", cand)):
         reps = _tool_rows(run)
         scale.add(_max_points(run, reps))
@@ -191,6 +219,8 @@ def tool_eval(doc: dict, base, cand, prov, allow) -> None:
         raise SitegenError(f"the runs score scenarios on different scales ({sorted(scale)})", cand.summary_src.path, "$.reps")
     _same_items(sets["baseline"], sets["candidate"], "scenarios", doc, allow, cand.rows_src.path)
     harness = (base.meta.get("software") or {}).get("harness")
+    prov.note("$.tool_calling.benchmark", base.meta_src.path, "$.software.harness")
+    prov.note("$.tool_calling.max_points", cand.summary_src.path, "$.reps")
     doc["tool_calling"] = {"benchmark": harness if isinstance(harness, str) and harness.strip() else base.protocol,
                            "max_points": scale.pop(), "runs": runs}
 
@@ -210,7 +240,36 @@ def _same_items(a: set, b: set, what: str, doc: dict, allow: set, where) -> set:
 # -- gpqa-diamond/v1 ---------------------------------------------------------------------------
 
 def _gpqa_rows(run) -> dict[Any, list[tuple[int, dict]]]:
-    return _grouped(run, {"doc_id": int, "pass": int, "correct_flexible": bool}, ("doc_id", "pass"), "question and pass", "doc_id")
+    out = _grouped(run, {"doc_id": int, "pass": int, "correct_flexible": bool}, ("doc_id", "pass"), "question and pass", "doc_id")
+    for n, row in run.rows:
+        if "correct_stated" in row:
+            field_of(row, "correct_stated", bool, run.rows_src, n)
+        for key in ("prompt_hash", "target_hash"):
+            if row.get(key) is not None:
+                field_of(row, key, str, run.rows_src, n)
+    return out
+
+
+# The ledger's own interval of a run's accuracy (SCHEMA.md, tools/verify.py): 2,000 resamples of the
+# questions, each with all its passes, drawn by Python's random.Random(0), the 2.5th and 97.5th
+# percentiles of the sorted means, rounded to 4 digits. Made again here so that the summary's
+# interval is shown only when the rows give it.
+LEDGER_RESAMPLES = 2000
+LEDGER_SEED = 0
+
+
+def ledger_interval(by: dict[Any, list[tuple[int, dict]]], key: str) -> tuple[float, float]:
+    ids = sorted(by)
+    hits = [sum(1 for _, r in by[i] if r[key]) for i in ids]
+    sizes = [len(by[i]) for i in ids]
+    draw = random.Random(LEDGER_SEED).randrange
+    n, means = len(ids), []
+    for _ in range(LEDGER_RESAMPLES):
+        picks = [draw(n) for _ in range(n)]
+        # Sums of whole counts: exact, in any order.
+        means.append(sum(hits[j] for j in picks) / sum(sizes[j] for j in picks))
+    means.sort()
+    return (round(means[int(0.025 * LEDGER_RESAMPLES)], 4), round(means[int(0.975 * LEDGER_RESAMPLES) - 1], 4))
 
 
 def _hash_mismatch(a: dict, b: dict, ids) -> Any:
@@ -240,8 +299,16 @@ def _accuracy_result(key: str, ids: list, bq: dict, cq: dict, base, cand, doc: d
         prov.cite(f"$.accuracy.results[{i}].{role}.value", run.rows_src, lines_text(n for q in ids for n, _ in by[q]))
         name = key.replace("correct_", "accuracy_") + "_ci95"
         ci = run.summary.get(name)
+        if ci is not None:
+            if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, NUMBER) and not isinstance(x, bool) for x in ci)):
+                raise SitegenError("expected an interval [low, high]", run.summary_src.path, f"$.{name}")
+            rows_ci = ledger_interval(by, key)
+            if (round(float(ci[0]), 4), round(float(ci[1]), 4)) != rows_ci:
+                raise SitegenError(f"summary.json says {ci}, but results.jsonl gives {list(rows_ci)} (the ledger's bootstrap "
+                                   f"over questions: {LEDGER_RESAMPLES} resamples, seed {LEDGER_SEED})",
+                                   run.summary_src.path, f"$.{name}")
         # The run's own interval covers all its questions: shown only when the pairing kept them all.
-        if len(ids) == len(by) and isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, NUMBER) for x in ci):
+        if len(ids) == len(by) and ci is not None:
             out[role]["interval"] = [float(ci[0]), float(ci[1])]
             prov.cite(f"$.accuracy.results[{i}].{role}.interval", run.summary_src, f"$.{name}")
     out["difference"], out["interval"] = diff, [low, high]
@@ -261,6 +328,8 @@ def gpqa(doc: dict, base, cand, prov, allow) -> None:
     ids = sorted(shared)
     keys = ["correct_flexible"] + (["correct_stated"] if all("correct_stated" in r for q in (bq, cq) for rows in q.values()
                                                             for _, r in rows) else [])
+    for i, _ in enumerate(keys):
+        prov.note(f"$.accuracy.results[{i}]", cand.rows_src.path, "the question rows")
     results = [_accuracy_result(k, ids, bq, cq, base, cand, doc, prov, i) for i, k in enumerate(keys)]
     doc["accuracy"] = {"method": {"name": BOOTSTRAP_METHOD, "resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED,
                                   "level": 0.95}, "results": results,

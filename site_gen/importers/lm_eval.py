@@ -416,4 +416,4 @@ def run_and_write(args) -> Path:
     runs = {role: read_run(p, root) for role, p in files.items()}
     doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
                       args.attribution)
-    return sc.write(doc, Path(args.output), prov, args.force)
+    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from site_gen.core.errors import SitegenError
-from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
+from site_gen.receipts.load import decode_text, validate_meaning, validate_schema
 
 MAX_SOURCE_BYTES = 256 << 20
 SCHEMA_VERSION = 1.2
@@ -274,16 +274,12 @@ def refused_as_source(exc: SitegenError, prov: Provenance) -> SitegenError:
     return SitegenError(f"{exc.message} (this figure would make a receipt sitegen refuses)", file, where)
 
 
-def write(doc: dict, out: Path, prov: Provenance, force: bool) -> Path:
-    """OUT/SUMMARY.json, once it passes `sitegen check --strict`; 0644; atomic."""
-    if ".." in out.parts:
-        raise SitegenError("-o names a folder by '..'; name the report folder under the data folder", out)
-    check_report_id(out.name, out)
-    target = out / SUMMARY
-    if (target.exists() or target.is_symlink()) and not force:
-        raise SitegenError("a report is already there; pass --force to replace it", target)
-    if out.exists() and not out.is_dir():
-        raise SitegenError("exists and is not a folder", out)
+def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path) -> Path:
+    """OUT/SUMMARY.json, once it passes `sitegen check --strict`; 0644; atomic. OUT is a report
+    folder directly in the data folder, and a receipt there is replaced only with `force`."""
+    from site_gen.importers.common import check_output
+
+    target = check_output(out, data_dir, force)
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     try:
         validate_schema(json.loads(text), target, True)

@@ -7,13 +7,16 @@ differ are written into the receipt.
 """
 from __future__ import annotations
 
+import os
 import re
 import statistics
 from pathlib import Path
 from typing import Any
 
 from site_gen.core.errors import SitegenError
-from site_gen.importers.common import NUMBER, Provenance, Source, parse_json, read_source, slug
+from site_gen.core.paths import resolve_path
+from site_gen.importers.common import NUMBER, Imported, Provenance, Source, parse_json, read_source, slug
+from site_gen.receipts.validate import is_date
 
 SCHEMA = "cuteafd.glmf-fp8-recheck.v1"
 # Unit and orientation by the field's suffix, as the study names its measures.
@@ -30,8 +33,26 @@ def _get(node: Any, path: list, src: Source, kind=dict) -> Any:
     return node
 
 
+def _optional(doc: dict, path: list, src: Source, kind=dict) -> Any:
+    """A part the study may leave out (None then), of its type when present."""
+    node: Any = doc
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or node.get(path[-1]) is None:
+        return None
+    return _typed(node[path[-1]], path, src, kind)
+
+
+def _typed(value: Any, path: list, src: Source, kind) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise SitegenError(f"expected {getattr(kind, '__name__', 'a number')}", src.path, "$." + ".".join(map(str, path)))
+    return value
+
+
 def _arms(doc: dict, src: Source, baseline: str | None, candidate: str | None) -> tuple[str, str]:
     arms = list(_get(doc, ["conditions", "arms"], src))
+    for arm in arms:
+        _get(doc, ["conditions", "arms", arm], src)
     if baseline is None and candidate is None:
         if len(arms) != 2:
             raise SitegenError(f"the study has {len(arms)} arms; name two with --baseline and --candidate", src.path, "$.conditions.arms")
@@ -43,6 +64,8 @@ def _arms(doc: dict, src: Source, baseline: str | None, candidate: str | None) -
 
 
 def _recomputed(launches: list, key: str, summary: dict, where: str, src: Source) -> dict:
+    if not launches:
+        raise SitegenError("no launches: nothing to recompute the summary from", src.path, f"{where}.launches")
     samples = []
     for i, launch in enumerate(launches):
         v = launch.get(key) if isinstance(launch, dict) else None
@@ -77,6 +100,7 @@ def _measures(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, pr
                 where = f"$.measurements.{layout}.{arm}"
                 launches = _get(doc, ["measurements", layout, arm, "launches"], src, list)
                 r[role] = _recomputed(launches, key, _get(parts[arm], ["summary"], src), where, src)
+                prov.note(f"$.measures.results[{len(out)}]", src.path, f"$.measurements.{layout}")
                 prov.cite(f"$.measures.results[{len(out)}].{role}", src, f"{where}.summary.{key} (launches[*].{key})")
             out.append(r)
     return out, sorted(set(skipped))
@@ -105,7 +129,8 @@ def _fidelity_gates(checks: list, role: str, layout: str, checkpoint: str, where
 
 def _metric(checks: list, name: str) -> tuple[int, float] | None:
     for j, check in enumerate(checks):
-        v = (check.get("metrics") or {}).get(name) if isinstance(check, dict) else None
+        metrics = check.get("metrics") if isinstance(check, dict) else None
+        v = metrics.get(name) if isinstance(metrics, dict) else None
         if isinstance(v, NUMBER) and not isinstance(v, bool):
             return j, float(v)
     return None
@@ -113,18 +138,19 @@ def _metric(checks: list, name: str) -> tuple[int, float] | None:
 
 def _drop_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, checkpoint: str) -> list[tuple[dict, str]]:
     """The decision rule's `max_<metric>_drop_points`: the candidate's drop against the baseline, in points."""
-    rule = (doc.get("conditions") or {}).get("decision_rule") or {}
+    rule = _optional(doc, ["conditions", "decision_rule"], src) or {}
+    _optional(doc, ["comparison"], src)
     out = []
     for key, limit in rule.items():
         m = re.fullmatch(r"max_(\w+)_drop_points", key)
-        if not m or not isinstance(limit, NUMBER):
+        if not m or not isinstance(limit, NUMBER) or isinstance(limit, bool):
             continue
         found = [_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), m.group(1)) for arm in arms]
         if None in found:
             continue
         drop = (found[0][1] - found[1][1]) * 100
-        stated = ((doc.get("comparison") or {}).get(layout) or {}).get(f"{m.group(1)}_drop_percentage_points")
-        if isinstance(stated, NUMBER) and abs(stated - drop) > 1e-9:
+        stated = (_optional(doc, ["comparison", layout], src) or {}).get(f"{m.group(1)}_drop_percentage_points")
+        if isinstance(stated, NUMBER) and not isinstance(stated, bool) and abs(stated - drop) > 1e-9:
             raise SitegenError(f"the study states a drop of {stated}, but its checks give {drop}", src.path,
                                f"$.comparison.{layout}.{m.group(1)}_drop_percentage_points")
         gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(key), "label": f"{m.group(1)} drop against the baseline",
@@ -162,8 +188,9 @@ def _engines(doc: dict, src: Source, arms: tuple[str, str]) -> tuple[dict, list]
     return engines, differs
 
 
-def run_import(path: Path, baseline: str | None, candidate: str | None, attribution: str | None) -> dict:
-    src = read_source(path, path.parent)
+def run_import(path: Path, baseline: str | None, candidate: str | None, attribution: str | None) -> Imported:
+    # The source is this one file, wherever a link the user named leads.
+    src = read_source(path, resolve_path(path).parent if os.path.lexists(path) else path.parent)
     doc = parse_json(src)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else None
@@ -175,14 +202,20 @@ def run_import(path: Path, baseline: str | None, candidate: str | None, attribut
     if isinstance(rev, str):
         checkpoint["description"] = f"{repo} at {rev}"
     prov = Provenance()
+    for part, at in (("title", "$.conditions.arms"), ("engines", "$.conditions.arms"), ("differs", "$.conditions.arms"),
+                     ("date", "$.date"), ("checkpoints", "$.conditions.checkpoint"), ("not_covered", "$.limitations"),
+                     ("attribution", "--attribution")):
+        prov.note(f"$.report.{part}", None if at.startswith("--") else path, at)
     engines, differs = _engines(doc, src, arms)
     measures, skipped = _measures(doc, src, arms, checkpoint["id"], prov)
     date = _get(doc, ["date"], src, str)
+    if not is_date(date):
+        raise SitegenError(f"{date!r} is not a calendar day written YYYY-MM-DD", path, "$.date")
     meta: dict[str, Any] = {"title": f"{engines['candidate']['name']} against {engines['baseline']['name']}: {SCHEMA}",
                             "date": date, "engines": engines, "checkpoints": [checkpoint],
                             "comparison": {"id": SCHEMA}, "differs": differs,
                             "tested": [{"label": "Study", "text": f"`{src.name}` ({date})"}]}
-    limits = [x for x in doc.get("limitations", []) if isinstance(x, str) and x.strip()]
+    limits = [x for x in _optional(doc, ["limitations"], src, list) or [] if isinstance(x, str) and x.strip()]
     if skipped:
         limits.append(f"Fields without a known unit, not imported: {', '.join(skipped)}.")
     if limits:
@@ -194,10 +227,10 @@ def run_import(path: Path, baseline: str | None, candidate: str | None, attribut
     if gates:
         out["gates"] = {"results": gates}
     out["provenance"] = prov.part()
-    return out
+    return Imported(out, prov, path)
 
 
-def run(args) -> dict:
+def run(args) -> Imported:
     if len(args.sources) != 1:
         raise SitegenError(f"the cuteafd-study format takes one source, the study's comparison.json; got {len(args.sources)}",
                            args.sources[-1])

@@ -441,4 +441,4 @@ def run_and_write(args) -> Path:
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts))
-    return common.write(doc, Path(args.output), prov, args.force)
+    return common.write(doc, Path(args.output), prov, args.force, args.data_dir)

@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import mimetypes
@@ -28,6 +29,19 @@ from site_gen.core.errors import SitegenError
 EVENTS = "/__sitegen__/events"
 WORKER = "/__sitegen__/worker.js"  # holds the one event stream a browser's preview tabs share
 PING = 15.0         # keep-alive comment on idle event streams
+IDLE_TIMEOUT = 10.0  # seconds a connection may wait to send its request (or a send may block) before it is closed
+
+
+def max_connections() -> int:
+    """Connections kept open at once: well below the open-file limit, so that accepting a new one
+    never fails for want of a file descriptor (at the usual limit of 1,024: 256)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 256
+    return 256 if soft == getattr(resource, "RLIM_INFINITY", -1) else max(16, min(256, soft // 4))
 
 
 # -- what is served ----------------------------------------------------------------------------------
@@ -220,18 +234,23 @@ class AllowedHosts:
 class _Handler(BaseHTTPRequestHandler):
     server_version = "sitegen"
     protocol_version = "HTTP/1.0"
-    timeout = 30  # an idle connection does not hold a thread for ever
     server: "Server"
 
     def setup(self) -> None:
+        self.timeout = IDLE_TIMEOUT  # an idle connection does not hold a thread for long
         super().setup()
-        self.server.track(self.connection, True)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self.server.track(self.connection, False)
+            self.server.track(self.connection, None)
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        if ok:
+            self.server.track(self.connection, "busy")  # no longer idle: never closed to make room
+        return ok
 
     def log_message(self, format: str, *args) -> None:
         if self.server.log_requests:
@@ -244,6 +263,14 @@ class _Handler(BaseHTTPRequestHandler):
         allowed = self.server.allowed
         if not allowed.host(self.headers.get("Host")):
             return self._refuse("this server answers to localhost, 127.0.0.1 or [::1] (or the name -a gives) only")
+        scheme, absolute, _ = self.path.partition("://")
+        if absolute and "/" not in scheme:
+            # Absolute form (`GET http://host/path`): the host it names is the one asked for (RFC 9112
+            # section 3.2.2), whatever the Host header says; only this server's own names are answered.
+            target = urlsplit(self.path)
+            if (target.scheme.lower() != "http" or target.username is not None or target.password is not None
+                    or not allowed.host(target.netloc)):
+                return self._refuse("a request in absolute form may name this server only")
         path = request_path(self.path)
         if path == EVENTS:
             if not allowed.origin(self.headers.get("Origin")):
@@ -296,6 +323,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _events(self) -> None:
         """Server-sent events: the state now, then one `build` event per new version."""
+        self.server.track(self.connection, "stream")
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
@@ -335,8 +363,10 @@ class Server(ThreadingHTTPServer):
         self.log_requests = log_requests
         # One per server run: a page served by an earlier run reloads whole rather than patch.
         self.instance = secrets.token_hex(4)
-        self._conns: set[socket.socket] = set()
+        # Each open connection and what it does: "idle" (no request yet), "busy", "stream" (events).
+        self._conns: dict[socket.socket, str] = {}
         self._conns_lock = threading.Lock()
+        self.max_connections = max_connections()
         self._thread: threading.Thread | None = None
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), _Handler)
@@ -369,9 +399,49 @@ class Server(ThreadingHTTPServer):
         self.close_connections()
         self.server_close()  # joins the request threads
 
-    def track(self, conn: socket.socket, alive: bool) -> None:
+    def track(self, conn: socket.socket, state: str | None) -> None:
+        """Records what a connection does now; None: it is closed."""
         with self._conns_lock:
-            (self._conns.add if alive else self._conns.discard)(conn)
+            if state is None:
+                self._conns.pop(conn, None)
+            elif conn in self._conns:
+                self._conns[conn] = state
+
+    def process_request(self, request, client_address) -> None:
+        """A new connection, kept within `max_connections`: past it, the oldest connection that has
+        sent no request is closed (else the oldest event stream, which its browser opens again), so
+        connections that only wait, however many, never stop the server answering."""
+        with self._conns_lock:
+            while len(self._conns) >= self.max_connections and self._close_one():
+                pass
+            self._conns[request] = "idle"
+        super().process_request(request, client_address)
+
+    def _close_one(self) -> bool:
+        """Closes the oldest idle connection, else the oldest event stream (the caller holds the lock)."""
+        for state in ("idle", "stream"):
+            victim = next((c for c, s in self._conns.items() if s == state), None)  # dicts keep their order
+            if victim is not None:
+                del self._conns[victim]
+                try:
+                    victim.shutdown(socket.SHUT_RDWR)  # its thread's read or write ends at once
+                except OSError:
+                    pass
+                return True
+        return False
+
+    def get_request(self):
+        try:
+            return super().get_request()
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):  # out of file descriptors: make room, try again
+                with self._conns_lock:
+                    self._close_one()
+            raise
+
+    def shutdown_request(self, request) -> None:
+        self.track(request, None)
+        super().shutdown_request(request)
 
     def close_connections(self) -> None:
         with self._conns_lock:

@@ -70,7 +70,8 @@ class Debouncer:
         return self
 
     def add(self, paths: Iterable[str], kind: str = "") -> None:
-        """`kind` is the event's: "modified" (being written), "closed" (written and closed), or other."""
+        """`kind` is the event's: "modified" (being written), "closed" (written and closed), "attrib"
+        (its mode or times changed, as by chmod: no write), or other."""
         with self._cond:
             now = time.monotonic()
             if not self._pending:
@@ -78,6 +79,12 @@ class Debouncer:
             for p in paths:
                 p = str(p)
                 self._pending[p] = None
+                if kind == "attrib":
+                    # A file made readable again needs a rebuild, but says nothing of a write in
+                    # progress: one being written still holds the rebuild back until it is closed.
+                    if p not in self._writing:
+                        self._done.add(p)
+                    continue
                 if kind == "modified":
                     self._writing.add(p)
                 else:
@@ -140,11 +147,15 @@ def watched_events() -> list[type]:
     inotify report those only. Unfiltered, every file the rebuild itself opens (a receipt, a
     template, a page) comes back as two events, opened and closed unwritten, and each wakes the
     watcher's threads, which take the interpreter from the rebuild."""
+    import watchdog.events as ev
     from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
                                  FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent)
 
+    # A change of mode (chmod: a receipt made readable again) is an event of its own in newer
+    # watchdogs (older ones report a modification): without it, a file fixed so waits for a write.
+    attrib = [cls for cls in (getattr(ev, "FileAttribEvent", None), getattr(ev, "DirAttribEvent", None)) if cls]
     return [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
-            DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+            DirCreatedEvent, DirDeletedEvent, DirMovedEvent, *attrib]
 
 
 class Forward:
@@ -153,7 +164,7 @@ class Forward:
     `wanted(path)` says whether a path is an input; `moved_from(path)` hears of a file moved over
     another one (an editor's temporary file, saved over the real one)."""
 
-    KINDS = {"created", "modified", "deleted", "moved", "closed"}
+    KINDS = {"created", "modified", "deleted", "moved", "closed", "attrib"}
 
     def __init__(self, debouncer: Debouncer, wanted: Callable[[str], bool], moved_from: Callable[[str], None]):
         self.debouncer = debouncer
@@ -169,5 +180,5 @@ class Forward:
         if event.event_type == "moved" and not event.is_directory and len(relevant) == 2:
             self.moved_from(relevant[0])
         if relevant:
-            kind = event.event_type if not event.is_directory else ""
+            kind = event.event_type if not event.is_directory or event.event_type == "attrib" else ""
             self.debouncer.add(relevant, kind)

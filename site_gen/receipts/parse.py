@@ -162,7 +162,10 @@ def _mb(size: int) -> str:
     return f"{round(size / 1048576, 3):g}"
 
 
-def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
+_RAISE_LIMIT = "raise plugins.sitegen.max_receipt_mb to accept it"
+
+
+def _read_limited(file: Path, max_bytes: int, what: str = "receipt", remedy: str = _RAISE_LIMIT) -> bytes:
     """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO)."""
     try:
         fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -175,9 +178,7 @@ def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise SitegenError("is not a regular file", file)
         if st.st_size > max_bytes:
-            raise SitegenError(
-                f"{what} is {st.st_size / 1048576:.1f} MB, over the {_mb(max_bytes)} MB limit "
-                "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
+            raise SitegenError(f"{what} is {st.st_size / 1048576:.1f} MB, over the {_mb(max_bytes)} MB limit ({remedy})", file)
         with os.fdopen(fd, "rb", closefd=False) as f:
             raw = f.read(max_bytes + 1)
     except OSError as exc:
@@ -185,8 +186,7 @@ def _read_limited(file: Path, max_bytes: int, what: str = "receipt") -> bytes:
     finally:
         os.close(fd)
     if len(raw) > max_bytes:  # grew since it was measured
-        raise SitegenError(f"{what} is over the {_mb(max_bytes)} MB limit "
-                           "(raise plugins.sitegen.max_receipt_mb to accept it)", file)
+        raise SitegenError(f"{what} is over the {_mb(max_bytes)} MB limit ({remedy})", file)
     return raw
 
 
@@ -211,7 +211,12 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
     raw = _read_limited(file, max_bytes)
     if not raw.strip():
         raise SitegenError("file is empty; expected a JSON object", file, "$")
-    text = decode_text(raw, file)
+    return parse_text(decode_text(raw, file), raw, file), raw
+
+
+def parse_text(text: str, raw: bytes, file: Path | None) -> Any:
+    """JSON text (and its bytes) -> data, with every refusal of `parse_json`: the one careful parser
+    of what sitegen reads as JSON (receipts, and every JSON file an importer reads)."""
     data = _quick(text, raw)
     marked = False
     if data is _UNUSUAL:
@@ -221,7 +226,14 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
         found = _first_problem(data, [], strings)
         if found:
             raise SitegenError(found[1], file, json_path(found[0]))
-    return data, raw
+    return data
+
+
+def first_problem(data: Any) -> tuple[str, str] | None:
+    """(JSON path, message) of the first character in `data`'s text that a receipt must not hold
+    (a lone surrogate, a control character), for data made in memory rather than read."""
+    found = _first_problem(data, [], True)
+    return (json_path(found[0]), found[1]) if found else None
 
 
 # Bytes of a receipt's text that `_shape` keeps: its structure, once strings are taken out.

@@ -117,21 +117,18 @@ _SOME_TEXT = "\\S"
 _WHOLE_NUMBERS = "integers are written without a fraction or exponent"
 
 
-def _leave_out(error: jsonschema.ValidationError) -> str:
+def _leave_out(error: jsonschema.ValidationError, version: float = SCHEMA_VERSION) -> str:
     """A hint for an empty optional field: leave it out (its parent object does not require it)."""
     where = list(error.absolute_schema_path)[:-1]  # the field's own schema: ...properties/<name>
     if len(where) < 2 or where[-2] != "properties":
         return ""
-    parent: Any = schema()
-    try:
-        for part in where[:-2]:
-            parent = parent[part]
-    except (KeyError, IndexError, TypeError):  # a part only a later version has
-        return ""
+    parent: Any = schema(version)  # the receipt's own version: a part only a later version has is not in an older one's
+    for part in where[:-2]:
+        parent = parent[part]
     return "" if where[-1] in parent.get("required", []) else "; leave the field out when there is nothing to say"
 
 
-def _schema_message(error: jsonschema.ValidationError) -> str:
+def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_VERSION) -> str:
     v, value, limit = error.validator, error.instance, error.validator_value
     if v == "required":
         missing = re.search(r"'([^']+)' is a required property", error.message)
@@ -158,7 +155,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     if v == "enum":
         return f"expected one of {', '.join(_shown(x) for x in limit)}, got {_shown(value)}"
     if v == "pattern" and limit == _SOME_TEXT:
-        return "holds only spaces" + _leave_out(error)
+        return "holds only spaces" + _leave_out(error, version)
     if v == "format":
         return f"{_shown(value)} is not a real calendar date (YYYY-MM-DD)" if limit == "date" else error.message
     if v == "pattern":
@@ -171,7 +168,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     if v == "maxItems":
         return f"expected at most {_plural(limit, 'item')}, got {len(value)}"
     if v == "minLength":
-        return "must not be empty" + _leave_out(error) if limit == 1 else f"expected at least {_plural(limit, 'character')}"
+        return "must not be empty" + _leave_out(error, version) if limit == 1 else f"expected at least {_plural(limit, 'character')}"
     if v == "maxLength":
         return f"longer than {_plural(limit, 'character')}"
     if v == "minimum":
@@ -321,12 +318,12 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
             kind = (tuple(error.absolute_schema_path), tuple(k for k in error.instance if k not in error.schema.get("properties", {})))
             unknown.setdefault(kind, []).append(error)
             continue
-        raise SitegenError(_schema_message(error), file, json_path(error.absolute_path))
+        raise SitegenError(_schema_message(error, version), file, json_path(error.absolute_path))
     found: list[str] = []
     for kind, group in unknown.items():
         first = group[0]
         more = f" and {_plural(len(group) - 1, 'more place')} like it" if len(group) > 1 else ""
-        found.append(Diagnostic(f"{_schema_message(first)}{more} (ignored; an error under --strict)", file,
+        found.append(Diagnostic(f"{_schema_message(first, version)}{more} (ignored; an error under --strict)", file,
                                 json_path(first.absolute_path)))
         for error in group:
             for key in kind[1]:

@@ -113,6 +113,10 @@ class DocsPages:
         except UnicodeDecodeError:
             raise SitegenError("not UTF-8 text", s.path) from None
         s.meta, s.body, s.offset = split_front_matter(s.text, s.path)
+        try:
+            md.check_docs_markdown(s.body)
+        except md.InlineError as exc:
+            raise SitegenError(str(exc), s.path, f"line {s.offset + md.line_of(s.body, exc.offset)}") from None
         fallback = self.config.site_name if s.url == "index.html" else file_title(s.src)
         s.title = title_of(s.meta, s.body, fallback)
 

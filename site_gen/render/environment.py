@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 import site_gen
+from site_gen.core.errors import SitegenError
 from site_gen.render import format as fmt
 from site_gen.render.parts import dashboard_columns
 from site_gen.render.where import template_dirs
@@ -24,6 +26,18 @@ class _Environment(jinja2.Environment):
     attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
     end with the item: the same value, without the failed attribute lookup (thousands a page)."""
 
+    def _load_template(self, name, globals):
+        # A template of custom_dir that does not compile, or is no text, is the user's input: one
+        # error naming its file and line, as bad input is (jinja's own errors would be sitegen's).
+        try:
+            return super()._load_template(name, globals)
+        except jinja2.TemplateSyntaxError as exc:
+            raise SitegenError(f"template does not compile: {exc.message}", exc.filename or name,
+                               f"line {exc.lineno}" if exc.lineno else None) from None
+        except NotText as exc:
+            raise SitegenError("is not UTF-8 text, so it cannot be a template (a template includes or extends it)",
+                               exc.filename) from None
+
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
             try:
@@ -33,13 +47,33 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+class NotText(jinja2.TemplateError):
+    """A file where a template is looked for that is not UTF-8 text (an image in custom_dir): no template."""
+
+    def __init__(self, name: str, filename: str):
+        super().__init__(f"{name} is not UTF-8 text")
+        self.name, self.filename = name, filename
+
+
+class _Loader(jinja2.FileSystemLoader):
+    """Templates are UTF-8 text: any other file found (custom_dir may hold images beside its
+    templates) is refused as a template, never decoded as one."""
+
+    def get_source(self, environment, template):
+        try:
+            return super().get_source(environment, template)
+        except UnicodeDecodeError:
+            found = next((Path(p, *template.split("/")) for p in self.searchpath if Path(p, *template.split("/")).is_file()), None)
+            raise NotText(template, str(found or template)) from None
+
+
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = [str(p) for p in template_dirs(custom_dir)]
     options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     # Compiled in memory only: no bytecode cache (Jinja's bytecode is marshalled code, and code
     # read from a cache folder is code whoever can write that folder runs).
-    env = _Environment(loader=jinja2.FileSystemLoader(paths), undefined=jinja2.StrictUndefined, **options)
+    env = _Environment(loader=_Loader(paths), undefined=jinja2.StrictUndefined, **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
     env.globals["version"] = site_gen.__version__

@@ -6,15 +6,17 @@ from __future__ import annotations
 import re
 import threading
 import xml.etree.ElementTree as etree
-from bisect import bisect_left, bisect_right
-from collections import defaultdict
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import markdown
 from markupsafe import Markup
 
-from site_gen.core.errors import SitegenError
+from site_gen.receipts.markdown_bounds import (DOCS_MAX_DEPTH, RECEIPT_MAX_BRACKETS, RECEIPT_MAX_CHARS,  # noqa: F401
+                                               RECEIPT_MAX_DEPTH, RECEIPT_MAX_PARAGRAPH, RECEIPT_MAX_TOTAL, CodeRanges,
+                                               InlineError, check_docs_markdown, check_receipt_budget,
+                                               check_receipt_markdown, code_ranges)
 from site_gen.render import format as fmt
 from site_gen.render.tokens import put_back
 
@@ -22,27 +24,6 @@ _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a 
         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 SAFE_SCHEMES = ("http:", "https:", "mailto:")
 FORMAT_ARGS = ("digits",)
-
-# Receipt text is untrusted, and python-markdown reads some shapes of text in quadratic time: each
-# '[' scans to its ']' (or the paragraph's end) for every link pattern, and a paragraph of many
-# short lines is split again at each heading or rule in it. Within these bounds the slowest text
-# takes about a second, a real one milliseconds (real notes and ledes are a few hundred characters).
-RECEIPT_MAX_CHARS = 8_000
-RECEIPT_MAX_PARAGRAPH = 2_000
-RECEIPT_MAX_BRACKETS = 32
-# All of a receipt's markdown together: the bounds above hold each text to about a second at worst, and
-# a receipt may list thousands of texts.
-RECEIPT_MAX_TOTAL = 32_000
-RECEIPT_MAX_DEPTH = 16  # lists and quotes inside each other (python-markdown recurses per level)
-
-
-class InlineError(ValueError):
-    """A malformed or failing inline figure; `offset` is where it starts in the source."""
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(message)
-        self.offset = offset
-
 
 @dataclass
 class Inline:
@@ -128,64 +109,6 @@ def author_markdown(resolve_page, resolve_link=None, extensions: list | None = N
     return _markdown(resolve_page, True, extensions, resolve_link)
 
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[`~]*[ \t]*$|\Z)", re.M | re.S)
-_BACKTICKS = re.compile(r"`+")
-_BLANK_LINE = re.compile(r"(?=\n[ \t]*\n)")  # every start, overlapping: a code span crosses none
-
-
-class CodeRanges:
-    """Where fenced code blocks and inline code spans sit: `{{ … }}` there is shown as written.
-
-    `offset in ranges` is a binary search: ranges may nest (a span around a fence), so each start
-    keeps the furthest end reached by it or any range before it.
-    """
-
-    def __init__(self, ranges: list[tuple[int, int]]):
-        self.ranges = sorted(ranges)
-        self._starts = [a for a, _ in self.ranges]
-        self._reach, furthest = [], -1
-        for _, b in self.ranges:
-            furthest = max(furthest, b)
-            self._reach.append(furthest)
-
-    def __contains__(self, offset: int) -> bool:
-        i = bisect_right(self._starts, offset) - 1
-        return i >= 0 and self._reach[i] > offset
-
-
-def _code_spans(text: str) -> Iterator[tuple[int, int]]:
-    r"""Backtick runs closed by the next run of the same length before a blank line, left to right.
-
-    The same spans as the regex (?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)\1(?!`), found in
-    linear time: that regex reads to the paragraph's end from every run left open.
-    """
-    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(text)]
-    by_length: dict[int, list[int]] = defaultdict(list)
-    for start, n in runs:
-        by_length[n].append(start)
-    blanks = [m.start() for m in _BLANK_LINE.finditer(text)]
-    resume = 0
-    for start, n in runs:
-        if start < resume:
-            continue
-        same = by_length[n]
-        k = bisect_right(same, start)
-        if k == len(same):
-            continue
-        close = same[k]
-        b = bisect_left(blanks, start + n)
-        if b < len(blanks) and blanks[b] < close:
-            continue
-        yield start, close + n
-        resume = close + n
-
-
-def code_ranges(text: str) -> CodeRanges:
-    fences = [m.span() for m in _FENCE.finditer(text)]
-    fenced = CodeRanges(fences)
-    return CodeRanges(fences + [span for span in _code_spans(text) if span[0] not in fenced])
-
-
 def inline_figures(text: str) -> Iterator[tuple[int, int, str]]:
     r"""Each `{{ … }}` as (start, end, expression): the first `}}` after a `{{` closes it.
 
@@ -220,49 +143,6 @@ def unused_marker(prefix: str, *texts: str) -> str:
     """
     taken = {int(n) for text in texts for n in re.findall(re.escape(prefix) + r"(\d+)Z", text)}
     return f"{prefix}{next(n for n in range(len(taken) + 1) if n not in taken)}Z"
-
-
-_LINE_DEPTH = re.compile(r"^(?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*", re.M)
-_MARKER = re.compile(r"[-*+]|\d+[.)]")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
-
-
-def check_receipt_budget(texts, file) -> None:
-    """Refuses a receipt whose markdown texts together pass RECEIPT_MAX_TOTAL, at the text that passes it."""
-    total = 0
-    for where, text in texts:
-        total += min(len(text), RECEIPT_MAX_CHARS)  # a text past its own bound is refused as such when rendered
-        if total > RECEIPT_MAX_TOTAL:
-            raise SitegenError(f"a receipt's markdown (lede, tested, not covered, notes) is limited to {RECEIPT_MAX_TOTAL:,} "
-                               f"characters in all; this text brings it to {total:,}", file, where)
-
-
-def check_receipt_markdown(text: str) -> None:
-    """Refuses receipt markdown beyond the bounds above (InlineError at the place), in linear time."""
-    if len(text) > RECEIPT_MAX_CHARS:
-        raise InlineError(f"receipt markdown is limited to {RECEIPT_MAX_CHARS:,} characters; this text has "
-                          f"{len(text):,} (longer prose belongs in a docs page)", RECEIPT_MAX_CHARS)
-    if text.count("[") > RECEIPT_MAX_BRACKETS:
-        at = -1
-        for _ in range(RECEIPT_MAX_BRACKETS + 1):
-            at = text.find("[", at + 1)
-        raise InlineError(f"receipt markdown is limited to {RECEIPT_MAX_BRACKETS} '['; this text has {text.count('['):,}", at)
-    start = 0
-    for m in [*_PARAGRAPH_BREAK.finditer(text), None]:
-        end = m.start() if m else len(text)
-        if end - start > RECEIPT_MAX_PARAGRAPH:
-            raise InlineError(f"a paragraph of receipt markdown is limited to {RECEIPT_MAX_PARAGRAPH:,} characters; this one "
-                              f"has {end - start:,} (separate paragraphs with a blank line)", start)
-        start = m.end() if m else end
-    for m in _LINE_DEPTH.finditer(text):
-        prefix = m.group(0)
-        # Each quote mark and list marker opens a level, and so does each indent of four columns
-        # (besides the one blank that may follow each mark).
-        marks = prefix.count(">") + len(_MARKER.findall(prefix))
-        depth = marks + max(0, prefix.count(" ") + 4 * prefix.count("\t") - marks) // 4
-        if depth > RECEIPT_MAX_DEPTH:
-            raise InlineError(f"lists and quotes in receipt markdown nest at most {RECEIPT_MAX_DEPTH} deep; this line "
-                              f"nests {depth:,}", m.start())
 
 
 def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None, float | None, bool, str]:
@@ -398,3 +278,4 @@ def line_finder(text: str) -> Callable[[int], int]:
     """`line_of` for many offsets in one text: a binary search over its newlines, not a count each time."""
     newlines = [m.start() for m in re.finditer("\n", text)]
     return lambda offset: bisect_left(newlines, offset) + 1
+

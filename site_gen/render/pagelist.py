@@ -2,8 +2,9 @@
 pages, the links between reports and the author blocks all need, without rendering anything."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
+from site_gen.receipts.markdown_bounds import receipt_texts  # noqa: F401 (where the pages find it)
 from site_gen.render.parts import title_for
 from site_gen.render.where import report_base  # noqa: F401 (a report's folder, beside its pages)
 from site_gen.sections import Section, all_sections
@@ -28,20 +29,3 @@ def _section_of_view(name: str) -> Section:
 def present_sections(a: Analysis) -> list[tuple[str, str, str]]:
     """The report's pages: (key, title, file name) of the overview, each section it has, the numbers."""
     return [OVERVIEW, *((s.key, title_for(s, a), s.file) for s in all_sections() if s.present(a)), NUMBERS]
-
-
-def receipt_texts(r) -> Iterator[tuple[str, str]]:
-    """Every markdown text of a receipt with its JSON path: the lede, what was tested and not covered, notes."""
-    yield "$.report.lede", r.lede or ""
-    for i, t in enumerate(r.meta.get("tested", [])):
-        yield f"$.report.tested[{i}].text", t["text"]
-    for i, t in enumerate(r.meta.get("not_covered", [])):
-        yield f"$.report.not_covered[{i}]", t
-    for s in all_sections():
-        section = r.data.get(s.name) if s.name else None
-        if isinstance(section, dict):
-            if "note" in s.texts:
-                yield f"$.{s.name}.note", section.get("note") or ""
-            if "explanations" in s.texts:
-                for i, e in enumerate(section.get("explanations", [])):
-                    yield f"$.{s.name}.explanations[{i}].text", e["text"]

@@ -1,0 +1,151 @@
+"""What the site's author gives sitegen besides receipts ends in a page or one `Error:` line, soon
+(issue 26, findings 5 and 7):
+
+- a binary file in custom_dir (an image beside the templates) is never read as a template; a
+  template that includes one, or does not compile, is one error naming the file (and line);
+- a docs page that python-markdown would read in quadratic time (runs of '[', links left open, tags
+  no '>' ends, headings inside one paragraph) or recurse on (a list nested 300 deep) is refused with
+  one error naming the page and line, found in linear time; real pages are far from the bounds.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import fuzzing
+from conftest import one_error_line, sitegen_here
+from site_gen.receipts import markdown_bounds as md
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\x00\x01" + bytes(range(256))
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tmp_path / "project"
+    assert sitegen_here("new", "-q", str(root)).returncode == 0
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("data_dir: data", "data_dir: data\n      custom_dir: overrides"))
+    (root / "overrides").mkdir()
+    return root
+
+
+def check(root: Path, *args: str):
+    return sitegen_here("check", "-q", *args, cwd=root)
+
+
+def build(root: Path):
+    return sitegen_here("build", "-q", "-d", str(root.parent / "out"), cwd=root)
+
+
+# -- a binary file in custom_dir ----------------------------------------------------------------------
+
+def test_a_binary_file_in_custom_dir_is_no_template(project):
+    (project / "overrides" / "logo.png").write_bytes(PNG)
+    (project / "overrides" / "img").mkdir()
+    (project / "overrides" / "img" / "favicon.ico").write_bytes(PNG[::-1])
+    for run in (check, build):
+        r = run(project)
+        assert r.returncode == 0, r.stderr
+    assert (project.parent / "out" / "index.html").is_file()
+
+
+def test_a_template_that_includes_a_binary_file_is_one_error(project):
+    (project / "overrides" / "logo.png").write_bytes(PNG)
+    (project / "overrides" / "page.html").write_text(
+        '{% extends "base.html" %}{% block content %}{% include "logo.png" %}{% endblock %}')
+    one_error_line(check(project).returncode, check(project).stderr, "overrides/logo.png: is not UTF-8 text")
+
+
+def test_a_template_that_does_not_compile_is_one_error_at_its_line(project):
+    (project / "overrides" / "page.html").write_text('{% extends "base.html" %}\n{% block content %\n')
+    r = build(project)
+    one_error_line(r.returncode, r.stderr, "overrides/page.html: line 2: template does not compile")
+    assert not (project.parent / "out").exists()
+
+
+# -- docs pages: bounded nesting and linear-time guards ---------------------------------------------
+
+def page_error(project: Path, text: str, *needles: str) -> float:
+    (project / "docs" / "guide.md").write_text(text)
+    start = time.perf_counter()
+    r = check(project)
+    seconds = time.perf_counter() - start
+    one_error_line(r.returncode, r.stderr, "docs/guide.md: line ", *needles)
+    return seconds
+
+
+def test_a_list_nested_300_deep_is_one_error_at_its_line(project):
+    text = "# Deep\n\nIntro.\n\n" + "\n".join("    " * i + "- item" for i in range(300)) + "\n"
+    page_error(project, text, "nest at most 50 deep")
+    line = one_error_line(*(lambda r: (r.returncode, r.stderr))(check(project)))
+    # Line 5 + i holds item i, nested i + 1 deep: item 50 (line 55) is the first past the bound.
+    assert "line 55:" in line, line
+
+
+@pytest.mark.parametrize("shape, needle", [
+    ("[" * 20000, "'[' left open or nested deep"),
+    ("[" * 12000 + "{{ hardware }}" + "]" * 12000, "'[' left open or nested deep"),
+    ("[a](" * 5000, "a link's '(' left open"),
+    ("<a " * 7000, "an HTML tag that no '>' ends soon"),
+    ("a\n# h\n" * 3000, "heading and rule lines inside one paragraph"),
+    (">" * 20000 + " deep quote", "nest at most 50 deep"),
+])
+def test_quadratic_shapes_are_refused_at_once(project, shape, needle):
+    seconds = page_error(project, "# Guide\n\nSome text.\n\n" + shape + "\n", needle)
+    assert seconds < 5  # python-markdown itself took 27 s to 65 s on such pages
+
+
+def test_the_error_names_the_line_of_the_first_bracket_left_open(project):
+    text = "# Guide\n\n" + "A [link](x.md) and more.\n\n" * 3 + "Text with brackets: " + "[" * 5000 + "\n"
+    page_error(project, text, "line 9:")
+
+
+def test_fuzz_seed_12345_case_372_ends_within_its_bound(tmp_path):
+    """The case that held `check` for 27 s."""
+    with fuzzing.Fuzzer(tmp_path, bound=5.0) as fuzzer:
+        outcome = fuzzer.run(fuzzing.make_case(12345, 372))
+    assert outcome.failure == "" and outcome.code == 1 and outcome.seconds < 5, (outcome.failure, outcome.output)
+    assert "'[' left open or nested deep" in outcome.output
+
+
+def test_real_pages_are_far_below_every_bound():
+    """The project's own markdown (README, architecture, the example's docs): not one refusal, and
+    the estimate of each a small share of its bound."""
+    root = Path(__file__).resolve().parent.parent
+    for path in [root / "README.md", root / "ARCHITECTURE.md", *sorted((root / "docs").glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        md.check_docs_markdown(text)
+        skip = md._skipped(text)
+        reads = [md._bracket_reads(text, a, b, skip) for a, b in md._chunks(text)]
+        assert sum(r[0] for r in reads) < md.DOCS_MAX_BRACKET_READ / 100, path
+        assert sum(r[2] for r in reads) < md.DOCS_MAX_PAREN_READ / 100, path
+
+
+def test_many_links_and_nested_brackets_within_bounds_still_build(project):
+    """A long page of ordinary links, images in links and lists nested ten deep is no quadratic shape."""
+    links = " ".join(f"[link {i}](page{i}.md) [![img](x{i}.png)](y{i}.md) [ref {i}]" for i in range(2000))
+    nested = "\n".join("    " * i + f"- level {i}" for i in range(10))
+    code = "```\n" + "[" * 50000 + "\n```\n"  # code is not read as markup: no bound applies
+    (project / "docs" / "guide.md").write_text(f"# Guide\n\n{links}\n\n{nested}\n\n{code}\n`{'<a ' * 20}`\n")
+    r = check(project)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_guard_is_linear():
+    """Ten times the text, about ten times the time (a quadratic guard would take a hundred)."""
+    def timed(n: int) -> float:
+        text = ("[a](b) [c " + "<x " + "a\n# h\n" + "    - i\n") * n
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            try:
+                md.check_docs_markdown(text)
+            except md.InlineError:
+                pass
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = timed(2000), timed(20000)
+    assert large < 30 * small, (small, large)
