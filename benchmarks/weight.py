@@ -90,8 +90,14 @@ class PageWeight:
         return sum(1 for a in self.assets if a.endswith((".js", ".mjs")))
 
     @property
+    def charts(self) -> bool:
+        """Whether the page draws the interactive speed chart (it loads the chart script): the
+        speed page, and an author page with a `chart: true` speed-cells block."""
+        return any(re.search(r"(^|/)(sitegen|plotly[-\w]*)\.[0-9a-f]+\.js$", a) for a in self.assets)
+
+    @property
     def goal(self) -> int:
-        return SPEED_GOAL if self.page.endswith("speed.html") else PAGE_GOAL
+        return SPEED_GOAL if self.page.endswith("speed.html") or self.charts else PAGE_GOAL
 
 
 def page_weights(site: Path) -> list[PageWeight]:

@@ -91,7 +91,7 @@ def test_new_result_kinds_and_provenance_reach_the_pages(pages):
     numbers = pages["reports/r/numbers.html"]
     assert 'id="sources-table"' in numbers and SHA in numbers and "lines 1-198" in numbers
     assert "+4.9%" in pages["reports/r/measures.html"] and "ranges overlap" in pages["reports/r/measures.html"]
-    assert "All 1 gates passed." in pages["reports/r/gates.html"]
+    assert "The one gate passed." in pages["reports/r/gates.html"]
     for page in ("index", "speed", "accuracy", "numbers"):
         assert "Data from Example &lt;b&gt;Lab&lt;/b&gt;, CC BY 4.0" in pages[f"reports/r/{page}.html"]
     assert "<code>engine.patches</code>" in pages["reports/r/index.html"]

@@ -228,6 +228,8 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
 
         card.rect(left, top, inner, height, c["soft"])
         card.rect(round(sx(1 - band)), top, round(sx(1 + band) - sx(1 - band)), height, c["band"])
+        for edge in (1 - band, 1 + band):  # the band's edges, at 3:1 or more against the strip (its fill is faint)
+            card.rect(round(sx(edge)), top, 1, height, c["band-edge"])
         card.rect(round(sx(1.0)) - 1, top, 2, height, c["fg"])
         drawn = set()  # a dot on a dot of the same colour changes nothing: thousands of cells stay quick
         for ratio, verdict, row in strip:

@@ -57,7 +57,7 @@ def range_bar(lo: float, hi: float, scale: tuple[float, float], band: float) -> 
         "width": BAR_WIDTH,
         "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
         "one": _x(1.0, low, high), "bar_x": a, "bar_w": max(round(b - a, 2), 2.0),
-        "kind": kind, "clipped_low": "low" in beyond, "clipped_high": "high" in beyond,
+        "kind": kind, "clipped_low": "low" in beyond, "clipped_high": "high" in beyond, "band_text": f"\u00b1{band * 100:g}%",
         "label": f"from {fmt.speed_ratio(lo, band)} to {fmt.speed_ratio(hi, band)}, {RANGE_KINDS[kind]}"
                  + (f" ({' and '.join(beyond)} end beyond the scale)" if beyond else ""),
     }

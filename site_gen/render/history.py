@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analysis import history
+from site_gen.receipts.load import engine_label
 from site_gen.render import format as fmt, parts, views
 from site_gen.sections import all_sections
 
@@ -27,7 +28,7 @@ def _series(frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _release(row) -> str:
-    return f"{row['candidate']} v{row['version']}"
+    return engine_label(row["candidate"], row["version"])
 
 
 class Parts:

@@ -170,6 +170,8 @@ class ReportPages:
         nav = [{"key": k, "title": t, "url": rel(page_url, self.base + f), "current": k == key} for k, t, f in self.sections]
         ctx: dict[str, Any] = {
             "report": {"id": r.id, "title": r.title, "date": r.date, "sha256": r.sha256, "illustrative": r.data.get("illustrative", ""),
+                       "illustrative_short": views.first_sentence(r.data.get("illustrative", "")),
+                       "imported": bool(r.data.get("provenance")),
                        "hardware": r.meta.get("hardware", ""), "size": r.size,
                        "attribution": r.meta.get("attribution", ""), "differs": r.meta.get("differs", []),
                        "comparison": r.meta.get("comparison")},

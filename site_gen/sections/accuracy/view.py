@@ -33,14 +33,15 @@ def _interval(lo: Any, hi: Any, unit: str) -> str:
     return fmt.interval(lo * 100, hi * 100, 1) if unit == "proportion" else fmt.interval(lo, hi, 4)
 
 
-def _verdict(r: dict, candidate: str) -> str:
+def _verdict(r: dict, candidate: str) -> tuple[str, str]:
+    """The verdict and its tone by direction: better, worse, or neutral (nothing resolved)."""
     if pd.isna(r["difference"]):
-        return "no paired difference measured"
+        return "no paired difference measured", "neutral"
     if not r["resolved"]:
-        return "not resolved"
+        return "not resolved", "neutral"
     higher = r["difference"] > 0
     good = higher == (r["better"] == "higher")
-    return f"{candidate} {'higher' if higher else 'lower'} ({'better' if good else 'worse'})"
+    return f"{candidate} {'higher' if higher else 'lower'} ({'better' if good else 'worse'})", "better" if good else "worse"
 
 
 def _row(r: dict, candidate: str) -> dict[str, Any]:
@@ -48,12 +49,13 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
     side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
     spread = lambda role: _spread(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
     paired = not pd.isna(r["difference"])
+    verdict, tone = _verdict(r, candidate)
     return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"], "n_items": int(r["items"]),
             "baseline": side("baseline"), "candidate": side("candidate"),
             "baseline_interval": spread("baseline"), "candidate_interval": spread("candidate"),
             "difference": Fig(_difference(r["difference"], u), f"{src}.difference") if paired else fmt.NOT_MEASURED,
             "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
-            "resolved": bool(r["resolved"]), "verdict": _verdict(r, candidate), "source": src,
+            "resolved": bool(r["resolved"]), "verdict": verdict, "tone": tone, "source": src, "paired": paired,
             # schema 1.2: a difference from two standard errors, not over shared items, says so
             "unpaired": paired and isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]}
 
@@ -68,7 +70,9 @@ def view(a) -> dict[str, Any] | None:
     return {"rows": rows, "note": part.get("note", ""),
             "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
                        "level": f"{m['level'] * 100:g}%"},
-            "resolved": sum(r["resolved"] for r in rows), "results": len(rows)}
+            "resolved": sum(r["resolved"] for r in rows), "results": len(rows),
+            # Counted over the results that have a paired difference: one without is named, not counted.
+            "paired": sum(r["paired"] for r in rows), "unpaired_labels": [f"{r['label']} ({r['checkpoint']})" for r in rows if not r["paired"]]}
 
 
 BLOCKS = {"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",

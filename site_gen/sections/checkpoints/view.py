@@ -27,7 +27,7 @@ def view(a) -> list[dict[str, Any]]:
         k = kv.get(cid)
         out.append({"id": cid, "label": c.get("label", ""), "description": c.get("description", ""), "missing": c.get("missing", {}), "rows": rows,
                     "kv": {"baseline": fmt.thousands(k["baseline"]), "candidate": fmt.thousands(k["candidate"]),
-                           "ratio": fmt.ratio(k["ratio"])} if k is not None else None})
+                           "ratio": fmt.side_ratio(k["ratio"])} if k is not None else None})
     return out
 
 

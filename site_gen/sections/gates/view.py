@@ -24,7 +24,15 @@ def view(a) -> dict[str, Any] | None:
              "engine": names[r["engine"]], "value": Fig(f"{r['value']:.4g}", r["source"] + ".value"),
              "rule": f"{_RULE[r['passes_when']]} {r['threshold']:g}" + ("" if pd.isna(r["unit"]) else f" {r['unit']}"),
              "passed": bool(r["passed"]), "source": r["source"]} for r in views.rows(result.table)]
-    failed = sum(not r["passed"] for r in rows)
-    return {"rows": rows, "failed": failed, "total": len(rows), "note": a.report.section("gates").get("note", "")}
+    failed = [r for r in rows if not r["passed"]]
+    return {"rows": rows, "failed": len(failed), "total": len(rows), "note": a.report.section("gates").get("note", ""),
+            "failed_names": [f"{r['label']} ({', '.join(x for x in (r['group'], r['checkpoint'], r['engine']) if x)})" for r in failed],
+            "headline": headline(len(failed), len(rows))}
+
+
+def headline(failed: int, total: int) -> str:
+    if not failed:
+        return f"All {total} gates passed." if total != 1 else "The one gate passed."
+    return f"{failed} of {total} gates failed" if total != 1 else "The one gate failed"
 
 

@@ -32,13 +32,15 @@ def _side(r: dict, role: str) -> dict[str, Any]:
     return {"median": Fig(_num(r[f"{role}_median"]), src + ".median"), "range": spread}
 
 
-def _direction(r: dict, candidate: str) -> str:
+def _direction(r: dict, candidate: str) -> tuple[str, str]:
+    """The direction and its tone: better, worse, or neutral (no direction)."""
     if min(r["baseline_n"], r["candidate_n"]) < 2:
-        return "no direction: fewer than two samples a side"
+        return "no direction: fewer than two samples a side", "neutral"
     if not r["apart"]:
-        return "ranges overlap"
+        return "ranges overlap", "neutral"
     higher = r["candidate_median"] > r["baseline_median"]
-    return f"{candidate} {'better' if higher == (r['better'] == 'higher') else 'worse'}"
+    good = higher == (r["better"] == "higher")
+    return f"{candidate} {'better' if good else 'worse'}", "better" if good else "worse"
 
 
 def view(a) -> dict[str, Any] | None:
@@ -49,11 +51,12 @@ def view(a) -> dict[str, Any] | None:
     for r in views.rows(t.table):
         change = Fig(fmt.signed(r["change"] * 100, 1) + "%",
                      how=f"candidate median / baseline median − 1: {_num(r['candidate_median'])} / {_num(r['baseline_median'])}")
+        direction, tone = _direction(r, a.report.candidate.name)
         groups.setdefault((r["checkpoint"], r["group"]), []).append({
             "label": r["label"], "unit": r["unit"], "better": f"{r['unit']}, {r['better']} is better",
             "vocabulary": "" if pd.isna(r["vocabulary"]) else r["vocabulary"],
             "baseline": _side(r, "baseline"), "candidate": _side(r, "candidate"), "change": change,
-            "direction": _direction(r, a.report.candidate.name), "source": r["source"]})
+            "direction": direction, "tone": tone, "source": r["source"]})
     part = a.report.section("measures")
     return {"groups": [{"checkpoint": c, "group": g, "rows": rows} for (c, g), rows in groups.items()],
             "note": part.get("note", "")}

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from site_gen.core.names import engine_label
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
@@ -29,35 +30,52 @@ def _startup(r, ready: bool):
     return fmt.NOT_MEASURED
 
 
+def _absent(a, c: str, role: str) -> str:
+    """A side with no figure on a checkpoint: not run (the receipt's reason), or not measured."""
+    reason = views.missing_reason(a, c, role)
+    return f"not run: {reason}" if reason else fmt.NOT_MEASURED
+
+
 def view(a) -> dict[str, Any] | None:
     m = a.of("memory")
     if m is None:
         return None
     kv = {r["checkpoint"]: r for r in views.rows(m.kv)}  # one row per checkpoint (analysis.kv_pool)
-    cols = [c for c in a.paired_checkpoints if c in kv]
     st = m.startup
-    kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
-               for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
-    rows = [
-        {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens",
-         "cells": [{"text": Fig(fmt.thousands(kv[c]["baseline"]), kv_path.get((c, "baseline")))} for c in cols]},
-        {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens",
-         "cells": [{"text": Fig(fmt.thousands(kv[c]["candidate"]), kv_path.get((c, "candidate"))),
-                    "extra": Fig(fmt.ratio(kv[c]["ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
-                                 f"{fmt.thousands(kv[c]['candidate'])} / {fmt.thousands(kv[c]['baseline'])}")}
-                   for c in cols]},
-    ]
     # One startup row per checkpoint and engine (the meaning checks refuse a second).
     startups = views.rows(st) if st is not None and not st.empty else []
+    # Every checkpoint with a figure, a side measured alone included: a lede may cite it.
+    cols = [c for c in a.checkpoints if c in kv or any(s["checkpoint"] == c for s in startups)]
+    kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
+               for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
+
+    def tokens(c: str, role: str) -> dict[str, Any]:
+        value = kv[c][role] if c in kv else float("nan")
+        return {"text": Fig(fmt.thousands(value), kv_path.get((c, role))) if not pd.isna(value) else _absent(a, c, role)}
+
+    def with_ratio(c: str) -> dict[str, Any]:
+        cell = tokens(c, "candidate")
+        if c in kv and not pd.isna(kv[c]["ratio"]):
+            cell["extra"] = Fig(fmt.side_ratio(kv[c]["ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
+                                f"{fmt.thousands(kv[c]['candidate'])} / {fmt.thousands(kv[c]['baseline'])}")
+        return cell
+
+    rows = [
+        {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens", "cells": [tokens(c, "baseline") for c in cols]},
+        {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens", "cells": [with_ratio(c) for c in cols]},
+    ] if kv else []
     ready = st is not None and "ready_s" in st
     for role, name in (("baseline", a.report.baseline.name), ("candidate", a.report.candidate.label)):
         part = {r["checkpoint"]: r for r in startups if r["engine"] == role}
         if not part:
             continue
         rows.append({"label": f"Startup, {name}", "sub": "cold / warm" + (" or ready" if ready else ""),
-                     "cells": [{"text": _startup(part[c], ready) if c in part else fmt.MISSING} for c in cols]})
-    refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
-             "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
+                     "cells": [{"text": _startup(part[c], ready) if c in part else _absent(a, c, role)} for c in cols]})
+    refs = [{"checkpoint": r["checkpoint"], "engine": engine_label(r["name"], r["version"]),
+             "tokens": Fig(fmt.thousands(r["kv_pool_tokens"]), f"{r['source']}.kv_pool_tokens"),
+             "ratio": Fig(fmt.side_ratio(r["ratio"], 1), how=f"{a.report.candidate.label} / {engine_label(r['name'], r['version'])} "
+                          f"KV pool tokens, {r['checkpoint']}: {fmt.thousands(r['candidate'])} / {fmt.thousands(r['kv_pool_tokens'])}"),
+             "candidate": a.report.candidate.version_label}
             for r in views.rows(m.references)] if m.references is not None else []
     return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", ""),
             "title": page_title(a)}
@@ -82,7 +100,7 @@ def dashboard(a) -> dict[str, Any]:
     if m is None or not m.kv_range:
         return {}
     low, high, _ = m.kv_range
-    return {"kv": {"text": fmt.ratio_range(low, high), "sort": f"{high:.6f}"}}
+    return {"kv": {"text": fmt.side_ratio_range(low, high), "sort": f"{high:.6f}"}}
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
@@ -90,8 +108,11 @@ def headlines(a) -> list[tuple[str, str, str]]:
     if m is None or not m.kv_range:
         return []
     low, high, _ = m.kv_range
-    key = "accent"  # a KV pool ratio is no speed verdict: its dot wears none of their colours
-    return [("KV pool:", f"holds {fmt.ratio_range(low, high)} the baseline's context", key)]
+    # A larger KV pool holds more context: better only when every checkpoint's ratio is above 1,
+    # worse only when every one is below; a range that reaches 1 or straddles it is neither.
+    key = "better" if low > 1 else "worse" if high < 1 else "neutral"
+    r = a.report
+    return [("KV pool:", f"{r.candidate.name} holds {fmt.side_ratio_range(low, high)} the tokens of {r.baseline.name}", key)]
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
@@ -99,7 +120,7 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     if not shown:
         return None
     kv = a.of("memory").kv.set_index("checkpoint")
-    return {"kv_pool": {c: {"candidate": fmt.thousands(kv.loc[c, "candidate"]), "ratio": fmt.ratio(kv.loc[c, "ratio"])}
+    return {"kv_pool": {c: {"candidate": fmt.thousands(kv.loc[c, "candidate"]), "ratio": fmt.side_ratio(kv.loc[c, "ratio"])}
                         for c in shown["checkpoints"]}}
 
 
@@ -110,11 +131,21 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
 def _history_kv(frame, h) -> list[dict[str, Any]]:
     return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True)], lambda r: [
         {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
-        {"text": Fig(fmt.ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")}])
+        {"text": Fig(fmt.side_ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")}])
 
 
 def _history_startup(frame, h) -> list[dict[str, Any]]:
-    return h.table(frame, "{series}, cold / warm", [("Startup", True)], lambda r: [{"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
+    return h.table(frame, "{series}, cold / warm, or ready", [("Startup", True)], lambda r: [{"text": startup_text(r)}])
+
+
+def startup_text(r) -> str:
+    """Cold / warm startup (`91 / 86 s`), or readiness alone (`ready in 412 s`) where that is what was measured."""
+    if not pd.isna(r.get("cold_s")) and not pd.isna(r.get("warm_s")):
+        return fmt.seconds_pair(r["cold_s"], r["warm_s"])
+    if not pd.isna(r.get("ready_s")):
+        return f"ready in {fmt.seconds(r['ready_s'], 0)}"
+    parts = [f"{w} {fmt.seconds(r[k], 0)}" for k, w in (("cold_s", "cold"), ("warm_s", "warm")) if not pd.isna(r.get(k))]
+    return ", ".join(parts) or fmt.MISSING
 
 
 HISTORY_PARTS = {"kv": (20, _history_kv), "startup": (30, _history_startup)}

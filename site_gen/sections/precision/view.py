@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.core.errors import SitegenError
+from site_gen.receipts.load import version_text
 from site_gen.render import charts, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
@@ -62,6 +63,8 @@ def view(a) -> dict[str, Any] | None:
                 "is_resolved": bool(r["resolved"]),
                 "direction": Fig(r["direction"], how=_direction_how(r)),
                 "further": bool(r["oriented"] > 0),
+                # Further from the reference is worse, closer better; an unresolved gap points nowhere.
+                "tone": {"further": "worse", "closer": "better"}.get(r["direction"], "neutral"),
                 "dates": f"{r['baseline_date']} / {r['candidate_date']}",
                 "source": r["source"],
             })
@@ -109,7 +112,8 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     precision = a.report.section("precision") or {}
     reference = f" from {precision['reference']}" if precision.get("reference") else ""
-    key = "slower" if s["further"] > s["closer"] else "faster" if s["closer"] > s["further"] else "level"
+    # Further from the reference is worse; a colour only when every resolved gap points one way.
+    key = "worse" if s["further"] and not s["closer"] else "better" if s["closer"] and not s["further"] else "neutral"
     return [("Precision:", f"{s['further']} further{reference}, {s['closer']} closer "
                            f"({s['resolved']} of {s['pairs']} resolved)", key)]
 
@@ -146,7 +150,7 @@ def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> d
     facet = facets.get(key) if facets is not None else None
     if facet is None:
         # The series names the engine; each row is a version of it.
-        frame = pd.DataFrame([{**r, "checkpoint": f"v{r['version']}", "paired": True, "measure": r["series"]} for r in records])
+        frame = pd.DataFrame([{**r, "checkpoint": version_text(r["version"]), "paired": True, "measure": r["series"]} for r in records])
         facet = charts.forest(frame)[0]
     drawn[key] = facet
     return facet

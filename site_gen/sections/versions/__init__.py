@@ -2,6 +2,7 @@
 declaration and the meaning checks of the receipt's `versions` part."""
 from __future__ import annotations
 
+from site_gen.core.names import engine_label
 from site_gen.receipts.rules import require
 from site_gen.sections.base import Section
 
@@ -39,7 +40,7 @@ def check_receipt(data: dict, file) -> None:
     """A comparison of the candidate with itself compares nothing: the previous version must be another."""
     prev, candidate = data["versions"]["previous"], data["report"]["engines"]["candidate"]
     require((prev["name"], prev["version"]) != (candidate["name"], candidate["version"]),
-            f"is the candidate itself ({candidate['name']} v{candidate['version']}); "
+            f"is the candidate itself ({engine_label(candidate['name'], candidate['version'])}); "
             "the previous version must be another one", file, "$.versions.previous.version")
 
 

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from site_gen.receipts.load import engine_label, version_text
 from site_gen.render import views
 from site_gen.sections.base import BlockSpec
 
 
 def page_title(a) -> str:
-    return f"v{a.report.candidate.version} against v{a.report.section('versions')['previous']['version']}"
+    return f"{a.report.candidate.version_label} against {version_text(a.report.section('versions')['previous']['version'])}"
 
 
 def markup(view: dict, mdx) -> None:
@@ -41,8 +42,8 @@ def view(a) -> dict[str, Any] | None:
             else:
                 parts.append(f"{joined} replies differ ({int(r['differ'])}/{int(r['total'])})")
         rows.append({"label": "Long-output text", "text": "; ".join(parts)})
-    return {"previous": f"v{prev['version']}", "previous_label": f"{prev['name']} v{prev['version']}",
-            "candidate": f"v{a.report.candidate.version}", "note": v.get("note", ""), "rows": rows,
+    return {"previous": version_text(prev["version"]), "previous_label": engine_label(prev["name"], prev["version"]),
+            "candidate": a.report.candidate.version_label, "note": v.get("note", ""), "rows": rows,
             "explanations": v.get("explanations", [])}
 
 
