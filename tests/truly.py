@@ -17,7 +17,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import sitegen_here
+from conftest import ROOT, sitegen_here
 from site_gen.cli import new
 
 
@@ -50,6 +50,7 @@ def losing() -> dict:
         "illustrative": "Every value in this receipt is invented, to show how a losing report reads.",
         "report": {
             "title": "SGLang v0.5.3 against vLLM v0.11.0", "date": "2026-03-02",
+            "lede": "SGLang is ready in {{ startup_max }} at the slowest.",
             "engines": {"candidate": {"name": "SGLang", "version": "v0.5.3"}, "baseline": {"name": "vLLM", "version": "0.11.0"}},
             "hardware": "one H100 80GB",
             "checkpoints": [{"id": "M1", "label": "Model one"}, {"id": "M2", "label": "Model two",
@@ -76,7 +77,7 @@ def losing() -> dict:
                 {"checkpoint": "M1", "measure": "mmlu", "label": "MMLU", "unit": "proportion", "better": "higher", "items": 300,
                  "baseline": {"value": 0.70}, "candidate": {"value": 0.705}, "difference": 0.005, "interval": [-0.01, 0.02]},
                 {"checkpoint": "M1", "measure": "refusals", "label": "Refusals", "unit": "proportion", "better": "lower", "items": 300,
-                 "baseline": {"value": 0.02}, "candidate": {"value": 0.05}, "difference": 0.03, "interval": [0.01, 0.05]},
+                 "baseline": {"value": 0.05}, "candidate": {"value": 0.02}, "difference": -0.03, "interval": [-0.05, -0.01]},
                 {"checkpoint": "M1", "measure": "humaneval", "label": "HumanEval", "unit": "proportion", "better": "higher",
                  "items": 164, "baseline": {"value": 0.61}, "candidate": {"value": 0.59}},
             ]},
@@ -92,18 +93,37 @@ def losing() -> dict:
 
 # -- building and reading --------------------------------------------------------------------
 
-def project(root: Path, receipts: dict[str, dict], site_url: bool = True) -> Path:
+def two_models() -> dict:
+    """Precision on checkpoints of two models (each against its own teacher): M1's gap not resolved,
+    M2's resolved. The spread between the two models' values is no "gap between checkpoints"."""
+    r = winning()
+    r["report"]["checkpoints"] = [{"id": "M1"}, {"id": "M2"}]
+    for c in r["speed"]["cells"] + r["speed"]["ttft"] + r["memory"]["kv_pool"] + r["memory"]["startup"]:
+        c["checkpoint"] = "M1"
+    p = r["precision"]
+    p["measures"] = p["measures"][:1]
+    p["rows"] = {"m1": {"panel": "main", "plan": "plan-1", "teacher": "Model one BF16", "sha256": "ab" * 32},
+                 "m2": {"panel": "main", "plan": "plan-1", "teacher": "Model two BF16", "sha256": "cd" * 32}}
+    p["results"] = [
+        {"checkpoint": "M1", "measure": "kl_full", "baseline": {"value": 0.0200, "date": "2026-01-10", "rows": "m1"},
+         "candidate": {"value": 0.0204, "date": "2026-01-10", "rows": "m1"}, "difference": 0.0004, "interval": [-0.0003, 0.0011]},
+        {"checkpoint": "M2", "measure": "kl_full", "baseline": {"value": 0.0300, "date": "2026-01-10", "rows": "m2"},
+         "candidate": {"value": 0.0330, "date": "2026-01-10", "rows": "m2"}, "difference": 0.0030, "interval": [0.0010, 0.0050]}]
+    return r
+
+
+def project(root: Path, receipts: dict[str, dict], site_url: bool = True, options: str = "") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "mkdocs.yml").write_text("site_name: Truly\n" + ("site_url: https://example.org/truly/\n" if site_url else "")
-                                     + "plugins:\n  - sitegen:\n      data_dir: data\n", encoding="utf-8")
+                                     + "plugins:\n  - sitegen:\n      data_dir: data\n" + options, encoding="utf-8")
     for rid, receipt in receipts.items():
         (root / "data" / rid).mkdir(parents=True, exist_ok=True)
         (root / "data" / rid / "SUMMARY.json").write_text(json.dumps(receipt, ensure_ascii=False), encoding="utf-8")
     return root
 
 
-def build(root: Path, receipts: dict[str, dict], site_url: bool = True) -> Path:
-    project(root, receipts, site_url)
+def build(root: Path, receipts: dict[str, dict], site_url: bool = True, options: str = "") -> Path:
+    project(root, receipts, site_url, options)
     result = sitegen_here("build", "-q", cwd=root)
     assert result.returncode == 0, result.stderr
     return root / "site"
@@ -133,3 +153,53 @@ def meta_description(path: Path) -> str:
 
 def csv_rows(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+# -- the stylesheet ------------------------------------------------------------------------------
+
+def css_text() -> str:
+    return (ROOT / "static" / "sitegen.css").read_text(encoding="utf-8")
+
+
+def css_rules() -> dict[str, str]:
+    """Selector -> declarations of the theme's screen rules (the first rule of a selector)."""
+    text, screen = css_text(), []
+    at = 0
+    while (start := text.find("@media print", at)) >= 0:  # print's blocks left out, their nested braces too
+        screen.append(text[at:start])
+        depth, i = 0, text.index("{", start)
+        while True:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        at = i
+    screen.append(text[at:])
+    out: dict[str, str] = {}
+    for sel, body in re.findall(r"([^{}\n]+?)\s*\{([^{}]*)\}", "".join(screen)):
+        out.setdefault(sel.strip(), body)
+    return out
+
+
+def css_colours(scheme: str) -> dict[str, str]:
+    """The `#rrggbb` custom properties of the light `:root` block, with the dark block's over them for "dark"."""
+    text = css_text()
+    light = dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-fA-F]{6})\b", text.split("@media (prefers-color-scheme: dark)")[0]))
+    if scheme == "light":
+        return light
+    dark = re.search(r"@media \(prefers-color-scheme: dark\) \{\s*:root \{([^}]*)\}", text).group(1)
+    return {**light, **dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-fA-F]{6})\b", dark))}
+
+
+def _luminance(colour: str) -> float:
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two `#rrggbb` colours."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
