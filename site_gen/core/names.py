@@ -7,11 +7,17 @@ import re
 UNRECORDED = "unrecorded"
 
 _V_PREFIX = re.compile(r"[vV](?=\d)")
+# A version number (`0.5.3`, `2`, `1.0rc1`, `4.0.0-beta.2`): written with a v. Anything else (a
+# commit `45955d81bfa6`, a date, a name) is written as the receipt gives it.
+_NUMBERED = re.compile(r"\d+(\.\d+)*([a-z]+\d*)?([-+][0-9A-Za-z.-]+)?")
 
 
 def version_text(version: str) -> str:
-    """A version as pages write it: `v0.5.3`, whether the receipt wrote `0.5.3` or `v0.5.3` (never `vv0.5.3`)."""
-    return version if _V_PREFIX.match(version) else f"v{version}"
+    """A version as pages write it: `v0.5.3`, whether the receipt wrote `0.5.3` or `v0.5.3` (never
+    `vv0.5.3`); a version that is no number (a commit) as it is."""
+    if _V_PREFIX.match(version) or not _NUMBERED.fullmatch(version):
+        return version
+    return f"v{version}"
 
 
 def engine_label(name: str, version: str) -> str:

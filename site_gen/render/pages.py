@@ -15,7 +15,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import Engine
 from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
-from site_gen.render import publish
+from site_gen.render import opening, publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origins
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
@@ -187,6 +187,7 @@ class ReportPages:
             "related": self.links(page_url),
         }
         if key in ("overview",):
+            ctx["opening"] = opening.sentence(a)
             lede = r.lede
             ctx["lede"] = self._markdown(lede, page_url, "$.report.lede", lede=True) if lede else Markup("")
             ctx["tested"] = [{"label": t["label"], "html": mdx(t["text"], f"$.report.tested[{i}].text", True)}

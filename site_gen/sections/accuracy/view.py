@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.render import format as fmt, views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
 
@@ -48,11 +48,17 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
     side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
     spread = lambda role: _spread(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
+
+    def count(role: str) -> str:
+        """A share of whole items as the count it is (`3 of 198`), where it is one."""
+        k = r[f"{role}_value"] * r["items"]
+        return f"{round(k)} of {int(r['items'])}" if u == "proportion" and abs(k - round(k)) < 1e-6 else ""
     paired = not pd.isna(r["difference"])
     verdict, tone = _verdict(r, candidate)
     return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"], "n_items": int(r["items"]),
             "baseline": side("baseline"), "candidate": side("candidate"),
             "baseline_interval": spread("baseline"), "candidate_interval": spread("candidate"),
+            "baseline_count": count("baseline"), "candidate_count": count("candidate"),
             "difference": Fig(_difference(r["difference"], u), f"{src}.difference") if paired else fmt.NOT_MEASURED,
             "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
             "resolved": bool(r["resolved"]), "verdict": verdict, "tone": tone, "source": src, "paired": paired,
@@ -78,3 +84,65 @@ def view(a) -> dict[str, Any] | None:
 BLOCKS = {"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",
                                        "paired accuracy differences with their intervals", "accuracy-table")}
 MACROS = ("accuracy_table",)
+
+
+# -- its lines in the other outputs -----------------------------------------------------------
+
+def _side(r: dict, role: str) -> dict[str, Any]:
+    iv = r[f"{role}_interval"]
+    return {"value": plain.number(r[f"{role}_value"]), "interval": plain.span(*iv) if isinstance(iv, list) else None}
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: each result's values, paired difference and
+    interval at the receipt's level, which way is better, and the verdict."""
+    if not shown:
+        return None
+    t = a.of("accuracy").table
+    m = a.report.section("accuracy")["method"]
+    results = []
+    for r, row in zip(views.rows(t), shown["rows"]):
+        results.append({"checkpoint": r["checkpoint"], "measure": r["measure"], "label": r["label"], "unit": r["unit"],
+                        "better": r["better"], "items": int(r["items"]), "baseline": _side(r, "baseline"),
+                        "candidate": _side(r, "candidate"), "difference": plain.number(r["difference"]),
+                        "interval": plain.span(r["low"], r["high"]), "resolved": bool(r["resolved"]) if row["paired"] else None,
+                        "verdict": {"better": "better", "worse": "worse"}.get(row["tone"],
+                                                                              "not resolved" if row["paired"] else "no paired difference")})
+    return {"accuracy": {"level": plain.number(m["level"]), "method": {"name": m["name"], "resamples": int(m["resamples"]),
+                                                                       "seed": int(m["seed"])},
+                         "rule": "resolved when the interval excludes zero; better or worse by the result's `better`",
+                         "paired": shown["paired"], "resolved": shown["resolved"], "results": results}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "accuracy" not in d:
+        return []
+    acc = d["accuracy"]
+    level = f"{acc['level'] * 100:g}%"
+    rows = [("Accuracy differences resolved", f"{acc['resolved']} of {acc['paired']} paired ({level} interval)")]
+    for r in acc["results"]:
+        if r["difference"] is None:
+            rows.append((f"{r['checkpoint']} {r['label']}", f"{_value(r['baseline']['value'], r['unit'])} → "
+                                                            f"{_value(r['candidate']['value'], r['unit'])}, no paired difference"))
+            continue
+        rows.append((f"{r['checkpoint']} {r['label']}", f"{_difference(r['difference'], r['unit'])} "
+                     f"{_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['verdict']} ({r['better']} is better)"))
+    return rows
+
+
+def verdict(a) -> str | None:
+    """Its clause of the report's opening sentence: resolved accuracy differences, better and worse."""
+    t = a.of("accuracy")
+    if t is None:
+        return None
+    rows = [r for r in views.rows(t.table) if not pd.isna(r["difference"])]
+    if not rows:
+        return None
+    good = [r for r in rows if r["resolved"] and (r["difference"] > 0) == (r["better"] == "higher")]
+    bad = [r for r in rows if r["resolved"] and r not in good]
+    n = len(rows)
+    if not good and not bad:
+        return f"no accuracy difference resolved ({n} paired)"
+    named = lambda found: ", ".join(r["label"] for r in found[:3]) + (" …" if len(found) > 3 else "")
+    parts = [f"better on {len(good)} ({named(good)})" if good else "", f"worse on {len(bad)} ({named(bad)})" if bad else ""]
+    return f"accuracy {' and '.join(p for p in parts if p)} of {n} paired differences"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from site_gen.render import format as fmt, views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
 
@@ -118,3 +118,49 @@ def view(a) -> dict[str, Any] | None:
 BLOCKS = {"long-outputs": BlockSpec("long-outputs", "long_outputs", (), "{{ long_table(long_outputs, id=id) }}",
                                     "long-output table: finished, tests, JSON, looped", "long-outputs-table")}
 MACROS = ("long_table",)
+
+
+# -- its lines in the other outputs -----------------------------------------------------------
+
+_COUNTED = ("replies", "finished", "capped", "still_thinking", "looped", "code_replies", "code_tests_passed", "json_replies", "json_valid")
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: per arm and cap the counts of replies that
+    finished, were capped, looped, passed their tests or validated; loops in all."""
+    if not shown:
+        return None
+    lo = a.of("long_outputs")
+    arms: dict[str, dict[str, Any]] = {}
+    for r in views.rows(lo.table):
+        arm = arms.setdefault(r["arm"], {"arm": r["arm"], "label": r["label"], "checkpoint": r["checkpoint"], "engine": r["engine"],
+                                         "run": plain.text(r["run"]), "looped": int(lo.looped.get(r["arm"], 0)), "caps": []})
+        arm["caps"].append({"cap": int(r["cap"]), **{k: int(r[k]) for k in _COUNTED},
+                            "code_reply_median": plain.number(r["code_reply_median"]),
+                            "code_thinking_median": plain.number(r["code_thinking_median"])})
+    t = lo.table
+    return {"long_outputs": {"caps": [int(c) for c in lo.caps], "replies": int(t["replies"].sum()),
+                             "looped": int(t["looped"].sum()), "arms": list(arms.values())}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "long_outputs" not in d:
+        return []
+    lo = d["long_outputs"]
+    rows = [("Long outputs: replies that looped", f"{lo['looped']} of {lo['replies']}")]
+    for arm in lo["arms"]:
+        top = arm["caps"][-1]
+        rows.append((f"Long outputs {arm['label']}", f"{top['finished']} of {top['replies']} finished within "
+                     f"{fmt.tokens_k(top['cap'])}; {arm['looped']} looped"))
+    return rows
+
+
+def verdict(a) -> str | None:
+    lo = a.of("long_outputs")
+    if lo is None:
+        return None
+    t = lo.table
+    looped, replies = int(t["looped"].sum()), int(t["replies"].sum())
+    if not looped:
+        return f"no long-output reply looped ({replies} replies)"
+    return f"{looped} of {replies} long-output replies looped"

@@ -5,7 +5,7 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.render import format as fmt, views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 
 
@@ -62,3 +62,52 @@ def view(a) -> dict[str, Any] | None:
             "note": part.get("note", "")}
 
 
+# -- its lines in the other outputs -----------------------------------------------------------
+
+def _spread(r: dict, role: str) -> dict[str, Any]:
+    return {"median": plain.number(r[f"{role}_median"]), "low": plain.number(r[f"{role}_low"]),
+            "high": plain.number(r[f"{role}_high"]), "samples": int(r[f"{role}_n"])}
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: each measure's medians and spread, its unit and
+    which way is better, the change of medians and the direction (named only where ranges are apart)."""
+    if not shown:
+        return None
+    results = []
+    for r in views.rows(a.of("measures").table):
+        text, tone = _direction(r, a.report.candidate.name)
+        results.append({"checkpoint": r["checkpoint"], "group": r["group"], "measure": r["measure"], "label": r["label"],
+                        "unit": r["unit"], "better": r["better"], "baseline": _spread(r, "baseline"),
+                        "candidate": _spread(r, "candidate"), "change": plain.number(r["change"]),
+                        "direction": tone if tone != "neutral" else ("ranges overlap" if text == "ranges overlap"
+                                                                     else "fewer than two samples a side")})
+    return {"measures": {"change": "candidate median / baseline median - 1",
+                         "rule": "a direction only where both sides have two samples or more and their ranges do not overlap",
+                         "better": sum(r["direction"] == "better" for r in results),
+                         "worse": sum(r["direction"] == "worse" for r in results), "results": results}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "measures" not in d:
+        return []
+    m = d["measures"]
+    rows = [("Measures", f"{m['better']} better, {m['worse']} worse, {len(m['results']) - m['better'] - m['worse']} "
+                         f"without a direction (of {len(m['results'])})")]
+    rows += [(f"{r['checkpoint']} {r['group']} {r['label']}", f"{_num(r['baseline']['median'])} → {_num(r['candidate']['median'])} "
+              f"{r['unit']} ({fmt.signed(r['change'] * 100, 1) + '%' if r['change'] is not None else fmt.MISSING}), "
+              f"{r['direction']}; {r['better']} is better")
+             for r in m["results"]]
+    return rows
+
+
+def verdict(a) -> str | None:
+    t = a.of("measures")
+    if t is None or t.table.empty:
+        return None
+    tones = [_direction(r, a.report.candidate.name)[1] for r in views.rows(t.table)]
+    good, bad, n = tones.count("better"), tones.count("worse"), len(tones)
+    if not good and not bad:
+        return f"no measure with a direction ({n} measured)"
+    parts = [f"better on {good}" if good else "", f"worse on {bad}" if bad else ""]
+    return f"{' and '.join(p for p in parts if p)} of {n} measures ({n - good - bad} without a direction)"

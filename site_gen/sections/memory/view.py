@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.core.names import engine_label
-from site_gen.render import format as fmt, views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
 
@@ -116,16 +116,47 @@ def headlines(a) -> list[tuple[str, str, str]]:
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
-    """Its part of `sitegen summary --format json`: the candidate's KV pool row, by checkpoint."""
+    """Its part of `sitegen summary --format json`: KV pool tokens of both sides and their ratio by
+    checkpoint (a larger pool holds more context: higher is better), startup times, earlier versions."""
     if not shown:
         return None
-    kv = a.of("memory").kv.set_index("checkpoint")
-    return {"kv_pool": {c: {"candidate": fmt.thousands(kv.loc[c, "candidate"]), "ratio": fmt.side_ratio(kv.loc[c, "ratio"])}
-                        for c in shown["checkpoints"]}}
+    m = a.of("memory")
+    kv = {r["checkpoint"]: r for r in views.rows(m.kv)}
+    rng = m.kv_range
+    startups = views.rows(m.startup) if m.startup is not None and not m.startup.empty else []
+    return {"memory": {
+        "unit": "tokens", "better": "higher", "ratio": "candidate KV pool tokens / baseline KV pool tokens",
+        "kv_pool": {c: {"baseline": plain.integer(kv[c]["baseline"]), "candidate": plain.integer(kv[c]["candidate"]),
+                        "ratio": plain.number(kv[c]["ratio"])} for c in shown["checkpoints"] if c in kv},
+        "kv_ratio_range": plain.span(rng[0], rng[1], checkpoints=rng[2]) if rng else None,
+        "startup": [{"checkpoint": s["checkpoint"], "engine": s["engine"], "unit": "s", "better": "lower",
+                     **{t: plain.number(s.get(t)) for t in ("cold_s", "warm_s", "ready_s")}} for s in startups],
+        "references": [{"checkpoint": r["checkpoint"], "name": r["name"], "version": r["version"],
+                        "label": engine_label(r["name"], r["version"]), "kv_pool_tokens": plain.integer(r["kv_pool_tokens"]),
+                        "candidate": plain.integer(r["candidate"]), "ratio": plain.number(r["ratio"])}
+                       for r in (views.rows(m.references) if m.references is not None else [])]}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}") for c, kv in d.get("kv_pool", {}).items()]
+    if "memory" not in d:
+        return []
+    m = d["memory"]
+    rows = [(f"KV pool {c}", f"{fmt.thousands(kv['candidate'])} tokens against {fmt.thousands(kv['baseline'])}, "
+                             f"{fmt.side_ratio(kv['ratio'])}" if kv["ratio"] is not None else
+             f"{fmt.thousands(kv['candidate'])} tokens (candidate), {fmt.thousands(kv['baseline'])} (baseline)")
+            for c, kv in m["kv_pool"].items()]
+    rows += [(f"Startup {s['checkpoint']}, {s['engine']}", startup_text(s)) for s in m["startup"]]
+    return rows
+
+
+def verdict(a) -> str | None:
+    """Its clause of the report's opening sentence: how much KV pool the candidate holds against the baseline."""
+    m = a.of("memory")
+    if m is None or not m.kv_range:
+        return None
+    low, high, n = m.kv_range
+    return f"holds {fmt.side_ratio_range(low, high)} the KV pool tokens of {a.report.baseline.name}" + \
+        (f" ({n} checkpoints)" if n > 1 else "")
 
 
 def _history_kv(frame, h) -> list[dict[str, Any]]:

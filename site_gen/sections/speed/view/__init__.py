@@ -242,9 +242,9 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
             rows = [{"workload": r["workload"], "concurrency": int(r["concurrency"]),
                      "input": fmt.NOT_MEASURED if pd.isna(r["input_tokens"]) else fmt.tokens_k(r["input_tokens"]),
                      "acceptance": _acceptance(r),
-                     "baseline": Fig(f"{r['baseline_rate']:,.1f}", f"{r['source']}.baseline.rate"),
-                     "candidate": Fig(f"{r['candidate_rate']:,.1f}", f"{r['source']}.candidate.rate"),
-                     "ratio": Fig(fmt.speed_ratio(r["ratio"], a.band), how=ratio_how),
+                     "baseline": Fig(f"{r['baseline_rate']:,.1f}", f"{r['source']}.baseline.rate", dense=True),
+                     "candidate": Fig(f"{r['candidate_rate']:,.1f}", f"{r['source']}.candidate.rate", dense=True),
+                     "ratio": Fig(fmt.speed_ratio(r["ratio"], a.band), how=ratio_how, dense=True),
                      "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
                      "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s", "origin": row_origin(r["source"], known)}
@@ -310,4 +310,4 @@ MACROS = ("speed_summary", "speed_cells", "speed_chart")
 
 # Its lines in the other outputs (site_gen/sections/speed/view/outputs.py).
 from site_gen.sections.speed.view.outputs import (HISTORY_PARTS, card_strip, dashboard, headlines, summary,  # noqa: E402,F401
-                                             summary_rows)
+                                                  summary_rows, verdict)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from site_gen.render import charts, views
+from site_gen.render import charts, plain, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
-from site_gen.sections.speed.analysis import METRIC_LABELS
+from site_gen.sections.speed.analysis import METRIC_LABELS, selections
 
 
 def dashboard(a) -> dict[str, Any]:
@@ -53,25 +53,41 @@ def card_strip(a) -> tuple[tuple, str] | None:
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
-    """Its part of `sitegen summary --format json`, from the page's own view (`shown`)."""
+    """Its part of `sitegen summary --format json`: counts, ranges and times as numbers, the rule and
+    the direction (a higher rate is better; a shorter time to first token is) as fields."""
     if not shown:
         return None
-    counts = a.of("speed").counts
-    speed: dict[str, Any] = {}
-    labels: dict[str, str] = {}
-    for i, c in enumerate(shown["checkpoints"]):
-        entry: dict[str, Any] = {}
-        for row in views.rows(counts):
-            if row["checkpoint"] == c:
-                entry[row["metric"]] = {k: int(row[k]) for k in ("faster", "level", "slower", "cells")}
-        for row in shown["range_rows"]:
-            entry[row["key"]] = str(row["cells"][i]["text"])
-            labels[row["key"]] = row["label"]
-        if shown["ttft"] and shown["ttft"]["cells"][i]:
-            t = shown["ttft"]["cells"][i]
-            entry["ttft"] = {"candidate": str(t["candidate"]), "baseline": str(t["baseline"])}
-        speed[c] = entry
-    return {"speed": {"noise_band": shown["band"], "errors": shown["errors"], "ranges": labels, "checkpoints": speed}}
+    s = a.of("speed")
+    counts = views.rows(s.counts)
+    ranges = {(r["checkpoint"], r["selection"]): r for r in views.rows(s.ranges)}
+    ttft = {r["checkpoint"]: r for r in views.rows(s.ttft)} if s.ttft is not None and not s.ttft.empty else {}
+    checkpoints: dict[str, Any] = {}
+    for c in shown["checkpoints"]:
+        entry: dict[str, Any] = {"counts": {r["metric"]: {k: int(r[k]) for k in ("faster", "level", "slower", "cells")}
+                                            for r in counts if r["checkpoint"] == c}, "ranges": {}}
+        for sel in selections(a.headline_input):
+            if not any(r["metric"] == sel.metric for r in counts):
+                continue
+            r = ranges.get((c, sel.key))
+            entry["ranges"][sel.key] = ({"label": sel.label, **plain.span(r["low"], r["high"]), "cells": int(r["cells"])}
+                                        if r is not None and plain.span(r["low"], r["high"]) else
+                                        {"label": sel.label, "low": None, "high": None, "cells": 0,
+                                         "why": f"no {METRIC_LABELS[sel.metric]} cell {sel.scope}"})
+        if c in ttft:
+            t = ttft[c]
+            entry["ttft"] = {"unit": "s", "better": "lower", "baseline": plain.number(t["baseline"]),
+                             "candidate": plain.number(t["candidate"]), "ratio": plain.number(t["ratio"]),
+                             "workload": plain.text(t["workload"]), "input_tokens": plain.integer(t["input_tokens"]),
+                             "concurrency": plain.integer(t["concurrency"])}
+        checkpoints[c] = entry
+    t = s.totals
+    return {"speed": {
+        "unit": "ratio", "ratio": "candidate rate / baseline rate", "better": "higher", "noise_band": a.band,
+        "rule": "level when |ratio - 1| <= noise_band (edges included), faster above, slower below",
+        "totals": {k: int(t[k]) for k in ("faster", "level", "slower", "cells")},
+        "errors": {"total": t["errors"], "cells_with_errors": t["cells_with_errors"],
+                   "baseline": t["baseline_errors"], "candidate": t["candidate_errors"]},
+        "checkpoints": checkpoints}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
@@ -79,15 +95,43 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     if "speed" not in d:
         return rows
-    for c, e in d["speed"]["checkpoints"].items():
+    sp = d["speed"]
+    band = sp["noise_band"]
+    for c, e in sp["checkpoints"].items():
         for metric in ("aggregate", "decode"):
-            if metric in e:
-                v = e[metric]
+            if metric in e["counts"]:
+                v = e["counts"][metric]
                 rows.append((f"Speed {c}, {METRIC_LABELS[metric]}", f"{fmt.verdicts(v)} (of {v['cells']})"))
-        for key, label in d["speed"]["ranges"].items():
-            if key in e:
-                rows.append((f"Speed {c}, {label[0].lower()}{label[1:]}", e[key]))
+        for r in e["ranges"].values():
+            label = f"{r['label'][0].lower()}{r['label'][1:]}"
+            rows.append((f"Speed {c}, {label}", fmt.speed_ratio_range(r["low"], r["high"], band) if r["low"] is not None else r["why"]))
+        if "ttft" in e:
+            t = e["ttft"]
+            where = ", ".join(x for x in (t["workload"], t["input_tokens"] and f"{fmt.tokens_k(t['input_tokens'])} input",
+                                          t["concurrency"] and f"{t['concurrency']} stream{'s' if t['concurrency'] != 1 else ''}") if x)
+            rows.append((f"Time to first token {c}" + (f" ({where})" if where else ""),
+                         f"{fmt.seconds(t['candidate'])} vs {fmt.seconds(t['baseline'])}"))
+    err = sp["errors"]
+    if err["total"]:
+        rows.append(("Speed errors", f"{err['total']} in {err['cells_with_errors']} cell{'s' if err['cells_with_errors'] != 1 else ''}"
+                     f" (baseline {err['baseline'] if err['baseline'] is not None else 'not counted'}, "
+                     f"candidate {err['candidate'] if err['candidate'] is not None else 'not counted'})"))
     return rows
+
+
+def verdict(a) -> str | None:
+    """Its clause of the report's opening sentence: where the candidate is faster, level, slower."""
+    s = a.of("speed")
+    if s is None or not s.totals or not s.totals["cells"]:
+        return None
+    t = s.totals
+    n = t["cells"]
+    parts = {k: t[k] for k in ("faster", "level", "slower")}
+    lead = max(parts, key=lambda k: (parts[k], k == "slower"))  # a tie names the loss first
+    if parts[lead] == n:
+        return f"{lead} in all {n} speed cells" if n != 1 else f"{lead} in the one speed cell"
+    rest = ", ".join(f"{parts[w] or 'none'} {w}" for w in ("faster", "level", "slower") if w != lead)
+    return f"{lead} in {parts[lead]} of {n} speed cells ({rest})"
 
 
 def _history(frame, h) -> list[dict[str, Any]]:
