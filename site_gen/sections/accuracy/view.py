@@ -47,15 +47,19 @@ def _verdict(r: dict, candidate: str) -> tuple[str, str]:
 def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
     side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
-    spread = lambda role: _spread(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
+    spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
+        if isinstance(r[f"{role}_interval"], list) else ""
 
-    def count(role: str) -> str:
+    def count(role: str):
         """A share of whole items as the count it is (`3 of 198`), where it is one."""
         k = r[f"{role}_value"] * r["items"]
-        return f"{round(k)} of {int(r['items'])}" if u == "proportion" and abs(k - round(k)) < 1e-6 else ""
+        if u != "proportion" or abs(k - round(k)) >= 1e-6:
+            return ""
+        return Fig(f"{round(k)} of {int(r['items'])}", how=f"{src}.{role}.value × {src}.items, a whole count")
     paired = not pd.isna(r["difference"])
     verdict, tone = _verdict(r, candidate)
-    return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"], "n_items": int(r["items"]),
+    return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"],
+            "n_items": Fig(str(int(r["items"])), f"{src}.items"),
             "baseline": side("baseline"), "candidate": side("candidate"),
             "baseline_interval": spread("baseline"), "candidate_interval": spread("candidate"),
             "baseline_count": count("baseline"), "candidate_count": count("candidate"),

@@ -268,12 +268,14 @@ def _cell_errors(r: dict, names: dict[str, str]) -> str:
     return f"{_plural(int(r['errors']), 'error')} ({', '.join(who)})"
 
 
-def _acceptance(r: dict) -> str:
-    """Speculation acceptance of both sides, `0.54 / 0.68` (rate), or "" when neither carries it."""
+def _acceptance(r: dict) -> list:
+    """Speculation acceptance of both sides (`0.54 / 0.68`, rates, each with its place in the
+    receipt), or [] when neither carries it."""
     sides = [r.get(f"{role}_acceptance_rate") for role in ("baseline", "candidate")]
     if all(pd.isna(v) for v in sides):
-        return ""
-    return " / ".join(fmt.NOT_MEASURED if pd.isna(v) else f"{v:.2f}" for v in sides)
+        return []
+    return [fmt.NOT_MEASURED if pd.isna(v) else Fig(f"{v:.2f}", f"{r['source']}.{role}.acceptance.rate", dense=True)
+            for v, role in zip(sides, ("baseline", "candidate"))]
 
 
 def _captions(a, counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:
