@@ -5,8 +5,8 @@ drawn from the schema.
 A figure is a number in a table's data cell that holds figures: a numeric cell (`td.num`), or any
 cell where the page marks a figure (one `.fig` or more: then every number in it is one). Its source
 is a `.fig` (or `.check`) element around it with a title (`SUMMARY.json $.speed.cells[3].baseline.rate`,
-or `computed: …`). A cell marked `.cond` holds a measurement's conditions (its input size, its
-streams, a cap), not a result: those label the row, as its header cell does. The Numbers page
+or `computed: …`). A cell (or a part of one) marked `.cond` holds a measurement's conditions (its
+input size, its streams, a cap), not a result: those label the row, as its header cell does. The Numbers page
 lists each figure with its source: a row whose figure text is the figure's and whose source is its
 place in the receipt (then its date and the original file's lines) or how it was computed.
 """
@@ -33,7 +33,7 @@ def _text(el, skip_figs: bool) -> str:
             return
         classes = (node.get("class") or "").split()
         sourced = ("fig" in classes or "check" in classes) and node.get("title")
-        if not (skip_figs and sourced):
+        if not (skip_figs and (sourced or "cond" in classes)):
             if node.text:
                 out.append(node.text)
             for child in node:

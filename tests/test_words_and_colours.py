@@ -107,7 +107,10 @@ def test_the_card_and_the_meta_description_use_the_words_of_the_readme(site):
     out, drawn = site
     description = truly.meta_description(out / "reports" / "losing" / "index.html")
     assert "KV pool: SGLang holds 0.94x the tokens of vLLM" in description, description
-    assert "KV pool: SGLang holds 0.94x the tokens of vLLM" in re.sub(r"\s+", " ", drawn)
+    # The card draws the lines that fit above its strip (the losing report's KV line is the fifth):
+    # the winning report's is drawn.
+    assert "KV pool: NewEngine holds 1.25x the tokens of OldEngine" in re.sub(r"\s+", " ", drawn)
+    assert "more verdicts on the report's overview" in drawn or "KV pool: SGLang" in re.sub(r"\s+", " ", drawn)
     assert "context" not in description and "baseline's" not in description and "baseline's" not in drawn
 
 
@@ -252,3 +255,19 @@ def test_the_noise_band_stands_out_at_three_to_one(scheme):
     if scheme == "dark":  # the share card is drawn in the dark palette, band edges and all
         palette = card.palette()
         assert truly.contrast("#%02x%02x%02x" % palette["band-edge"], "#%02x%02x%02x" % palette["soft"]) >= 3.0
+
+
+def test_the_card_counts_the_lines_that_do_not_fit(monkeypatch):
+    """With every section speaking on the card, its lines never run over the strip of speed cells."""
+    drawn: list[tuple[int, str]] = []
+    text = card.Canvas.text
+    monkeypatch.setattr(card.Canvas, "text", lambda self, x, y, s, size, colour: drawn.append((y, s)) or text(self, x, y, s, size, colour))
+    card.share_card.cache_clear()
+    lines = tuple((f"Line {i}:", f"figure {i}", "neutral") for i in range(8))
+    card.share_card("Site", "A against B", "2026-01-01", lines, ((1.2, "faster", 0),), "Every cell:", (0.8, 1.8), 0.08, "footer")
+    card.share_card.cache_clear()
+    shown = [s for _, s in drawn if s.startswith("Line ")]
+    rest = [(y, s) for y, s in drawn if "more verdicts on the report's overview" in s]
+    strip_top = next(y for y, s in drawn if s == "Every cell:") + 42
+    assert rest and rest[0][1] == f"{8 - len(shown)} more verdicts on the report's overview"
+    assert all(y + 40 <= strip_top for y, s in drawn if s.startswith(("Line ", "…")) or "more verdicts" in s)

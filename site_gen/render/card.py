@@ -212,8 +212,13 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
         y += 68
     card.text(left, y + 4, fit(subtitle, 32, inner), 32, c["muted"])
     y += 56
+    # As many lines as fit above the strip (or the footer); the rest are counted in a last line,
+    # never drawn over the strip: every section's line is in the meta description whole.
+    room = max(1, ((452 - 54 if strip else HEIGHT - 44 - 8) - y) // 40)
+    if len(lines) > room:
+        lines = (*lines[:room - 1], ("…", f"{len(lines) - room + 1} more verdicts on the report's overview", "neutral"))
     for label, text, key in lines:
-        card.dot(left + 8, y + 17, 7, c[key])
+        card.dot(left + 8, y + 17, 7, c.get(key, c["neutral"]))
         x = card.text(left + 28, y, label + " ", 32, c["muted"])
         card.text(x, y, fit(text, 32, WIDTH - 60 - x), 32, c["fg"])
         y += 40

@@ -13,7 +13,12 @@ from site_gen.sections.base import BlockSpec
 
 def csv(a) -> dict:
     t = a.of("accuracy")
-    return {} if t is None else {"accuracy": t.table.drop(columns=["interval"], errors="ignore")}
+    if t is None:
+        return {}
+    verdicts = [_verdict(r, a.report.candidate.name) for r in views.rows(t.table)]
+    # The verdict the page shows, by direction: better, worse, not resolved, or no paired difference.
+    words = [tone if tone != "neutral" else text.replace(" measured", "") for text, tone in verdicts]
+    return {"accuracy": t.table.drop(columns=["interval"], errors="ignore").assign(verdict=words)}
 
 
 def _value(v: Any, unit: str) -> str:
@@ -150,3 +155,18 @@ def verdict(a) -> str | None:
     named = lambda found: ", ".join(r["label"] for r in found[:3]) + (" …" if len(found) > 3 else "")
     parts = [f"better on {len(good)} ({named(good)})" if good else "", f"worse on {len(bad)} ({named(bad)})" if bad else ""]
     return f"accuracy {' and '.join(p for p in parts if p)} of {n} paired differences"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    """Its line of the share card and the meta description: resolved differences, better and worse."""
+    t = a.of("accuracy")
+    if t is None:
+        return []
+    rows = [r for r in views.rows(t.table) if not pd.isna(r["difference"])]
+    if not rows:
+        return []
+    good = sum(1 for r in rows if r["resolved"] and (r["difference"] > 0) == (r["better"] == "higher"))
+    bad = sum(1 for r in rows if r["resolved"]) - good
+    level = f"{a.report.section('accuracy')['method']['level'] * 100:g}%"
+    key = "worse" if bad and not good else "better" if good and not bad else "neutral"
+    return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} paired ({level} intervals)", key)]

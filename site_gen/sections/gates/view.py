@@ -78,3 +78,11 @@ def verdict(a) -> str | None:
         return f"all {n} quality gates passed" if n != 1 else "the one quality gate passed"
     names = ", ".join(dict.fromkeys(r["label"] for r in failed[:3])) + (" …" if len(failed) > 3 else "")
     return f"{len(failed)} of {n} quality gates failed ({names})"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    g = a.of("gates")
+    if g is None or g.table.empty:
+        return []
+    n, failed = len(g.table), int((~g.table["passed"].astype(bool)).sum())
+    return [("Gates:", f"{failed} of {n} failed" if failed else f"all {n} passed", "fail-fg" if failed else "neutral")]

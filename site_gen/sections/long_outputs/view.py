@@ -182,3 +182,11 @@ def verdict(a) -> str | None:
     if not looped:
         return f"no long-output reply looped ({replies} replies)"
     return f"{looped} of {replies} long-output replies looped"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    lo = a.of("long_outputs")
+    if lo is None:
+        return []
+    looped, replies = int(lo.table["looped"].sum()), int(lo.table["replies"].sum())
+    return [("Long outputs:", f"{looped} of {replies} replies looped", "worse" if looped else "neutral")]

@@ -11,7 +11,11 @@ from site_gen.render.provenance import Fig
 
 def csv(a) -> dict:
     t = a.of("measures")
-    return {} if t is None else {"measures": t.table}
+    if t is None:
+        return {}
+    # The direction the page names, as its words: better, worse, or why there is none.
+    said = [_direction(r, a.report.candidate.name) for r in views.rows(t.table)]
+    return {"measures": t.table.assign(direction=[tone if tone != "neutral" else text for text, tone in said])}
 
 
 def _num(v: Any) -> str:
@@ -111,3 +115,13 @@ def verdict(a) -> str | None:
         return f"no measure with a direction ({n} measured)"
     parts = [f"better on {good}" if good else "", f"worse on {bad}" if bad else ""]
     return f"{' and '.join(p for p in parts if p)} of {n} measures ({n - good - bad} without a direction)"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    t = a.of("measures")
+    if t is None or t.table.empty:
+        return []
+    tones = [_direction(r, a.report.candidate.name)[1] for r in views.rows(t.table)]
+    good, bad = tones.count("better"), tones.count("worse")
+    key = "worse" if bad and not good else "better" if good and not bad else "neutral"
+    return [("Measures:", f"{good} better, {bad} worse of {len(tones)}", key)]

@@ -51,7 +51,9 @@ def view(a) -> dict[str, Any] | None:
 
     def tokens(c: str, role: str) -> dict[str, Any]:
         value = kv[c][role] if c in kv else float("nan")
-        return {"text": Fig(fmt.thousands(value), kv_path.get((c, role))) if not pd.isna(value) else _absent(a, c, role)}
+        if pd.isna(value):
+            return {"text": _absent(a, c, role), "absent": True}
+        return {"text": Fig(fmt.thousands(value), kv_path.get((c, role)))}
 
     def with_ratio(c: str) -> dict[str, Any]:
         cell = tokens(c, "candidate")
@@ -70,7 +72,8 @@ def view(a) -> dict[str, Any] | None:
         if not part:
             continue
         rows.append({"label": f"Startup, {name}", "sub": "cold / warm" + (" or ready" if ready else ""),
-                     "cells": [{"text": _startup(part[c], ready) if c in part else _absent(a, c, role)} for c in cols]})
+                     "cells": [{"text": _startup(part[c], ready)} if c in part else {"text": _absent(a, c, role), "absent": True}
+                               for c in cols]})
     refs = [{"checkpoint": r["checkpoint"], "engine": engine_label(r["name"], r["version"]),
              "tokens": Fig(fmt.thousands(r["kv_pool_tokens"]), f"{r['source']}.kv_pool_tokens"),
              "ratio": Fig(fmt.side_ratio(r["ratio"], 1), how=f"{a.report.candidate.label} / {engine_label(r['name'], r['version'])} "

@@ -120,3 +120,15 @@ def verdict(a) -> str | None:
     if not out:
         return None
     return f"tool calling {'; '.join(out)}, of {result.scale['max_total']} points"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    t, result = a.report.section("tool_calling"), a.of("tool_calling")
+    if t is None or result is None:
+        return []
+    points = {r["engine"]: [] for r in views.rows(result.totals)}
+    for r in views.rows(result.totals):
+        points[r["engine"]].append(int(r["points"]))
+    names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
+    said = "; ".join(f"{names[role]} {fmt.count_range(min(p), max(p))}" for role, p in sorted(points.items(), reverse=True))
+    return [("Tool calling:", f"{said} of {result.scale['max_total']} points", "neutral")]

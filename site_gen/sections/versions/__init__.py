@@ -46,5 +46,5 @@ def check_receipt(data: dict, file) -> None:
 
 SECTION = Section(
     key="versions", title="Versions", package=__name__, name="versions", check=check, check_receipt=check_receipt,
-    texts=("note", "explanations"), provenance=True,
+    texts=("note", "explanations"), provenance=True, order=60,
 )

@@ -104,3 +104,8 @@ def verdict(a) -> str | None:
     moved = [r["panel"] for r in rows if r["resolved"]]
     return (f"precision against {prev}: " + (f"bit-identical on {', '.join(same)}; " if same else "")
             + (f"a resolved difference on {', '.join(moved)}" if moved else "no resolved difference"))
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    clause = verdict(a)
+    return [("Versions:", clause, "neutral")] if clause else []
