@@ -271,3 +271,24 @@ def test_the_card_counts_the_lines_that_do_not_fit(monkeypatch):
     strip_top = next(y for y, s in drawn if s == "Every cell:") + 42
     assert rest and rest[0][1] == f"{8 - len(shown)} more verdicts on the report's overview"
     assert all(y + 40 <= strip_top for y, s in drawn if s.startswith(("Line ", "…")) or "more verdicts" in s)
+
+
+# -- nothing left out ----------------------------------------------------------------------------
+
+def test_a_checkpoint_one_side_measured_alone_is_on_the_memory_page(site):
+    """A checkpoint measured by one side only (KV pool 1,022,464, ready in 412 s) was missing from the
+    memory page while the lede quoted its 412 s."""
+    text = page(site, "losing", "memory.html")
+    assert "M1 M2 KV pool, vLLM tokens 900,000 not run: vLLM could not load it" in text
+    assert "KV pool, SGLang v0.5.3 tokens 850,000 0.94x 1,022,464" in text
+    assert "Startup, SGLang v0.5.3 cold / warm or ready ready in 130 s ready in 412 s" in text
+    lede = re.search(r'<div class="lede">(.*?)</div>', html(site, "losing"), re.S).group(1)
+    assert "412" in lede  # the figure the lede cites is on its section's page
+
+
+def test_ready_only_startups_are_in_history(site):
+    """Ready-only startups showed "—" in history."""
+    text = truly.visible(site[0] / "history.html")
+    startup = text.split("Startup", 1)[1]
+    assert "SGLang · M1, cold / warm, or ready" in startup and "ready in 130 s" in startup
+    assert "SGLang · M2, cold / warm, or ready" in startup and "ready in 412 s" in startup
