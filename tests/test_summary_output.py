@@ -135,11 +135,14 @@ def test_every_report_opens_with_a_verdict_sentence_made_from_its_data(example_s
             assert main.index('id="verdict"') < main.index('id="differs"')
     site = truly.build(tmp_path, {"losing": truly.losing()})
     sentence = re.search(r'<p class="verdict-sentence" id="verdict">(.*?)</p>', (site / "reports/losing/index.html").read_text()).group(1)
-    assert sentence.startswith("SGLang v0.5.3 against vLLM v0.11.0: " + _expected_speed_clause(truly.losing()))
+    clause = _expected_speed_clause(truly.losing())
+    assert sentence.startswith(clause[0].upper() + clause[1:])  # under the title, which names the sides
+    said = truly.summary(tmp_path, "losing", "json")["reports"][0]["verdict"]
+    assert said.startswith("SGLang v0.5.3 against vLLM v0.11.0: " + clause)
     assert "accuracy better on 1 (Refusals) and worse on 1 (GSM8K) of 3 paired differences" in sentence
     assert "holds 0.94x the KV pool tokens of vLLM" in sentence and "1 of 3 quality gates failed (KL against BF16)" in sentence
     lm = truly.visible(example_site / "reports" / "lm-eval-llama-3-8b-0-against-5-shot" / "index.html")
-    assert "5-shot against 0-shot: accuracy worse on 1 (bias_classification: f1) of 3 paired differences." in lm
+    assert "Accuracy worse on 1 (bias_classification: f1) of 3 paired differences." in lm
 
 
 def test_the_schema_is_published_with_the_package():

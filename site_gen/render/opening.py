@@ -27,11 +27,14 @@ def sides(a: Analysis) -> str:
     return f"{r.candidate.label} against {r.baseline.label}"
 
 
-def sentence(a: Analysis) -> str:
-    """`B v2 against A v1: slower in 6 of 8 speed cells (none faster, 2 level); …`."""
+def sentence(a: Analysis, named: bool = True) -> str:
+    """`B v2 against A v1: slower in 6 of 8 speed cells (none faster, 2 level); …`; without the two
+    sides' names (`named=False`, under a title that names them): `Slower in 6 of 8 speed cells …`."""
     found = clauses(a)
     if not found:
         held = [s.title.lower() for s in parts.ordered() if s.name and a.report.section(s.name) is not None]
         what = ", ".join(held) if held else "no measurements"
-        return f"{sides(a)}: this receipt holds {what}, from which this version of sitegen draws no verdict."
-    return f"{sides(a)}: {'; '.join(found)}."
+        body = f"this receipt holds {what}, from which this version of sitegen draws no verdict"
+    else:
+        body = "; ".join(found)
+    return f"{sides(a)}: {body}." if named else f"{body[0].upper()}{body[1:]}."

@@ -196,7 +196,7 @@ class ReportPages:
             "related": self.links(page_url),
         }
         if key in ("overview",):
-            ctx["opening"] = opening.sentence(a)
+            ctx["opening"] = opening.sentence(a, named=False)  # under the title, which names the two sides
             lede = r.lede
             ctx["lede"] = self._markdown(lede, page_url, "$.report.lede", lede=True) if lede else Markup("")
             ctx["tested"] = [{"label": t["label"], "html": mdx(t["text"], f"$.report.tested[{i}].text", True)}

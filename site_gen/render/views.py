@@ -33,7 +33,7 @@ def first_sentence(text: str, limit: int = 240) -> str:
     for stop in (". ", "; ", ": "):
         at = text.find(stop, 40, limit)
         if at > 0:
-            return text[:at + 1]
+            return text[:at + 1] if stop == ". " else text[:at] + "\u2026"
     return text[:limit].rsplit(" ", 1)[0] + "\u2026"
 
 
