@@ -122,7 +122,7 @@ def test_dashboard_sorts_and_filters_in_the_browser(example_site, page):
     page.goto((example_site / "index.html").as_uri())
     n = sum(1 for d in (ROOT / "data").iterdir() if (d / "SUMMARY.json").is_file())
     assert page.locator("#reports-count").inner_text() == f"{n} of {n} reports"
-    page.fill("#reports-filter", "v3.0.1")
+    page.fill("#reports-filter", "v3.0.1 against")  # v4.0.0's row names v3.0.1 too, in its versions verdict
     assert page.locator("#reports tbody tr:visible").count() == 1
     page.fill("#reports-filter", "")
     page.click("#reports thead th:nth-child(6) button")  # KV pool, ascending

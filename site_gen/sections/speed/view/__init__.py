@@ -71,7 +71,8 @@ def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     i = s["checkpoints"].index(cp)
     return {"speed": {
         **s, "checkpoints": [cp],
-        "count_rows": [{**r, "cells": [r["cells"][i]], "sub": f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else ""}
+        "count_rows": [{**r, "cells": [r["cells"][i]],
+                        "sub": "; ".join(x for x in (f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else "", r["note"]) if x)}
                        for r in s["count_rows"]],
         "range_rows": [{**r, "cells": [r["cells"][i]]} for r in s["range_rows"]],
         "ttft": {**s["ttft"], "cells": [s["ttft"]["cells"][i]]} if s["ttft"] else None,
@@ -173,10 +174,10 @@ def _count_rows(a, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
                           "counts": {
                 k: Fig(str(int(row[k])), how=f"{int(row[k])} {k}: {int(row['cells'])} {METRIC_LABELS[metric]} cells of {c}, {rule[k]}")
                 for k in ("faster", "level", "slower")}})
-        sub = f"of {totals.pop()}" if len(totals) == 1 else ""
-        if metric == "decode" and many_streams:
-            sub += ("; " if sub else "") + "above one stream, the median per request"
-        count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric, "sub": sub, "cells": cells})
+        note = "above one stream, the median per request" if metric == "decode" and many_streams else ""
+        sub = "; ".join(x for x in (f"of {totals.pop()}" if len(totals) == 1 else "", note) if x)
+        count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric, "sub": sub, "note": note,
+                           "cells": cells})
     return count_rows
 
 
