@@ -31,7 +31,7 @@ import receipt_strategies
 from receipt_strategies import random_receipt, receipts, shape
 from site_gen.build import builder as build, reports as report_store
 from site_gen.receipts import load
-from site_gen.cli import new
+from site_gen.build import starter as new
 from site_gen.core.errors import SitegenError
 
 # ~0.04 s of CPU a receipt from the random walker (check on each, summary or build on some), ~0.5 s an

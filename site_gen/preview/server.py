@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Mapping, Protocol
 from urllib.parse import unquote, urlsplit
 
-from site_gen.core.errors import SitegenError
+from site_gen.api import SitegenError
 
 EVENTS = "/__sitegen__/events"
 WORKER = "/__sitegen__/worker.js"  # holds the one event stream a browser's preview tabs share
