@@ -27,7 +27,7 @@ __all__ = [
     "PLUGIN_OPTIONS", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
     "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
     "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
-    "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
+    "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
     "defer_removal", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
     "theme_assets", "asset_name",
 ]
@@ -64,39 +64,51 @@ def cache_notes() -> list[str]:
 
 # -- building -----------------------------------------------------------------------------------
 
-def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False, reuse: bool = False) -> Any:
+def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = False,
+          accept: Callable[[list], None] | None = None) -> Any:
     """Builds the site into `config.site_dir` atomically. With `reuse` (a process of its own), the
     persistent store is used: a site found already built is checked and left as it is (the result
-    says so), and only what changed is made again."""
+    says so), and only what changed is made again. `accept(warnings)`, called before anything is put
+    in place (on a site found built too), may refuse the build: `refuse_warnings` is `--strict`."""
     from site_gen.build import site_cache
 
-    key = site_cache.inputs_key(config, strict) if reuse else None
+    key = site_cache.inputs_key(config) if reuse else None
     found = site_cache.unchanged(config, key)
     if found is not None:
+        if accept is not None:
+            accept(found.warnings)
         return found
     # Here, not above: a site found already built needs none of the pipeline's imports.
     from site_gen.build.builder import build as build_site
     from site_gen.build.store import Store
 
-    result = build_site(config, strict=strict, progress=progress, clean=clean,
-                        persist=Store(config, strict=strict, enabled=reuse))
-    site_cache.record(config, key, strict, result)
+    result = build_site(config, progress=progress, clean=clean, persist=Store(config, enabled=reuse), accept=accept)
+    site_cache.record(config, key, result)
     return result
 
 
-def build_files(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
-    """Every file of the site, in memory; nothing written (`sitegen check`, a deploy's build)."""
+def build_files(config: Config, *, progress=None) -> BuildResult:
+    """Every file of the site, in memory; nothing written (`sitegen check`, a deploy's build). Its
+    `warnings` are every warning the build found."""
     from site_gen.build.builder import build_files as files
 
-    return files(config, strict=strict, progress=progress)
+    return files(config, progress=progress)
 
 
-def live_builder(config: Config, *, strict: bool = False, progress=None) -> Builder:
+def live_builder(config: Config, *, progress=None) -> Builder:
     """A builder that keeps what it made between builds, told of changed files (`changed(paths)`):
     the live preview's."""
     from site_gen.build.builder import Builder
 
-    return Builder(config, strict=strict, progress=progress, watched=True)
+    return Builder(config, progress=progress, watched=True)
+
+
+def refuse_warnings(warnings: list) -> None:
+    """`--strict`, decided by a front end once a build is done: the first warning raised as the
+    error it then is (naming how many more there are)."""
+    from site_gen.core.diagnostics import refuse
+
+    refuse(warnings)
 
 
 def watched_folders() -> list[Path]:

@@ -88,6 +88,14 @@ def sitegen_here(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subpr
     return subprocess.CompletedProcess(["sitegen", *args], code, out.getvalue(), err.getvalue())
 
 
+def strictly(result):
+    """A build's result as `--strict` takes it: its first warning, if any, raised as the error."""
+    from site_gen.core.diagnostics import refuse
+
+    refuse(result.warnings)
+    return result
+
+
 def import_here(*args: str) -> subprocess.CompletedProcess:
     """`sitegen import …` in this process with the config of the project that `-o` names a report
     folder of (`-o ROOT/data/ID` needs ROOT/mkdocs.yml, data_dir `data`; made if missing)."""

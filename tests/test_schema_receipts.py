@@ -123,7 +123,7 @@ def refusal(receipt: dict) -> str:
     """Why sitegen's loader refuses the receipt ('' when it does not): the schema and the meaning checks, in-process."""
     data = json.loads(json.dumps(receipt))
     try:
-        load.validate_schema(data, Path(folder(0)), False)
+        load.validate_schema(data, Path(folder(0)))
         load.validate_meaning(data, Path(folder(0)))
     except SitegenError as exc:
         return str(exc)

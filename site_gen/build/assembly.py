@@ -38,10 +38,10 @@ def report_url(report_id: str) -> str:
     return report_base(report_id) + "index.html"
 
 
-def assemble(config: Config, *, strict: bool = False, only: str | None = None) -> Site:
+def assemble(config: Config, *, only: str | None = None) -> Site:
     """Every report of data_dir loaded, analysed and settled; with `only`, just that report (its
     supersedes, which names another report, is then not checked)."""
-    reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
+    reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes)
     if only is not None:
         chosen = [r for r in reports if r.id == only]
         if not chosen:

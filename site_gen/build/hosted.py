@@ -168,7 +168,7 @@ class HostedSite:
             from site_gen.build.reports import ReportStore
 
             if self.store is None or self._store_env != self._env():
-                self.store = ReportStore(self.sg, strict=False, watched=False, stats={})
+                self.store = ReportStore(self.sg, watched=False, stats={})
                 self._store_env, self.made = self._env(), {}
             self._environment = settle([self.store.record_of(e) for e in self.store.entries()])
         return self._environment
@@ -207,7 +207,7 @@ class HostedSite:
         """One report's pages, rendered as the host shows them, and its files."""
         from site_gen.render.pages import ReportPages
 
-        rp = ReportPages(a, self.sg, [], strict=False, related=links)
+        rp = ReportPages(a, self.sg, [], related=links)
         pages = [self._page(report_base(a.report.id) + posixpath.splitext(name)[0] + ".md", rp.page(key, title, name),
                             f"{title} — {a.report.title}", title) for key, title, name in rp.sections]
         files = rp.files()

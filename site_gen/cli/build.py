@@ -38,7 +38,9 @@ def run(args) -> int:
     reuse = getattr(args, "own_process", False) and not (args.clean or args.no_cache)
     progress = Progress(args)
     try:
-        result = api.build(config, strict=args.strict, progress=progress, clean=args.clean, reuse=reuse)
+        # --strict decided here, once, on every warning the build found, before the site is put in place.
+        result = api.build(config, progress=progress, clean=args.clean, reuse=reuse,
+                           accept=api.refuse_warnings if args.strict else None)
     finally:
         progress.done()
     for message in result.warnings:

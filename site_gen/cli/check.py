@@ -22,7 +22,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     config = load(args)
-    result = api.build_files(config, strict=args.strict)
+    result = api.build_files(config)
+    if args.strict:  # decided here, once, on every warning the check found
+        api.refuse_warnings(result.warnings)
     for message in result.warnings:
         warn(message)
     say(args, f"OK: {result.reports} report{'s' if result.reports != 1 else ''}, {result.pages} pages checked "

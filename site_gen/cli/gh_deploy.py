@@ -234,7 +234,9 @@ def run(args) -> int:
                            "sources, or pass --allow-dirty")
     dirty = dirty or bool(unheld)
 
-    result = api.build_files(config, strict=args.strict)
+    result = api.build_files(config)
+    if args.strict:  # decided here, once, on every warning the build found, before anything is committed
+        api.refuse_warnings(result.warnings)
     for message in result.warnings:
         warn(message)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "

@@ -121,10 +121,12 @@ class Preview:
                 self.config = load_config(self.config_file)
             finally:
                 self._rewatch(force=replaced)
-            self.builder = api.live_builder(self.config, strict=self.strict)
+            self.builder = api.live_builder(self.config)
         else:
             self.builder.changed(paths or [])
         result = self.builder.build()
+        if self.strict:  # decided here, once, on every warning of this rebuild: shown as its error
+            api.refuse_warnings(result.warnings)
         seconds = time.perf_counter() - start
         self.builds += 1
         if paths is None or config_changed or replaced:
