@@ -3,7 +3,7 @@
 `Builder` keeps what it made between builds (the preview's case): reports and analyses in a
 `ReportStore`, and every output with the `Dependencies` it was made from (see dependencies.py), so
 a rebuild after one edit redoes only what the edit touched. Cold builds of many reports fork
-workers (build_workers.py).
+workers (workers.py).
 """
 from __future__ import annotations
 
