@@ -24,10 +24,15 @@ BAND = 0.08
     (0.919, "0.919x", "slower"), (0.9199999, "0.9199999x", "slower"),
     (0.92, "0.92x", "level"), (0.9201, "0.92x", "level"), (0.915, "0.915x", "slower"), (0.91, "0.91x", "slower"),
     # far from an edge: two decimals
-    (1.46, "1.46x", "faster"), (0.7, "0.70x", "slower"), (1.0, "1.00x", "level"),
+    (1.0801, "1.0801x", "faster"), (0.9199, "0.9199x", "slower"), (1.079999, "1.08x", "level"),
+    # far from an edge: two decimals
+    (1.46, "1.46x", "faster"), (0.7, "0.70x", "slower"), (1.0, "1.00x", "level"), (0.5, "0.50x", "slower"),
+    (2.5, "2.50x", "faster"),
 ])
 def test_a_ratio_prints_the_digits_its_verdict_needs(value, printed, verdict):
+    """The band's edges are level (the one band-edge table: the scalar rule, the column rule, the print)."""
     assert speed.verdict_of(value, BAND) == verdict
+    assert speed.verdict(pd.Series([value]), BAND).iloc[0] == verdict
     shown = fmt.speed_ratio(value, BAND)
     assert shown == printed
     assert speed.verdict_of(float(shown[:-1]), BAND) == verdict
