@@ -23,7 +23,7 @@ from pathlib import Path
 from site_gen.build import cache
 from site_gen.core.config import Config
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # site_gen/ (this file is in site_gen/build/)
 _KIND = "sites"
 _CLEANUP = ("the previous site's copy", "could not remove")
 
