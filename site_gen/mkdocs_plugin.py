@@ -275,7 +275,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 noise_band=opts["noise_band"], ratio_scale=opts["ratio_scale"],
                 max_receipt_bytes=receipt_bytes(opts["max_receipt_mb"]),
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"],
-                headline_input=opts["headline_input"])
+                headline_input=opts["headline_input"], slo=opts["slo"])
             check_keys(self.sg.extra, "extra", file)
             cache.refuse_inside([self.sg.site_dir, self.sg.docs_dir, self.sg.data_dir,
                                  *([self.sg.custom_dir] if self.sg.custom_dir else [])])
