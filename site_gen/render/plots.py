@@ -34,13 +34,15 @@ def linear_ticks(lo: float, hi: float) -> tuple[float, float, list[float]]:
 
 
 def log_ticks(lo: float, hi: float) -> tuple[float, float, list[float]]:
-    """Ticks at 1, 2 and 5 times powers of ten covering [lo, hi] (both > 0)."""
-    lo, hi = 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi))
-    ticks, p = [], lo
-    while p <= hi * 1.0001:
-        ticks.extend(v for v in (p, 2 * p, 5 * p) if v <= hi * 1.0001)
-        p *= 10
-    return lo, hi, ticks
+    """Ends at 1, 2 or 5 times a power of ten around [lo, hi] (both > 0), ticks at those steps
+    between them; over many decades, at the powers of ten only."""
+    steps = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
+    start = max(v for v in steps if v <= lo * 1.0001)
+    end = min(v for v in steps if v >= hi * 0.9999)
+    ticks = [v for v in steps if start * 0.9999 <= v <= end * 1.0001]
+    if len(ticks) > 7:
+        ticks = [v for v in ticks if abs(math.log10(v) - round(math.log10(v))) < 1e-9] or [start, end]
+    return start, end, ticks
 
 
 class Axis:
@@ -131,12 +133,19 @@ def lines(series: list[dict[str, Any]], y_label: str, limit: dict | None = None,
     xs = [p["x"] for s in series for p in s["points"]] + [m["x"] for m in marks or ()]
     xa, x_ticks, inf_at = load_axis(xs)
     place = (lambda v: xa(inf_at) if math.isinf(v) else xa(v))
-    ys = [v for s in series for p in s["points"] for v in (p["y"], p.get("high", math.nan)) if v == v]
+    ys = [v for s in series for p in s["points"] for v in (p["y"], p.get("low", math.nan), p.get("high", math.nan)) if v == v]
     if limit:
         ys.append(limit["value"])
-    top = 1.0 if share else (max(ys) * 1.08 if ys else 1.0)
-    lo, hi, ticks = (0.0, 1.0, [0.0, 0.25, 0.5, 0.75, 1.0]) if share else linear_ticks(0.0, top)
-    ya = Axis(lo, hi, HEIGHT - BOTTOM, TOP)
+    # A latency that grows by more than 20x over the sweep (queueing) gets a log axis: on a linear
+    # one every load before saturation would sit on the floor.
+    log = kind == "ms" and bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 20
+    if share:
+        lo, hi, ticks = 0.0, 1.0, [0.0, 0.25, 0.5, 0.75, 1.0]
+    elif log:
+        lo, hi, ticks = log_ticks(min(ys), max(ys))
+    else:
+        lo, hi, ticks = linear_ticks(0.0, max(ys) * 1.08 if ys else 1.0)
+    ya = Axis(lo, hi, HEIGHT - BOTTOM, TOP, log=log)
     out = []
     for s in series:
         pts = [{"x": place(p["x"]), "y": ya(p["y"]), "label": p["label"],
@@ -147,12 +156,14 @@ def lines(series: list[dict[str, Any]], y_label: str, limit: dict | None = None,
         out.append({**STYLES[s["role"]], **{k: v for k, v in s.items() if k in ("dash", "marker")},
                     "role": s["role"], "label": s["label"], "d": d, "points": pts})
     return {"width": WIDTH, "height": HEIGHT, "series": out, "x_ticks": x_ticks,
-            "y_ticks": [{"y": ya(t), "label": f"{t * 100:g}%" if share else _ms_label(t, hi) if kind == "ms" else _count_label(t)}
-                        for t in ticks],
+            "y_ticks": [{"y": ya(t), "label": f"{t * 100:g}%" if share else _tick_label(t) if log
+                         else _ms_label(t, hi) if kind == "ms" else _count_label(t)} for t in ticks],
+            "log": log,
             "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},
             "y_title": y_label,
             "limit": {"y": ya(limit["value"]), "label": limit["label"]} if limit else None,
-            "marks": [{"x": place(m["x"]), "label": m["label"], **STYLES[m["role"]]} for m in marks or ()]}
+            "marks": [{"x": place(m["x"]), "label": m["label"], "text_y": TOP + 10 + 12 * i, **STYLES[m["role"]]}
+                      for i, m in enumerate(marks or ())]}
 
 
 def ratio_scale(lows: list[float], highs: list[float]) -> tuple[float, float]:

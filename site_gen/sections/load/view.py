@@ -11,7 +11,7 @@ from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
-from site_gen.sections.serving.view.tables import GLYPHS, ms, ms_interval, ratio_text
+from site_gen.sections.serving.view.tables import GLYPHS, capacity_lines, ms, ms_interval, objective_text, ratio_text
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -26,10 +26,6 @@ def _anchor(*parts: str) -> str:
 
 def _number(v: float, digits: int = 1) -> str:
     return fmt.MISSING if v != v else f"{v:,.{digits}f}"
-
-
-def objective_text(o: tuple) -> str:
-    return f"p{o[1]} {METRIC_SHORT[o[0]]} ≤ {o[2]:,g} ms"
 
 
 def view(a) -> dict[str, Any] | None:
@@ -145,27 +141,6 @@ def _goodput_row(r: dict, points: dict, n: dict) -> dict[str, Any]:
     return {"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}",
             "share": Fig(f"{r['share']:.1%}", how=f"{r['good']} of {r['requests']} requests met every objective, counted request by request"),
             "interval": f"{r['low']:.1%}–{r['high']:.1%}", "good": f"{r['good']:,} of {r['requests']:,}", "per_s": f"{r['per_s']:,.2f}"}
-
-
-def capacity_lines(s, n: dict) -> list[dict[str, str]]:
-    """Per sweep: each side's heaviest load meeting every objective (there and at every lighter load), and their ratio."""
-    out = []
-    for c in s.capacity:
-        parts = []
-        for role in s.roles:
-            e = c.get(role)
-            if e is None:
-                continue
-            if not e["known"] and e["point"] is None:
-                parts.append(f"{n[role]}: unknown (a load without a figure of an objective)")
-            elif e["point"] is None:
-                parts.append(f"{n[role]}: none of the loads tested")
-            else:
-                parts.append(f"{n[role]}: {e['load']}" + (" (the heaviest tested)" if e["heaviest"] else ""))
-        ratio = c.get("ratio", math.nan)
-        out.append({"workload": c["workload"], "text": "; ".join(parts),
-                    "ratio": f"{ratio:.2f}× the load" if ratio == ratio else ""})
-    return out
 
 
 # -- the curves (drawn for the page only) -----------------------------------------------------

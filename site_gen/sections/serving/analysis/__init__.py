@@ -153,6 +153,8 @@ def _tokens(sides: dict[str, list[Point]]) -> pd.DataFrame:
 
 
 def _gaps(sides: dict[str, list[Point]]) -> pd.DataFrame:
+    """Every-gap inter-token latency per run: the summary the importer made of every gap, else the
+    figures the source states of them (`median_itl_ms`, ...: SGLang's lines have no gaps)."""
     cols = ["role", "point", "repeat", "gaps", "mean_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "path"]
     rows = []
     for points in sides.values():
@@ -162,6 +164,13 @@ def _gaps(sides: dict[str, list[Point]]) -> pd.DataFrame:
                 if g:
                     rows.append({"role": p.role, "point": p.id, "repeat": j, **{k: g[k] for k in cols[3:10]},
                                  "path": f"{p.path}.repeats[{j}].itl_gaps"})
+                    continue
+                stated = {k: p.stated(j, f"{name}_itl_ms") for k, name in (("mean_ms", "mean"), ("median_ms", "median"),
+                                                                          ("p90_ms", "p90"), ("p95_ms", "p95"), ("p99_ms", "p99"))}
+                if any(v is not None for v in stated.values()):
+                    rows.append({"role": p.role, "point": p.id, "repeat": j, "gaps": math.nan, "max_ms": math.nan,
+                                 **{k: math.nan if v is None else v for k, v in stated.items()},
+                                 "path": f"{p.path}.repeats[{j}].stated"})
     return frame({c: [r[c] for r in rows] for c in cols}, cols)
 
 

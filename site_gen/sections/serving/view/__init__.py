@@ -53,8 +53,9 @@ def view(a) -> dict[str, Any] | None:
               "groups": t.side_rows(s, role, r["point"], n), "repeats": int(r["repeats"]),
               "tokens": t.tokens_rows(s, [role], {role: r["point"]}, n), "gaps": t.gaps_rows(s, {role: r["point"]}, n)}
              for r in views.rows(s.points) for role in (r["role"],) if (role, r["point"]) not in matched]
+    compact = t.compact_table(s, alone, n) if alone and not any(s.points["rows"]) else None
     return {
-        "two_sided": "baseline" in s.roles, "names": n, "pairs": pairs, "alone": alone,
+        "two_sided": "baseline" in s.roles, "names": n, "pairs": pairs, "alone": [] if compact else alone, "compact": compact,
         "counts": _count_rows(s, a.band), "total": s.counts.get("latency", EMPTY),
         "throughput_counts": s.counts.get("throughput", EMPTY),
         "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%",
@@ -62,6 +63,7 @@ def view(a) -> dict[str, Any] | None:
         "ticks": plots.scale_ticks(scale), "scale": f"{_scale_end(scale[0])}–{_scale_end(scale[1])}×",
         "itl_note": _itl_note(s), "metrics": [METRIC_SHORT[m] for m in s.metrics],
         "sentence": _sentence(s, n),
+        "objectives": [t.objective_text(o) for o in s.slo], "capacity": t.capacity_lines(s, n) if s.slo else [],
     }
 
 

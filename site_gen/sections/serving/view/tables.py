@@ -108,7 +108,7 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
 def tokens_rows(s, roles: list[str], points: dict[str, str], names: dict) -> list[dict[str, Any]]:
     out = []
     for r in views.rows(s.tokens):
-        if points.get(r["role"]) == r["point"] and r["role"] in roles:
+        if points.get(r["role"]) == r["point"] and r["role"] in roles and not (r["mean"] != r["mean"] and r["total"] != r["total"]):
             out.append({"side": names[r["role"]], "kind": r["kind"], "requests": fmt.thousands(r["requests"]),
                         "mean": fmt.MISSING if r["mean"] != r["mean"] else f"{r['mean']:,.1f}",
                         "median": fmt.thousands(r["median"]), "p90": fmt.thousands(r["p90"]), "max": fmt.thousands(r["max"]),
@@ -122,7 +122,8 @@ def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
         if points.get(r["role"]) == r["point"]:
             out.append({"side": names[r["role"]] + (f", run {r['repeat'] + 1}" if r["repeat"] else ""),
                         "gaps": fmt.thousands(r["gaps"]),
-                        **{k: Fig(ms(r[f"{k}_ms"]), path=f"{r['path']}.{k}_ms") for k in ("median", "p90", "p95", "p99", "max")}})
+                        **{k: Fig(ms(r[f"{k}_ms"]), path=f"{r['path']}.{k}_ms") if r[f"{k}_ms"] == r[f"{k}_ms"] else fmt.MISSING
+                           for k in ("median", "p90", "p95", "p99", "max")}})
     return out
 
 
@@ -148,3 +149,47 @@ def counts_text(c: dict[str, int]) -> str:
 
 def is_finite(v: float) -> bool:
     return v == v and not math.isinf(v)
+
+
+def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
+    """Load points without per-request rows, one row each: the sources' own percentiles (one run:
+    no interval; repeated runs: their geometric mean, t interval and range), the every-gap ITL."""
+    pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
+    cols = [(m, q) for m in s.metrics for q in (50, 90, 95, 99)
+            if any((p["role"], p["point"], m, q) in pct for p in alone)]
+    rows = []
+    for p in alone:
+        cells = []
+        for m, q in cols:
+            r = pct.get((p["role"], p["point"], m, q))
+            cells.append({"text": _value_fig(r, p["role"], names, s) if r else fmt.MISSING, "sub": _interval_of(r)})
+        gaps = [g for g in gaps_rows(s, {p["role"]: p["point"]}, names)]
+        cells.append({"text": " / ".join(str(g["median"]) for g in gaps) if gaps else fmt.MISSING, "sub": ""})
+        rows.append({"load": p["title"], "side": p["side"], "repeats": p["repeats"], "cells": cells})
+    return {"columns": [f"{METRIC_SHORT[m]} p{q}" for m, q in cols] + ["ITL p50, every gap"], "rows": rows,
+            "sides": sorted({p["side"] for p in alone})}
+
+
+def objective_text(o: tuple) -> str:
+    return f"p{o[1]} {METRIC_SHORT[o[0]]} ≤ {o[2]:,g} ms"
+
+
+def capacity_lines(s, n: dict) -> list[dict[str, str]]:
+    """Per sweep: each side's heaviest load meeting every objective (there and at every lighter load), and their ratio."""
+    out = []
+    for c in s.capacity:
+        parts = []
+        for role in s.roles:
+            e = c.get(role)
+            if e is None:
+                continue
+            if not e["known"] and e["point"] is None:
+                parts.append(f"{n[role]}: unknown (a load without a figure of an objective)")
+            elif e["point"] is None:
+                parts.append(f"{n[role]}: none of the loads tested")
+            else:
+                parts.append(f"{n[role]}: {e['load']}" + (" (the heaviest tested)" if e["heaviest"] else ""))
+        ratio = c.get("ratio", math.nan)
+        out.append({"workload": c["workload"], "text": "; ".join(parts),
+                    "ratio": f"{ratio:.2f}× the load" if ratio == ratio else ""})
+    return out
