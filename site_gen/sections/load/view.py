@@ -67,18 +67,20 @@ def _saturation(s, workload: str, ids: dict, points: dict, n: dict) -> list[str]
 def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) -> list[dict[str, Any]]:
     """The sweep's table: every value its curves draw, a row per side and load point."""
     rows = []
-    for role, curve in ids.items():
-        for pid in curve:
-            p = points[role, pid]
-            row = {"side": n[role], "role": role, "load": p["load"], "repeats": int(p["repeats"]),
-                   "saturated": s.saturation.get((role, p["workload"])) == pid}
-            for k in THROUGHPUTS:
-                r = tp.get((role, pid, k))
-                row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2)
-            row["latency"] = [_latency_cell(pct.get((role, pid, m, q))) for m in s.metrics for q in _percentiles(s, m)]
-            g = good.get((role, pid))
-            row["goodput"] = ({"text": f"{g['share']:.1%}", "sub": f"{g['low']:.1%}–{g['high']:.1%}"} if g else None)
-            rows.append(row)
+    # By load, then side: the two sides' figures at one load stand together.
+    order = sorted(((points[role, pid]["x"], i, role, pid) for i, (role, curve) in enumerate(ids.items()) for pid in curve),
+                   key=lambda k: k[:2])
+    for _, _, role, pid in order:
+        p = points[role, pid]
+        row = {"side": n[role], "role": role, "load": p["load"], "repeats": int(p["repeats"]),
+               "saturated": s.saturation.get((role, p["workload"])) == pid}
+        for k in THROUGHPUTS:
+            r = tp.get((role, pid, k))
+            row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2)
+        row["latency"] = [_latency_cell(pct.get((role, pid, m, q))) for m in s.metrics for q in _percentiles(s, m)]
+        g = good.get((role, pid))
+        row["goodput"] = ({"text": f"{g['share']:.1%}", "sub": f"{g['low']:.1%}–{g['high']:.1%}"} if g else None)
+        rows.append(row)
     return rows
 
 
