@@ -120,4 +120,4 @@ def engine_records(data: dict) -> Iterator[tuple[str, str, str]]:
 
 SECTION = Section(key="latency", title="Latency", package=__name__, name="serving", check=check,
                   check_receipt=check_receipt, engine_records=engine_records, provenance=True,
-                  dashboard=(DashboardColumn("serving", "Latency cells"),), order=15)
+                  dashboard=(DashboardColumn("serving", "Latency cells"),), order=40)

@@ -154,7 +154,7 @@ def _tokens(sides: dict[str, list[Point]]) -> pd.DataFrame:
 
 def _gaps(sides: dict[str, list[Point]]) -> pd.DataFrame:
     """Every-gap inter-token latency per run: the summary the importer made of every gap, else the
-    figures the source states of them (`median_itl_ms`, ...: SGLang's lines have no gaps)."""
+    figures the source states of them (`median_itl_ms`, ...: a source may keep no gaps)."""
     cols = ["role", "point", "repeat", "gaps", "mean_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "path"]
     rows = []
     for points in sides.values():

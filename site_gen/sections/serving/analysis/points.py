@@ -16,8 +16,8 @@ METRIC_LABELS = {"ttft": "time to first token", "tpot": "time per output token",
                  "itl": "inter-token latency (the request's mean gap)", "e2e": "end-to-end latency"}
 METRIC_SHORT = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2e": "E2E"}
 PERCENTILES = (50, 90, 95, 99)
-# A figure the source states under one of these keys is that metric's percentile (vLLM's and
-# SGLang's names). Their ITL is over every gap, not a request's mean: it is kept apart (`gaps`).
+# A figure the source states under one of these keys is that metric's percentile (the serving
+# clients' names). Their ITL is over every gap, not a request's mean: it is kept apart (`gaps`).
 _STATED_METRIC = {"ttft": ("ttft",), "tpot": ("tpot",), "e2e": ("e2el", "e2e_latency")}
 _STATED_Q = {50: "median", 90: "p90", 95: "p95", 99: "p99"}
 # Requests whose per-request ITL equals their TPOT to within this (ms): the same figure twice.
@@ -112,7 +112,7 @@ def read(part: dict) -> dict[str, list[Point]]:
 
 
 def itl_is_tpot(sides: dict[str, list[Point]]) -> bool:
-    """Whether every request of every repeat with rows has the same ITL as TPOT (vLLM and SGLang
+    """Whether every request of every repeat with rows has the same ITL as TPOT (the serving clients
     compute a request's TPOT from its gaps: its mean gap is its TPOT, and the column says nothing new)."""
     seen = False
     for points in sides.values():
