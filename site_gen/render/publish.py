@@ -107,7 +107,7 @@ def extra_files(config: Config, analyses: list[Analysis], names: Iterable[str]) 
             path = _report_base(a.report.id) + CARD
             if path in names:
                 continue  # drawn and written with the report's own files
-            key = (a.report.id, a.report.sha256, config.site_name, config.site_url, a.band, a.scale)
+            key = (a.report.id, a.report.sha256, config.site_name, config.site_url, a.band, a.scale, a.slo)
             if key not in _CARDS:
                 if len(_CARDS) > 4096:
                     _CARDS.clear()

@@ -219,13 +219,19 @@ def csv(a) -> dict:
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
+    """The first sweep's heaviest load meeting every objective, per side by its role (the share
+    card's line holds some fifty characters: the sides' names are on the card's title)."""
     s = a.of("serving")
     if s is None or not s.capacity:
         return []
-    lines = capacity_lines(s, _names(a))
-    shown = [c for c in lines if c["text"]][:1]
-    return [("Objectives:", f"heaviest load meeting {', '.join(objective_text(o) for o in s.slo)}: {c['text']}"
-             + (f" ({c['ratio']})" if c["ratio"] else ""), "accent") for c in shown]
+    c = s.capacity[0]
+    parts = []
+    for role in ("candidate", "baseline"):
+        e = c.get(role)
+        if e is not None:
+            parts.append(f"{role} " + (e["load"] if e["point"] else "none" if e["known"] else "unknown"))
+    ratio = c.get("ratio", math.nan)
+    return [("Objectives met up to:", ", ".join(parts) + (f" ({ratio:.2f}×)" if ratio == ratio else ""), "accent")]
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:

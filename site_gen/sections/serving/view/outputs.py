@@ -54,8 +54,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
     if not c:
         return [("Serving:", f"one setup, {len(s.points)} load points, no comparison", "level")]
     key = "faster" if c["faster"] and not c["slower"] else "slower" if c["slower"] and not c["faster"] else "level"
-    return [("Latency:", f"{c['faster']} of {c['cells']} cells faster, {c['level']} level, {c['slower']} slower, "
-                         f"{c[UNRESOLVED]} not resolved", key)]
+    return [("Latency:", counts_text(c), key)]
 
 
 def card_strip(a) -> tuple[tuple, str] | None:
@@ -70,8 +69,7 @@ def card_strip(a) -> tuple[tuple, str] | None:
     metrics = list(s.metrics)
     strip = tuple((1.0 / r, v, metrics.index(m)) for r, v, m in zip(lat["ratio"], lat["verdict"], lat["metric"])
                   if r == r and r > 0 and m in metrics)
-    r = a.report
-    return strip, f"Every latency cell, {r.baseline.name} time / {r.candidate.name} time; band ±{a.band * 100:g}%:"
+    return strip, f"Every latency cell as a speed-up (baseline time / candidate time); band ±{a.band * 100:g}%:"
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
@@ -83,8 +81,9 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
                            "bootstrap": {"resamples": s.bootstrap.resamples, "seed": s.bootstrap.seed, "level": s.bootstrap.level}}
     if shown["two_sided"]:
         out["latency"] = {k: int(v) for k, v in shown["total"].items()}
-        out["by_metric"] = {r["label"]: {k: int(str(v)) for k, v in r["counts"].items()} | {"cells": r["cells"]}
+        out["by_metric"] = {r["label"]: {k: int(str(v)) for k, v in r["counts"].items()} | {"cells": r["cells"], "range": str(r["range"])}
                             for r in shown["counts"] if not r.get("total")}
+        out["range"] = next(str(r["range"]) for r in shown["counts"] if r.get("total"))
         out["throughput"] = {k: int(v) for k, v in shown["throughput_counts"].items()}
         out["load_points"] = [{"load": p["title"], "method": p["method"],
                                "cells": [{"metric": g["metric"], "percentile": r["label"], "baseline": str(r["baseline"]),
@@ -103,8 +102,8 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if "latency" not in s:
         one = s["one_setup"]
         return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")]
-    rows = [("Latency cells", f"{counts_text(s['latency'])} (of {s['latency']['cells']})")]
-    rows += [(f"Latency, {m}", f"{counts_text(c)} (of {c['cells']})") for m, c in s["by_metric"].items()]
+    rows = [("Latency cells", f"{counts_text(s['latency'])} (of {s['latency']['cells']}); ratios {s['range']}")]
+    rows += [(f"Latency, {m}", f"{counts_text(c)} (of {c['cells']}); ratios {c['range']}") for m, c in s["by_metric"].items()]
     if s["throughput"]["cells"]:
         rows.append(("Throughput cells", f"{counts_text(s['throughput'])} (of {s['throughput']['cells']})"))
     return rows
