@@ -152,11 +152,22 @@ def test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_nump
     sides = receipt["serving"]["sides"]
     metrics = shown_metrics(receipt)
     assert len(receipt["serving"]["matched"]) == len(tables) == 4
+    every = []
     for m in receipt["serving"]["matched"]:
         lb = next(lp for lp in sides["baseline"]["load_points"] if lp["id"] == m["baseline"])
         lc = next(lp for lp in sides["candidate"]["load_points"] if lp["id"] == m["candidate"])
         want = expected_pair(lb["repeats"][0], lc["repeats"][0], m["paired"], metrics)
         check_pair(tables[f"{lb['workload']} · {load_label(lb)}"], want, metrics)
+        every += [(metric, e) for (metric, _), e in want.items()]
+    # The counts and ranges above the tables: the same verdicts, the same ratios.
+    counts = htmlutil.tables(htmlutil.parse(example_site / "reports" / report / "latency.html"))["latency-counts"]
+    for row in counts[1:]:
+        mine = [e for metric, e in every if row[0] == "Every latency cell" or row[0].startswith(metric.upper())]
+        got = [int(v.split()[-1]) for v in row[1:6]]
+        assert got == [sum(e["verdict"] == v for e in mine) for v in ("faster", "level", "slower", "not resolved")] + [len(mine)]
+        ends = numbers(row[6])  # `0.90–1.12x`, or one figure when both ends print alike
+        low, high = ends[0], ends[-1]
+        assert abs(low - min(e["ratio"] for e in mine)) < 0.005 + 1e-9 and abs(high - max(e["ratio"] for e in mine)) < 0.005 + 1e-9
 
 
 def test_the_page_says_how_each_interval_was_drawn(example_site):
@@ -278,7 +289,7 @@ def test_the_a_a_report_has_no_cell_faster_or_slower_anywhere(example_site, tmp_
         verdicts = [r[-1] for rows in htmlutil.tables(doc).values() for r in rows if r and r[-1].endswith(("faster", "slower"))]
         assert verdicts == [], (page, verdicts)
     counts = htmlutil.tables(htmlutil.parse(folder / "latency.html"))["latency-counts"]
-    assert counts[-1][:4] == ["Every latency cell", "▲ 0", "● 29", "▼ 0"] and counts[-1][-1] == "48"
+    assert counts[-1][:7] == ["Every latency cell", "▲ 0", "● 29", "▼ 0", "○ 19", "48", "0.90–1.12x"]
     home = htmlutil.tables(htmlutil.parse(example_site / "index.html"))["reports"]
     row = next(r for r in home if r[0].startswith("tp4×pp2 InfiniBand, run 2 against"))
     assert "0 faster · 29 level · 0 slower · 19 not resolved" in row
