@@ -317,3 +317,33 @@ def test_the_build_cache_follows_every_template_and_view():
 
     roots = site_cache.code_roots()
     assert ROOT / "site_gen" in roots and ROOT / "templates" in roots and ROOT / "static" in roots
+
+
+def test_a_one_setup_sweep_without_rows_shows_its_sources_figures_and_its_repeats_over_runs(example_site):
+    """The SGLang sweep: no per-request rows, so each figure is the source's own (no interval); the
+    load point run twice shows the geometric mean of its two runs, Student's t interval (1 degree of
+    freedom) and the runs' range; nothing is compared."""
+    rid = "sglang-llama-3.3-70b-sweep"
+    receipt = json.loads((ROOT / "data" / rid / "SUMMARY.json").read_text())
+    table = htmlutil.tables(htmlutil.parse(example_site / "reports" / rid / "latency.html"))["every-load-point-table"]
+    head, rows = table[0], {r[0]: r for r in table[1:]}
+    for lp in receipt["serving"]["sides"]["candidate"]["load_points"]:
+        row = rows[f"{lp['workload']} · {load_label(lp)}"]
+        stated = [{s["key"]: s["value"] for s in rep["stated"]} for rep in lp["repeats"]]
+        for col, key in (("TTFT p50", "median_ttft_ms"), ("E2E p50", "median_e2e_latency_ms"), ("ITL p50, every gap", "median_itl_ms")):
+            cell = row[head.index(col)]
+            values = np.array([s[key] for s in stated])
+            if len(values) == 1:
+                assert re.findall(NUM, cell) == [f"{values[0]:,.1f}"], (col, cell)
+                continue
+            printed = re.findall(NUM, cell)
+            if key == "median_itl_ms":  # every-gap ITL: each run's own figure, no mean
+                assert printed == [f"{v:,.1f}" for v in values]
+                continue
+            logs = np.log(values)
+            half = 12.706204736174698 * logs.std(ddof=1) / math.sqrt(2)
+            want = [np.exp(logs.mean()), np.exp(logs.mean() - half), np.exp(logs.mean() + half), values.min(), values.max()]
+            assert all(close(p, w) for p, w in zip(printed, want)) and len(printed) == 5, (cell, want)
+    text = htmlutil.text(htmlutil.parse(example_site / "reports" / rid / "latency.html"))
+    assert "One setup, SGLang, Llama 3.3 70B: 13 load points, no comparison." in text
+    assert not re.search(r"\b(faster|slower|level)\b", text)

@@ -37,7 +37,6 @@ INTERVAL_VERDICTS = ("faster", "level", "slower", UNRESOLVED)
 INTERVAL_RULE = ("faster or slower only when the whole 95% interval of the ratio lies beyond the noise band on one "
                  "side (so it lies wholly on one side of 1, and the ratio is outside the band); level when the whole "
                  "interval lies inside the band; otherwise not resolved, counted apart and never as faster or slower")
-BAND_RULE = "one run, no interval: level inside the noise band, else faster or slower"
 
 
 def interval_verdict(ratio: float, low: float, high: float, band: float, higher_is_faster: bool = True) -> str:

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from site_gen.analysis.units import DASH
 
 ROLES = ("baseline", "candidate")
 METRICS = ("ttft", "tpot", "itl", "e2e")
@@ -133,7 +132,3 @@ def curves(points: list[Point]) -> dict[tuple[str, str], list[Point]]:
     for key in out:
         out[key].sort(key=lambda p: (p.x, p.rate, p.concurrency or 0))
     return out
-
-
-def range_text(low: float, high: float, fmt) -> str:
-    return fmt(low) if fmt(low) == fmt(high) else f"{fmt(low)}{DASH}{fmt(high)}"

@@ -143,14 +143,6 @@ def method_text(m: dict, names: dict, b) -> str:
     return "No per-request rows: the sources' own figures, one run each; ratios take the band rule (one run, no interval)."
 
 
-def counts_text(c: dict[str, int]) -> str:
-    return f"{c['faster']} faster · {c['level']} level · {c['slower']} slower · {c[UNRESOLVED]} not resolved"
-
-
-def is_finite(v: float) -> bool:
-    return v == v and not math.isinf(v)
-
-
 def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
     """Load points without per-request rows, one row each: the sources' own percentiles (one run:
     no interval; repeated runs: their geometric mean, t interval and range), the every-gap ITL."""
@@ -163,7 +155,7 @@ def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
         for m, q in cols:
             r = pct.get((p["role"], p["point"], m, q))
             cells.append({"text": _value_fig(r, p["role"], names, s) if r else fmt.MISSING, "sub": _interval_of(r)})
-        gaps = [g for g in gaps_rows(s, {p["role"]: p["point"]}, names)]
+        gaps = gaps_rows(s, {p["role"]: p["point"]}, names)
         cells.append({"text": " / ".join(str(g["median"]) for g in gaps) if gaps else fmt.MISSING, "sub": ""})
         rows.append({"load": p["title"], "side": p["side"], "repeats": p["repeats"], "cells": cells})
     return {"columns": [f"{METRIC_SHORT[m]} p{q}" for m, q in cols] + ["ITL p50, every gap"], "rows": rows,
