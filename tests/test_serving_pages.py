@@ -347,3 +347,24 @@ def test_a_one_setup_sweep_without_rows_shows_its_sources_figures_and_its_repeat
     text = htmlutil.text(htmlutil.parse(example_site / "reports" / rid / "latency.html"))
     assert "One setup, SGLang, Llama 3.3 70B: 13 load points, no comparison." in text
     assert not re.search(r"\b(faster|slower|level)\b", text)
+
+
+def test_each_distribution_s_table_is_numpys(example_site):
+    """The Distributions page's charts' text twins: each side's p10, p25, p50, p75, p90, p99 and
+    max of a metric's measured values, recomputed here."""
+    rid = "vllm-tp4pp2-ib-against-no-ib"
+    receipt = json.loads((ROOT / "data" / rid / "SUMMARY.json").read_text())
+    tables = htmlutil.tables(htmlutil.parse(example_site / "reports" / rid / "distributions.html"))
+    sides = receipt["serving"]["sides"]
+    for lp in sides["baseline"]["load_points"]:
+        anchor = "at-sharegpt-" + ("all-at-once" if lp["load"]["request_rate"] == "inf" else f"{lp['load']['request_rate']}-req-s")
+        for metric in shown_metrics(receipt):
+            rows = tables[f"dist-{anchor}-{metric}"]
+            assert rows[0] == ["ms", "p10", "p25", "p50", "p75", "p90", "p99", "max"]
+            for row, role in zip(rows[1:], ("baseline", "candidate")):
+                rep = next(p for p in sides[role]["load_points"] if p["id"] == lp["id"])["repeats"][0]
+                x = column(rep, metric)
+                x = x[~np.isnan(x)]
+                assert row[0].endswith(f"{x.size} requests")
+                for printed, q in zip(row[1:], (10, 25, 50, 75, 90, 99, 100)):
+                    assert close(printed, np.percentile(x, q)), (metric, q, printed)

@@ -10,11 +10,12 @@ import numpy as np
 
 from site_gen.render import format as fmt
 
-WIDTH, HEIGHT = 360.0, 210.0
-LEFT, RIGHT, TOP, BOTTOM = 46.0, 14.0, 12.0, 34.0
-# An ECDF is drawn as at most this many steps (one every half percent of requests): finer than a
-# pixel of the plot's height, and a path of a few kilobytes whatever the number of requests.
-ECDF_STEPS = 200
+WIDTH, HEIGHT = 360, 210
+LEFT, RIGHT, TOP, BOTTOM = 46, 14, 12, 34
+# An ECDF is drawn as at most this many steps (one every 1.25% of requests, 2 px of the
+# plot's height), in whole units of the 360-unit-wide drawing (about a pixel where it is shown):
+# a path of under a kilobyte whatever the number of requests.
+ECDF_STEPS = 80
 # Side styles: colours are CSS variables (light and dark follow the theme), dashes tell them apart in print.
 STYLES = {"baseline": {"colour": "var(--series-decode)", "dash": "5 3", "marker": "square"},
           "candidate": {"colour": "var(--series-aggregate)", "dash": "", "marker": "circle"}}
@@ -51,10 +52,11 @@ class Axis:
     def __init__(self, lo: float, hi: float, a: float, b: float, log: bool = False):
         self.lo, self.hi, self.a, self.b, self.log = lo, hi, a, b, log
 
-    def __call__(self, v: float) -> float:
+    def __call__(self, v: float) -> float | int:
         f = (math.log(v) - math.log(self.lo)) / (math.log(self.hi) - math.log(self.lo)) if self.log else \
             (v - self.lo) / (self.hi - self.lo)
-        return round(self.a + min(max(f, 0.0), 1.0) * (self.b - self.a), 1)
+        at = round(self.a + min(max(f, 0.0), 1.0) * (self.b - self.a), 1)
+        return int(at) if at == int(at) else at  # `46`, not `46.0`: a chart writes hundreds of them
 
 
 def ms(value: float) -> str:
@@ -96,9 +98,9 @@ def ecdf(series: list[dict[str, Any]], marks: tuple[int, ...]) -> dict[str, Any]
         steps = min(n, ECDF_STEPS)
         # The value under which each step's share of requests lies: exact steps when few requests.
         at = np.arange(1, steps + 1) * n // steps
-        xs, ys = [x(float(v[i - 1])) for i in at], [y(i / n) for i in at]
-        d = f"M{x(float(v[0]))} {y(0.0)}" + "".join(f"H{a}V{b}" for a, b in zip(xs, ys))
-        pts = [{"x": x(val), "y": y(q / 100), "label": f"{s['label']}: p{q} {ms(val)}"}
+        d = _steps([round(x(float(v[0])))] + [round(x(float(v[i - 1]))) for i in at],
+                   [round(y(0.0))] + [round(y(i / n)) for i in at])
+        pts = [{"x": round(x(val)), "y": round(y(q / 100)), "label": f"p{q} {ms(val)}"}
                for q, val in s["percentiles"].items() if val == val and q in marks]
         out.append({"role": s["role"], "label": s["label"], "d": d, "marks": pts, **STYLES[s["role"]]})
     return {"width": WIDTH, "height": HEIGHT, "series": out, "log": log,
@@ -107,6 +109,22 @@ def ecdf(series: list[dict[str, Any]], marks: tuple[int, ...]) -> dict[str, Any]
             "y_ticks": [{"y": y(q / 100), "label": "" if q == 95 else f"p{q}"} for q in marks] + [{"y": y(0.0), "label": "0"}],
             "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},
             "x_title": "latency, log scale" if log else "ms"}
+
+
+def _steps(xs: list[int], ys: list[int]) -> str:
+    """A staircase through (xs[i], ys[i]), each step across then up, in relative moves (`h3v-2`),
+    runs of moves one way merged."""
+    out = [f"M{xs[0]} {ys[0]}"]
+    moves: list[list] = []
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+        for kind, d in (("h", x1 - x0), ("v", y1 - y0)):
+            if d == 0:
+                continue
+            if moves and moves[-1][0] == kind:
+                moves[-1][1] += d
+            else:
+                moves.append([kind, d])
+    return out[0] + "".join(f"{k}{d}" for k, d in moves)
 
 
 def load_axis(xs: list[float]) -> tuple[Axis, list[dict[str, Any]], float | None]:
@@ -175,7 +193,7 @@ def ratio_scale(lows: list[float], highs: list[float]) -> tuple[float, float]:
     return (max(2 ** math.floor(math.log2(lo)), 0.125), min(2 ** math.ceil(math.log2(hi)), 8.0))
 
 
-BAR = 200.0
+BAR = 200
 
 
 def interval_bar(ratio: float, low: float, high: float, verdict: str, scale: tuple[float, float], band: float) -> dict[str, Any]:

@@ -5,12 +5,12 @@ nothing here imports pandas, Jinja or a section's analysis and view.
 """
 from __future__ import annotations
 
-from site_gen.sections import (accuracy, checkpoints, gates, load, long_outputs, measures, memory, precision,
-                               serving, speed, tool_calling, versions)
+from site_gen.sections import (accuracy, checkpoints, distributions, gates, load, long_outputs, measures, memory,
+                               precision, serving, speed, tool_calling, versions)
 from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
 _REGISTRY: list[Section] = [s.SECTION for s in (precision, accuracy, speed, measures, memory, gates, long_outputs,
-                                                versions, tool_calling, serving, load, checkpoints)]
+                                                versions, tool_calling, serving, distributions, load, checkpoints)]
 _generation = 0  # bumped when the registry changes: what was made from it (the schema) is made again
 
 __all__ = ["BlockSpec", "DashboardColumn", "Section", "all_sections", "generation", "section", "register", "unregister"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
 from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig
@@ -22,7 +20,7 @@ def names(a) -> dict[str, str]:
     return {"baseline": r.baseline.name, "candidate": r.candidate.name}
 
 
-def _anchor(*parts: str) -> str:
+def anchor(*parts: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()).strip("-") for p in parts)
 
 
@@ -42,16 +40,13 @@ def view(a) -> dict[str, Any] | None:
         side = {(role, metric, q): pct.get((role, m[role], metric, q)) for role in ("baseline", "candidate")
                 for metric in s.metrics for q in PERCENTILES}
         points = {"baseline": m["baseline"], "candidate": m["candidate"]}
-        pairs.append({"anchor": _anchor("at", m["workload"], m["load"]), "title": f"{m['workload']} · {m['load']}",
+        pairs.append({"anchor": anchor("at", m["workload"], m["load"]), "title": f"{m['workload']} · {m['load']}",
                       "points": points, "method": t.method_text(m, n, s.bootstrap),
-                      "groups": t.pair_rows(s, mine, side, n, scale, a.band),
-                      "tokens": t.tokens_rows(s, ["baseline", "candidate"], points, n),
-                      "gaps": t.gaps_rows(s, points, n)})
+                      "groups": t.pair_rows(s, mine, side, n, scale, a.band)})
     matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
-    alone = [{"anchor": _anchor(role, r["workload"], r["load"]), "title": f"{r['workload']} · {r['load']}",
+    alone = [{"anchor": anchor(role, r["workload"], r["load"]), "title": f"{r['workload']} · {r['load']}",
               "role": role, "side": n[role], "point": r["point"],
-              "groups": t.side_rows(s, role, r["point"], n), "repeats": int(r["repeats"]),
-              "tokens": t.tokens_rows(s, [role], {role: r["point"]}, n), "gaps": t.gaps_rows(s, {role: r["point"]}, n)}
+              "groups": t.side_rows(s, role, r["point"], n), "repeats": int(r["repeats"])}
              for r in views.rows(s.points) for role in (r["role"],) if (role, r["point"]) not in matched]
     compact = t.compact_table(s, alone, n) if alone and not any(s.points["rows"]) else None
     return {
@@ -104,52 +99,3 @@ def _sentence(s, n: dict) -> str:
     c = s.counts.get("latency", EMPTY)
     return (f"Of {c['cells']} latency cells ({n['candidate']} against {n['baseline']}), {c['faster']} faster, {c['level']} level, "
             f"{c['slower']} slower, {c[UNRESOLVED]} not resolved.")
-
-
-# -- the distributions (drawn for the page only) ----------------------------------------------
-
-def page_context(a, ctx: dict) -> None:
-    s = a.of("serving")
-    if s is None or not ctx.get("serving"):
-        return
-    key = ("serving distributions",)
-    if key not in a.displayed:
-        a.displayed[key] = _distributions(a, s)
-    ctx["serving_charts"] = a.displayed[key]
-
-
-def _distributions(a, s) -> dict[str, list[dict[str, Any]]]:
-    n = names(a)
-    pct = {(r["role"], r["point"], r["metric"]): {} for r in views.rows(s.percentiles)}
-    for r in views.rows(s.percentiles):
-        pct[r["role"], r["point"], r["metric"]][r["percentile"]] = r["value"]
-    out: dict[str, list[dict[str, Any]]] = {}
-    groups = [({"baseline": m["baseline"], "candidate": m["candidate"]}, _anchor("at", m["workload"], m["load"])) for m in s.matched]
-    matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
-    groups += [({r["role"]: r["point"]}, _anchor(r["role"], r["workload"], r["load"])) for r in views.rows(s.points)
-               if (r["role"], r["point"]) not in matched]
-    for points, anchor in groups:
-        charts = []
-        for metric in s.metrics:
-            series = [{"role": role, "label": n[role], "values": s.samples[role, p][metric],
-                       "percentiles": pct.get((role, p, metric), {})}
-                      for role, p in points.items() if (role, p) in s.samples and s.samples[role, p].get(metric, []).size]
-            if not series:
-                continue
-            chart = plots.ecdf(series, PERCENTILES)
-            chart["id"] = f"{anchor}-{metric}"
-            chart["title"] = f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})"
-            chart["table"] = _quantile_table(series)
-            charts.append(chart)
-        out[anchor] = charts
-    return out
-
-
-QUANTILES = (10, 25, 50, 75, 90, 95, 99, 100)
-
-
-def _quantile_table(series: list[dict]) -> dict[str, Any]:
-    """The distribution's text equivalent: each side's value at a few shares of requests."""
-    return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES],
-            "rows": [{"side": s["label"], "n": f"{s['values'].size:,}",
-                      "cells": [t.ms(float(np.percentile(s["values"], q))) for q in QUANTILES]} for s in series]}

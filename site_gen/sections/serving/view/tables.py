@@ -23,16 +23,6 @@ def ms_interval(low: float, high: float) -> str:
     return "" if low != low or high != high else f"{ms(low)}{fmt.DASH}{ms(high)}"
 
 
-def how_value(role: str, label: str, metric: str, q: int, method: str, n: int, b) -> str:
-    what = f"p{q} of {label}'s {METRIC_LABELS[metric]}"
-    if method == latency.RUNS:
-        return f"{what}: geometric mean over {n} runs; 95% interval: Student's t over the runs (on the logs)"
-    if method == latency.ONE_RUN:
-        return f"{what}: the source's own figure (no per-request rows); no interval"
-    return (f"{what}: numpy's linear percentile of {n:,} requests; 95% interval: percentile bootstrap over requests, "
-            f"{b.resamples:,} resamples, seed {b.seed}")
-
-
 def ratio_text(value: float, band: float) -> str:
     return fmt.speed_ratio(value, band) if value == value else fmt.MISSING
 
@@ -41,17 +31,6 @@ def interval_text(low: float, high: float, band: float) -> str:
     if low != low or high != high:
         return ""
     return f"{fmt.speed_ratio(low, band)}{fmt.DASH}{fmt.speed_ratio(high, band)}"
-
-
-def how_ratio(c: dict, names: dict, b) -> str:
-    base = f"{names['candidate']} / {names['baseline']}, p{c['percentile']} of {METRIC_LABELS.get(c['metric'], c['metric'])}"
-    if c["method"] == latency.RUNS:
-        return f"{base}; 95% interval: Welch's t over both sides' runs (on the logs)"
-    if c["method"] == latency.ONE_RUN:
-        return f"{base}; one run, no interval: the band rule"
-    if c["method"] == latency.FEW:
-        return f"{base}; too few requests beyond the percentile for an interval"
-    return f"{base}; 95% interval: {c['method']}, {b.resamples:,} resamples, seed {b.seed}"
 
 
 def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale, band: float) -> list[dict[str, Any]]:
@@ -66,7 +45,7 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
                 "label": f"p{q}",
                 "baseline": _value_fig(rb, "baseline", names, s), "baseline_interval": _interval_of(rb),
                 "candidate": _value_fig(rc, "candidate", names, s), "candidate_interval": _interval_of(rc),
-                "ratio": Fig(ratio_text(c["ratio"], band), how=how_ratio(c, names, s.bootstrap)),
+                "ratio": ratio_text(c["ratio"], band),
                 "ratio_interval": interval_text(c["low"], c["high"], band), "method": c["method"],
                 "no_interval": "one run, no interval" if c["method"] == latency.ONE_RUN else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
@@ -78,10 +57,12 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
 
 
 def _value_fig(r: dict | None, role: str, names: dict, s) -> Fig | str:
+    """A side's percentile as printed. A figure the source states is a Fig (its place in the receipt);
+    one computed from the rows is plain text: its table's caption and the paragraph above it say how
+    (a tooltip on each of a page's hundreds would double its weight)."""
     if r is None:
         return fmt.MISSING
-    how = how_value(role, names[role], r["metric"], r["percentile"], r["method"], r["n"], s.bootstrap)
-    return Fig(ms(r["value"]), how=how) if r["method"] != latency.ONE_RUN else Fig(ms(r["value"]), path=r["path"])
+    return Fig(ms(r["value"]), path=r["path"]) if r["method"] == latency.ONE_RUN and r["path"] else ms(r["value"])
 
 
 def _interval_of(r: dict | None) -> str:
@@ -122,8 +103,7 @@ def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
         if points.get(r["role"]) == r["point"]:
             out.append({"side": names[r["role"]] + (f", run {r['repeat'] + 1}" if r["repeat"] else ""),
                         "gaps": fmt.thousands(r["gaps"]),
-                        **{k: Fig(ms(r[f"{k}_ms"]), path=f"{r['path']}.{k}_ms") if r[f"{k}_ms"] == r[f"{k}_ms"] else fmt.MISSING
-                           for k in ("median", "p90", "p95", "p99", "max")}})
+                        **{k: ms(r[f"{k}_ms"]) for k in ("median", "p90", "p95", "p99", "max")}})
     return out
 
 
