@@ -118,7 +118,8 @@ def analyse(a, part: dict) -> ServingResult | None:
         return None
     b = bs.Bootstrap()
     same = itl_is_tpot(sides)
-    metrics = tuple(m for m in METRICS if not (same and m == "itl"))
+    # ITL equal to TPOT request by request is shown once, as TPOT; unless an objective names it.
+    metrics = tuple(m for m in METRICS if not (same and m == "itl" and not any(o[0] == "itl" for o in a.slo)))
     figures = {(p.role, p.id): latency.side_figures(p, metrics, b) for points in sides.values() for p in points}
     pct = [r for points in sides.values() for p in points for r in _percentile_rows(p, figures[p.role, p.id])]
     cell_rows, matched = _cells(_matched(part, sides), figures, a.band, b)

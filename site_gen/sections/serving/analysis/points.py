@@ -77,10 +77,10 @@ class Point:
 
 
 def load_label(rate: float, concurrency: int | None) -> str:
-    parts = ["all at once" if math.isinf(rate) else f"{rate:g} req/s"]
-    if concurrency is not None:
-        parts.append(f"at most {concurrency} in flight")
-    return ", ".join(parts)
+    """`4 req/s`, `all at once`, `at most 64 in flight` (sent as fast as that allows), `4 req/s, at most 64 in flight`."""
+    if concurrency is None:
+        return "all at once" if math.isinf(rate) else f"{rate:g} req/s"
+    return f"at most {concurrency} in flight" if math.isinf(rate) else f"{rate:g} req/s, at most {concurrency} in flight"
 
 
 def _columns(requests: dict) -> dict[str, np.ndarray]:

@@ -86,7 +86,7 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
 
 
 def _itl_note(s) -> str:
-    if s.itl_is_tpot:
+    if s.itl_is_tpot and "itl" not in s.metrics:
         return ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
                 "request here, so it is shown once, as TPOT; the every-gap figures below are each load point's own.")
     return ""

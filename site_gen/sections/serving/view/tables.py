@@ -79,7 +79,8 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
     pct = [r for r in views.rows(s.percentiles) if r["role"] == role and r["point"] == point]
     for metric in s.metrics:
         rows = [{"label": f"p{r['percentile']}", "value": _value_fig(r, role, names, s), "interval": _interval_of(r),
-                 "method": r["method"]} for r in pct if r["metric"] == metric]
+                 "method": latency.FEW if r["method"] == latency.BOOTSTRAP and r["low"] != r["low"] else r["method"]}
+                for r in pct if r["metric"] == metric]
         if rows:
             groups.append({"metric": metric, "short": METRIC_SHORT[metric], "label": f"{METRIC_LABELS[metric][0].upper()}"
                            f"{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]}), ms", "rows": rows})
