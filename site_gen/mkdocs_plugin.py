@@ -114,7 +114,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 noise_band=opts["noise_band"], ratio_scale=opts["ratio_scale"],
                 max_receipt_bytes=api.receipt_bytes(opts["max_receipt_mb"]),
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"],
-                headline_input=opts["headline_input"])
+                headline_input=opts["headline_input"], slo=opts["slo"])
             api.check_keys(self.sg.extra, "extra", file)
             api.refuse_cache_inside([self.sg.site_dir, self.sg.docs_dir, self.sg.data_dir,
                                      *([self.sg.custom_dir] if self.sg.custom_dir else [])])

@@ -331,6 +331,8 @@ def _same(got, want, where: str) -> None:
             _same(getattr(got, f.name), getattr(want, f.name), f"{where}.{f.name}")
     elif isinstance(want, pd.DataFrame):
         pd.testing.assert_frame_equal(got, want)
+    elif isinstance(want, np.ndarray):  # a section's samples (the serving distributions)
+        np.testing.assert_array_equal(got, want)
     elif isinstance(want, dict):
         assert list(got) == list(want), where
         for k in want:

@@ -47,7 +47,7 @@ def assemble(config: Config, *, only: str | None = None) -> Site:
         if not chosen:
             raise SitegenError(f"no report '{only}'; reports: {', '.join(r.id for r in reports)}", config.data_dir)
         reports = chosen
-    analyses = [analyse(r, config.noise_band, config.ratio_scale, config.headline_input) for r in reports]
+    analyses = [analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports]
     warnings = [w for r in reports for w in r.warnings]
     if only is not None:
         return Site(analyses, warnings)

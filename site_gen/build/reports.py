@@ -209,7 +209,7 @@ class ReportStore:
         # part (or the report part) changed are analysed again, and their views and tables remade.
         pieces = self.pieces.setdefault(report.id, {}) if self.watched else None
         before = dict(pieces or {})
-        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input, pieces)
+        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input, pieces, self.config.slo)
         self.stats["analysed"] = self.stats.get("analysed", 0) + 1
         if cached and pieces:
             kept = {name for name, piece in pieces.items() if before.get(name) is piece}

@@ -22,7 +22,6 @@ from site_gen.build import cache
 from site_gen.build.store import Store, Unsuitable, hash_tree
 from site_gen.core.config import Config
 
-_PACKAGE = Path(__file__).resolve().parent
 _KIND = "sites"
 _CLEANUP = ("the previous site's copy", "could not remove")
 

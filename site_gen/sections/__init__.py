@@ -20,8 +20,10 @@ PACKAGES = (
     "long_outputs",
     "versions",
     "tool_calling",
-    "checkpoints",
     "serving",
+    "distributions",
+    "load",
+    "checkpoints",
 )
 
 _REGISTRY: list[Section] = [importlib.import_module(f"{__name__}.{name}").SECTION for name in PACKAGES]
