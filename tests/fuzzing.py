@@ -819,14 +819,14 @@ class Outcome:
         return "\n".join(self.output.strip().splitlines()[-lines:])
 
 
-_FRAME = re.compile(r'File "([^"]*?/(?:site_gen|templates)/[^"]+)", line (\d+)')
+_FRAME = re.compile(r'File "([^"]*?/site_gen/[^"]+)", line (\d+)')
 
 
 def _project_frame(frames: list[tuple[str, int]]) -> str:
     """The innermost frame in sitegen's code or templates, as `site_gen/x.py:12`."""
     for filename, line in reversed(frames):
         path = Path(filename).resolve()
-        if ROOT in path.parents and path.relative_to(ROOT).parts[0] in ("site_gen", "templates"):
+        if ROOT in path.parents and path.relative_to(ROOT).parts[0] in ("site_gen",):
             return f"{path.relative_to(ROOT)}:{line}"
         if "site_gen" in path.parts:  # an installed copy
             return f"{Path(*path.parts[path.parts.index('site_gen'):])}:{line}"

@@ -22,7 +22,7 @@ def sha(data: bytes | str) -> str:
 def with_overrides(project):
     """The example project with a custom_dir holding a copy of the overview template."""
     (project / "overrides").mkdir()
-    (project / "overrides" / "overview.html").write_text((ROOT / "templates" / "overview.html").read_text())
+    (project / "overrides" / "overview.html").write_text((ROOT / "site_gen" / "templates" / "overview.html").read_text())
     text = (project / "mkdocs.yml").read_text()
     (project / "mkdocs.yml").write_text(text.replace("data_dir: data", "data_dir: data\n      custom_dir: overrides"))
     return load_config(project / "mkdocs.yml")
@@ -39,8 +39,8 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     assert overview.ledes == ((REPORT, sha(lede.read_text(encoding="utf-8"))),)
     templates = dict(overview.templates)
     assert {"overview.html", "base.html", "_macros.html"} <= set(templates)
-    assert templates["overview.html"] == sha((ROOT / "templates" / "overview.html").read_text(encoding="utf-8"))
-    assert {str(summary), os.path.realpath(lede), os.path.realpath(ROOT / "templates" / "overview.html")} <= overview.files
+    assert templates["overview.html"] == sha((ROOT / "site_gen" / "templates" / "overview.html").read_text(encoding="utf-8"))
+    assert {str(summary), os.path.realpath(lede), os.path.realpath(ROOT / "site_gen" / "templates" / "overview.html")} <= overview.files
     speed = b.dependencies(f"reports/{REPORT}/speed.html")
     assert speed.receipts == overview.receipts and speed.ledes == ()  # only the overview shows the lede
     assert "speed.html" in dict(speed.templates) and "overview.html" not in dict(speed.templates)

@@ -71,9 +71,7 @@ def changed_files(original: Path, copy: Path) -> list[str]:
 def toy_build(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("toy")
     src = tmp / "src"
-    shutil.copytree(ROOT / "site_gen", src / "site_gen", ignore=COPY)
-    for theme in ("templates", "static"):
-        shutil.copytree(ROOT / theme, src / theme, ignore=COPY)
+    shutil.copytree(ROOT / "site_gen", src / "site_gen", ignore=COPY)  # its theme and sections inside it
     shutil.copytree(TOY, src / "site_gen" / "sections" / "toy", ignore=COPY)
     add_registry_line(src / "site_gen" / "sections" / "__init__.py")
 

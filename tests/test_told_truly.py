@@ -71,7 +71,7 @@ def test_a_range_beyond_both_ends_marks_both():
 
 
 def test_range_bars_and_chart_metrics_do_not_wear_verdict_colours():
-    css = (ROOT / "static" / "sitegen.css").read_text(encoding="utf-8")
+    css = (ROOT / "site_gen" / "static" / "sitegen.css").read_text(encoding="utf-8")
     rules = dict(re.findall(r"([^{}\n]+?)\s*\{([^}]*)\}", css))
     for selector in (".m-aggregate .point", ".m-decode .point", ".ratio-bar .clip", ".ratio-bar.r-straddles .bar",
                      ".forest .ci", ".forest .est"):
@@ -79,7 +79,7 @@ def test_range_bars_and_chart_metrics_do_not_wear_verdict_colours():
         assert not re.search(r"var\(--(faster|slower|level)\)", rules[selector]), (selector, rules[selector])
     assert "var(--faster)" in rules[".ratio-bar.r-above .bar"] and "var(--slower)" in rules[".ratio-bar.r-below .bar"]
     assert not any("range" in s and "var(--faster)" in body for s, body in rules.items() if ".r-above" not in s)
-    js = (ROOT / "static" / "plotly-charts.js").read_text(encoding="utf-8")
+    js = (ROOT / "site_gen" / "static" / "plotly-charts.js").read_text(encoding="utf-8")
     assert not re.search(r"(aggregate|decode): v\(\"--(faster|slower|level)\"\)", js)
 
 
@@ -92,7 +92,7 @@ IMPORTER_WORDS = re.compile(r"\bK3\.25\b|\bK4\b|\bP-A\b|\br2\b|\b32K[–-]128K\b
 
 def test_code_and_templates_know_nothing_of_the_example():
     found = []
-    for folder, pattern in (("site_gen", "*.py"), ("templates", "*.html"), ("static", "*.js"), ("static", "*.css")):
+    for folder, pattern in (("site_gen", "*.py"), ("site_gen", "*.html"), ("site_gen", "*.js"), ("site_gen", "*.css")):
         for path in sorted((ROOT / folder).rglob(pattern)):
             words = IMPORTER_WORDS if path.parent == ROOT / "site_gen" / "importers" else EXAMPLE_WORDS
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

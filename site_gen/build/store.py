@@ -83,8 +83,8 @@ def check_sections() -> None:
 
 
 def code_roots() -> list[Path]:
-    """sitegen's own files; the theme is inside the package when installed, beside it in a checkout."""
-    return [_PACKAGE, _PACKAGE.parent / "templates", _PACKAGE.parent / "static"]
+    """sitegen's own files: its code, its theme (templates/, static/) and every section's folder."""
+    return [_PACKAGE]
 
 
 @lru_cache(maxsize=1)
