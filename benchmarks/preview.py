@@ -147,7 +147,7 @@ def sitegen_project(tmp: Path, reports: int = 0) -> Path:
     if (ROOT / "docs").is_dir():
         shutil.copytree(ROOT / "docs", project / "docs")
     (project / "overrides").mkdir()
-    shutil.copy(ROOT / "templates" / "overview.html", project / "overrides" / "overview.html")
+    shutil.copy(ROOT / "site_gen" / "templates" / "overview.html", project / "overrides" / "overview.html")
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     text = text.replace("data_dir: data", "data_dir: data\n      custom_dir: overrides", 1)
     assert "custom_dir: overrides" in text, "mkdocs.yml has no `data_dir: data` to put custom_dir beside"

@@ -33,7 +33,7 @@ from typing import Any
 from site_gen import cli
 from site_gen.analysis.figures import registry as _figures
 FIGURES = _figures()
-from site_gen.cli import new
+from site_gen.build import starter as new
 from site_gen.core.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.core.errors import json_path
 from site_gen.render.docs import all_blocks
@@ -819,14 +819,14 @@ class Outcome:
         return "\n".join(self.output.strip().splitlines()[-lines:])
 
 
-_FRAME = re.compile(r'File "([^"]*?/(?:site_gen|templates)/[^"]+)", line (\d+)')
+_FRAME = re.compile(r'File "([^"]*?/site_gen/[^"]+)", line (\d+)')
 
 
 def _project_frame(frames: list[tuple[str, int]]) -> str:
     """The innermost frame in sitegen's code or templates, as `site_gen/x.py:12`."""
     for filename, line in reversed(frames):
         path = Path(filename).resolve()
-        if ROOT in path.parents and path.relative_to(ROOT).parts[0] in ("site_gen", "templates"):
+        if ROOT in path.parents and path.relative_to(ROOT).parts[0] in ("site_gen",):
             return f"{path.relative_to(ROOT)}:{line}"
         if "site_gen" in path.parts:  # an installed copy
             return f"{Path(*path.parts[path.parts.index('site_gen'):])}:{line}"
@@ -943,12 +943,13 @@ class Fuzzer:
 
 def imported_receipt_loads(project: Path, argv: list[str]) -> str:
     """'' when the receipt an import wrote is one sitegen loads (its bytes, schema and meaning), else why not."""
+    from site_gen.core.diagnostics import refuse
     from site_gen.core.errors import SitegenError
     from site_gen.receipts.load import load_report
 
     out = project / argv[argv.index("-o") + 1]
     try:
-        load_report(out, out.parent, strict=True)
+        refuse(load_report(out, out.parent).warnings)
     except SitegenError as exc:
         return f"the import wrote a receipt sitegen refuses: {exc}"
     return ""

@@ -11,7 +11,7 @@ import pytest
 import site_gen
 from site_gen.build.assembly import assemble
 from site_gen.cli import main
-from site_gen.cli.new import receipt
+from site_gen.build.starter import receipt
 from site_gen.core.config import load_config
 
 CONFIG = "site_name: Assembly\nplugins:\n  - sitegen:\n      data_dir: data\n"

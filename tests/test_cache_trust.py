@@ -144,7 +144,7 @@ def test_an_edited_template_override_reaches_every_page_of_a_cached_build(small_
     """The key covers custom_dir's content, not its path: an edited override is never served stale."""
     theme = small_project / "theme"
     theme.mkdir()
-    base = (ROOT / "templates" / "base.html").read_text(encoding="utf-8")
+    base = (ROOT / "site_gen" / "templates" / "base.html").read_text(encoding="utf-8")
     (theme / "base.html").write_text(base, encoding="utf-8")
     yml = small_project / "mkdocs.yml"
     yml.write_text(yml.read_text() + "      custom_dir: theme\n")

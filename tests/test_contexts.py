@@ -24,6 +24,31 @@ def test_a_custom_template_sees_the_declared_contract(project):
     title, url, site, home, src, dashboard, nav, defined = html.split("|")
     assert (url, site, home, src, dashboard) == ("highlights.html", config.site_name, "index.html", "highlights.md", "False")
     assert "highlights.html:True;" in nav and int(defined) == len(base)
-    assert {f.name for f in fields(NavItem)} == {"title", "url", "report", "current"}
-    assert [f.name for f in fields(DocsPageContext)] == ["content", "doc", "dashboard"]
-    assert [f.name for f in fields(HomeContext)] == ["reports"]
+
+
+def test_each_declared_field_of_the_nav_docs_and_home_contexts_is_given(project):
+    """Templates that print every field the records declare, by name: each must be given, with the
+    value the project implies (its folders, its docs pages)."""
+    custom = project / "overrides"
+    custom.mkdir()
+    nav_fields, docs_fields = [f.name for f in fields(NavItem)], [f.name for f in fields(DocsPageContext)]
+    (custom / "page.html").write_text(
+        "{% for item in site_nav %}" + "".join(f"{{{{ item.{n} is defined }}}}," for n in nav_fields) + "{{ item.url }};{% endfor %}|"
+        + "".join(f"{{{{ {n} is defined }}}}," for n in docs_fields) + "|{{ doc.src }}|{{ 'sitegen-block' in content }}")
+    (custom / "home.html").write_text("{% for r in reports %}{{ r.url }};{% endfor %}|"
+                                      + "".join(f"{{{{ {f.name} is defined }}}}," for f in fields(HomeContext)))
+    (project / "docs" / "index.md").unlink()  # the home page is then sitegen's own (home.html)
+    text = (project / "mkdocs.yml").read_text()
+    (project / "mkdocs.yml").write_text(text.replace("data_dir: data", "data_dir: data\n      custom_dir: overrides"))
+    files = build_files(load_config(project / "mkdocs.yml")).files
+
+    nav, docs, src, blocks = files["highlights.html"].decode().split("|")
+    entries = [e for e in nav.split(";") if e]
+    assert entries and all(e.split(",")[:-1] == ["True"] * len(nav_fields) for e in entries)
+    assert docs == "True," * len(docs_fields) and src == "highlights.md"
+    assert blocks == str("```sitegen" in (project / "docs" / "highlights.md").read_text())
+
+    rows, home = files["index.html"].decode().split("|")
+    folders = {p.name for p in (project / "data").iterdir() if (p / "SUMMARY.json").is_file()}
+    assert sorted(u.split("/")[1] for u in rows.split(";") if u) == sorted(folders)
+    assert home == "True," * len(fields(HomeContext))

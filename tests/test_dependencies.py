@@ -22,7 +22,7 @@ def sha(data: bytes | str) -> str:
 def with_overrides(project):
     """The example project with a custom_dir holding a copy of the overview template."""
     (project / "overrides").mkdir()
-    (project / "overrides" / "overview.html").write_text((ROOT / "templates" / "overview.html").read_text())
+    (project / "overrides" / "overview.html").write_text((ROOT / "site_gen" / "templates" / "overview.html").read_text())
     text = (project / "mkdocs.yml").read_text()
     (project / "mkdocs.yml").write_text(text.replace("data_dir: data", "data_dir: data\n      custom_dir: overrides"))
     return load_config(project / "mkdocs.yml")
@@ -39,8 +39,8 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     assert overview.ledes == ((REPORT, sha(lede.read_text(encoding="utf-8"))),)
     templates = dict(overview.templates)
     assert {"overview.html", "base.html", "_macros.html"} <= set(templates)
-    assert templates["overview.html"] == sha((ROOT / "templates" / "overview.html").read_text(encoding="utf-8"))
-    assert {str(summary), os.path.realpath(lede), os.path.realpath(ROOT / "templates" / "overview.html")} <= overview.files
+    assert templates["overview.html"] == sha((ROOT / "site_gen" / "templates" / "overview.html").read_text(encoding="utf-8"))
+    assert {str(summary), os.path.realpath(lede), os.path.realpath(ROOT / "site_gen" / "templates" / "overview.html")} <= overview.files
     speed = b.dependencies(f"reports/{REPORT}/speed.html")
     assert speed.receipts == overview.receipts and speed.ledes == ()  # only the overview shows the lede
     assert "speed.html" in dict(speed.templates) and "overview.html" not in dict(speed.templates)
@@ -87,30 +87,41 @@ def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
 
 
 def test_incremental_equals_fresh_after_each_kind_of_edit(project):
-    """A receipt, a lede, a template and a docs page edited in turn: each rebuild equals a fresh build."""
+    """A receipt, a lede, a template and a docs page edited in turn: each rebuild equals a fresh build
+    (the oracle), and redoes only what the edit touches: nothing at all with no edit, no loading or
+    analysis for a lede, one report loaded and analysed for its receipt, no other report's files."""
     config = with_overrides(project)
     b = Builder(config, watched=True)
     before = b.build().files
+    assert before == build_files(config).files
+    assert b.build().files == before and b.stats.get("contexts", 0) == 0 and b.stats.get("loaded", 0) == 0
     summary = project / "data" / REPORT / "SUMMARY.json"
     receipt = json.loads(summary.read_text())
-    receipt["report"]["title"] += " (edited)"
+    cell = receipt["speed"]["cells"][0]  # a speed cell made slower (a retitle: the linked-report test below)
+    cell["candidate"]["rate"] = round(cell["baseline"]["rate"] * 0.5, 3)
     lede = project / "data" / REPORT / "lede.md"
     template = project / "overrides" / "overview.html"
     docs_page = project / "docs" / "highlights.md"
-    edits = [
-        (summary, json.dumps(receipt), f"reports/{REPORT}/speed.html"),
-        (lede, lede.read_text() + "\n\nA sentence added while serving.\n", f"reports/{REPORT}/index.html"),
+    edits = [  # (file, its new text, a page that shows it, (loaded, analysed) or None: not counted)
+        (lede, lede.read_text() + "\n\nA sentence added while serving.\n", f"reports/{REPORT}/index.html", (0, 0)),
+        (summary, json.dumps(receipt), f"reports/{REPORT}/speed.html", (1, 1)),
         (template, template.read_text().replace("{% block content %}", "{% block content %}<p>override</p>", 1),
-         f"reports/{OTHER}/index.html"),
-        (docs_page, docs_page.read_text() + "\n\nA closing line.\n", "highlights.html"),
+         f"reports/{OTHER}/index.html", None),
+        (docs_page, docs_page.read_text() + "\n\nA closing line.\n", "highlights.html", None),
     ]
-    for path, text, shows in edits:
+    for path, text, shows, work in edits:
         path.write_text(text)
         b.changed([path])
         after = b.build().files
         assert after[shows] != before[shows], f"{path.name}: {shows} unchanged"
         assert after == build_files(config).files, f"after editing {path.name}"
         assert b.dependencies(shows) is not None
+        changed = {k for k in after if after[k] != before.get(k)}
+        if work is not None:
+            assert (b.stats.get("loaded", 0), b.stats.get("analysed", 0)) == work, path.name
+            assert not any(k.startswith("reports/") and f"reports/{REPORT}/" not in k for k in changed), changed
+        if path == lede:
+            assert b.stats["contexts"] == 1 and changed == {shows}
         before = after
 
 

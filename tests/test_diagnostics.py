@@ -8,7 +8,7 @@ import pytest
 
 from conftest import one_error_line, sitegen_here
 from site_gen.analysis import figures
-from site_gen.core.diagnostics import Diagnostic, warning
+from site_gen.core.diagnostics import IGNORED, Diagnostic, refuse
 from site_gen.core.errors import SitegenError
 
 REPORT = "cuteafd-v4.0.0"
@@ -30,13 +30,38 @@ def test_a_warning_names_its_file_as_the_error_of_the_same_problem_does(project)
 
 
 def test_a_diagnostic_keeps_its_parts_and_crosses_to_a_worker():
-    d = warning("no reply looped", "/nowhere/docs/p.md", "line 3", strict=False)
-    assert isinstance(d, Diagnostic) and (d.file, d.where, d.message) == ("/nowhere/docs/p.md", "line 3", "no reply looped")
+    d = Diagnostic("no reply looped", "/nowhere/docs/p.md", "line 3")
+    assert (d.file, d.where, d.message) == ("/nowhere/docs/p.md", "line 3", "no reply looped")
     assert d == str(SitegenError("no reply looped", "/nowhere/docs/p.md", "line 3"))
     assert pickle.loads(pickle.dumps(d)).where == "line 3"
-    with pytest.raises(SitegenError) as raised:
-        warning("no reply looped", "/nowhere/docs/p.md", "line 3", strict=True)
-    assert str(raised.value) == d
+
+
+def test_strict_refuses_the_first_warning_as_its_error_and_counts_the_others():
+    """--strict is the front end's: `refuse` raises the first warning (what it left out no longer
+    "ignored") and says how many more there are; no warning, nothing raised."""
+    refuse([])
+    with pytest.raises(SitegenError) as one:
+        refuse([Diagnostic("no reply looped", "/nowhere/docs/p.md", "line 3")])
+    assert str(one.value) == str(SitegenError("no reply looped", "/nowhere/docs/p.md", "line 3"))
+    with pytest.raises(SitegenError) as three:
+        refuse([Diagnostic("unknown field 'x'" + IGNORED, "/r/SUMMARY.json", "$.report"), Diagnostic("a"), Diagnostic("b")])
+    assert three.value.message == "unknown field 'x' (and 2 more warnings; warnings are errors under --strict)"
+    assert (three.value.file, three.value.where) == ("/r/SUMMARY.json", "$.report")
+
+
+def test_strict_writes_nothing_and_leaves_the_previous_site(project):
+    """A build under --strict that finds a warning refuses before anything is put in place."""
+    site = project / "out"
+    assert sitegen_here("build", "-q", "-d", str(site), cwd=project).returncode == 0
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    summary = project / "data" / REPORT / "SUMMARY.json"
+    receipt = json.loads(summary.read_text())
+    receipt["report"]["colour"] = "blue"
+    receipt["report"]["title"] = "Changed"
+    summary.write_text(json.dumps(receipt))
+    refused = sitegen_here("build", "-q", "--strict", "-d", str(site), cwd=project)
+    one_error_line(refused.returncode, refused.stderr, "unknown field 'colour'")
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
 
 
 def test_a_type_error_inside_a_figure_is_a_bug_not_bad_input(monkeypatch):

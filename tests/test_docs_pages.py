@@ -15,6 +15,7 @@ import html5lib
 
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
+from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
 
 REPORT = "cuteafd-v4.0.0"
@@ -34,7 +35,10 @@ def project(tmp_path: Path, docs: dict[str, str | bytes], reports=(REPORT,)) -> 
 
 
 def build(tmp_path: Path, docs: dict[str, str | bytes], *, strict: bool = False, reports=(REPORT,)):
-    return build_files(load_config(project(tmp_path, docs, reports) / "mkdocs.yml"), strict=strict)
+    result = build_files(load_config(project(tmp_path, docs, reports) / "mkdocs.yml"))
+    if strict:  # as the command line decides it, once the build is done
+        refuse(result.warnings)
+    return result
 
 
 def doc(result, path: str):

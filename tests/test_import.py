@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, SEED_TOOL, sitegen_here
+from conftest import strictly, ROOT, SEED_TOOL, sitegen_here
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 
@@ -60,7 +60,7 @@ def imported(tmp_path_factory):
         assert r.returncode == 0, r.stderr
     check = sitegen_here("check", "--strict", "-f", str(root / "mkdocs.yml"))
     assert check.returncode == 0, check.stderr
-    files = build_files(load_config(root / "mkdocs.yml"), strict=True).files
+    files = strictly(build_files(load_config(root / "mkdocs.yml"))).files
     return root, {k: v.decode() for k, v in files.items() if k.endswith(".html")}
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, import_here, sitegen_here
+from conftest import strictly, ROOT, import_here, sitegen_here
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 
@@ -68,7 +68,7 @@ def imported(tmp_path_factory):
         assert r.returncode == 0, r.stderr
     check = sitegen_here("check", "--strict", "-f", str(root / "mkdocs.yml"))
     assert check.returncode == 0, check.stderr
-    files = build_files(load_config(root / "mkdocs.yml"), strict=True).files
+    files = strictly(build_files(load_config(root / "mkdocs.yml"))).files
     return root, {k: v.decode() for k, v in files.items() if k.endswith(".html")}
 
 
@@ -317,7 +317,7 @@ def test_lm_eval_without_samples_is_unpaired_and_says_so(tmp_path):
     assert acc["paired"] is False and "unpaired" in acc["interval_method"]
     np.testing.assert_allclose(acc["interval"], [diff - 1.959964 * se, diff + 1.959964 * se], rtol=1e-6)
     (root / "mkdocs.yml").write_text("site_name: U\nplugins:\n  - sitegen:\n      data_dir: data\n")
-    pages = build_files(load_config(root / "mkdocs.yml"), strict=True).files
+    pages = strictly(build_files(load_config(root / "mkdocs.yml"))).files
     assert "unpaired" in pages["reports/u/accuracy.html"].decode()
 
 

@@ -25,7 +25,7 @@ def test_the_noise_band_and_ratio_scale_defaults_stand_only_in_the_option_table(
 
 
 def test_the_dark_palette_stands_only_in_the_stylesheet():
-    css = (ROOT / "static" / "sitegen.css").read_text(encoding="utf-8")
+    css = (ROOT / "site_gen" / "static" / "sitegen.css").read_text(encoding="utf-8")
     dark = css[css.index("prefers-color-scheme: dark"):]
     colours = set(re.findall(r"#[0-9a-f]{6}", dark[:dark.index("}")], re.I))
     assert len(colours) > 5

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 import fuzzing
 from receipt_strategies import receipts, shape
 from site_gen.render import card
-from site_gen.cli import new
+from site_gen.build import starter as new
 
 EXAMPLES = int(os.environ.get("SITEGEN_TRUTH_EXAMPLES", "20"))
 BAND = 0.08

@@ -24,6 +24,7 @@ from site_gen.sections.speed import analysis as speed
 from site_gen.sections.tool_calling import analysis as tool_calling
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
+from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import _fast_validator, _validator, load_report, validate_meaning
 from site_gen.render import format as fmt
@@ -223,7 +224,10 @@ def _load(raw: bytes, strict: bool = False, lede: bytes = EXAMPLE_LEDE):
         (folder / "SUMMARY.json").write_bytes(raw)
         (folder / "lede.md").write_bytes(lede)
         try:
-            return load_report(folder, data, strict=strict)
+            report = load_report(folder, data)
+            if strict:  # as a strict front end decides it: a warning is then the error
+                refuse(report.warnings)
+            return report
         except SitegenError as exc:
             assert str(exc).startswith(str(folder)), str(exc)
             return exc

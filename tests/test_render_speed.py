@@ -40,12 +40,53 @@ def test_rows_are_the_records_pandas_makes(name):
         assert all(_same(g[k], w[k]) for k in w), (g, w)
 
 
-def _pandas_csv(frame: pd.DataFrame) -> bytes:
-    """What csv_bytes wrote before it had a writer of its own: pandas' to_csv of the prepared cells."""
-    from site_gen.render.csv import _csv_cells, pandas_csv
+_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
-    cells, changed, quoting, _ = _csv_cells(frame)
-    return pandas_csv(frame, cells, changed, quoting)
+
+def _defused(text: str) -> str:
+    """The CSV rule restated: each line of a text cell that a spreadsheet would read as a formula (it
+    starts with = + - @ after blanks, or with a tab or a carriage return) gets a leading quote."""
+    out, line_start = [], True
+    for i, ch in enumerate(text):
+        if line_start:
+            rest = text[i:]
+            stripped = rest.lstrip(" \t\u00a0\u2000\u3000")
+            if rest[:1] in ("\t", "\r") or (stripped[:1] in ("=", "+", "-", "@")
+                                             and not any(b in rest[:len(rest) - len(stripped)] for b in _BREAKS)):
+                out.append("'")
+        out.append(ch)
+        line_start = ch in _BREAKS
+    return "".join(out)
+
+
+def _number(v: float):
+    """A float as measured: integral values without '.0', others to 12 significant digits."""
+    if not math.isfinite(v):
+        return v
+    return int(v) if v == int(v) and abs(v) < 1e15 else float(f"{v:.12g}")
+
+
+def _pandas_csv(frame: pd.DataFrame) -> bytes:
+    """What the CSV of `frame` must be, made without sitegen: pandas' own to_csv of the frame with
+    floats as measured and formulas defused, every text cell quoted when one holds a line break
+    other than \\n (a reader would end the row there)."""
+    import csv as csvmodule
+    import io
+
+    out = frame.copy()
+    quoting = csvmodule.QUOTE_MINIMAL
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if pd.api.types.is_float_dtype(column):
+            out.isetitem(i, pd.Series([_number(v) for v in column.tolist()], index=out.index, dtype=object))
+        elif column.dtype == object or pd.api.types.is_string_dtype(column):
+            texts = [v for v in column.tolist() if isinstance(v, str)]
+            if any(b in t for t in texts for b in _BREAKS.replace("\n", "")):
+                quoting = csvmodule.QUOTE_NONNUMERIC
+            out.isetitem(i, column.map(lambda v: _defused(v) if isinstance(v, str) else v))
+    buffer = io.StringIO()
+    out.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
+    return buffer.getvalue().encode("utf-8")
 
 
 CSV_FRAMES = {

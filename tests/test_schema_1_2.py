@@ -8,6 +8,7 @@ import json
 import pytest
 
 from conftest import ROOT
+from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import load_report, schema
 from site_gen.schema import derive
@@ -26,7 +27,7 @@ def test_the_published_1_2_schema_is_its_derivation():
 
 def test_older_receipts_stay_valid(tmp_path):
     for folder in ("cuteafd-v4.0.0", "ledger-gpqa-k4-v080-v090", "cuteafd-fp8-recheck-study"):
-        load_report(ROOT / "data" / folder, ROOT / "data", strict=True)
+        refuse(load_report(ROOT / "data" / folder, ROOT / "data").warnings)
 
 
 def receipt_with(tmp_path, edit, source=AA) -> None:
@@ -35,7 +36,7 @@ def receipt_with(tmp_path, edit, source=AA) -> None:
     folder = tmp_path / "data" / "r"
     folder.mkdir(parents=True)
     (folder / "SUMMARY.json").write_text(json.dumps(doc))
-    load_report(folder, tmp_path / "data", strict=True)
+    refuse(load_report(folder, tmp_path / "data").warnings)
 
 
 REP = "$.serving.sides.candidate.load_points[0].repeats[0]"

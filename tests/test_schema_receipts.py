@@ -31,7 +31,7 @@ import receipt_strategies
 from receipt_strategies import random_receipt, receipts, shape
 from site_gen.build import builder as build, reports as report_store
 from site_gen.receipts import load
-from site_gen.cli import new
+from site_gen.build import starter as new
 from site_gen.core.errors import SitegenError
 
 # ~0.04 s of CPU a receipt from the random walker (check on each, summary or build on some), ~0.5 s an
@@ -123,7 +123,7 @@ def refusal(receipt: dict) -> str:
     """Why sitegen's loader refuses the receipt ('' when it does not): the schema and the meaning checks, in-process."""
     data = json.loads(json.dumps(receipt))
     try:
-        load.validate_schema(data, Path(folder(0)), False)
+        load.validate_schema(data, Path(folder(0)))
         load.validate_meaning(data, Path(folder(0)))
     except SitegenError as exc:
         return str(exc)

@@ -287,30 +287,8 @@ def test_debouncer_stop_joins_its_thread():
 # -- incremental builds ----------------------------------------------------------------------------
 
 
-def test_builder_redoes_only_what_an_edit_touches_and_matches_a_fresh_build(project):
-    config = load_config(project / "mkdocs.yml")
-    b = Builder(config)
-    first = b.build()
-    assert first.files == build_files(config).files
-    assert b.build().files == first.files and b.stats.get("contexts", 0) == 0 and b.stats.get("loaded", 0) == 0
-
-    lede = project / "data" / REPORT / "lede.md"
-    lede.write_text(lede.read_text(encoding="utf-8") + "\n\nA sentence added while serving.\n", encoding="utf-8")
-    b.changed([lede])
-    after_lede = b.build()
-    assert b.stats.get("loaded", 0) == 0 and b.stats.get("analysed", 0) == 0 and b.stats["contexts"] == 1
-    assert after_lede.files == build_files(config).files
-    assert [k for k in after_lede.files if after_lede.files[k] != first.files[k]] == [f"reports/{REPORT}/index.html"]
-
-    _, slower, _, _ = slower_cell(project)
-    summary(project).write_bytes(slower)
-    b.changed([summary(project)])
-    after_receipt = b.build()
-    assert b.stats["loaded"] == 1 and b.stats["analysed"] == 1
-    assert after_receipt.files == build_files(config).files
-    changed = {k for k in after_receipt.files if after_receipt.files[k] != after_lede.files[k]}
-    assert "index.html" in changed and f"reports/{REPORT}/speed.html" in changed
-    assert not any(k.startswith("reports/") and REPORT not in k for k in changed)  # other reports untouched
+# What a lede or receipt edit redoes, against a fresh build: tests/test_dependencies.py
+# (test_incremental_equals_fresh_after_each_kind_of_edit).
 
 
 def test_builder_template_edit_rerenders_only_pages_using_it(project):

@@ -45,7 +45,7 @@ def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project,
     # A damaged entry (one byte of its list of files) is not used, nor one whose site folder was
     # edited by hand: the build would run in full (as the edits below show it does).
     config = load_config(project / "mkdocs.yml", site)
-    key = site_cache.inputs_key(config, strict=False)
+    key = site_cache.inputs_key(config)
     cache.configure(cache_dir)
     try:
         assert site_cache.unchanged(config, key) is not None
@@ -89,21 +89,20 @@ def test_every_input_is_in_the_key(project, tmp_path):
     cache.configure(tmp_path / "cache")
     try:
         config = load_config(project / "mkdocs.yml")
-        first = site_cache.inputs_key(config, strict=False)
-        assert first and first == site_cache.inputs_key(config, strict=False)
-        assert site_cache.inputs_key(config, strict=True) != first
+        first = site_cache.inputs_key(config)
+        assert first and first == site_cache.inputs_key(config)
         lede = next(project.glob("data/*/lede.md"))
         lede.write_text(lede.read_text() + "\nOne more line.\n")
-        second = site_cache.inputs_key(config, strict=False)
+        second = site_cache.inputs_key(config)
         page = next(project.glob("docs/*.md"))
         page.write_text(page.read_text() + "\n")
-        third = site_cache.inputs_key(config, strict=False)
+        third = site_cache.inputs_key(config)
         (project / "mkdocs.yml").write_text((project / "mkdocs.yml").read_text().replace("site_name:", "site_name: X"))
-        fourth = site_cache.inputs_key(load_config(project / "mkdocs.yml"), strict=False)
+        fourth = site_cache.inputs_key(load_config(project / "mkdocs.yml"))
         assert len({first, second, third, fourth}) == 4
         # An input the key cannot follow (a symbolic link) turns the warm path off, never on.
         (project / "data" / "link").symlink_to(lede)
-        assert site_cache.inputs_key(config, strict=False) is None
+        assert site_cache.inputs_key(config) is None
     finally:
         cache.configure()
 

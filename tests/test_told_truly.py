@@ -24,10 +24,15 @@ BAND = 0.08
     (0.919, "0.919x", "slower"), (0.9199999, "0.9199999x", "slower"),
     (0.92, "0.92x", "level"), (0.9201, "0.92x", "level"), (0.915, "0.915x", "slower"), (0.91, "0.91x", "slower"),
     # far from an edge: two decimals
-    (1.46, "1.46x", "faster"), (0.7, "0.70x", "slower"), (1.0, "1.00x", "level"),
+    (1.0801, "1.0801x", "faster"), (0.9199, "0.9199x", "slower"), (1.079999, "1.08x", "level"),
+    # far from an edge: two decimals
+    (1.46, "1.46x", "faster"), (0.7, "0.70x", "slower"), (1.0, "1.00x", "level"), (0.5, "0.50x", "slower"),
+    (2.5, "2.50x", "faster"),
 ])
 def test_a_ratio_prints_the_digits_its_verdict_needs(value, printed, verdict):
+    """The band's edges are level (the one band-edge table: the scalar rule, the column rule, the print)."""
     assert speed.verdict_of(value, BAND) == verdict
+    assert speed.verdict(pd.Series([value]), BAND).iloc[0] == verdict
     shown = fmt.speed_ratio(value, BAND)
     assert shown == printed
     assert speed.verdict_of(float(shown[:-1]), BAND) == verdict
@@ -66,7 +71,7 @@ def test_a_range_beyond_both_ends_marks_both():
 
 
 def test_range_bars_and_chart_metrics_do_not_wear_verdict_colours():
-    css = (ROOT / "static" / "sitegen.css").read_text(encoding="utf-8")
+    css = (ROOT / "site_gen" / "static" / "sitegen.css").read_text(encoding="utf-8")
     rules = dict(re.findall(r"([^{}\n]+?)\s*\{([^}]*)\}", css))
     for selector in (".m-aggregate .point", ".m-decode .point", ".ratio-bar .clip", ".ratio-bar.r-straddles .bar",
                      ".forest .ci", ".forest .est"):
@@ -74,7 +79,7 @@ def test_range_bars_and_chart_metrics_do_not_wear_verdict_colours():
         assert not re.search(r"var\(--(faster|slower|level)\)", rules[selector]), (selector, rules[selector])
     assert "var(--faster)" in rules[".ratio-bar.r-above .bar"] and "var(--slower)" in rules[".ratio-bar.r-below .bar"]
     assert not any("range" in s and "var(--faster)" in body for s, body in rules.items() if ".r-above" not in s)
-    js = (ROOT / "static" / "plotly-charts.js").read_text(encoding="utf-8")
+    js = (ROOT / "site_gen" / "static" / "plotly-charts.js").read_text(encoding="utf-8")
     assert not re.search(r"(aggregate|decode): v\(\"--(faster|slower|level)\"\)", js)
 
 
@@ -87,7 +92,7 @@ IMPORTER_WORDS = re.compile(r"\bK3\.25\b|\bK4\b|\bP-A\b|\br2\b|\b32K[–-]128K\b
 
 def test_code_and_templates_know_nothing_of_the_example():
     found = []
-    for folder, pattern in (("site_gen", "*.py"), ("templates", "*.html"), ("static", "*.js"), ("static", "*.css")):
+    for folder, pattern in (("site_gen", "*.py"), ("site_gen", "*.html"), ("site_gen", "*.js"), ("site_gen", "*.css")):
         for path in sorted((ROOT / folder).rglob(pattern)):
             words = IMPORTER_WORDS if path.parent == ROOT / "site_gen" / "importers" else EXAMPLE_WORDS
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -26,3 +26,44 @@ def verdict_of(ratio: float, band: float) -> str:
     if np.round(abs(ratio - 1.0), 12) <= round(band, 12):
         return "level"
     return "faster" if ratio > 1.0 else "slower"
+
+
+# -- the rule of a ratio that carries an interval ---------------------------------------------------
+# One run of each side and no rows (speed cells) leaves no interval: the band rule above alone says
+# faster, level or slower. A ratio with a 95% interval (per-request rows, or repeated runs) is held
+# to its interval as well: `interval_verdict`.
+UNRESOLVED = "not resolved"
+INTERVAL_VERDICTS = ("faster", "level", "slower", UNRESOLVED)
+INTERVAL_RULE = ("faster or slower only when the whole 95% interval of the ratio lies beyond the noise band on one "
+                 "side (so it lies wholly on one side of 1, and the ratio is outside the band); level when the whole "
+                 "interval lies inside the band; otherwise not resolved, counted apart and never as faster or slower")
+
+
+def interval_verdict(ratio: float, low: float, high: float, band: float, higher_is_faster: bool = True) -> str:
+    """Faster or slower only when [low, high] lies wholly beyond the band (1 ± band) on one side; level
+    when it lies wholly inside (edges included, as the band rule counts them); else not resolved.
+
+    Why beyond the band, not only beyond 1: an interval over one run's requests sees how those
+    requests scatter, not how a second run of the same setup would differ (two runs of one setup
+    differ by more than their requests' scatter: see README, "Speed verdicts that know their noise").
+    The band stands for that run-to-run noise, so a difference is called only when even the end of
+    its interval nearest to 1 is beyond it."""
+    if any(v != v for v in (ratio, low, high)):
+        return UNRESOLVED
+    b = round(band, 12)
+    below, above = np.round(1.0 - low, 12), np.round(high - 1.0, 12)
+    if below <= b and above <= b:
+        return "level"
+    if np.round(low - 1.0, 12) > b:
+        return "faster" if higher_is_faster else "slower"
+    if np.round(1.0 - high, 12) > b:
+        return "slower" if higher_is_faster else "faster"
+    return UNRESOLVED
+
+
+def band_verdict(ratio: float, band: float, higher_is_faster: bool = True) -> str:
+    """`verdict_of` for a ratio where higher may be slower (a latency)."""
+    v = verdict_of(ratio, band)
+    if higher_is_faster or v == "level":
+        return v
+    return "slower" if v == "faster" else "faster"

@@ -38,16 +38,16 @@ def report_url(report_id: str) -> str:
     return report_base(report_id) + "index.html"
 
 
-def assemble(config: Config, *, strict: bool = False, only: str | None = None) -> Site:
+def assemble(config: Config, *, only: str | None = None) -> Site:
     """Every report of data_dir loaded, analysed and settled; with `only`, just that report (its
     supersedes, which names another report, is then not checked)."""
-    reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes, strict=strict)
+    reports = load_reports(config.data_dir, max_bytes=config.max_receipt_bytes)
     if only is not None:
         chosen = [r for r in reports if r.id == only]
         if not chosen:
             raise SitegenError(f"no report '{only}'; reports: {', '.join(r.id for r in reports)}", config.data_dir)
         reports = chosen
-    analyses = [analyse(r, config.noise_band, config.ratio_scale, config.headline_input) for r in reports]
+    analyses = [analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports]
     warnings = [w for r in reports for w in r.warnings]
     if only is not None:
         return Site(analyses, warnings)

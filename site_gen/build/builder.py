@@ -3,7 +3,7 @@
 `Builder` keeps what it made between builds (the preview's case): reports and analyses in a
 `ReportStore`, and every output with the `Dependencies` it was made from (see dependencies.py), so
 a rebuild after one edit redoes only what the edit touched. Cold builds of many reports fork
-workers (build_workers.py).
+workers (workers.py).
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from site_gen.analysis.report import Analysis
 from site_gen.build.assembly import history_nav, report_nav, report_url, settle
@@ -64,16 +65,14 @@ class Builder:
     still returns the whole site, the same bytes a fresh `build_files` gives.
     """
 
-    def __init__(self, config: Config, *, strict: bool = False, progress=None, watched: bool = False,
-                 persist: Store | None = None):
+    def __init__(self, config: Config, *, progress=None, watched: bool = False, persist: Store | None = None):
         self.config = config
-        self.strict = strict
         self.progress = progress  # progress(what, done, total), e.g. a terminal progress bar
         self.stats: dict[str, int] = {}
         # The persistent store (off unless the front end turns it on), and the reports: each
         # folder's record (the build environment), loaded receipt and analysis.
-        self.persist = persist or Store(config, strict=strict)
-        self.store = ReportStore(config, strict=strict, watched=watched, stats=self.stats, persist=self.persist)
+        self.persist = persist or Store(config)
+        self.store = ReportStore(config, watched=watched, stats=self.stats, persist=self.persist)
         self.env: dict[str, ReportRecord] = {}  # this build's record of each report, by id
         self.templates = Templates(config.custom_dir)
         # Every kept output by name: a page's URL, `report:ID` for a report's whole set of files.
@@ -171,7 +170,7 @@ class Builder:
         whole = self._report_whole.get(r.id)
         if whole is not None and whole[0] == deps:
             return whole[1]  # nothing of this report changed: skip even listing its sections
-        rp = ReportPages(a, self.config, site_nav, strict=self.strict, related=self.related.get(r.id, NO_RELATED))
+        rp = ReportPages(a, self.config, site_nav, related=self.related.get(r.id, NO_RELATED))
         made = Made([], {}, [])
         for key, title, file in rp.sections:
             # A page's context depends on the receipt only; the overview's also on the lede.
@@ -251,10 +250,10 @@ class Builder:
         workers = workers_for(len(folders), PARALLEL_MIN_REPORTS)
         if not workers:
             return
-        nav = DocsPages(self.config, [], strict=self.strict).nav if self.config.docs_dir.is_dir() else []
+        nav = DocsPages(self.config, []).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
             nav = nav + [history_nav()]
-        self._adopt(prefill(self.config, self.strict, folders, nav, out, workers, self.step, type(self), self.persist))
+        self._adopt(prefill(self.config, folders, nav, out, workers, self.step, type(self), self.persist))
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:
@@ -314,7 +313,7 @@ class Builder:
         ids = content_hash(repr(sorted(r.id for r in records)) + f":{self._docs_gen}")
         deps = Dependencies(docs=self._docs_stamp(), templates=self.templates.record("*")[0], site=ids)
         if self.docs is None or self.docs[0] != deps:
-            self.docs = (deps, DocsPages(self.config, records, self.store.analysis_of, strict=self.strict), None)
+            self.docs = (deps, DocsPages(self.config, records, self.store.analysis_of), None)
             self.docs_pages = {}
         docs = self.docs[1]
         docs.records = records
@@ -369,17 +368,22 @@ class Builder:
         return [o[7:] for o in self.records.outputs() if o.startswith("report:") and o[7:] not in ids]
 
 
-def build_files(config: Config, *, strict: bool = False, progress=None) -> BuildResult:
+def build_files(config: Config, *, progress=None) -> BuildResult:
     """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing."""
-    return Builder(config, strict=strict, progress=progress).build()
+    return Builder(config, progress=progress).build()
 
 
-def build(config: Config, *, strict: bool = False, progress=None, clean: bool = False, persist: Store | None = None) -> BuildResult:
-    """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote."""
+def build(config: Config, *, progress=None, clean: bool = False, persist: Store | None = None,
+          accept: Callable[[list], None] | None = None) -> BuildResult:
+    """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote.
+    `accept(warnings)`, called before anything is put in place, may refuse the build (a front end's
+    `--strict`): the previous site is then left as it was."""
     check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
                                      config.config_file, *([config.custom_dir] if config.custom_dir else [])])
     with Staging(config.site_dir, clean=clean) as out:
-        result = Builder(config, strict=strict, progress=progress, persist=persist).build(out=out)
+        result = Builder(config, progress=progress, persist=persist).build(out=out)
+        if accept is not None:
+            accept(result.warnings)
         out.commit()
     result.warnings.extend(out.warnings)
     result.listing = out.listing

@@ -260,3 +260,21 @@ def unpack(blob: bytes | None) -> tuple[dict, dict[str, bytes]] | None:
     except (ValueError, KeyError, TypeError, RecursionError):
         return None
     return head, files
+
+
+def check_directory(folder: Path, config, shown: str) -> None:
+    """Refuses a cache folder in a folder the build reads or writes: in the site or docs_dir a build
+    would publish it, in data_dir or custom_dir read it as input."""
+    from site_gen.core.errors import SitegenError
+    from site_gen.core.paths import resolve_path
+
+    where = resolve_path(folder)
+    places = [("the site folder", config.site_dir, "where a build would publish it"),
+              ("docs_dir", config.docs_dir, "whose files a build publishes"),
+              ("data_dir", config.data_dir, "an input of the site"),
+              *([("custom_dir", config.custom_dir, "an input of the site")] if config.custom_dir else [])]
+    for name, path, why in places:
+        path = resolve_path(path)
+        if where == path or path in where.parents:
+            raise SitegenError(f"--cache-dir lies in {name} ({path}), {why}; keep the cache outside the project's "
+                               "inputs and site (the default is ~/.cache/sitegen)", shown)

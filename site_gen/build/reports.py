@@ -65,9 +65,8 @@ class Loaded:
 class ReportStore:
     """Reports by folder and analyses by report id, each reused while its receipt is unchanged."""
 
-    def __init__(self, config: Config, *, strict: bool, watched: bool, stats: dict[str, int], persist: Store | None = None):
+    def __init__(self, config: Config, *, watched: bool, stats: dict[str, int], persist: Store | None = None):
         self.config = config
-        self.strict = strict
         self.persist = persist or Store(config)  # the persistent store (off unless the front end turns it on)
         # Watched (the preview): every change under data_dir is reported through `changed()`, so a
         # rebuild looks only at the report folders it names instead of every folder of the site.
@@ -118,7 +117,7 @@ class ReportStore:
         """Every report folder's entry, in folder order, each looked at again if it may have changed."""
         folders, named = self._report_folders()
         if not folders:
-            load_reports(self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)  # says why
+            load_reports(self.config.data_dir, max_bytes=self.config.max_receipt_bytes)  # says why
         out = []
         for folder in folders:
             cached = self.loaded.get(folder)
@@ -191,7 +190,7 @@ class ReportStore:
     def load(self, folder: Path) -> Report:
         """The folder's report, read and checked."""
         self.stats["loaded"] = self.stats.get("loaded", 0) + 1
-        return load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes, strict=self.strict)
+        return load_report(folder, self.config.data_dir, max_bytes=self.config.max_receipt_bytes)
 
     def _reread_prose(self, report: Report) -> Report:
         """Only a file beside SUMMARY.json changed: reread the lede, keep the parsed receipt."""
@@ -210,7 +209,7 @@ class ReportStore:
         # part (or the report part) changed are analysed again, and their views and tables remade.
         pieces = self.pieces.setdefault(report.id, {}) if self.watched else None
         before = dict(pieces or {})
-        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input, pieces)
+        a = analyse(report, self.config.noise_band, self.config.ratio_scale, self.config.headline_input, pieces, self.config.slo)
         self.stats["analysed"] = self.stats.get("analysed", 0) + 1
         if cached and pieces:
             kept = {name for name, piece in pieces.items() if before.get(name) is piece}

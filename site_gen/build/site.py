@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from site_gen.build.environment import ReportRecord
 from site_gen.build.workers import lighten, write_report
 from site_gen.build.dependencies import Dependencies, content_hash
-from site_gen.core.diagnostics import warning
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.render import dashboard, publish
 from site_gen.render.contexts import HomeContext, as_context
 from site_gen.render.docs import DocsPages
@@ -105,8 +105,8 @@ class SiteBuild:
         self.warnings.extend(docs.warnings)
         for page in self.pages:  # a generated page wins over a docs file of its name: say so
             if page.url in docs_files:
-                self.warnings.append(warning(f"is dropped: the page '{page.title}' is generated as {page.url}; "
-                                             "rename the file", docs.static[page.url], strict=b.strict))
+                self.warnings.append(Diagnostic(f"is dropped: the page '{page.title}' is generated as {page.url}; "
+                                                "rename the file", docs.static[page.url]))
 
     def render(self) -> None:
         b = self.b

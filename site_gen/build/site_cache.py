@@ -22,7 +22,6 @@ from site_gen.build import cache
 from site_gen.build.store import Store, Unsuitable, hash_tree
 from site_gen.core.config import Config
 
-_PACKAGE = Path(__file__).resolve().parent
 _KIND = "sites"
 _CLEANUP = ("the previous site's copy", "could not remove")
 
@@ -36,10 +35,10 @@ class Reused:
     seconds: float = 0.0
 
 
-def inputs_key(config: Config, strict: bool) -> str | None:
+def inputs_key(config: Config) -> str | None:
     """The store's name for the site (`Store.name`: the build's environment, with sitegen's code, the
     custom_dir, the options), from every input's content: None when that cannot be told."""
-    store = Store(config, strict=strict, enabled=True)
+    store = Store(config, enabled=True)
     h = hashlib.sha256()
     try:
         for root in (config.data_dir, config.docs_dir):
@@ -93,9 +92,9 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
     return Reused(pages=pages, reports=reports, warnings=list(warnings), seconds=time.perf_counter() - start)
 
 
-def record(config: Config, key: str | None, strict: bool, result) -> None:
+def record(config: Config, key: str | None, result) -> None:
     """After a build: what it wrote, under the inputs' key, if the inputs did not change meanwhile."""
-    if not key or inputs_key(config, strict) != key:
+    if not key or inputs_key(config) != key:
         return
     try:
         # The build's own listing of what it swapped in, else the folder read back file by file.

@@ -83,8 +83,8 @@ def check_sections() -> None:
 
 
 def code_roots() -> list[Path]:
-    """sitegen's own files; the theme is inside the package when installed, beside it in a checkout."""
-    return [_PACKAGE, _PACKAGE.parent / "templates", _PACKAGE.parent / "static"]
+    """sitegen's own files: its code, its theme (templates/, static/) and every section's folder."""
+    return [_PACKAGE]
 
 
 @lru_cache(maxsize=1)
@@ -99,7 +99,7 @@ def code_hash() -> str | None:
     return h.hexdigest()
 
 
-def environment_key(config: Config, strict: bool) -> str | None:
+def environment_key(config: Config) -> str | None:
     """What every entry of a build is made under besides its own inputs; None when one of them
     cannot be told (a symbolic link in custom_dir, a section from outside sitegen)."""
     code = code_hash()
@@ -111,7 +111,7 @@ def environment_key(config: Config, strict: bool) -> str | None:
         check_sections()
     except (Unsuitable, OSError):
         return None
-    return cache.key("environment", code, h.hexdigest(), packages(), strict,
+    return cache.key("environment", code, h.hexdigest(), packages(),
                      repr(dataclasses.replace(config, site_dir=Path("."))))
 
 
@@ -130,8 +130,8 @@ class Store:
     which only a `sitegen build` in a process of its own does (a caller in this process, the
     tests, may have patched the pipeline, and would be served what it did not make)."""
 
-    def __init__(self, config: Config, *, strict: bool = False, enabled: bool = False):
-        self.base = environment_key(config, strict) if enabled and cache.folder() is not None else None
+    def __init__(self, config: Config, *, enabled: bool = False):
+        self.base = environment_key(config) if enabled and cache.folder() is not None else None
 
     @property
     def on(self) -> bool:

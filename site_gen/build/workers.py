@@ -83,7 +83,7 @@ def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict
         out.write(cached[0])
         return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes={n: out.hashes[n] for n in cached[0]})
     a = b.store.analysis_of(r.id)
-    rp = ReportPages(a, b.config, nav, strict=b.strict, related=related or NO_RELATED)
+    rp = ReportPages(a, b.config, nav, related=related or NO_RELATED)
     pages = rp.pages()
     files = rp.files()
     for page in pages:
@@ -94,7 +94,7 @@ def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict
     return Streamed(r.sha256, sorted(files), rp.warnings, charts, {n: out.hashes[n] for n in files})
 
 
-def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,
+def prefill(config: Config, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,
             workers: int, progress, builder: type, persist) -> list[tuple]:
     """Every folder's share, done by `workers` forked processes; raises the first folder's error, in folder order."""
     import multiprocessing
@@ -106,7 +106,7 @@ def prefill(config: Config, strict: bool, folders: list[Path], nav: list[dict[st
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
     results, done = [], 0
     with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start) as pool:
-        for result in pool.imap(_prefill_chunk, [(builder, persist, config, strict, chunk, nav, out) for chunk in chunks]):
+        for result in pool.imap(_prefill_chunk, [(builder, persist, config, chunk, nav, out) for chunk in chunks]):
             results.append(result)
             done += len(result[1]) if result[0] == "ok" else 0
             progress("reports", done, len(folders))
@@ -129,9 +129,9 @@ def _worker_start() -> None:
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    builder, persist, config, strict, folders, nav, stream = args
+    builder, persist, config, folders, nav, stream = args
     try:
-        return _prefill_share(builder(config, strict=strict, persist=persist), folders, nav, stream)
+        return _prefill_share(builder(config, persist=persist), folders, nav, stream)
     finally:
         gc.collect()
 

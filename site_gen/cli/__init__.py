@@ -9,10 +9,8 @@ import sys
 import threading
 import traceback
 
-import site_gen
-from site_gen.build import cache, write
+from site_gen import api
 from site_gen.cli.util import error, warn
-from site_gen.core.errors import SitegenError
 
 COMMANDS = ["build", "serve", "check", "summary", "new", "import", "gh-deploy"]
 
@@ -24,7 +22,7 @@ def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser. Given the arguments, only the named command's module is imported
     (the others' help is never shown then): a warm `sitegen build` needs no pandas."""
     p = argparse.ArgumentParser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.")
-    p.add_argument("--version", action="version", version=f"sitegen {site_gen.__version__}")
+    p.add_argument("--version", action="version", version=f"sitegen {api.__version__}")
     p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     named = next((a for a in argv or () if not a.startswith("-")), None)
@@ -60,11 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     # command, by a process of its own, so the command returns as soon as the new site is in place.
     own_process = argv is None
     if own_process:
-        write.defer_removal()
+        api.defer_removal()
     args.own_process = own_process
     try:
         return args.run(args)
-    except SitegenError as exc:
+    except api.SitegenError as exc:
         if show_traceback:
             traceback.print_exc()
         error(str(exc))
@@ -73,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         # The machine or a path the user named (too long a name, no permission, a full disk): not a bug.
         if show_traceback:
             traceback.print_exc()
-        error(str(SitegenError(exc.strerror or str(exc), exc.filename)) if exc.filename else f"{exc.strerror or exc}")
+        error(str(api.SitegenError(exc.strerror or str(exc), exc.filename)) if exc.filename else f"{exc.strerror or exc}")
         return 1
     except KeyboardInterrupt:
         return 130
@@ -85,10 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
         return 2
     finally:
-        for note in cache.notes:  # the build cache's own trouble (not yours, not usable): said once
+        for note in api.cache_notes():  # the build cache's own trouble (not yours, not usable): said once
             warn(note)
-        cache.configure()  # a later caller in this process (the tests) starts from the default
+        api.configure_cache()  # a later caller in this process (the tests) starts from the default
         if own_process:
-            write.remove_aside(detach=True)
+            api.remove_aside(detach=True)
         if main_thread:
             signal.signal(signal.SIGTERM, previous)

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from site_gen.build import cache, site_cache
-from site_gen.build.store import Store
+from site_gen import api
 from site_gen.cli.util import Progress, add_common, load, say, warn
 
 HELP = "Build the site from the receipts."
@@ -33,22 +32,17 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     config = load(args)
     # A cache inside what is published or read would ship with the site or the project.
-    cache.refuse_inside([config.site_dir, config.data_dir, config.docs_dir, *([config.custom_dir] if config.custom_dir else [])])
-    # Only in a process of its own: a caller in this process (the tests) may have patched the pipeline.
+    api.refuse_cache_inside([config.site_dir, config.data_dir, config.docs_dir,
+                             *([config.custom_dir] if config.custom_dir else [])])
+    # The store only in a process of its own: a caller in this process (the tests) may have patched the pipeline.
     reuse = getattr(args, "own_process", False) and not (args.clean or args.no_cache)
-    key = site_cache.inputs_key(config, args.strict) if reuse else None
-    result = site_cache.unchanged(config, key)
-    if result is None:
-        # Here, not above: a site found already built needs none of the pipeline's imports.
-        from site_gen.build.builder import build
-
-        progress = Progress(args)
-        try:
-            result = build(config, strict=args.strict, progress=progress, clean=args.clean,
-                           persist=Store(config, strict=args.strict, enabled=reuse))
-        finally:
-            progress.done()
-        site_cache.record(config, key, args.strict, result)
+    progress = Progress(args)
+    try:
+        # --strict decided here, once, on every warning the build found, before the site is put in place.
+        result = api.build(config, progress=progress, clean=args.clean, reuse=reuse,
+                           accept=api.refuse_warnings if args.strict else None)
+    finally:
+        progress.done()
     for message in result.warnings:
         warn(message)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "

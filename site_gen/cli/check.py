@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from site_gen.build.builder import build_files
+from site_gen import api
 from site_gen.cli.util import add_common, load, say, warn
 
 HELP = "Validate receipts, blocks and checked statements without writing the site."
@@ -22,7 +22,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     config = load(args)
-    result = build_files(config, strict=args.strict)
+    result = api.build_files(config)
+    if args.strict:  # decided here, once, on every warning the check found
+        api.refuse_warnings(result.warnings)
     for message in result.warnings:
         warn(message)
     say(args, f"OK: {result.reports} report{'s' if result.reports != 1 else ''}, {result.pages} pages checked "

@@ -14,13 +14,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import site_gen
-from site_gen.build.builder import build_files
+from site_gen import api
+from site_gen.api import SitegenError
 from site_gen.cli.util import add_common, load, say, warn
-from site_gen.core.errors import SitegenError
-from site_gen.receipts.load import SUMMARY, report_folders
-from site_gen.render.docs import DocsPages
-from site_gen.build.write import PREFIX
 
 HELP = "Build the site and publish it to a branch (gh-pages) of the project's git repository."
 EPILOG = """examples:
@@ -89,7 +85,7 @@ def source_commit(repo: Path, allow_dirty: bool, site_dir: Path) -> tuple[str, b
     status = git(["status", "--porcelain", "--untracked-files=normal"], repo).stdout.decode("utf-8", "replace")
     try:  # a previous `sitegen build` output (or its staging folder) left untracked is not a change to the sources
         site = site_dir.resolve().relative_to(repo.resolve()).as_posix()
-        built = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{PREFIX}{posixpath.basename(site)}."))
+        built = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{api.site_prefix()}{posixpath.basename(site)}."))
     except ValueError:
         built = ()
     changed = [line[3:] for line in status.splitlines() if line.strip() and not line[3:].startswith(built)]
@@ -144,14 +140,7 @@ def check_site_branch(repo: Path, branch: str, tip: str | None, where: str) -> N
 
 def uncommitted_inputs(repo: Path, config) -> list[str]:
     """Files the build reads (and may publish) that the source commit does not hold: ignored or untracked."""
-    inputs = [config.config_file]
-    for folder in report_folders(config.data_dir):
-        inputs += [folder / SUMMARY, *sorted(folder.glob("*.md"))]
-    if config.docs_dir.is_dir():
-        docs = DocsPages(config, [])
-        inputs += [s.path for s in docs.sources.values()] + list(docs.static.values())
-    if config.custom_dir and config.custom_dir.is_dir():
-        inputs += sorted(p for p in config.custom_dir.rglob("*") if p.is_file())
+    inputs = api.deploy_inputs(config)
     tracked = set(os.fsdecode(p) for p in git(["ls-files", "-z"], repo).stdout.split(b"\0") if p)
     root, found = repo.resolve(), []
     for path in inputs:
@@ -245,7 +234,9 @@ def run(args) -> int:
                            "sources, or pass --allow-dirty")
     dirty = dirty or bool(unheld)
 
-    result = build_files(config, strict=args.strict)
+    result = api.build_files(config)
+    if args.strict:  # decided here, once, on every warning the build found, before anything is committed
+        api.refuse_warnings(result.warnings)
     for message in result.warnings:
         warn(message)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
@@ -255,7 +246,7 @@ def run(args) -> int:
     check_site_branch(repo, branch, remote_head, f"the remote's branch ({remote})")
     parent = parent_commit(repo, local, remote_head, branch, args.force)
     tree = site_tree(repo, result.files)
-    message = template.format(sha=sha, version=site_gen.__version__)
+    message = template.format(sha=sha, version=api.__version__)
     if dirty and not args.message:
         message += " (with uncommitted changes)"
     commit = out(git(["commit-tree", tree, *(["-p", parent] if parent else []), "-m", message], repo))

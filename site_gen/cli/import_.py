@@ -2,13 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-from pathlib import Path
 
+from site_gen import api
 from site_gen.cli.util import say
-from site_gen.core.errors import SitegenError
-from site_gen.importers import FORMATS
-from site_gen.importers.common import check_output, write_receipt
 
 HELP = "Turn the files a benchmark harness wrote into a SUMMARY.json receipt."
 EPILOG = """examples:
@@ -31,7 +27,7 @@ the source it is given, and writes the receipt only once sitegen would accept it
 
 def add_parser(sub) -> None:
     p = sub.add_parser("import", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("format", choices=sorted(FORMATS), help="the source's format")
+    p.add_argument("format", choices=sorted(api.import_formats()), help="the source's format")
     p.add_argument("sources", nargs="*", metavar="SOURCE", help="the source folder or file(s) (ledger, cuteafd-study)")
     p.add_argument("-o", "--output", required=True, metavar="data/ID",
                    help="report folder to write SUMMARY.json into, directly in the config's data folder")
@@ -58,25 +54,5 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from site_gen.core.config import load_config
-
-    # The config first: a wrong -o is refused before any source is read.
-    args.data_dir = load_config(args.config_file).data_dir
-    out = Path(args.output)
-    check_output(out, args.data_dir, args.force)
-    module = importlib.import_module(FORMATS[args.format])
-    if hasattr(module, "run_and_write"):  # vllm-bench, guidellm, lm-eval: checked and written by the importer
-        target = module.run_and_write(args)
-        say(args, f"Wrote {target}")
-        return 0
-    if not args.sources:
-        raise SitegenError(f"the {args.format} format takes its source as SOURCE")
-    for role in ("baseline", "candidate"):  # one run or arm each
-        names = getattr(args, role)
-        if names is not None and len(names) != 1:
-            raise SitegenError(f"--{role} takes one name for the {args.format} format; got {len(names)}")
-        setattr(args, role, names[0] if names else None)
-    made = module.run(args)
-    target = write_receipt(made.doc, out, data_dir=args.data_dir, force=args.force, prov=made.prov, source=made.source)
-    say(args, f"Wrote {target}")
+    say(args, f"Wrote {api.import_receipt(args)}")
     return 0

@@ -4,9 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from site_gen.build.assembly import assemble
+from site_gen import api
 from site_gen.cli.util import add_common, load
-from site_gen.render import summary
 
 HELP = "Print a report's verdicts: counts, ranges, resolved gaps, KV ratios."
 EPILOG = """examples:
@@ -25,8 +24,5 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    site = assemble(load(args), only=args.report)
-    items = [summary.summary_data(a) for a in site.analyses]
-    render = {"text": summary.as_text, "markdown": summary.as_markdown, "json": summary.as_json}[args.format]
-    sys.stdout.write(render(items))
+    sys.stdout.write(api.summary(load(args), args.report, args.format))
     return 0

@@ -4,10 +4,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
-from site_gen.build import cache
-from site_gen.core.config import Config, load_config
+from site_gen import api
 
 
 def add_common(p) -> None:
@@ -23,30 +21,10 @@ def add_common(p) -> None:
     g.add_argument("-v", "--verbose", action="store_true", help="print more detail")
 
 
-def load(args) -> Config:
-    config = load_config(args.config_file, getattr(args, "site_dir", None))
-    if getattr(args, "cache_dir", None):
-        check_cache_dir(Path(args.cache_dir).expanduser(), config, args.cache_dir)
-    cache.configure(getattr(args, "cache_dir", None), enabled=not getattr(args, "no_cache", False))
+def load(args) -> api.Config:
+    config = api.load_config(args.config_file, getattr(args, "site_dir", None))
+    api.configure_cache(getattr(args, "cache_dir", None), enabled=not getattr(args, "no_cache", False), config=config)
     return config
-
-
-def check_cache_dir(folder: Path, config: Config, shown: str) -> None:
-    """Refuses a cache folder in a folder the build reads or writes: in the site or docs_dir a build
-    would publish it, in data_dir or custom_dir read it as input."""
-    from site_gen.core.errors import SitegenError
-    from site_gen.core.paths import resolve_path
-
-    where = resolve_path(folder)
-    places = [("the site folder", config.site_dir, "where a build would publish it"),
-              ("docs_dir", config.docs_dir, "whose files a build publishes"),
-              ("data_dir", config.data_dir, "an input of the site"),
-              *([("custom_dir", config.custom_dir, "an input of the site")] if config.custom_dir else [])]
-    for name, path, why in places:
-        path = resolve_path(path)
-        if where == path or path in where.parents:
-            raise SitegenError(f"--cache-dir lies in {name} ({path}), {why}; keep the cache outside the project's "
-                               "inputs and site (the default is ~/.cache/sitegen)", shown)
 
 
 def _colour(stream, code: str, text: str) -> str:

@@ -58,7 +58,8 @@ class Option:
 
     kind: "folder" (a path relative to mkdocs.yml), "number" (finite, within [low, high]),
     "scale" ([low, high] around 1, each a number within [low, high]), "choice" (one of `choices`),
-    "window" (null, or [low, high] whole numbers with low <= high, each within [low, high]).
+    "window" (null, or [low, high] whole numbers with low <= high, each within [low, high]),
+    "objectives" (null, or a mapping `METRIC_pNN_ms: limit`, see `objectives`).
     """
     kind: str
     default: Any
@@ -79,6 +80,8 @@ class Option:
             return value
         if self.kind == "window":
             return None if value is None else self._window(value, where, file)
+        if self.kind == "objectives":
+            return objectives(value, where, file, self.high)
         if not (isinstance(value, (list, tuple)) and len(value) == 2):
             raise SitegenError(f"expected [low, high], e.g. {list(self.default)}, got {_got(value)}", file, where)
         low, high = (_number(v, f"{where}[{i}]", file, self.low, self.high) for i, v in enumerate(value))
@@ -98,6 +101,35 @@ class Option:
         return (value[0], value[1])
 
 
+# Service-level objectives, as users state them: `ttft_p99_ms: 500` is "the 99th percentile of time
+# to first token at most 500 ms". The metrics and percentiles are those the serving pages compute.
+SLO_METRICS = ("ttft", "tpot", "itl", "e2e")
+SLO_PERCENTILES = (50, 90, 95, 99)
+_SLO_KEYS = {f"{m}_p{p}_ms": (m, p) for m in SLO_METRICS for p in SLO_PERCENTILES}
+
+
+def objectives(value: Any, where: str, file: Path | None, high: float | None = None) -> tuple[tuple[str, int, float], ...]:
+    """`slo:` as (metric, percentile, limit in ms) in the pages' order (metric, then percentile);
+    () for none."""
+    if value is None or value == {}:
+        return ()
+    if not isinstance(value, dict):
+        raise SitegenError(f"expected a mapping such as {{ttft_p99_ms: 500, tpot_p50_ms: 50}}, got {_got(value)}", file, where)
+    out = []
+    for key, limit in value.items():
+        name = _key(key, where, file)
+        if name not in _SLO_KEYS:
+            raise SitegenError(f"unknown objective '{name}'{suggest(name, _SLO_KEYS)}; expected METRIC_pNN_ms with METRIC "
+                               f"one of {', '.join(SLO_METRICS)} and NN one of {', '.join(map(str, SLO_PERCENTILES))}",
+                               file, f"{where}.{name}")
+        metric, percentile = _SLO_KEYS[name]
+        ms = _number(limit, f"{where}.{name}", file, 0.0, high)
+        if ms <= 0:
+            raise SitegenError(f"expected a limit above 0 ms, got {limit!r}", file, f"{where}.{name}")
+        out.append((metric, percentile, ms))
+    return tuple(sorted(out, key=lambda o: (SLO_METRICS.index(o[0]), o[1])))
+
+
 CHART_ENGINES = ("svg", "plotly")
 # The one table of the plugin's options: `sitegen` reads them from mkdocs.yml with it, the MkDocs
 # plugin's config_scheme is made from it (both check a value with `Option.check`), and README's
@@ -111,6 +143,8 @@ PLUGIN_OPTIONS: dict[str, Option] = {
     "charts": Option("choice", "svg", "interactive speed charts: svg or plotly", choices=CHART_ENGINES),
     "headline_input": Option("window", None, "input tokens [low, high] of the aggregate headline range; none: every input",
                              1, 2**53),
+    "slo": Option("objectives", None, "serving objectives, e.g. {ttft_p99_ms: 500, tpot_p50_ms: 50}; none: no objectives",
+                  high=1e9),
 }
 NOISE_BAND: float = PLUGIN_OPTIONS["noise_band"].default
 RATIO_SCALE: tuple[float, float] = PLUGIN_OPTIONS["ratio_scale"].default
@@ -139,6 +173,7 @@ class Config:
     custom_dir: Path | None = None
     headline_input: tuple[int, int] | None = None  # input-token window of the aggregate headline range
     charts: str = "svg"  # how interactive charts are drawn: "svg" (built in, light) or "plotly" (Plotly's bundle)
+    slo: tuple = ()  # serving objectives: (metric, percentile, limit ms), `objectives`
     dev_addr: str = "127.0.0.1:8000"
     remote_branch: str = "gh-pages"
     remote_name: str = "origin"
@@ -322,6 +357,7 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         custom_dir=(root / options["custom_dir"]) if options["custom_dir"] else None,
         charts=options["charts"],
         headline_input=options["headline_input"],
+        slo=options["slo"],
         dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),
         remote_branch=_string(raw, "remote_branch", file, "gh-pages"),
         remote_name=_string(raw, "remote_name", file, "origin"),

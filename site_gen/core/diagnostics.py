@@ -1,15 +1,22 @@
-"""Warnings and errors as one kind of record: a file, a place in it, a message.
+"""Warnings as one kind of record, collected in one place, and `--strict` decided once.
 
 A `Diagnostic` is text (`FILE: WHERE: MESSAGE`, the file as the user typed it, as `SitegenError`
 prints it), so it prints, compares and sorts as the warnings always did, and it keeps its parts.
-`warning()` is the one place where `--strict` is decided: under it the problem is raised as the
-error it would be, otherwise its record is returned for the caller's list.
+Every warning a build finds is such a record, and they all end in the one list its result carries
+(`BuildResult.warnings`: the receipts' unknown fields, statements their data contradicts, links to
+missing pages, docs files a generated page replaces). Nothing below the front ends knows of
+`--strict`: a front end that is strict turns the collected warnings into the error with `refuse`,
+once, before anything is written (the MkDocs plugin hands them to MkDocs' logger instead, whose
+own `--strict` counts them, as it counts its own).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from site_gen.core.errors import SitegenError, located
+
+# What a warning of something left out says it becomes under --strict.
+IGNORED = " (ignored; an error under --strict)"
 
 
 class Diagnostic(str):
@@ -24,8 +31,14 @@ class Diagnostic(str):
         return Diagnostic, (self.message, self.file, self.where)
 
 
-def warning(message: str, file: str | Path | None = None, where: str | None = None, *, strict: bool) -> Diagnostic:
-    """A problem that is a warning, or under `strict` an error: raises it, or returns its record."""
-    if strict:
-        raise SitegenError(message, file, where)
-    return Diagnostic(message, file, where)
+def refuse(warnings: list) -> None:
+    """`--strict`: the first warning (of any) raised as the error it is, naming how many more there
+    are; nothing when there is none."""
+    if not warnings:
+        return
+    first = warnings[0]
+    message = getattr(first, "message", str(first)).removesuffix(IGNORED)
+    more = len(warnings) - 1
+    if more:
+        message += f" (and {more} more warning{'s' if more != 1 else ''}; warnings are errors under --strict)"
+    raise SitegenError(message, getattr(first, "file", None), getattr(first, "where", None))

@@ -114,6 +114,8 @@ def _num(req: dict, key: str) -> float | None:
 
 
 def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
+    """One benchmark of the file: its requests inside GuideLLM's measurement window as rows, every
+    figure it states recomputed from them (refused where one disagrees), and its setup."""
     where = f"$.benchmarks[{i}]"
     if not isinstance(b, dict) or b.get("type_") != "generative_benchmark":
         raise SitegenError("expected a generative_benchmark", src.path, where)
@@ -123,8 +125,29 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
     end = _get(b, ["end_time"], src, where, (int, float))
     if not end > start:
         raise SitegenError(f"end_time {end} is not after start_time {start}", src.path, where + ".end_time")
-    requests = _get(b, ["requests"], src, where)
     metrics = _get(b, ["metrics"], src, where)
+    rows = _all_requests(b, src, where)
+    counted = [r for r in rows if _in_window(r[2], start, end)]
+    by_status = _check_totals(counted, cfg, metrics, src, where)
+    counted.sort(key=lambda r: (r[2].get("request_start_time") or 0, r[0], r[1]))
+    cols, raw = _columns(counted, src, where)
+    stated, stated_at = _stated(_series(rows, raw, start, end), metrics, src, where)
+    for s in ("successful", "errored", "incomplete"):
+        stated.append({"key": f"request_totals.{s}", "value": by_status[s], "check": "rows"})
+        stated_at[f"request_totals.{s}"] = f"$.metrics.request_totals.{s}"
+    run = Run(src, None, "guidellm", b, anchor=where, stated_at=stated_at,
+              rows_at=f"{where}.requests.successful, .errored, .incomplete (those in the measurement window)")
+    run.rate, run.concurrency = rate, conc
+    run.repeat = {"duration_s": float(end - start), "completed": by_status["successful"],
+                  "failed": by_status["errored"] + by_status["incomplete"], "requests": cols,
+                  "stated": stated, "window": {"start_s": float(start), "end_s": float(end), "left_out": len(rows) - len(counted)}}
+    _setup(run, report, cfg, src, where, start)
+    return run
+
+
+def _all_requests(b: dict, src: sc.Source, where: str) -> list[tuple[str, int, dict]]:
+    """(status, index, request) of every request the file lists, whatever its window."""
+    requests = _get(b, ["requests"], src, where)
     rows: list[tuple[str, int, dict]] = []
     for status in ("successful", "errored", "incomplete"):
         lst = requests.get(status) or []
@@ -134,8 +157,12 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
             if not isinstance(req, dict):
                 raise SitegenError("expected a request object", src.path, f"{where}.requests.{status}[{j}]")
             rows.append((status, j, req))
+    return rows
+
+
+def _check_totals(counted: list, cfg: dict, metrics: dict, src: sc.Source, where: str) -> dict[str, int]:
+    """The requests of each status in the window, checked against the file's own totals."""
     totals = _get(metrics, ["request_totals"], src, where + ".metrics")
-    counted = [r for r in rows if _in_window(r[2], start, end)]
     by_status = {s: sum(1 for r in counted if r[0] == s) for s in ("successful", "errored", "incomplete")}
     for s, n in by_status.items():
         stated = totals.get(s)
@@ -147,20 +174,27 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
             raise SitegenError(f"request_totals.{s} says {stated}, but {n} of the file's {s} requests fall in the "
                                f"measurement window" + (f": {what}" if what else ""), src.path,
                                f"{where}.metrics.request_totals.{s}")
-    left_out = len(rows) - len(counted)
-    counted.sort(key=lambda r: (r[2].get("request_start_time") or 0, r[0], r[1]))
+    return by_status
+
+
+def _checked_request(req: dict, src: sc.Source, at: str) -> None:
+    for key in ("request_latency", "time_to_first_token_ms", "inter_token_latency_ms", "time_per_output_token_ms"):
+        v = req.get(key)
+        if v is not None and (not sc.is_number(v) or not math.isfinite(v) or v < 0):
+            raise SitegenError(f"{key} is {str(v)[:40]!r}: a latency is a finite number at least 0", src.path, f"{at}.{key}")
+    for key in ("prompt_tokens", "output_tokens"):
+        v = req.get(key)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise SitegenError(f"{key} is {str(v)[:40]!r}: expected a whole number at least 0", src.path, f"{at}.{key}")
+
+
+def _columns(counted: list, src: sc.Source, where: str) -> tuple[dict[str, list], dict[str, list]]:
+    """The window's requests as the receipt's columns, and the raw values its figures are made from."""
     cols: dict[str, list] = {k: [] for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")}
-    raw = {k: [] for k in ("ttft", "itl_g", "tpot_g", "lat", "prompt", "output", "gap")}
+    raw: dict[str, list] = {k: [] for k in ("ttft", "itl_g", "tpot_g", "lat", "prompt", "output", "gap")}
     for status, j, req in counted:
         at = f"{where}.requests.{status}[{j}]"
-        for key in ("request_latency", "time_to_first_token_ms", "inter_token_latency_ms", "time_per_output_token_ms"):
-            v = req.get(key)
-            if v is not None and (not sc.is_number(v) or not math.isfinite(v) or v < 0):
-                raise SitegenError(f"{key} is {str(v)[:40]!r}: a latency is a finite number at least 0", src.path, f"{at}.{key}")
-        for key in ("prompt_tokens", "output_tokens"):
-            v = req.get(key)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
-                raise SitegenError(f"{key} is {str(v)[:40]!r}: expected a whole number at least 0", src.path, f"{at}.{key}")
+        _checked_request(req, src, at)
         ok = status == "successful"
         pt, ot = req.get("prompt_tokens") or 0, req.get("output_tokens") or 0
         cols["input_tokens"].append(pt)
@@ -186,12 +220,17 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
         raw["output"].append(ot)
         raw["itl_g"].append(itl or 0.0)
         raw["tpot_g"].append(_num(req, "time_per_output_token_ms") or 0.0)
+    return cols, raw
+
+
+def _series(rows: list, raw: dict, start: float, end: float) -> dict[str, tuple]:
+    """Each distribution GuideLLM states, as (values, weights) of the requests it counts for it."""
     # TTFT counts the requests whose first token (not their end) meets the window.
     ttft_rows = [r for r in rows if r[0] == "successful" and _in_window(r[2], start, end, "first_token_iteration")]
     ttft_vals = np.array([_num(r[2], "time_to_first_token_ms") or 0.0 for r in ttft_rows])
     outs = np.array(raw["output"], dtype=float)
     itl_rows = [r for r in rows if r[0] == "successful" and _after_first(r[2], start, end)]
-    series = {
+    return {
         "request_latency": (np.array(raw["lat"]), np.ones(len(raw["lat"]))),
         "time_to_first_token_ms": (ttft_vals, np.ones(len(ttft_vals))),
         "time_per_output_token_ms": (np.array(raw["tpot_g"]), outs),
@@ -200,10 +239,14 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
         "prompt_token_count": (np.array(raw["prompt"], dtype=float), np.ones(len(raw["prompt"]))),
         "output_token_count": (outs, np.ones(len(outs))),
     }
+
+
+def _stated(series: dict, metrics: dict, src: sc.Source, where: str) -> tuple[list[dict], dict[str, str]]:
+    """Every statistic the file states of each distribution, recomputed from `series` (refused where
+    one disagrees), and where each was read."""
     stated, stated_at = [], {}
     for name, (values, weights) in series.items():
-        node = metrics.get(name)
-        if node is None:
+        if metrics.get(name) is None:
             continue
         dist = _get(metrics, [name, "successful"], src, where + ".metrics")
         mine = distribution(values, weights)
@@ -220,17 +263,13 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
                                    f"{mine[key]}", src.path, path)
             stated.append({"key": f"{name}.successful.{key}", "value": v, "check": "rows"})
             stated_at[f"{name}.successful.{key}"] = "$" + path[len(where):]
-    for s in ("successful", "errored", "incomplete"):
-        stated.append({"key": f"request_totals.{s}", "value": by_status[s], "check": "rows"})
-        stated_at[f"request_totals.{s}"] = f"$.metrics.request_totals.{s}"
-    run = Run(src, None, "guidellm", b, anchor=where, stated_at=stated_at,
-              rows_at=f"{where}.requests.successful, .errored, .incomplete (those in the measurement window)")
-    run.rate, run.concurrency = rate, conc
+    return stated, stated_at
+
+
+def _setup(run: Run, report: dict, cfg: dict, src: sc.Source, where: str, start: float) -> None:
+    """What the file says of the run's setup: workload, protocol, model, date, GuideLLM's version."""
     data = (report.get("config") or {}).get("data") if isinstance(report.get("config"), dict) else None
     run.workload = f"data {data if isinstance(data, str) else ', '.join(map(str, data)) if isinstance(data, list) else 'not recorded'}"[:200]
-    run.repeat = {"duration_s": float(end - start), "completed": by_status["successful"],
-                  "failed": by_status["errored"] + by_status["incomplete"], "requests": cols,
-                  "stated": stated, "window": {"start_s": float(start), "end_s": float(end), "left_out": left_out}}
     # GuideLLM keeps no prompt identity, and each side's window selects its own requests: its rows
     # are never paired across sides (the pairing needs the same prompts in the same order).
     run.inputs = None
@@ -244,7 +283,6 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
     run.rec = {"label": None}
     if isinstance(version, str):
         run.repeat["command"] = f"guidellm {version} benchmark (strategy {(cfg.get('strategy') or {}).get('type_')})"
-    return run
 
 
 def _after_first(req: dict, start: float, end: float) -> bool:

@@ -23,20 +23,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
 from site_gen.importers.common import slug
+from site_gen.importers.lm_eval_stats import CORPUS, RESAMPLES, SEED, Z95, Figures, figures, paired  # noqa: F401
 from site_gen.receipts.load import UNRECORDED
 
-Z95 = 1.959963984540054
-RESAMPLES = 2000
-SEED = 0
-# The harness's f1 bootstraps its standard error over 100 resamples (min(bootstrap_iters, 100)) with
-# seeds we do not have: ours, over 2,000, may differ by its noise (about 7%); 30% is four times that.
-BOOTSTRAP_TOLERANCE = 0.30
-CORPUS = {"f1": "binary F1 of the (gold, prediction) pairs, positive label 1"}
 RESULTS_NAME = re.compile(r"results_(.+)\.json")
 
 
@@ -164,91 +157,6 @@ def _read_samples(t: Task, path: Path, root: Path) -> None:
 
 # -- figures from the samples ---------------------------------------------------------------------
 
-def _per_doc(t: Task, metric: str, filt: str) -> tuple[list[int], list[Any], list[int | None]]:
-    rows = [d for d in t.docs if d["filter"] == filt or (filt == "none" and d["filter"] in (None, "none"))]
-    return [d["doc_id"] for d in rows], [d[metric] for d in rows], [d["line"] for d in rows]
-
-
-def _f1(pairs: np.ndarray) -> float:
-    gold, pred = pairs[..., 0], pairs[..., 1]
-    tp = ((gold == 1) & (pred == 1)).sum(axis=-1)
-    fp = ((gold != 1) & (pred == 1)).sum(axis=-1)
-    fn = ((gold == 1) & (pred != 1)).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
-
-
-def _boot_idx(n: int) -> np.ndarray:
-    return np.random.default_rng(SEED).integers(0, n, size=(RESAMPLES, n))
-
-
-@dataclass
-class Figures:
-    kind: str                     # "mean" or a corpus metric name
-    value: float
-    stderr: float
-    docs: list[int]
-    hashes: list[str | None]
-    values: np.ndarray            # per document: scores, or (gold, prediction) pairs
-
-
-def figures(t: Task, metric: str, filt: str, stated: dict, src_path: Path) -> Figures | None:
-    if t.samples is None:
-        return None
-    ids, vals, lines = _per_doc(t, metric, filt)
-    hashes = {d["doc_id"]: d["doc_hash"] for d in t.docs}
-    if not ids:
-        return None
-    where = lambda i: sc.at(lines[i], f"$.{metric}")
-    if metric in CORPUS:
-        for i, v in enumerate(vals):
-            if not (isinstance(v, list) and len(v) == 2 and all(sc.is_number(x) for x in v)):
-                raise SitegenError(f"expected a [gold, prediction] pair for {metric}, got {str(v)[:40]}", t.samples.path, where(i))
-        arr = np.array(vals, dtype=float)
-        value = float(_f1(arr))
-        boot = _f1(arr[_boot_idx(len(arr))])
-        stderr = float(np.std(boot, ddof=1))
-        kind = metric
-    else:
-        for i, v in enumerate(vals):
-            if not sc.is_number(v) or not math.isfinite(v):
-                raise SitegenError(f"expected a number for {metric}, got {str(v)[:40]}", t.samples.path, where(i))
-        arr = np.array(vals, dtype=float)
-        value = float(arr.mean())
-        stderr = float(arr.std(ddof=1) / math.sqrt(len(arr))) if len(arr) > 1 else 0.0
-        kind = "mean"
-    if abs(value - stated["value"]) > 1e-9 * max(1.0, abs(value)):
-        raise SitegenError(f"'{stated['key']}' says {stated['value']}, but the samples give {value}", src_path,
-                           f"$.results.{t.name}[\"{stated['key']}\"]")
-    s = stated["stderr"]
-    if s is not None:
-        ok = abs(s - stderr) <= 1e-9 * max(1.0, s) if kind == "mean" else abs(s - stderr) <= BOOTSTRAP_TOLERANCE * max(s, stderr)
-        if not ok:
-            raise SitegenError(f"'{stated['stderr_key']}' says {s}, but the samples give {stderr}"
-                               + ("" if kind == "mean" else f" (a bootstrap: {RESAMPLES} resamples, seed {SEED})"),
-                               src_path, f"$.results.{t.name}[\"{stated['stderr_key']}\"]")
-    return Figures(kind, value, stderr, ids, [hashes[i] for i in ids], arr)
-
-
-def paired(b: Figures, c: Figures, shared: list[int]) -> tuple[float, list[float], str]:
-    ib = {d: i for i, d in enumerate(b.docs)}
-    ic = {d: i for i, d in enumerate(c.docs)}
-    xb = b.values[[ib[d] for d in shared]]
-    xc = c.values[[ic[d] for d in shared]]
-    if b.kind == "mean":
-        d = xc - xb
-        diff = float(d.mean())
-        se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
-        return diff, [diff - Z95 * se, diff + Z95 * se], ("paired over documents: mean of the per-document differences "
-                                                          "± 1.96 of their standard error")
-    idx = _boot_idx(len(shared))
-    diff = float(_f1(xc) - _f1(xb))
-    boot = np.sort(_f1(xc[idx]) - _f1(xb[idx]))
-    low, high = np.quantile(boot, [0.025, 0.975], method="lower")
-    return diff, [float(low), float(high)], (f"paired bootstrap over documents ({RESAMPLES} resamples, seed {SEED}), "
-                                             "percentile interval")
-
-
 # -- the receipt --------------------------------------------------------------------------------------
 
 def _label(run: Run, given: str | None, role: str) -> str:
@@ -259,22 +167,30 @@ def _label(run: Run, given: str | None, role: str) -> str:
     return sc.check_label(f"{model}, {shots.pop()}-shot" if len(shots) == 1 and None not in shots else model, "label")
 
 
+class _Differences:
+    """What differs between the two runs: shown on the report, refused unless `--allow` names it."""
+
+    def __init__(self, allow: set[str], src: sc.Source):
+        self.allow, self.src, self.entries = allow, src, []
+
+    def __call__(self, name: str | None, fld: str, x: str, y: str, why: str) -> None:
+        entry = {"field": fld, "baseline": x, "candidate": y}
+        if name is not None:
+            if name not in self.allow:
+                raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report will "
+                                   "say so)", self.src.path)
+            entry["allowed"] = True
+        self.entries.append(entry)
+
+
 def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str | None) -> tuple[dict, sc.Provenance]:
+    """The receipt of two runs (its accuracy part: each task and metric both scored) and where each
+    figure came from."""
     b, c = runs["baseline"], runs["candidate"]
     if b.src.sha256 == c.src.sha256:
         raise SitegenError("a run against itself: the baseline and the candidate are the same results file", c.src.path)
     prov = sc.Provenance()
-    differs: list[dict] = []
-
-    def differ(name: str | None, fld: str, x: str, y: str, why: str) -> None:
-        entry = {"field": fld, "baseline": x, "candidate": y}
-        if name is not None:
-            if name not in allow:
-                raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report will "
-                                   "say so)", c.src.path)
-            entry["allowed"] = True
-        differs.append(entry)
-
+    differ = _Differences(allow, c.src)
     if b.model and c.model and b.model != c.model:
         differ("model", "model", b.model, c.model, f"the runs evaluated other models: {b.model!r} and {c.model!r}")
     tb, tc = set(b.tasks), set(c.tasks)
@@ -287,7 +203,6 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
     model = c.model or b.model
     checkpoint = {"id": slug(model.rsplit("/", 1)[-1]) if model else "model-not-recorded", "label": model or "model not recorded"}
     results, not_covered = [], []
-    any_paired = False
     for task in sorted(tb & tc):
         x, y = b.tasks[task], c.tasks[task]
         for what, fx, fy in (("few-shot examples", x.fewshot, y.fewshot), ("task version", x.version, y.version)):
@@ -299,74 +214,14 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
             if metric not in CORPUS and (x.samples and not all(sc.is_number(d.get(metric)) for d in x.docs[:1])):
                 not_covered.append(f"{task}: {metric} ({filt}) is a corpus metric sitegen does not recompute; not imported.")
                 continue
-            sx, sy = x.metrics[key], y.metrics[key]
-            fbx = figures(x, metric, filt, sx, b.src.path)
-            fby = figures(y, metric, filt, sy, c.src.path)
-            i = len(results)
-            path = f"$.accuracy.results[{i}]"
-            r: dict[str, Any] = {"checkpoint": checkpoint["id"], "measure": slug(f"{task}-{metric}-{filt}"),
-                                 "label": f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})"), "unit": "proportion",
-                                 "better": "higher" if x.higher.get(metric, True) else "lower", "task": task}
-            sides = {}
-            for role, run, t, f, s in (("baseline", b, x, fbx, sx), ("candidate", c, y, fby, sy)):
-                se = f.stderr if f else s["stderr"]
-                value = f.value if f else s["value"]
-                side: dict[str, Any] = {"value": value}
-                if se is not None:
-                    side["interval"] = [value - Z95 * se, value + Z95 * se]
-                    side["stderr"] = se
-                if s["stderr"] is not None:
-                    side["stated_stderr"] = s["stderr"]
-                n = len(f.docs) if f else t.n
-                if n:
-                    side["documents"] = n
-                if t.version is not None:
-                    side["task_version"] = t.version
-                if t.fewshot is not None:
-                    side["fewshot"] = t.fewshot
-                sides[role] = side
-                cite = f"$.results.{task}[\"{s['key']}\"]"
-                prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {t.samples.name}" if f else "; as stated"))
-            r["baseline"], r["candidate"] = sides["baseline"], sides["candidate"]
-            if fbx and fby and docs:
-                diff, iv, how = paired(fbx, fby, docs)
-                r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
-                any_paired = True
-                prov.cite(f"{path}.difference", y.samples, f"$.{metric} of {len(docs)} shared documents (and {x.samples.name})")
-            elif all(sides[k].get("stderr") is not None for k in sides):
-                diff = sides["candidate"]["value"] - sides["baseline"]["value"]
-                se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
-                r.update(items=min(sides[k].get("documents") or 1 for k in sides), paired=False, difference=diff,
-                         interval=[diff - Z95 * se, diff + Z95 * se],
-                         interval_method="unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
-                prov.cite(f"{path}.difference", c.src, f"$.results.{task} of both results files (unpaired)")
-            else:
-                r["items"] = min(sides[k].get("documents") or 1 for k in sides)
-            results.append(r)
+            results.append(_result(runs, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov))
     if not results:
         raise SitegenError("no task and metric both runs scored", c.src.path)
-    engines = {}
-    for role, run in (("baseline", b), ("candidate", c)):
-        cfg = run.data.get("config") or {}
-        engines[role] = {"name": names[role], "version": UNRECORDED,
-                         "long_name": " · ".join(str(v) for v in (f"lm-evaluation-harness {run.data.get('git_hash')}"
-                                                                  if run.data.get("git_hash") else "lm-evaluation-harness",
-                                                                  cfg.get("model"), run.model, names[role]) if v)}
-    dates = [d for d in (b.date, c.date) if d]
-    if not dates:
-        raise SitegenError("no date: the results files record none", c.src.path, "$.date")
-    tasks = ", ".join(sorted(tb & tc))
-    meta: dict[str, Any] = {
-        "title": f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}",
-        "date": max(dates), "engines": engines, "checkpoints": [checkpoint],
-        "tested": [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
-                   {"label": "Tasks", "text": tasks},
-                   {"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
-                    "unpaired: no per-document samples on both sides"}]}
+    meta = _report(runs, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
     if not_covered:
         meta["not_covered"] = sorted(set(not_covered))
-    if differs:
-        meta["differs"] = differs
+    if differ.entries:
+        meta["differs"] = differ.entries
     credit = attribution or sc.licence_credit([b.src.path, c.src.path])
     if credit:
         meta["attribution"] = credit
@@ -379,6 +234,82 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
                         "results": results},
            "provenance": prov.part()}
     return doc, prov
+
+
+def _result(runs: dict[str, Run], task: str, key: tuple[str, str], docs: list[int], checkpoint: str, path: str,
+            prov: sc.Provenance) -> dict[str, Any]:
+    """One task and metric both runs scored: each side's value and standard error (recomputed from
+    its samples where it has them), and their difference with its interval, paired where it can be."""
+    b, c = runs["baseline"], runs["candidate"]
+    x, y = b.tasks[task], c.tasks[task]
+    metric, filt = key
+    sx, sy = x.metrics[key], y.metrics[key]
+    fbx = figures(x, metric, filt, sx, b.src.path)
+    fby = figures(y, metric, filt, sy, c.src.path)
+    r: dict[str, Any] = {"checkpoint": checkpoint, "measure": slug(f"{task}-{metric}-{filt}"),
+                         "label": f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})"), "unit": "proportion",
+                         "better": "higher" if x.higher.get(metric, True) else "lower", "task": task}
+    sides = {}
+    for role, run, t, f, s in (("baseline", b, x, fbx, sx), ("candidate", c, y, fby, sy)):
+        sides[role] = _side(t, f, s)
+        cite = f"$.results.{task}[\"{s['key']}\"]"
+        prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {t.samples.name}" if f else "; as stated"))
+    r["baseline"], r["candidate"] = sides["baseline"], sides["candidate"]
+    if fbx and fby and docs:
+        diff, iv, how = paired(fbx, fby, docs)
+        r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
+        prov.cite(f"{path}.difference", y.samples, f"$.{metric} of {len(docs)} shared documents (and {x.samples.name})")
+    elif all(sides[k].get("stderr") is not None for k in sides):
+        diff = sides["candidate"]["value"] - sides["baseline"]["value"]
+        se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
+        r.update(items=min(sides[k].get("documents") or 1 for k in sides), paired=False, difference=diff,
+                 interval=[diff - Z95 * se, diff + Z95 * se],
+                 interval_method="unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
+        prov.cite(f"{path}.difference", c.src, f"$.results.{task} of both results files (unpaired)")
+    else:
+        r["items"] = min(sides[k].get("documents") or 1 for k in sides)
+    return r
+
+
+def _side(t: Task, f: Figures | None, s: dict) -> dict[str, Any]:
+    """One run's value of a metric, with its standard error and interval."""
+    se = f.stderr if f else s["stderr"]
+    value = f.value if f else s["value"]
+    side: dict[str, Any] = {"value": value}
+    if se is not None:
+        side["interval"] = [value - Z95 * se, value + Z95 * se]
+        side["stderr"] = se
+    if s["stderr"] is not None:
+        side["stated_stderr"] = s["stderr"]
+    n = len(f.docs) if f else t.n
+    if n:
+        side["documents"] = n
+    if t.version is not None:
+        side["task_version"] = t.version
+    if t.fewshot is not None:
+        side["fewshot"] = t.fewshot
+    return side
+
+
+def _report(runs: dict[str, Run], names: dict[str, str], checkpoint: dict, tasks: str, any_paired: bool) -> dict[str, Any]:
+    """The receipt's report part: title, date, the two runs as engines, what was tested."""
+    b, c = runs["baseline"], runs["candidate"]
+    engines = {}
+    for role, run in (("baseline", b), ("candidate", c)):
+        cfg = run.data.get("config") or {}
+        engines[role] = {"name": names[role], "version": UNRECORDED,
+                         "long_name": " · ".join(str(v) for v in (f"lm-evaluation-harness {run.data.get('git_hash')}"
+                                                                  if run.data.get("git_hash") else "lm-evaluation-harness",
+                                                                  cfg.get("model"), run.model, names[role]) if v)}
+    dates = [d for d in (b.date, c.date) if d]
+    if not dates:
+        raise SitegenError("no date: the results files record none", c.src.path, "$.date")
+    return {"title": f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}",
+            "date": max(dates), "engines": engines, "checkpoints": [checkpoint],
+            "tested": [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
+                       {"label": "Tasks", "text": tasks},
+                       {"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
+                        "unpaired: no per-document samples on both sides"}]}
 
 
 def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> list[int]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import decode_text, validate_meaning, validate_schema
 
@@ -282,7 +283,7 @@ def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path) -
     target = check_output(out, data_dir, force)
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     try:
-        validate_schema(json.loads(text), target, True)
+        refuse(validate_schema(json.loads(text), target))  # what an importer writes has no field sitegen would drop
         validate_meaning(json.loads(text), target)
     except SitegenError as exc:
         raise refused_as_source(exc, prov) from None

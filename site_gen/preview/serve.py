@@ -17,10 +17,8 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from site_gen.build.builder import Builder
-from site_gen.core.config import Config, load_config
-from site_gen.core.errors import SitegenError
-from site_gen.render.pages import template_dirs, theme_dir
+from site_gen import api
+from site_gen.api import Config, SitegenError, load_config, theme_dir
 from site_gen.preview.server import Client, Server, Snapshot, parse_addr
 from site_gen.preview.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
 
@@ -50,7 +48,7 @@ class Preview:
         self.log_requests = log_requests
         self.show_traceback = show_traceback
         self.config: Config | None = None
-        self.builder: Builder | None = None
+        self.builder = None  # api.live_builder's, once the config loads
         self.files: dict[str, bytes] = {}
         self.error: str | None = None
         self.version = 0
@@ -123,10 +121,12 @@ class Preview:
                 self.config = load_config(self.config_file)
             finally:
                 self._rewatch(force=replaced)
-            self.builder = Builder(self.config, strict=self.strict, watched=True)
+            self.builder = api.live_builder(self.config)
         else:
             self.builder.changed(paths or [])
         result = self.builder.build()
+        if self.strict:  # decided here, once, on every warning of this rebuild: shown as its error
+            api.refuse_warnings(result.warnings)
         seconds = time.perf_counter() - start
         self.builds += 1
         if paths is None or config_changed or replaced:
@@ -174,7 +174,7 @@ class Preview:
             for folder in (c.data_dir, c.docs_dir, c.custom_dir):
                 if folder is not None and folder.is_dir():
                     roots.append((folder.resolve(), True))
-            for folder in [theme_dir("static"), *template_dirs()]:
+            for folder in api.watched_folders():
                 folder = folder.resolve()
                 if not {"site-packages", "dist-packages"} & set(folder.parts):
                     roots.append((folder, True))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from site_gen.core.diagnostics import IGNORED
 from site_gen.core.errors import SitegenError
 from site_gen.core.names import UNRECORDED, engine_label, version_text
 from site_gen.receipts.meaning import anchor_key, require, unique_ids, validate_meaning
@@ -156,11 +157,19 @@ def read_receipt(file: Path, max_bytes: int) -> bytes:
     return _read_limited(file, max_bytes)
 
 
-def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, strict: bool = False) -> Report:
+def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20) -> Report:
     file = receipt_file(folder, data_dir)
     data, raw = parse_json(file, max_bytes)
-    found = validate_schema(data, file, strict)
-    validate_meaning(data, file)
+    found = validate_schema(data, file)
+    try:
+        validate_meaning(data, file)
+    except SitegenError as exc:
+        if not found:
+            raise
+        # A part dropped as unknown can be why the rest no longer holds together: say so.
+        first = found[0]
+        raise SitegenError(f"{exc.message} (after dropping the receipt's {first.message.removesuffix(IGNORED)} at "
+                           f"{first.where})", exc.file, exc.where) from None
     lede = read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
     return Report(id=folder.name, folder=folder, file=file, data=data, sha256=hashlib.sha256(raw).hexdigest(),
                   size=len(raw), lede=lede, warnings=found, raw=raw)
@@ -188,8 +197,8 @@ def _is_folder(entry: os.DirEntry) -> bool:
         raise SitegenError(f"cannot read: {exc.strerror}", Path(entry.path)) from None
 
 
-def load_reports(data_dir: Path, *, max_bytes: int = 64 << 20, strict: bool = False) -> list[Report]:
+def load_reports(data_dir: Path, *, max_bytes: int = 64 << 20) -> list[Report]:
     folders = report_folders(data_dir)
     if not folders:
         raise SitegenError(f"no report found: expected folders holding {SUMMARY}", data_dir)
-    return [load_report(f, data_dir, max_bytes=max_bytes, strict=strict) for f in folders]
+    return [load_report(f, data_dir, max_bytes=max_bytes) for f in folders]

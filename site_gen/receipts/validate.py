@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import jsonschema
 
 from site_gen import sections
-from site_gen.core.diagnostics import Diagnostic
+from site_gen.core.diagnostics import IGNORED, Diagnostic
 from site_gen.core.errors import SitegenError, json_path, suggest
 from site_gen.receipts.parse import _json_type
 
@@ -296,11 +296,11 @@ def receipt_version(data: Any, file: Path) -> float:
     return next((x for x in SCHEMA_VERSIONS if x == v), SCHEMA_VERSION)
 
 
-def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
+def validate_schema(data: Any, file: Path) -> list[Diagnostic]:
     """Raises on the first schema error (in document order).
 
-    Unknown fields are an error under `strict`; otherwise they are removed from `data`, so that
-    nothing downstream (tables, CSV) shows them, and returned as warnings, one per kind.
+    Unknown fields are removed from `data`, so that nothing downstream (tables, CSV) shows them,
+    and returned as warnings, one per kind (a front end under `--strict` refuses them).
     """
     version = receipt_version(data, file)
     try:
@@ -314,7 +314,7 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
     errors = sorted(_validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
     unknown: dict[tuple, list] = {}
     for error in errors:
-        if error.validator == "additionalProperties" and not strict:
+        if error.validator == "additionalProperties":
             kind = (tuple(error.absolute_schema_path), tuple(k for k in error.instance if k not in error.schema.get("properties", {})))
             unknown.setdefault(kind, []).append(error)
             continue
@@ -323,7 +323,7 @@ def validate_schema(data: Any, file: Path, strict: bool) -> list[Diagnostic]:
     for kind, group in unknown.items():
         first = group[0]
         more = f" and {_plural(len(group) - 1, 'more place')} like it" if len(group) > 1 else ""
-        found.append(Diagnostic(f"{_schema_message(first, version)}{more} (ignored; an error under --strict)", file,
+        found.append(Diagnostic(f"{_schema_message(first, version)}{more}" + IGNORED, file,
                                 json_path(first.absolute_path)))
         for error in group:
             for key in kind[1]:

@@ -30,7 +30,7 @@ from markupsafe import Markup
 from site_gen.analysis import figures as figs
 from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
-from site_gen.core.diagnostics import warning
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError, suggest
 from site_gen.receipts.load import check_report_id
 from site_gen.render import markdown as md, parts
@@ -137,7 +137,7 @@ class AuthorBlocks:
             rp = self._pages.get((a.report.id, folder))
             if rp is None:
                 # One per report and folder: receipt notes inside views link relative to the page.
-                rp = self._pages[(a.report.id, folder)] = ReportPages(a, self.config, [], strict=False)
+                rp = self._pages[(a.report.id, folder)] = ReportPages(a, self.config, [])
             self._contexts[key] = rp.context(section, page_path)
         return self._contexts[key]
 
@@ -203,14 +203,14 @@ class AuthorBlocks:
 
     # -- a whole page -------------------------------------------------------------------------
     def expand(self, text: str, *, file, page_path: str, meta: dict[str, Any] | None = None, line_offset: int = 0,
-               strict: bool = False, home: bool = False,
+               home: bool = False,
                resolve_page: Callable[[str], str | None] | None = None) -> Expanded:
         """Swaps every sitegen block and `{{ … }}` of an author page's markdown for a token.
 
         `page_path` is the site path of the page's HTML file (`guide/index.html`): links inside
         blocks are made relative to it. Errors name `file` and the line (plus `line_offset`, the
-        lines of front matter above `text`). A contradicted checked statement raises under
-        `strict`, and otherwise is shown marked and listed in `warnings`.
+        lines of front matter above `text`). A contradicted checked statement is shown marked and
+        listed in `warnings`.
         """
         default = self._default_report(meta or {}, file)
         page = _Expansion(self, text, file, page_path, default, md.line_finder(text), line_offset)
@@ -224,7 +224,7 @@ class AuthorBlocks:
             if expr.split()[:1] == ["block"]:
                 page.directive(at, after, expr)
             else:
-                page.inline(at, after, expr, strict)
+                page.inline(at, after, expr)
         if home and "dashboard" not in page.out.blocks:
             html, _ = self.block({"block": ("dashboard", 0)}, file=file, line=0, page_path=page_path, default_report=None,
                                  used_ids=page.used_ids)
@@ -309,14 +309,14 @@ class _Expansion:
         except figs.FigureError as exc:
             raise SitegenError(str(exc), self.file, f"line {self.line_at(offset)}") from None
 
-    def inline(self, at: int, after: int, expr: str, strict: bool) -> None:
-        """An inline figure or checked statement; a contradicted statement raises under `strict`."""
+    def inline(self, at: int, after: int, expr: str) -> None:
+        """An inline figure or checked statement; a contradicted statement is a warning."""
         try:
             piece = md.render_inline(expr, at, self.figure)
         except md.InlineError as exc:
             raise SitegenError(str(exc), self.file, f"line {self.line_at(exc.offset)}") from None
         if piece.failed:
-            self.out.warnings.append(warning(piece.failed, self.file, f"line {self.line_at(at)}", strict=strict))
+            self.out.warnings.append(Diagnostic(piece.failed, self.file, f"line {self.line_at(at)}"))
             self.out.failed.append((self.line_at(at), piece.failed))
         self.out.pieces.append(f'<span class="sitegen-inline">{piece.html}</span>')
         self.edits.append((at, after, self.out.token(len(self.out.pieces) - 1)))

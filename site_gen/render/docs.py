@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from site_gen.core.config import Config
 from site_gen.core.records import Dependencies, content_hash
-from site_gen.core.diagnostics import warning
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render import markdown as md
 from site_gen.render.contexts import DocsPageContext, as_context
@@ -49,11 +49,10 @@ class DocsPages:
     the page places that itself with a `dashboard` block. Pages join the site navigation.
     """
 
-    def __init__(self, config: Config, records: list, analysis_of=None, *, strict: bool = False):
+    def __init__(self, config: Config, records: list, analysis_of=None):
         """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
         report's analysis, asked for only where a block or a figure shows it."""
         self.config = config
-        self.strict = strict
         self.records = records
         self.analysis_of = analysis_of
         self.warnings: list[str] = []
@@ -187,13 +186,12 @@ class DocsPages:
                 return None
             src = posixpath.normpath(posixpath.join(posixpath.dirname(s.src), path))
             if src not in self.sources:
-                self.warnings.append(warning(f"links to '{path}', which is not a page in {self.config.docs_dir.name}/",
-                                             s.path, strict=self.strict))
+                self.warnings.append(Diagnostic(f"links to '{path}', which is not a page in {self.config.docs_dir.name}/", s.path))
                 return None
             return rel(s.url, self.sources[src].url) + hash_ + anchor
 
         expanded = blocks.expand(s.body, file=s.path, page_path=s.url, meta=s.meta, line_offset=s.offset,
-                                 strict=self.strict, home=s.url == "index.html")
+                                 home=s.url == "index.html")
         self.warnings.extend(expanded.warnings)
         try:
             converter = md.author_markdown(resolve_page, resolve_link, self._extensions())

@@ -10,7 +10,7 @@ from markupsafe import Markup
 from site_gen.analysis import figures as figs
 from site_gen.analysis.report import Analysis
 from site_gen.core.config import Config
-from site_gen.core.diagnostics import warning
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import Engine
 from site_gen.render import format as fmt, markdown as md, views
@@ -43,12 +43,11 @@ class Page:
 class ReportPages:
     """Builds every page of one report from its analysis."""
 
-    def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]], strict: bool = False,
+    def __init__(self, a: Analysis, config: Config, site_nav: list[dict[str, str]],
                  related: Related = NO_RELATED):
         self.a = a
         self.related = related  # the other reports its pages link to (site_gen/render/related.py)
         self.config = config
-        self.strict = strict
         self.base = report_base(a.report.id)
         self.sections = present_sections(a)
         self.site_nav = site_nav
@@ -89,8 +88,7 @@ class ReportPages:
         except md.InlineError as exc:
             raise SitegenError(str(exc), file, f"line {md.line_of(text, exc.offset)}" if lede else where) from None
         for offset, message in result.failed_checks:
-            self.warnings.append(warning(message, file, f"line {md.line_of(text, offset)}" if lede else where,
-                                         strict=self.strict))
+            self.warnings.append(Diagnostic(message, file, f"line {md.line_of(text, offset)}" if lede else where))
         return result.html
 
     @property

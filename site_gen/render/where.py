@@ -10,7 +10,6 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import site_gen
 
 REPORTS_DIR = "reports"
 
@@ -30,11 +29,8 @@ def template_dirs(custom_dir: str | Path | None = None) -> list[Path]:
 
 
 def theme_dir(name: str) -> Path:
-    """`templates/` or `static/`: inside the installed package, or beside it in a source checkout."""
-    packaged = Path(str(resources.files("site_gen"))) / name
-    if packaged.is_dir():
-        return packaged
-    return Path(site_gen.__file__).resolve().parent.parent / name
+    """The theme's `templates/` or `static/`, inside the package (installed or a checkout alike)."""
+    return Path(str(resources.files("site_gen"))) / name
 
 
 @lru_cache(maxsize=1 << 16)  # each page makes dozens of links, most of them the same as its neighbours'

@@ -5,15 +5,31 @@ nothing here imports pandas, Jinja or a section's analysis and view.
 """
 from __future__ import annotations
 
-from site_gen.sections import (accuracy, checkpoints, gates, long_outputs, measures, memory, precision, serving,
-                               speed, tool_calling, versions)
+import importlib
+
 from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
-_REGISTRY: list[Section] = [s.SECTION for s in (precision, accuracy, speed, measures, memory, gates, long_outputs,
-                                                versions, tool_calling, checkpoints, serving)]
+# One line a section, in page order: a new section is its folder here plus its line.
+PACKAGES = (
+    "precision",
+    "accuracy",
+    "speed",
+    "measures",
+    "memory",
+    "gates",
+    "long_outputs",
+    "versions",
+    "tool_calling",
+    "serving",
+    "distributions",
+    "load",
+    "checkpoints",
+)
+
+_REGISTRY: list[Section] = [importlib.import_module(f"{__name__}.{name}").SECTION for name in PACKAGES]
 _generation = 0  # bumped when the registry changes: what was made from it (the schema) is made again
 
-__all__ = ["BlockSpec", "DashboardColumn", "Section", "all_sections", "generation", "section", "register", "unregister"]
+__all__ = ["PACKAGES", "BlockSpec", "DashboardColumn", "Section", "all_sections", "generation", "section", "register", "unregister"]
 
 
 def all_sections() -> list[Section]:

@@ -2,7 +2,9 @@
 check (here), its analysis (`analysis.py`), its view, tables, block and lines in the other outputs
 (`view.py`), and its templates (`templates/`: its page, its part of the overview, its macros).
 
-tests/test_section_unit.py registers it and checks that it shows up everywhere a section does.
+tests/test_section_package.py copies it into a copy of site_gen/sections/ with its one registry line
+and checks that it shows up everywhere a section does; tests/test_section_unit.py registers it at
+run time (as a plugin would) and checks its meaning check.
 """
 from __future__ import annotations
 

@@ -2,18 +2,18 @@
 (files of one side at one load point), each repeat's per-request rows in columns and the source's own
 summary figures. The importers (`sitegen import vllm-bench`, `guidellm`) write it.
 
-This module is the part's declaration and its meaning checks. Its pages (percentiles, distributions,
-load curves, objectives) are the next step: until then the section has no page of its own, and a
-report with only serving data builds with its overview and numbers pages.
+This module is the part's declaration and its meaning checks. Its analysis (`analysis/`) computes
+latency percentiles with their intervals and verdicts, throughputs, saturation and the service-level
+objectives; its page (`view/`, templates) shows the latency side by side, with distributions; the
+`load` section's page shows the same analysis against load (curves, objectives, goodput).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from site_gen.receipts.rules import require
-from site_gen.sections.base import Section
+from site_gen.sections.base import DashboardColumn, Section
 
 COLUMNS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")
 LATENCIES = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")
@@ -118,13 +118,6 @@ def engine_records(data: dict) -> Iterator[tuple[str, str, str]]:
         yield checkpoint, role, f"$.serving.sides.{role}"
 
 
-@dataclass(frozen=True)
-class _DataOnly(Section):
-    """A section whose part is checked and kept but shown on no page of its own yet."""
-
-    def present(self, a: Any) -> bool:
-        return False
-
-
-SECTION = _DataOnly(key="serving", title="Serving", package=__name__, name="serving", check=check,
-                    check_receipt=check_receipt, engine_records=engine_records)
+SECTION = Section(key="latency", title="Latency", package=__name__, name="serving", check=check,
+                  check_receipt=check_receipt, engine_records=engine_records, provenance=True,
+                  dashboard=(DashboardColumn("serving", "Latency cells"),), order=40)

@@ -1,0 +1,245 @@
+"""sitegen's public API: what its front ends (the command line, the live preview, the MkDocs plugin)
+use, and nothing else of sitegen (tests/test_api.py reads their imports).
+
+Light to import: what a front end needs to read a config and to find a site already built takes
+no pandas, Jinja or the pipeline; each function imports the layers it drives when it is called.
+
+    config = load_config("mkdocs.yml")
+    result = build(config)                       # the site, written to config.site_dir
+    text = summary(config, fmt="markdown")       # the reports' verdicts
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from site_gen import __version__
+from site_gen.core.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, load_config, receipt_bytes
+from site_gen.core.diagnostics import Diagnostic
+from site_gen.core.errors import SitegenError
+from site_gen.render.where import rel, report_base, theme_dir
+
+if TYPE_CHECKING:
+    from site_gen.build.builder import Builder, BuildResult
+    from site_gen.build.hosted import HostedSite
+
+__all__ = [
+    "PLUGIN_OPTIONS", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
+    "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
+    "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
+    "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
+    "defer_removal", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
+    "theme_assets", "asset_name",
+]
+
+EMBED_CSS = "sitegen-embed.css"
+MATERIAL_CSS = "sitegen-material.css"
+
+
+# -- the build cache --------------------------------------------------------------------------
+
+def configure_cache(directory: str | Path | None = None, *, enabled: bool = True, config: Config | None = None) -> None:
+    """Where this process keeps its build cache (`--cache-dir`), or none (`--no-cache`); a folder
+    inside what `config` reads or publishes is refused."""
+    from site_gen.build import cache
+
+    if directory and config is not None:
+        cache.check_directory(Path(directory).expanduser(), config, str(directory))
+    cache.configure(directory, enabled=enabled)
+
+
+def refuse_cache_inside(paths) -> None:
+    """Turns the cache off (one warning) when its folder lies inside one of `paths`."""
+    from site_gen.build import cache
+
+    cache.refuse_inside(paths)
+
+
+def cache_notes() -> list[str]:
+    """The build cache's own warnings of this run (not yours, not usable), each once."""
+    from site_gen.build import cache
+
+    return list(cache.notes)
+
+
+# -- building -----------------------------------------------------------------------------------
+
+def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = False,
+          accept: Callable[[list], None] | None = None) -> Any:
+    """Builds the site into `config.site_dir` atomically. With `reuse` (a process of its own), the
+    persistent store is used: a site found already built is checked and left as it is (the result
+    says so), and only what changed is made again. `accept(warnings)`, called before anything is put
+    in place (on a site found built too), may refuse the build: `refuse_warnings` is `--strict`."""
+    from site_gen.build import site_cache
+
+    key = site_cache.inputs_key(config) if reuse else None
+    found = site_cache.unchanged(config, key)
+    if found is not None:
+        if accept is not None:
+            accept(found.warnings)
+        return found
+    # Here, not above: a site found already built needs none of the pipeline's imports.
+    from site_gen.build.builder import build as build_site
+    from site_gen.build.store import Store
+
+    result = build_site(config, progress=progress, clean=clean, persist=Store(config, enabled=reuse), accept=accept)
+    site_cache.record(config, key, result)
+    return result
+
+
+def build_files(config: Config, *, progress=None) -> BuildResult:
+    """Every file of the site, in memory; nothing written (`sitegen check`, a deploy's build). Its
+    `warnings` are every warning the build found."""
+    from site_gen.build.builder import build_files as files
+
+    return files(config, progress=progress)
+
+
+def live_builder(config: Config, *, progress=None) -> Builder:
+    """A builder that keeps what it made between builds, told of changed files (`changed(paths)`):
+    the live preview's."""
+    from site_gen.build.builder import Builder
+
+    return Builder(config, progress=progress, watched=True)
+
+
+def refuse_warnings(warnings: list) -> None:
+    """`--strict`, decided by a front end once a build is done: the first warning raised as the
+    error it then is (naming how many more there are)."""
+    from site_gen.core.diagnostics import refuse
+
+    refuse(warnings)
+
+
+def watched_folders() -> list[Path]:
+    """sitegen's own theme folders (static files, the templates of the theme and of each section):
+    what a live preview of a source checkout watches besides the project."""
+    from site_gen.render.where import template_dirs
+
+    return [theme_dir("static"), *template_dirs()]
+
+
+def site_prefix() -> str:
+    """The prefix of the temporary folders a build makes beside the site (for a .gitignore)."""
+    from site_gen.build.write import PREFIX
+
+    return PREFIX
+
+
+def defer_removal() -> None:
+    """The previous site, swapped out by a build, is removed by `remove_aside` (after the command)."""
+    from site_gen.build import write
+
+    write.defer_removal()
+
+
+def remove_aside(*, detach: bool) -> list[str]:
+    from site_gen.build import write
+
+    return write.remove_aside(detach=detach)
+
+
+# -- reports ------------------------------------------------------------------------------------
+
+def report_folders(config: Config) -> list[Path]:
+    from site_gen.receipts.load import report_folders as folders
+
+    return folders(config.data_dir)
+
+
+def deploy_inputs(config: Config) -> list[Path]:
+    """Every file a build reads (and may publish): the config, receipts and ledes, docs pages and
+    files, custom_dir's files."""
+    from site_gen.receipts.load import SUMMARY
+    from site_gen.render.docs import DocsPages
+
+    inputs = [config.config_file]
+    for folder in report_folders(config):
+        inputs += [folder / SUMMARY, *sorted(folder.glob("*.md"))]
+    if config.docs_dir.is_dir():
+        docs = DocsPages(config, [])
+        inputs += [s.path for s in docs.sources.values()] + list(docs.static.values())
+    if config.custom_dir and config.custom_dir.is_dir():
+        inputs += sorted(p for p in config.custom_dir.rglob("*") if p.is_file())
+    return inputs
+
+
+def summary(config: Config, report: str | None = None, fmt: str = "text") -> str:
+    """The reports' verdicts (every report newest first, or one), as text, markdown or JSON."""
+    from site_gen.build.assembly import assemble
+    from site_gen.render import summary as summaries
+
+    site = assemble(config, only=report)
+    items = [summaries.summary_data(a) for a in site.analyses]
+    return {"text": summaries.as_text, "markdown": summaries.as_markdown, "json": summaries.as_json}[fmt](items)
+
+
+# -- importing and starting -------------------------------------------------------------------------
+
+def import_formats() -> dict[str, str]:
+    from site_gen.importers import FORMATS
+
+    return dict(FORMATS)
+
+
+def import_receipt(args) -> Path:
+    """`sitegen import`: the source read (only inside itself), the receipt checked as `sitegen check
+    --strict` would and written into `args.output`, a report folder directly in the config's data folder."""
+    from site_gen.importers.run import run_import
+
+    return run_import(args)
+
+
+def new_project(folder: Path, *, force: bool = False) -> list[str]:
+    """A new site's files (mkdocs.yml, an example receipt, a page, a .gitignore) written into
+    `folder`, all or none (over existing files only with `force`); returns their names."""
+    from site_gen.build.starter import write_project
+
+    return write_project(folder, force=force)
+
+
+# -- inside a host (MkDocs) ---------------------------------------------------------------------------
+
+def hosted_site() -> HostedSite:
+    from site_gen.build.hosted import HostedSite
+
+    return HostedSite()
+
+
+def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
+    from site_gen.render.assets import theme_assets as assets
+
+    return assets(config)
+
+
+def asset_name(name: str, data: bytes) -> str:
+    from site_gen.render.assets import asset_name as named
+
+    return named(name, data)
+
+
+def embed_css(css: str) -> str:
+    from site_gen.render.embed import embed_css as scoped
+
+    return scoped(css)
+
+
+def static_text(config: Config, name: str) -> str:
+    from site_gen.render.embed import static_text as text
+
+    return text(config, name)
+
+
+def searchable(html: str, *, page_title: bool = False) -> str:
+    from site_gen.render.embed import searchable as plain
+
+    return plain(html, page_title=page_title)
+
+
+def toc_tokens(html: str, title: str) -> list[dict]:
+    from site_gen.render.embed import toc_tokens as tokens
+
+    return tokens(html, title)
+
+
+Progress = Callable[[str, int, int], None]

@@ -1,0 +1,169 @@
+"""The site's list of its own files (`.sitegen-manifest`): names inside the site folder, nothing
+more, checked one by one before anything is deleted or written; and the in-place replacement's
+file operations, each reached from the site folder without following a link."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from pathlib import Path
+
+from site_gen.build.aside import PREFIX
+from site_gen.core.errors import SitegenError
+
+# The list of files the last build wrote, kept in the site: a later build deletes only those.
+MANIFEST = ".sitegen-manifest"
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _new_file_mode()
+
+
+def _files(root: Path, *, hidden: bool):
+    """Files (and links) under root, as relative names in a stable order; `hidden=False` leaves out
+    the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete."""
+    for folder, dirs, names in os.walk(root):
+        rel = Path(folder).relative_to(root)
+        if not hidden and rel == Path("."):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            names = [n for n in names if not n.startswith(".")]
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        dirs[:] = sorted(d for d in dirs if d not in links)
+        yield from ((rel / n).as_posix() for n in sorted(names + links))
+
+
+def manifest_name_ok(name: str) -> bool:
+    """A name the manifest may hold: a plain relative path inside the site, as `_files` lists one
+    (no `..`, `.`, empty or absolute part, no backslash or NUL, no top-level dot entry)."""
+    parts = name.split("/")
+    return (bool(name) and "\\" not in name and "\0" not in name and not parts[0].startswith(".")
+            and all(part not in ("", ".", "..") for part in parts))
+
+
+class _BadManifest(Exception):
+    """The site's manifest is not a list of names inside the site (a link, a name with `..`)."""
+
+
+def _read_manifest(site_dir: Path) -> set[str] | None:
+    """What the last build wrote into site_dir; None when no build left a readable list. A list
+    that is a link, or names a path that is not inside the site, raises _BadManifest: it is
+    never followed, nor any name of it trusted."""
+    try:
+        fd = os.open(site_dir / MANIFEST, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(site_dir / MANIFEST):
+            raise _BadManifest(f"{MANIFEST} is a symbolic link") from None
+        return None
+    try:
+        with open(fd, "rb", closefd=False) as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            names = json.loads(f.read().decode("utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    finally:
+        os.close(fd)
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    bad = next((n for n in names if not manifest_name_ok(n)), None)
+    if bad is not None:
+        raise _BadManifest(f"{MANIFEST} names {bad!r}, which is not a file inside the site folder")
+    return set(names)
+
+
+def _manifest(site_dir: Path) -> set[str] | None:
+    """The last build's list, or None when there is none to trust (missing, unreadable, a link, a bad name)."""
+    try:
+        return _read_manifest(site_dir)
+    except _BadManifest:
+        return None
+
+
+def check_manifest(site_dir: Path) -> None:
+    """Refuses a site folder whose manifest was tampered with, before anything is deleted or written."""
+    try:
+        _read_manifest(site_dir)
+    except _BadManifest as exc:
+        raise SitegenError(f"{exc}; the list is not to be trusted: delete it and build with --clean, "
+                           "which removes every file in the site folder that this build does not write", site_dir) from None
+
+
+def _manifest_bytes(names) -> bytes:
+    doc = {"about": "files the last sitegen build wrote here; the next build refuses others unless --clean",
+           "files": sorted(names)}
+    return (json.dumps(doc, indent=0) + "\n").encode("utf-8")
+
+
+def _write_manifest(root: Path, names) -> None:
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _replace_at(fd, MANIFEST, _manifest_bytes(names), _FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+def _replace_at(folder_fd: int, name: str, data: bytes, mode: int) -> None:
+    """Puts a file named `name` in the folder open as `folder_fd`: a new file renamed over the old
+    name, so a link found there is replaced, never written through."""
+    for _ in range(100):
+        tmp = f"{PREFIX}{os.urandom(6).hex()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=folder_fd)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+    try:
+        try:
+            with open(fd, "wb", closefd=False) as f:
+                f.write(data)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=folder_fd)
+        except OSError:
+            pass
+        raise
+
+
+def _open_folder(site_fd: int, parts, *, make: bool = False) -> int | None:
+    """The folder site/PARTS opened without following a link on the way (made when `make`), or None
+    when a part is a link or not a folder: a path that would lead out of the site reaches nothing."""
+    fd = os.dup(site_fd)
+    try:
+        for part in parts:
+            if make:
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0), dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                    raise
+                os.close(fd)
+                return None
+            os.close(fd)
+            fd = inner
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def strays(site_dir: Path):
+    """Files in site_dir the last build did not write (all of them when no build wrote there)."""
+    if site_dir.is_dir():
+        written = _manifest(site_dir) or set()
+        yield from (n for n in _files(site_dir, hidden=False) if n not in written)

@@ -1,0 +1,153 @@
+"""A new site that builds and serves at once: a config, one small receipt that shows every kind of
+field by example, a page, a .gitignore (`sitegen new`)."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from site_gen.build.write import PREFIX
+from site_gen.core.config import PLUGIN_OPTIONS
+from site_gen.core.errors import SitegenError
+
+# The options a new config spells out, with their defaults (from the one option table).
+_SHOWN = (("data_dir", "one folder per report, each holding SUMMARY.json"),
+          ("noise_band", "|ratio - 1| <= band counts as level"),
+          ("ratio_scale", "the fixed scale of every speed ratio bar"))
+
+
+def _yaml(value) -> str:
+    return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
+
+
+CONFIG = """\
+site_name: My engine benchmarks
+site_description: Receipts-first comparisons of LLM inference engines.
+docs_dir: docs
+site_dir: site
+plugins:
+  - sitegen:
+""" + "".join(f"      {f'{name}: {_yaml(PLUGIN_OPTIONS[name].default)}':<24}# {comment}\n" for name, comment in _SHOWN)
+
+PAGE = """\
+# About these benchmarks
+
+Write the story around your reports here. Each report lives in `data/<id>/SUMMARY.json`;
+`sitegen build` turns every receipt into its own pages and `sitegen serve` previews your edits
+live. The receipt in `data/example-report/` shows every kind of field by example; its numbers
+are made up — replace them with yours.
+"""
+
+
+def receipt() -> dict:
+    """A complete, small receipt: each section present, every field filled with a plausible example."""
+    cells = []
+    for workload, inp, conc, base, cand in (("chat", 1024, 1, 60.0, 66.0), ("chat", 1024, 16, 610.0, 701.5),
+                                            ("long-context", 32768, 1, 48.0, 62.4), ("long-context", 131072, 1, 31.0, 29.8)):
+        for metric, scale in (("aggregate", 1.0), ("decode", 0.9)):
+            cells.append({"checkpoint": "Q4", "workload": workload, "input_tokens": inp, "output_tokens": 512, "concurrency": conc,
+                          "metric": metric, "unit": "tokens/s", "baseline": {"rate": round(base * scale, 2), "errors": 0},
+                          "candidate": {"rate": round(cand * scale, 2), "errors": 0}})
+    return {
+        "schema_version": 1,
+        "illustrative": "Every number in this example receipt is made up; replace them with your measurements.",
+        "report": {
+            "title": "NewEngine v1.0 against OldEngine v2.3",
+            "date": "2026-01-15",
+            "lede": "NewEngine v1.0 is {{ speed_verdict }} against OldEngine on one GPU, and holds {{ kv_ratio_range }} its KV pool.",
+            "engines": {
+                "candidate": {"name": "NewEngine", "version": "1.0", "image": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+                "baseline": {"name": "OldEngine", "version": "2.3"},
+            },
+            "hardware": "one GPU",
+            "tested": [{"label": "Layout", "text": "One GPU, default settings on both engines."}],
+            "checkpoints": [{"id": "Q4", "description": "A 4-bit quantised checkpoint"}],
+            "not_covered": ["Multi-GPU layouts."],
+        },
+        "precision": {
+            "reference": "BF16",
+            "note": "Both engines on the same rows of the main panel.",
+            "measures": [{"id": "kl_full", "label": "KL, full vocabulary", "panel": "main", "vocabulary": "full", "unit": "nats", "further": "higher"},
+                         {"id": "top1", "label": "Top-1 agreement", "panel": "main", "vocabulary": "full", "unit": "percent", "further": "lower"}],
+            "rows": {"pa-q4": {"panel": "main", "plan": "plan-1", "teacher": "BF16", "sha256": "ab" * 32}},
+            "results": [
+                {"checkpoint": "Q4", "measure": "kl_full", "baseline": {"value": 0.0312, "date": "2026-01-10", "rows": "pa-q4"},
+                 "candidate": {"value": 0.0318, "date": "2026-01-14", "rows": "pa-q4"}, "difference": 0.0006, "interval": [-0.0002, 0.0014]},
+                {"checkpoint": "Q4", "measure": "top1", "baseline": {"value": 94.1, "date": "2026-01-10", "rows": "pa-q4"},
+                 "candidate": {"value": 94.0, "date": "2026-01-14", "rows": "pa-q4"}, "difference": -0.1, "interval": [-0.3, 0.1]},
+            ],
+        },
+        "speed": {"cells": cells, "ttft": [{"checkpoint": "Q4", "input_tokens": 131072, "baseline": {"seconds": 30.2}, "candidate": {"seconds": 24.9}}]},
+        "memory": {
+            "kv_pool": [{"checkpoint": "Q4", "engine": "baseline", "tokens": 1000000}, {"checkpoint": "Q4", "engine": "candidate", "tokens": 1250000}],
+            "startup": [{"checkpoint": "Q4", "engine": "baseline", "cold_s": 120.0, "warm_s": 95.0},
+                        {"checkpoint": "Q4", "engine": "candidate", "cold_s": 80.0, "warm_s": 60.0}],
+        },
+    }
+
+
+GITIGNORE = f"/site/\n{PREFIX}*/\n"  # the built site, and the staging folders of builds that were killed
+
+
+def project_files() -> dict[str, str]:
+    """Every file of a new site, by its path inside the site's folder."""
+    return {
+        "mkdocs.yml": CONFIG,
+        "docs/index.md": PAGE,
+        "data/example-report/SUMMARY.json": json.dumps(receipt(), indent=2) + "\n",
+        ".gitignore": GITIGNORE,
+    }
+
+
+def write_project(root: Path, *, force: bool = False) -> list[str]:
+    """A new site's files written into `root`, all or none (over existing ones only with `force`)."""
+    files = project_files()
+    check_target(root, files)
+    if not force:
+        clash = [name for name in files if (root / name).exists()]
+        if clash:
+            raise SitegenError(f"would overwrite {', '.join(clash)} (use --force)", root)
+    write_all(root, files)
+    return sorted(files)
+
+
+def check_target(root: Path, files: dict[str, str]) -> None:
+    """Refuses a DIR that is, or lies under, a file, and a file's place taken by a folder."""
+    for path in [root, *root.parents]:
+        if path.exists() or path.is_symlink():
+            if not path.is_dir():
+                raise SitegenError("is a file (or a broken link), not a folder; the new site needs a folder", path)
+            break
+    for name in files:
+        if (root / name).is_dir():
+            raise SitegenError("is a folder; the new site writes a file here", root / name)
+
+
+def write_all(root: Path, files: dict[str, str]) -> None:
+    """Writes every file or none: each goes to a temporary name first, and only once all are
+    written do they take their names; on a failure what was made is removed again."""
+    made: list[Path] = []  # folders created and temporary files, to remove on a failure
+    try:
+        for name in files:
+            folder = (root / name).parent
+            made += reversed([p for p in [folder, *folder.parents] if not p.exists()])
+            folder.mkdir(parents=True, exist_ok=True)
+        temps = {}
+        for name, text in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=".sitegen-new-", dir=(root / name).parent)
+            made.append(Path(tmp))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+            temps[name] = tmp
+        for name, tmp in temps.items():
+            os.replace(tmp, root / name)
+    except OSError as exc:
+        for path in reversed(made):
+            try:
+                path.rmdir() if path.is_dir() else path.unlink()
+            except OSError:
+                pass
+        raise SitegenError(f"cannot create the new site: {exc.strerror or exc}; nothing was written",
+                           exc.filename or root) from None

@@ -1,0 +1,219 @@
+"""Geometry of small inline SVG plots: an empirical distribution (ECDF) of two sides, a line plot
+against load, and a ratio's interval on a log scale. Every position is computed here; templates
+place what they are given (sections/serving/templates/_latency.html)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from site_gen.render import format as fmt
+
+WIDTH, HEIGHT = 360, 210
+LEFT, RIGHT, TOP, BOTTOM = 46, 14, 12, 34
+# An ECDF is drawn as at most this many steps (one every 1.25% of requests, 2 px of the
+# plot's height), in whole units of the 360-unit-wide drawing (about a pixel where it is shown):
+# a path of under a kilobyte whatever the number of requests.
+ECDF_STEPS = 80
+# Side styles: colours are CSS variables (light and dark follow the theme), dashes tell them apart in print.
+STYLES = {"baseline": {"colour": "var(--series-decode)", "dash": "5 3", "marker": "square"},
+          "candidate": {"colour": "var(--series-aggregate)", "dash": "", "marker": "circle"}}
+
+
+def _nice(span: float) -> float:
+    raw = span / 4 if span > 0 else 1.0
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if raw <= m * power)
+
+
+def linear_ticks(lo: float, hi: float) -> tuple[float, float, list[float]]:
+    step = _nice(hi - lo)
+    lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+    hi = max(hi, lo + step)
+    return lo, hi, [lo + i * step for i in range(int(round((hi - lo) / step)) + 1)]
+
+
+def log_ticks(lo: float, hi: float) -> tuple[float, float, list[float]]:
+    """Ends at 1, 2 or 5 times a power of ten around [lo, hi] (both > 0), ticks at those steps
+    between them; over many decades, at the powers of ten only."""
+    steps = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
+    start = max(v for v in steps if v <= lo * 1.0001)
+    end = min(v for v in steps if v >= hi * 0.9999)
+    ticks = [v for v in steps if start * 0.9999 <= v <= end * 1.0001]
+    if len(ticks) > 7:
+        ticks = [v for v in ticks if abs(math.log10(v) - round(math.log10(v))) < 1e-9] or [start, end]
+    return start, end, ticks
+
+
+class Axis:
+    """A value -> position map on [lo, hi] (log or linear) onto [a, b] pixels."""
+
+    def __init__(self, lo: float, hi: float, a: float, b: float, log: bool = False):
+        self.lo, self.hi, self.a, self.b, self.log = lo, hi, a, b, log
+
+    def __call__(self, v: float) -> float | int:
+        f = (math.log(v) - math.log(self.lo)) / (math.log(self.hi) - math.log(self.lo)) if self.log else \
+            (v - self.lo) / (self.hi - self.lo)
+        at = round(self.a + min(max(f, 0.0), 1.0) * (self.b - self.a), 1)
+        return int(at) if at == int(at) else at  # `46`, not `46.0`: a chart writes hundreds of them
+
+
+def ms(value: float) -> str:
+    """A latency as the plots label it: `85 ms`, `1,214 ms`, `12.3 ms`, `1.2 s` above ten seconds."""
+    if value >= 10_000:
+        return f"{value / 1000:,.1f} s"
+    return f"{value:,.0f} ms" if value >= 100 else f"{value:.1f} ms"
+
+
+def _tick_label(v: float) -> str:
+    """A latency tick: ms below a second, then seconds (`500`, `1s`, `20s`)."""
+    return f"{v / 1000:g}s" if v >= 1000 else f"{v:g}"
+
+
+def _ms_label(v: float, top: float) -> str:
+    """A linear latency axis' tick: every tick in seconds when the axis reaches 2 s, else in ms."""
+    if top >= 2000:
+        return "0" if v == 0 else f"{v / 1000:g}s"
+    return f"{v:g}"
+
+
+def _count_label(v: float) -> str:
+    return f"{v:,.0f}" if v >= 1000 else f"{v:g}"
+
+
+def ecdf(series: list[dict[str, Any]], marks: tuple[int, ...]) -> dict[str, Any]:
+    """Both sides' empirical distributions on one axis: `series` of {role, label, values (sorted),
+    percentiles: {q: value}}. Log axis when the values span more than 20x."""
+    lo = min(float(s["values"][0]) for s in series)
+    hi = max(float(s["values"][-1]) for s in series)
+    log = lo > 0 and hi / lo > 20
+    lo, hi, ticks = log_ticks(lo, hi) if log else linear_ticks(min(lo, 0.0) if lo < hi * 0.2 else lo, hi)
+    x = Axis(lo, hi, LEFT, WIDTH - RIGHT, log)
+    y = Axis(0.0, 1.0, HEIGHT - BOTTOM, TOP)
+    out = []
+    for s in series:
+        v = s["values"]
+        n = v.size
+        steps = min(n, ECDF_STEPS)
+        # The value under which each step's share of requests lies: exact steps when few requests.
+        at = np.arange(1, steps + 1) * n // steps
+        d = _steps([round(x(float(v[0])))] + [round(x(float(v[i - 1]))) for i in at],
+                   [round(y(0.0))] + [round(y(i / n)) for i in at])
+        pts = [{"x": round(x(val)), "y": round(y(q / 100)), "label": f"p{q} {ms(val)}"}
+               for q, val in s["percentiles"].items() if val == val and q in marks]
+        out.append({"role": s["role"], "label": s["label"], "d": d, "marks": pts, **STYLES[s["role"]]})
+    return {"width": WIDTH, "height": HEIGHT, "series": out, "log": log,
+            "x_ticks": [{"x": x(t), "label": _tick_label(t) if log else _count_label(t)} for t in ticks],
+            # p95 and p99 lie 4 px apart: p95 keeps its grid line, without a label
+            "y_ticks": [{"y": y(q / 100), "label": "" if q == 95 else f"p{q}"} for q in marks] + [{"y": y(0.0), "label": "0"}],
+            "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},
+            "x_title": "latency, log scale" if log else "ms"}
+
+
+def _steps(xs: list[int], ys: list[int]) -> str:
+    """A staircase through (xs[i], ys[i]), each step across then up, in relative moves (`h3v-2`),
+    runs of moves one way merged."""
+    out = [f"M{xs[0]} {ys[0]}"]
+    moves: list[list] = []
+    for (x0, y0), (x1, y1) in zip(zip(xs, ys), zip(xs[1:], ys[1:])):
+        for kind, d in (("h", x1 - x0), ("v", y1 - y0)):
+            if d == 0:
+                continue
+            if moves and moves[-1][0] == kind:
+                moves[-1][1] += d
+            else:
+                moves.append([kind, d])
+    return out[0] + "".join(f"{k}{d}" for k, d in moves)
+
+
+def load_axis(xs: list[float]) -> tuple[Axis, list[dict[str, Any]], float | None]:
+    """The load axis of a sweep: log2 spacing of the finite loads, an unlimited one (inf) a step
+    past the heaviest, so the curve keeps its shape and "all at once" its place."""
+    finite = sorted({v for v in xs if math.isfinite(v)})
+    lo, hi = (finite[0], finite[-1]) if finite else (1.0, 1.0)
+    if hi <= lo:
+        lo, hi = lo / 2, hi * 2
+    inf_at = hi * 2 ** max(1.0, math.log2(hi / lo) / max(len(finite) - 1, 1)) if any(math.isinf(v) for v in xs) else None
+    axis = Axis(lo / 1.25, (inf_at or hi) * 1.25, LEFT + 6, WIDTH - RIGHT - 6, log=True)
+    ticks = [{"x": axis(v), "label": f"{v:g}"} for v in finite]
+    if inf_at:
+        ticks.append({"x": axis(inf_at), "label": "∞"})
+    return axis, ticks, inf_at
+
+
+def lines(series: list[dict[str, Any]], y_label: str, limit: dict | None = None,
+          marks: list[dict] | None = None, kind: str = "count") -> dict[str, Any]:
+    """A line plot against load: `series` of {role, label, dash?, points: [{x, y, low, high, label}]}.
+    `limit` {value, label}: a horizontal objective line; `marks` [{x, label, role}]: vertical marks
+    (the saturation point); `kind`: the y axis' values, "count", "ms" or "share" (0-100%)."""
+    share = kind == "share"
+    xs = [p["x"] for s in series for p in s["points"]] + [m["x"] for m in marks or ()]
+    xa, x_ticks, inf_at = load_axis(xs)
+    place = (lambda v: xa(inf_at) if math.isinf(v) else xa(v))
+    ys = [v for s in series for p in s["points"] for v in (p["y"], p.get("low", math.nan), p.get("high", math.nan)) if v == v]
+    if limit:
+        ys.append(limit["value"])
+    # A latency that grows by more than 20x over the sweep (queueing) gets a log axis: on a linear
+    # one every load before saturation would sit on the floor.
+    log = kind == "ms" and bool(ys) and min(ys) > 0 and max(ys) / min(ys) > 20
+    if share:
+        lo, hi, ticks = 0.0, 1.0, [0.0, 0.25, 0.5, 0.75, 1.0]
+    elif log:
+        lo, hi, ticks = log_ticks(min(ys), max(ys))
+    else:
+        lo, hi, ticks = linear_ticks(0.0, max(ys) * 1.08 if ys else 1.0)
+    ya = Axis(lo, hi, HEIGHT - BOTTOM, TOP, log=log)
+    out = []
+    for s in series:
+        pts = [{"x": place(p["x"]), "y": ya(p["y"]), "label": p["label"],
+                "low": ya(p["low"]) if p.get("low", math.nan) == p.get("low", math.nan) else None,
+                "high": ya(p["high"]) if p.get("high", math.nan) == p.get("high", math.nan) else None}
+               for p in s["points"] if p["y"] == p["y"]]
+        d = "".join(("M" if i == 0 else "L") + f"{p['x']} {p['y']}" for i, p in enumerate(pts))
+        out.append({**STYLES[s["role"]], **{k: v for k, v in s.items() if k in ("dash", "marker")},
+                    "role": s["role"], "label": s["label"], "d": d, "points": pts})
+    return {"width": WIDTH, "height": HEIGHT, "series": out, "x_ticks": x_ticks,
+            "y_ticks": [{"y": ya(t), "label": f"{t * 100:g}%" if share else _tick_label(t) if log
+                         else _ms_label(t, hi) if kind == "ms" else _count_label(t)} for t in ticks],
+            "log": log,
+            "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},
+            "y_title": y_label,
+            "limit": {"y": ya(limit["value"]), "label": limit["label"]} if limit else None,
+            "marks": [{"x": place(m["x"]), "label": m["label"], "text_y": TOP + 10 + 12 * i, **STYLES[m["role"]]}
+                      for i, m in enumerate(marks or ())]}
+
+
+def ratio_scale(lows: list[float], highs: list[float]) -> tuple[float, float]:
+    """A log scale for latency ratios: [1/2, 2] widened by powers of two to hold every interval (at most [1/8, 8])."""
+    known_lo = [v for v in lows if v == v and v > 0]
+    known_hi = [v for v in highs if v == v and v > 0]
+    lo = min([0.5, *known_lo])
+    hi = max([2.0, *known_hi])
+    return (max(2 ** math.floor(math.log2(lo)), 0.125), min(2 ** math.ceil(math.log2(hi)), 8.0))
+
+
+BAR = 200
+
+
+def interval_bar(ratio: float, low: float, high: float, verdict: str, scale: tuple[float, float], band: float) -> dict[str, Any]:
+    """A ratio and its interval on a log scale, the band shaded, a line at 1; the colour says the verdict."""
+    axis = Axis(scale[0], scale[1], 0.0, BAR, log=True)
+    one = axis(1.0)
+    has = low == low and high == high
+    a, b = (axis(low), axis(high)) if has else (axis(ratio), axis(ratio))
+    kind = {"faster": "above", "slower": "below", "level": "within"}.get(verdict, "straddles")
+    label = f"{fmt.ratio(ratio, 3)}" + (f", 95% interval {fmt.ratio(low, 3)} to {fmt.ratio(high, 3)}" if has else ", no interval")
+    return {"width": BAR, "band_x": axis(1 / (1 + band)) if False else axis(1 - band), "band_w": round(axis(1 + band) - axis(1 - band), 1),
+            "one": one, "bar_x": a, "bar_w": max(round(b - a, 1), 2.0), "at": axis(ratio), "kind": kind,
+            "has_interval": has, "clipped_low": (low if has else ratio) < scale[0], "clipped_high": (high if has else ratio) > scale[1],
+            "label": f"{label}, {verdict}"}
+
+
+def scale_ticks(scale: tuple[float, float]) -> list[dict[str, Any]]:
+    axis = Axis(scale[0], scale[1], 0.0, BAR, log=True)
+    out, v = [], scale[0]
+    while v <= scale[1] * 1.0001:
+        out.append({"x": axis(v), "label": f"{v:g}" if v >= 1 else f"1/{1 / v:g}"})
+        v *= 2
+    return out

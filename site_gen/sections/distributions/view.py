@@ -1,0 +1,83 @@
+"""Distributions' view: per load point (matched, or one side's alone), an empirical distribution
+(ECDF) of each latency metric on both sides with p50, p90, p95 and p99 marked and its values as a
+table; each side's token counts and every-gap inter-token latency. Drawn from the serving
+section's analysis; the Latency page holds the percentiles' intervals and the verdicts."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from site_gen.render import plots, views
+from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
+from site_gen.sections.serving.view import anchor, names
+from site_gen.sections.serving.view import tables as t
+
+QUANTILES = (10, 25, 50, 75, 90, 99, 100)
+
+
+def _groups(s, n: dict) -> list[dict[str, Any]]:
+    """The load points drawn: each matched pair, then each side's load point the other side lacks."""
+    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "anchor": anchor("at", m["workload"], m["load"]),
+            "title": f"{m['workload']} · {m['load']}", "latency": anchor("at", m["workload"], m["load"])} for m in s.matched]
+    matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
+    out += [{"points": {r["role"]: r["point"]}, "anchor": anchor(r["role"], r["workload"], r["load"]),
+             "title": f"{n[r['role']]} · {r['workload']} · {r['load']}", "latency": anchor(r["role"], r["workload"], r["load"])}
+            for r in views.rows(s.points) if (r["role"], r["point"]) not in matched]
+    return out
+
+
+def view(a) -> dict[str, Any] | None:
+    s = a.of("serving")
+    if s is None:
+        return None
+    n = names(a)
+    groups = []
+    for g in _groups(s, n):
+        if not any((role, p) in s.samples for role, p in g["points"].items()):
+            continue
+        groups.append({**g, "tokens": t.tokens_rows(s, list(g["points"]), g["points"], n),
+                       "gaps": t.gaps_rows(s, g["points"], n)})
+    return {"groups": groups, "names": n, "two_sided": "baseline" in s.roles}
+
+
+def page_context(a, ctx: dict) -> None:
+    s = a.of("serving")
+    if s is None or not ctx.get("distributions"):
+        return
+    key = ("serving distributions",)
+    if key not in a.displayed:
+        a.displayed[key] = _charts(a, s)
+    ctx["distribution_charts"] = a.displayed[key]
+
+
+def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
+    n = names(a)
+    pct: dict[tuple, dict[int, float]] = {}
+    for r in views.rows(s.percentiles):
+        pct.setdefault((r["role"], r["point"], r["metric"]), {})[r["percentile"]] = r["value"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for g in _groups(s, n):
+        charts = []
+        for metric in s.metrics:
+            series = [{"role": role, "label": n[role], "values": s.samples[role, p][metric],
+                       "percentiles": pct.get((role, p, metric), {})}
+                      for role, p in g["points"].items()
+                      if (role, p) in s.samples and s.samples[role, p].get(metric, np.array([])).size]
+            if not series:
+                continue
+            chart = plots.ecdf(series, PERCENTILES)
+            p50, p99 = ([t.ms(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
+            chart.update(id=f"{g['anchor']}-{metric}", table=_quantile_table(series),
+                         summary=f"p50 {' and '.join(p50)} ms, p99 {' and '.join(p99)} ms ({' and '.join(s['label'] for s in series)})",
+                         title=f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})")
+            charts.append(chart)
+        out[g["anchor"]] = charts
+    return out
+
+
+def _quantile_table(series: list[dict]) -> dict[str, Any]:
+    """The distribution's text equivalent: each side's value at a few shares of its requests."""
+    return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES],
+            "rows": [{"side": s["label"], "n": f"{s['values'].size:,}",
+                      "cells": [t.ms(float(np.percentile(s["values"], q))) for q in QUANTILES]} for s in series]}

@@ -1,0 +1,250 @@
+"""Load's view: per sweep (a workload's load points, lightest first) the curves of throughput and
+latency percentiles for both sides, with the saturation point and the objectives drawn; the table
+that holds every value the curves draw; the throughput ratios; the objectives and goodput; the
+heaviest load meeting every objective. Drawn from the serving section's analysis."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from site_gen.render import format as fmt, plots, views
+from site_gen.render.provenance import Fig
+from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
+from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
+from site_gen.sections.serving.view.tables import GLYPHS, capacity_lines, ms, ms_interval, objective_text, ratio_text
+
+CURVE_PERCENTILES = (50, 99)
+
+
+def _names(a) -> dict[str, str]:
+    return {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
+
+
+def _anchor(*parts: str) -> str:
+    return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()).strip("-") for p in parts)
+
+
+def _number(v: float, digits: int = 1) -> str:
+    return fmt.MISSING if v != v else f"{v:,.{digits}f}"
+
+
+def view(a) -> dict[str, Any] | None:
+    s = a.of("serving")
+    if s is None:
+        return None
+    n = _names(a)
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    tp = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
+    pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
+    good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
+    keys = list(dict.fromkeys(k for role in s.roles for k in s.curves[role]))
+    sweeps = []
+    for key in keys:
+        ids = {role: s.curves[role].get(key, []) for role in s.roles}
+        sweeps.append({"anchor": _anchor("sweep", *key), "title": f"{key[0]}" + (", by concurrency" if key[1] == "concurrency" else ""),
+                       "axis": "requests in flight at most" if key[1] == "concurrency" else "request rate aimed at (req/s)",
+                       "saturation": _saturation(s, key[0], ids, points, n),
+                       "rows": _rows(s, ids, points, tp, pct, good, n)})
+    return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
+            "throughput_cells": _throughput_cells(s, a.band, n), "band": f"±{a.band * 100:g}%",
+            "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, n),
+            "goodput": [_goodput_row(r, points, n) for r in views.rows(s.goodput)] if s.goodput is not None else [],
+            "capacity": capacity_lines(s, n), "saturation_rule": f"{SATURATION:g}×",
+            "columns": columns(s)}
+
+
+def _saturation(s, workload: str, ids: dict, points: dict, n: dict) -> list[str]:
+    out = []
+    for role, curve in ids.items():
+        found = s.saturation.get((role, workload))
+        if found in curve:
+            out.append(f"{n[role]} from {points[role, found]['load']}")
+        elif len(curve) > 1:
+            out.append(f"{n[role]}: not within the loads tested")
+    return out
+
+
+def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) -> list[dict[str, Any]]:
+    """The sweep's table: every value its curves draw, a row per side and load point."""
+    rows = []
+    # By load, then side: the two sides' figures at one load stand together.
+    order = sorted(((points[role, pid]["x"], i, role, pid) for i, (role, curve) in enumerate(ids.items()) for pid in curve),
+                   key=lambda k: k[:2])
+    for _, _, role, pid in order:
+        p = points[role, pid]
+        row = {"side": n[role], "role": role, "load": p["load"], "repeats": int(p["repeats"]),
+               "saturated": s.saturation.get((role, p["workload"])) == pid}
+        for k in THROUGHPUTS:
+            r = tp.get((role, pid, k))
+            row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2)
+        row["latency"] = [_latency_cell(pct.get((role, pid, m, q))) for m in s.metrics for q in _percentiles(s, m)]
+        g = good.get((role, pid))
+        row["goodput"] = ({"text": f"{g['share']:.1%}", "sub": f"{g['low']:.1%}–{g['high']:.1%}"} if g else None)
+        rows.append(row)
+    return rows
+
+
+def _percentiles(s, metric: str) -> tuple[int, ...]:
+    return tuple(sorted({*CURVE_PERCENTILES, *(o[1] for o in s.slo if o[0] == metric)}))
+
+
+def columns(s) -> list[str]:
+    return [f"{METRIC_SHORT[m]} p{q}" for m in s.metrics for q in _percentiles(s, m)]
+
+
+def _with_interval(r: dict | None, digits: int) -> dict[str, str]:
+    if r is None or r["value"] != r["value"]:
+        return {"text": fmt.MISSING, "sub": ""}
+    sub = f"{_number(r['low'], digits)}–{_number(r['high'], digits)}" if r["low"] == r["low"] else ""
+    if r["spread_low"] == r["spread_low"]:
+        sub += f"; runs {_number(r['spread_low'], digits)}–{_number(r['spread_high'], digits)}"
+    return {"text": _number(r["value"], digits), "sub": sub}
+
+
+def _latency_cell(r: dict | None) -> dict[str, str]:
+    if r is None:
+        return {"text": fmt.MISSING, "sub": ""}
+    return {"text": ms(r["value"]), "sub": ms_interval(r["low"], r["high"])}
+
+
+def _throughput_cells(s, band: float, n: dict) -> list[dict[str, Any]]:
+    out = []
+    for c in views.rows(s.cells):
+        if c["kind"] != "throughput":
+            continue
+        how = (f"{n['candidate']} / {n['baseline']} {THROUGHPUT_LABELS[c['metric']]} at {c['load']}; "
+               + ("one run a side, no interval: the band rule" if c["low"] != c["low"] else "95% interval: Welch's t over runs"))
+        out.append({"load": f"{c['workload']} · {c['load']}", "metric": THROUGHPUT_LABELS[c["metric"]],
+                    "baseline": _number(c["baseline"], 1), "candidate": _number(c["candidate"], 1),
+                    "ratio": Fig(ratio_text(c["ratio"], band), how=how),
+                    "interval": (f"{ratio_text(c['low'], band)}–{ratio_text(c['high'], band)}" if c["low"] == c["low"]
+                                 else "one run, no interval"),
+                    "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]]})
+    return out
+
+
+def _objective_rows(s, points: dict, n: dict) -> list[dict[str, Any]]:
+    if s.objectives is None:
+        return []
+    out = []
+    for r in views.rows(s.objectives):
+        p = points[r["role"], r["point"]]
+        met = r["met"]
+        state = ("no figure" if met is None or met != met else ("met" if met else "missed")
+                 + ("" if r["sure"] else ", within its interval's reach"))
+        out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
+                    "value": ms(r["value"]), "interval": ms_interval(r["low"], r["high"]), "state": state,
+                    "met": bool(met) if met is not None and met == met else None})
+    return out
+
+
+def _goodput_row(r: dict, points: dict, n: dict) -> dict[str, Any]:
+    p = points[r["role"], r["point"]]
+    return {"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}",
+            "share": Fig(f"{r['share']:.1%}", how=f"{r['good']} of {r['requests']} requests met every objective, counted request by request"),
+            "interval": f"{r['low']:.1%}–{r['high']:.1%}", "good": f"{r['good']:,} of {r['requests']:,}", "per_s": f"{r['per_s']:,.2f}"}
+
+
+# -- the curves (drawn for the page only) -----------------------------------------------------
+
+def page_context(a, ctx: dict) -> None:
+    s = a.of("serving")
+    if s is None or not ctx.get("load"):
+        return
+    key = ("load curves",)
+    if key not in a.displayed:
+        a.displayed[key] = _curves(a, s)
+    ctx["load_charts"] = a.displayed[key]
+
+
+def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
+    n = _names(a)
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    tp = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
+    pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
+    good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
+    out = {}
+    for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
+        ids = {role: s.curves[role].get(key, []) for role in s.roles if s.curves[role].get(key)}
+        marks = [{"x": points[role, found]["x"], "label": f"{n[role]} saturates", "role": role}
+                 for role in ids if (found := s.saturation.get((role, key[0]))) in ids[role]]
+        charts = []
+        for k in THROUGHPUTS:
+            series = _series(ids, n, lambda role, pid: tp.get((role, pid, k)), points, "value", lambda v: f"{v:,.1f}")
+            charts.append({"title": THROUGHPUT_LABELS[k].capitalize(), **plots.lines(series, THROUGHPUT_LABELS[k], marks=marks)})
+        for m in s.metrics:
+            for q in _percentiles(s, m):
+                series = _series(ids, n, lambda role, pid: pct.get((role, pid, m, q)), points, "value", lambda v: f"{ms(v)} ms")
+                limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms"} for o in s.slo if o[:2] == (m, q)), None)
+                charts.append({"title": f"{METRIC_SHORT[m]} p{q}", "sub": METRIC_LABELS[m],
+                               **plots.lines(series, "ms", limit=limit, marks=marks, kind="ms")})
+        if good:
+            series = _series(ids, n, lambda role, pid: good.get((role, pid)), points, "share", lambda v: f"{v:.1%}")
+            charts.append({"title": "Goodput", "sub": "share of requests meeting every objective",
+                           **plots.lines(series, "share", marks=marks, kind="share")})
+        charts = [c for c in charts if c["series"]]  # a percentile no source states: no curve
+        for i, c in enumerate(charts):
+            c["id"] = f"{_anchor('sweep', *key)}-{i}"
+        out[_anchor("sweep", *key)] = charts
+    return out
+
+
+def _series(ids: dict, n: dict, get, points: dict, field: str, show) -> list[dict[str, Any]]:
+    out = []
+    for role, curve in ids.items():
+        pts = []
+        for pid in curve:
+            r = get(role, pid)
+            if r is None or r[field] != r[field]:
+                continue
+            x = points[role, pid]["x"]
+            pts.append({"x": x, "y": r[field], "low": r.get("low", math.nan), "high": r.get("high", math.nan),
+                        "label": f"{n[role]}, {points[role, pid]['load']}: {show(r[field])}"})
+        if pts:
+            out.append({"role": role, "label": n[role], "points": pts})
+    return out
+
+
+def csv(a) -> dict:
+    s = a.of("serving")
+    if s is None:
+        return {}
+    labels = _names(a)
+    tables = {"serving-load-points": s.points.assign(side=s.points["role"].map(labels)),
+              "serving-throughput": s.throughput.assign(side=s.throughput["role"].map(labels))}
+    if s.objectives is not None:
+        tables["serving-objectives"] = s.objectives
+        tables["serving-goodput"] = s.goodput
+    return tables
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    """The first sweep's heaviest load meeting every objective, per side by its role (the share
+    card's line holds some fifty characters: the sides' names are on the card's title)."""
+    s = a.of("serving")
+    if s is None or not s.capacity:
+        return []
+    c = s.capacity[0]
+    parts = []
+    for role in ("candidate", "baseline"):
+        e = c.get(role)
+        if e is not None:
+            parts.append(f"{role} " + (e["load"] if e["point"] else "none" if e["known"] else "unknown"))
+    ratio = c.get("ratio", math.nan)
+    return [("Objectives met up to:", ", ".join(parts) + (f" ({ratio:.2f}×)" if ratio == ratio else ""), "accent")]
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    if not shown or not shown["objectives"]:
+        return None
+    return {"objectives": {"slo": shown["objectives"], "capacity": shown["capacity"],
+                           "goodput": [{"side": g["side"], "load": g["load"], "share": str(g["share"]), "interval": g["interval"]}
+                                       for g in shown["goodput"]]}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "objectives" not in d:
+        return []
+    o = d["objectives"]
+    return [(f"Heaviest load meeting the objectives, {c['workload']}", c["text"] + (f" ({c['ratio']})" if c["ratio"] else ""))
+            for c in o["capacity"]]

@@ -1,0 +1,101 @@
+"""Serving's view (the Latency page): per matched load point, each percentile on both sides with its
+interval, the ratio with its interval and verdict, the distributions drawn; its CSV tables, and its
+lines in the dashboard, the share card and `sitegen summary`."""
+from __future__ import annotations
+
+from typing import Any
+
+from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
+from site_gen.render import format as fmt, plots, views
+from site_gen.render.provenance import Fig
+from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
+from site_gen.sections.serving.view import tables as t
+from site_gen.sections.serving.view.outputs import card_strip, csv, dashboard, headlines, summary, summary_rows  # noqa: F401
+
+EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
+
+
+def names(a) -> dict[str, str]:
+    r = a.report
+    return {"baseline": r.baseline.name, "candidate": r.candidate.name}
+
+
+def anchor(*parts: str) -> str:
+    return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()).strip("-") for p in parts)
+
+
+def view(a) -> dict[str, Any] | None:
+    s = a.of("serving")
+    if s is None:
+        return None
+    n = names(a)
+    cells = views.rows(s.cells)
+    latency_cells = [c for c in cells if c["kind"] == "latency"]
+    scale = plots.ratio_scale([c["low"] for c in latency_cells] + [c["ratio"] for c in latency_cells],
+                              [c["high"] for c in latency_cells] + [c["ratio"] for c in latency_cells])
+    pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
+    pairs = []
+    for m in s.matched:
+        mine = [c for c in latency_cells if c["baseline_point"] == m["baseline"] and c["candidate_point"] == m["candidate"]]
+        side = {(role, metric, q): pct.get((role, m[role], metric, q)) for role in ("baseline", "candidate")
+                for metric in s.metrics for q in PERCENTILES}
+        points = {"baseline": m["baseline"], "candidate": m["candidate"]}
+        pairs.append({"anchor": anchor("at", m["workload"], m["load"]), "title": f"{m['workload']} · {m['load']}",
+                      "points": points, "method": t.method_text(m, n, s.bootstrap),
+                      "groups": t.pair_rows(s, mine, side, n, scale, a.band)})
+    matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
+    alone = [{"anchor": anchor(role, r["workload"], r["load"]), "title": f"{r['workload']} · {r['load']}",
+              "role": role, "side": n[role], "point": r["point"],
+              "groups": t.side_rows(s, role, r["point"], n), "repeats": int(r["repeats"])}
+             for r in views.rows(s.points) for role in (r["role"],) if (role, r["point"]) not in matched]
+    compact = t.compact_table(s, alone, n) if alone and not any(s.points["rows"]) else None
+    return {
+        "two_sided": "baseline" in s.roles, "names": n, "pairs": pairs, "alone": [] if compact else alone, "compact": compact,
+        "counts": _count_rows(s, a.band), "total": s.counts.get("latency", EMPTY),
+        "throughput_counts": s.counts.get("throughput", EMPTY),
+        "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%",
+        "bootstrap": {"resamples": f"{s.bootstrap.resamples:,}", "seed": s.bootstrap.seed, "level": f"{s.bootstrap.level:.0%}"},
+        "ticks": plots.scale_ticks(scale), "scale": f"{_scale_end(scale[0])}–{_scale_end(scale[1])}×",
+        "itl_note": _itl_note(s), "metrics": [METRIC_SHORT[m] for m in s.metrics],
+        "sentence": _sentence(s, n),
+        "objectives": [t.objective_text(o) for o in s.slo], "capacity": t.capacity_lines(s, n) if s.slo else [],
+    }
+
+
+def _scale_end(v: float) -> str:
+    return f"{v:g}" if v >= 1 else f"1/{1 / v:g}"
+
+
+def _count_rows(s, band: float) -> list[dict[str, Any]]:
+    rule = {"faster": f"whole interval below {1 - band:.2f}", "level": f"whole interval within {1 - band:.2f}–{1 + band:.2f}",
+            "slower": f"whole interval above {1 + band:.2f}", UNRESOLVED: "interval reaching over a band edge"}
+    lat = s.cells[s.cells["kind"] == "latency"]
+    rows = []
+    for metric in (*s.metrics, None):
+        c = s.counts.get(f"latency:{metric}" if metric else "latency")
+        if not c:
+            continue
+        ratios = [r for r, m in zip(lat["ratio"], lat["metric"]) if metric is None or m == metric]
+        what = f"{METRIC_SHORT[metric]} cells" if metric else "latency cells"
+        rows.append({"label": METRIC_SHORT[metric] if metric else "Every latency cell", "sub": METRIC_LABELS[metric] if metric else "",
+                     "cells": c["cells"], "total": metric is None,
+                     "counts": {k: Fig(str(c[k]), how=f"{c[k]} {k}: {c['cells']} {what}, {rule[k]}") for k in INTERVAL_VERDICTS},
+                     "range": Fig(fmt.speed_ratio_range(min(ratios), max(ratios), band),
+                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {len(ratios)} cells")})
+    return rows
+
+
+def _itl_note(s) -> str:
+    if s.itl_is_tpot and "itl" not in s.metrics:
+        return ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
+                "request here, so it is shown once, as TPOT; the every-gap figures below are each load point's own.")
+    return ""
+
+
+def _sentence(s, n: dict) -> str:
+    if "baseline" not in s.roles:
+        points = len(s.points)
+        return f"One setup, {n['candidate']}: {points} load point{'s' if points != 1 else ''}, no comparison."
+    c = s.counts.get("latency", EMPTY)
+    return (f"Of {c['cells']} latency cells ({n['candidate']} against {n['baseline']}), {c['faster']} faster, {c['level']} level, "
+            f"{c['slower']} slower, {c[UNRESOLVED]} not resolved.")

@@ -1,0 +1,109 @@
+"""Serving's lines in the other outputs, from the same counts as its page: the CSV tables, the
+dashboard's cell, the share card and meta description, `sitegen summary` (JSON, text, markdown)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
+from site_gen.render import format as fmt
+
+EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
+
+
+def counts_text(c: dict[str, int]) -> str:
+    """`0 faster · 29 level · 0 slower · 19 not resolved`, as every output words it."""
+    return f"{c['faster']} faster · {c['level']} level · {c['slower']} slower · {c[UNRESOLVED]} not resolved"
+
+
+def csv(a) -> dict[str, pd.DataFrame]:
+    s = a.of("serving")
+    if s is None:
+        return {}
+    labels = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
+    b = s.bootstrap
+    pct = s.percentiles.assign(side=s.percentiles["role"].map(labels), resamples=b.resamples, seed=b.seed)
+    pct = pct.rename(columns={"value": "value_ms", "low": "low_ms", "high": "high_ms", "spread_low": "lowest_run_ms",
+                              "spread_high": "highest_run_ms"})
+    tables = {"latency-percentiles": pct}
+    if not s.cells.empty:
+        cells = s.cells.assign(resamples=b.resamples, seed=b.seed, noise_band=s.band)
+        tables["latency-ratios"] = fmt.csv_ratios(cells, "ratio", "low", "high")
+    tables["serving-tokens"] = s.tokens.assign(side=s.tokens["role"].map(labels))
+    if not s.gaps.empty:
+        tables["inter-token-gaps"] = s.gaps
+    return tables
+
+
+def dashboard(a) -> dict[str, Any]:
+    s = a.of("serving")
+    if s is None:
+        return {}
+    c = s.counts.get("latency")
+    if not c:
+        return {"serving": {"text": f"one setup, {len(s.points)} load points", "sort": ""}}
+    return {"serving": {"text": counts_text(c), "sort": f"{c['faster'] / c['cells']:.6f}" if c["cells"] else ""}}
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    s = a.of("serving")
+    if s is None:
+        return []
+    c = s.counts.get("latency")
+    if not c:
+        return [("Serving:", f"one setup, {len(s.points)} load points, no comparison", "level")]
+    key = "faster" if c["faster"] and not c["slower"] else "slower" if c["slower"] and not c["faster"] else "level"
+    return [("Latency:", counts_text(c), key)]
+
+
+def card_strip(a) -> tuple[tuple, str] | None:
+    """The share card's strip: every latency cell as a dot by verdict, as a speed-up (baseline time /
+    candidate time: right of 1 is the candidate faster), one row per metric."""
+    s = a.of("serving")
+    if s is None or s.cells.empty:
+        return None
+    lat = s.cells[s.cells["kind"] == "latency"]
+    if lat.empty:
+        return None
+    metrics = list(s.metrics)
+    strip = tuple((1.0 / r, v, metrics.index(m)) for r, v, m in zip(lat["ratio"], lat["verdict"], lat["metric"])
+                  if r == r and r > 0 and m in metrics)
+    return strip, f"Every latency cell as a speed-up (baseline time / candidate time); band ±{a.band * 100:g}%:"
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`, from the page's own view (`shown`)."""
+    if not shown:
+        return None
+    s = a.of("serving")
+    out: dict[str, Any] = {"rule": INTERVAL_RULE, "noise_band": shown["band"],
+                           "bootstrap": {"resamples": s.bootstrap.resamples, "seed": s.bootstrap.seed, "level": s.bootstrap.level}}
+    if shown["two_sided"]:
+        out["latency"] = {k: int(v) for k, v in shown["total"].items()}
+        out["by_metric"] = {r["label"]: {k: int(str(v)) for k, v in r["counts"].items()} | {"cells": r["cells"], "range": str(r["range"])}
+                            for r in shown["counts"] if not r.get("total")}
+        out["range"] = next(str(r["range"]) for r in shown["counts"] if r.get("total"))
+        out["throughput"] = {k: int(v) for k, v in shown["throughput_counts"].items()}
+        out["load_points"] = [{"load": p["title"], "method": p["method"],
+                               "cells": [{"metric": g["metric"], "percentile": r["label"], "baseline": str(r["baseline"]),
+                                          "candidate": str(r["candidate"]), "ratio": str(r["ratio"]),
+                                          "interval": r["ratio_interval"], "verdict": r["verdict"]}
+                                         for g in p["groups"] for r in g["rows"]]} for p in shown["pairs"]]
+    else:
+        out["one_setup"] = {"side": shown["names"]["candidate"], "load_points": len(shown["alone"])}
+    return {"serving": out}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "serving" not in d:
+        return []
+    s = d["serving"]
+    if "latency" not in s:
+        one = s["one_setup"]
+        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")]
+    rows = [("Latency cells", f"{counts_text(s['latency'])} (of {s['latency']['cells']}); ratios {s['range']}")]
+    rows += [(f"Latency, {m}", f"{counts_text(c)} (of {c['cells']}); ratios {c['range']}") for m, c in s["by_metric"].items()]
+    if s["throughput"]["cells"]:
+        rows.append(("Throughput cells", f"{counts_text(s['throughput'])} (of {s['throughput']['cells']})"))
+    return rows
