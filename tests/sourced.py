@@ -48,15 +48,28 @@ def _text(el, skip_figs: bool) -> str:
     return "".join(out)
 
 
-def figures(page: Path) -> tuple[list[tuple[str, str]], list[str]]:
+def _cells(main, skip: tuple[str, ...]):
+    """The table cells of `main`, leaving out those inside a `<section>` labelled by one of `skip`."""
+    def walk(node, skipped: bool):
+        if node.tag == f"{NS}section" and node.get("aria-labelledby") in skip:
+            skipped = True
+        if node.tag == f"{NS}td" and not skipped:
+            yield node
+        for child in node:
+            yield from walk(child, skipped)
+    yield from walk(main, False)
+
+
+def figures(page: Path, skip: tuple[str, ...] = ()) -> tuple[list[tuple[str, str]], list[str]]:
     """(figure text, title) of every sourced figure in the page's table cells, and every table cell
-    with a number outside a sourced figure (what the check refuses)."""
+    with a number outside a sourced figure (what the check refuses); `skip`: the ids of overview
+    sections left out."""
     doc = parse(page)
     main = next((el for el in doc.iter(f"{NS}main")), None)
     found, bare = [], []
     if main is None:
         return found, bare
-    for td in main.iter(f"{NS}td"):
+    for td in _cells(main, skip):
         classes = (td.get("class") or "").split()
         if "cond" in classes:
             continue
@@ -81,17 +94,18 @@ def numbers_rows(numbers_page: Path) -> set[tuple[str, str]]:
     return out
 
 
-def problems(report: Path) -> list[str]:
-    """What a report's pages break of the rule: bare numbers, and figures the Numbers page lacks."""
+def problems(report: Path, skip_pages: tuple[str, ...] = (), skip_sections: tuple[str, ...] = ()) -> list[str]:
+    """What a report's pages break of the rule: bare numbers, and figures the Numbers page lacks
+    (`skip_pages`, `skip_sections`: pages and overview sections left out of the check)."""
     listed = numbers_rows(report / "numbers.html")
     by_text: dict[str, list[str]] = {}
     for text, source in listed:
         by_text.setdefault(text, []).append(source)
     out = []
     for page in sorted(report.glob("*.html")):
-        if page.name == "numbers.html":
+        if page.name == "numbers.html" or page.name in skip_pages:
             continue
-        found, bare = figures(page)
+        found, bare = figures(page, skip_sections)
         out += [f"{page.name}: a number with no source: {b!r}" for b in bare]
         for text, title in found:
             title = re.sub(r"\s+", " ", title).strip()  # as the Numbers page's cell reads

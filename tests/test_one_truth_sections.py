@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import fuzzing
 import sourced
 from receipt_strategies import receipts, shape
-from site_gen.cli import new
+from site_gen.build import starter as new
 from site_gen.render import card
 
 EXAMPLES = int(os.environ.get("SITEGEN_TRUTH_SECTION_EXAMPLES", "30"))

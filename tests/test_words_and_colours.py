@@ -235,11 +235,13 @@ def test_hollow_and_filled_marks_are_explained(site):
     assert "filled: resolved, the 95% interval excludes zero" in precision and "hollow: not resolved" in precision
 
 
-def test_one_legend_by_direction_on_every_report_page(site):
+def test_one_legend_by_direction_on_every_page_that_colours_by_direction(site):
+    coloured = {"index.html", "accuracy.html", "speed.html", "memory.html", "gates.html"}
     for path in sorted((site[0] / "reports" / "losing").glob("*.html")):
         text = truly.visible(path)
         legend = "▲ blue better for SGLang (faster, closer to the reference, a better score) ▼ orange worse ● grey neutral"
-        assert (legend in text) == (path.name != "numbers.html"), path.name
+        assert (legend in text) == (path.name in coloured), path.name
+    assert legend.replace("SGLang", "NewEngine") in page(site, "winning", "precision.html")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -251,7 +253,9 @@ def test_the_noise_band_stands_out_at_three_to_one(scheme):
         assert "stroke: var(--band-edge)" in css[rule], rule
     for against in ("soft", "bg"):  # the bars' track and the page behind the chart
         assert truly.contrast(colours["band-edge"], colours[against]) >= 3.0, (scheme, against)
-    assert truly.contrast(colours["better"], colours["bg"]) >= 3.0 and truly.contrast(colours["worse"], colours["bg"]) >= 3.0
+    # better and worse wear the faster and slower colours (.tone-better, .tone-worse)
+    assert "var(--faster)" in css[".tone-better"] and "var(--slower)" in css[".tone-worse"]
+    assert truly.contrast(colours["faster"], colours["bg"]) >= 3.0 and truly.contrast(colours["slower"], colours["bg"]) >= 3.0
     if scheme == "dark":  # the share card is drawn in the dark palette, band edges and all
         palette = card.palette()
         assert truly.contrast("#%02x%02x%02x" % palette["band-edge"], "#%02x%02x%02x" % palette["soft"]) >= 3.0

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from conftest import ROOT, sitegen_here
-from site_gen.cli import new
+from site_gen.build import starter as new
 
 
 def winning() -> dict:
@@ -158,7 +158,7 @@ def csv_rows(path: Path) -> list[dict[str, str]]:
 # -- the stylesheet ------------------------------------------------------------------------------
 
 def css_text() -> str:
-    return (ROOT / "static" / "sitegen.css").read_text(encoding="utf-8")
+    return (ROOT / "site_gen" / "static" / "sitegen.css").read_text(encoding="utf-8")
 
 
 def css_rules() -> dict[str, str]:

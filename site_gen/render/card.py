@@ -192,14 +192,18 @@ def palette() -> dict[str, Colour]:
     return {**dark_palette(css), **{k: hex_colour(v) for k, v in _CARD_ONLY.items()}}
 
 
+# A line's colour by direction is the verdict colour of that direction (the site's stylesheet says so too).
+_BY_DIRECTION = {"better": "faster", "worse": "slower", "neutral": "level"}
+
+
 def _headlines(card: Canvas, c: dict, lines: tuple, y: int, strip: bool, left: int) -> int:
     """The headline lines from `y`: as many as fit above the strip (or the footer), the rest counted
     in a last line, never drawn over the strip (the meta description holds every line whole)."""
     room = max(1, ((452 - 54 if strip else HEIGHT - 44 - 8) - y) // 40)
     if len(lines) > room:
-        lines = (*lines[:room - 1], ("…", f"{len(lines) - room + 1} more verdicts on the report's overview", "neutral"))
+        lines = (*lines[:room - 1], ("…", f"{len(lines) - room + 1} more verdicts on the report's overview", "level"))
     for label, text, key in lines:
-        card.dot(left + 8, y + 17, 7, c.get(key, c["neutral"]))
+        card.dot(left + 8, y + 17, 7, c.get(_BY_DIRECTION.get(key, key), c["level"]))
         x = card.text(left + 28, y, label + " ", 32, c["muted"])
         card.text(x, y, fit(text, 32, WIDTH - 60 - x), 32, c["fg"])
         y += 40

@@ -192,6 +192,8 @@ class ReportPages:
             "number_word": views.number_word,
             "share": self.share,  # link previews: Open Graph, Twitter card
             "related": self.links(page_url),
+            # The colour legend where colours say better or worse: the overview, and the pages that colour by direction.
+            "legend": key == OVERVIEW[0] or bool(section_of(key) and section_of(key).legend),
         }
         if key in ("overview",):
             ctx["opening"] = opening.sentence(a, named=False)  # under the title, which names the two sides

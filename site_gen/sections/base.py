@@ -69,6 +69,7 @@ class Section:
     light: bool = False           # `records` are read by the analysis only: dropped once it is done
     engine_records: Callable[[dict], Iterator[tuple[str, str, str]]] | None = None  # (checkpoint, role, path)
     provenance: bool = False      # its figures are listed on the numbers page
+    legend: bool = False          # its page colours verdicts by direction: it shows the colour legend
     charts: bool = False          # its page draws interactive charts
     schema: dict | None = None    # its part of the receipt schema, when not in the published schema file
     dashboard: tuple[DashboardColumn, ...] = ()  # its columns in the table of reports

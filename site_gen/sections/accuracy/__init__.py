@@ -35,4 +35,4 @@ def check(part: dict, file, checkpoint_ref) -> None:
 engine_records = paired_records("accuracy")
 
 SECTION = Section(key="accuracy", title="Accuracy", package=__name__, name="accuracy", check=check, records="results",
-                  engine_records=engine_records, provenance=True, order=22)
+                  engine_records=engine_records, provenance=True, legend=True, order=22)

@@ -71,6 +71,6 @@ engine_records = paired_records("precision")
 
 SECTION = Section(
     key="precision", title="Precision", package=__name__, name="precision", needs=("checkpoints",),
-    check=check, records="results", engine_records=engine_records, provenance=True, texts=("note", "explanations"),
+    check=check, records="results", engine_records=engine_records, provenance=True, legend=True, texts=("note", "explanations"),
     dashboard=(DashboardColumn("precision", "Precision gaps"),), order=20,
 )
