@@ -19,9 +19,12 @@ public API (site_gen/api.py), which is all of sitegen this module uses.
   become HTML (the same `AuthorBlocks` as `sitegen build`; a page expanded by an earlier build
   from the same markdown and reports is taken from the persistent cache); a report page's content
   is the report page's own HTML, rendered by the same templates.
-- on_post_page: the chart script on the pages that draw a chart, the dashboard's on the pages
-  with the table of reports; on every page when the theme swaps pages in place (Material's
-  `navigation.instant`), where the scripts draw each new page on Material's `document$`.
+- scripts: one small script (`page.js`, with the names of the others before it) on every page of
+  the host, its 404 page too (MkDocs' `extra_javascript`): the "where a number comes from"
+  tooltips and the scroll hints of wide tables, on each page and on each page a theme swaps in
+  (Material's `navigation.instant`); it loads the chart drawer (or Plotly) where a chart appears
+  and the dashboard's sort where the table of reports does, so no page carries a script it does
+  not use, and a page reached by instant navigation from any page has what it needs.
 
 Works with MkDocs 1.6 and ProperDocs (which serves `mkdocs.*` imports itself), with the default
 theme and with Material for MkDocs. `sitegen build` stays the main product: MkDocs 2.0 drops
@@ -29,6 +32,7 @@ plugins, and Zensical ignores third-party ones.
 """
 from __future__ import annotations
 
+import json
 import posixpath
 from html import escape
 from pathlib import Path
@@ -76,8 +80,6 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.site = api.hosted_site()
         self.page_of: dict[str, dict] = {}  # src_uri -> its page record
         self.expanded: dict[str, Any] = {}
-        self.charts: set[str] = set()                 # src_uri of pages that draw a chart
-        self.dashboards: set[str] = set()             # src_uri of pages with the table of reports
         self.assets: dict[str, tuple[str, bytes]] = {}
         self.material = False
         self.uses: dict[str, tuple[set[str], bool]] = {}  # what each docs page drew on
@@ -99,7 +101,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def on_config(self, config):
         file = Path(config.config_file_path or "mkdocs.yml").resolve()
         opts = self.config
-        self.page_of, self.expanded, self.charts, self.dashboards = {}, {}, set(), set()
+        self.page_of, self.expanded = {}, {}
         self.assets = {}
         self.material = config.theme.name == "material"
         try:
@@ -134,7 +136,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         return config
 
     def _assets(self, config) -> None:
-        """The stylesheet (sitegen's, scoped to its blocks) and the scripts, as site files."""
+        """The stylesheet (sitegen's, scoped to its blocks) and the scripts, as site files: `page.js`
+        on every page (with the names of the scripts it loads where content needs them)."""
         assert self.sg is not None
         themed = api.theme_assets(self.sg)
         css = api.embed_css(themed["css"][1].decode("utf-8"))
@@ -142,8 +145,15 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
             css += api.static_text(self.sg, api.MATERIAL_CSS)
         data = css.encode("utf-8")
         self.assets = {"css": (api.asset_name(api.EMBED_CSS, data), data)}
-        self.assets.update({k: v for k, v in themed.items() if k != "css"})
+        self.assets.update({k: v for k, v in themed.items() if k not in ("css", "page")})
+        # Names relative to page.js, which sits beside them (a library before its user).
+        charts = [k for k in ("plotly", "plotly_charts", "js") if k in themed]
+        names = {"charts": [posixpath.basename(themed[k][0]) for k in charts],
+                 "dashboard": posixpath.basename(themed["dashboard"][0])}
+        page = (f"window.sitegenAssets = {json.dumps(names, sort_keys=True)};\n").encode("utf-8") + themed["page"][1]
+        self.assets["page"] = (api.asset_name("page.js", page), page)
         config.extra_css.append(self.assets["css"][0])
+        config.extra_javascript.append(self.assets["page"][0])
 
     def on_serve(self, server, config, builder):
         assert self.sg is not None
@@ -257,18 +267,12 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         for message in expanded.warnings:
             log.warning(message)
         self.expanded[src] = expanded
-        if expanded.charts:
-            self.charts.add(src)
-        if "dashboard" in expanded.blocks:
-            self.dashboards.add(src)
         return expanded.markdown
 
     def on_page_content(self, html: str, page, config, files):
         src = page.file.src_uri
         p = self.page_of.get(src)
         if p is not None:
-            if p["charts"]:
-                self.charts.add(src)
             page.toc = get_toc(api.toc_tokens(p["content"], page.meta["title"]))
             return f'<div class="sitegen-block sitegen-page page-{p["section"] or "site"}">\n{p["content"]}\n</div>\n'
         expanded = self.expanded.pop(src, None)
@@ -277,25 +281,3 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         expanded.pieces = [api.searchable(piece) for piece in expanded.pieces]
         return expanded.restore(html)
 
-    def on_post_page(self, output: str, page, config):
-        src = page.file.src_uri
-        if swaps_content(config):
-            # The theme swaps each page's content in place without loading the page (Material's
-            # instant navigation): the page a reader lands on must bring every script the pages
-            # reached from it will need.
-            keys = [k for k in self.assets if k != "css"]
-        else:
-            keys = [k for k in self.assets if k not in ("css", "dashboard")] if src in self.charts else []
-            keys += ["dashboard"] if src in self.dashboards else []
-        if not keys:
-            return output
-        keys.sort(key=lambda k: k != "plotly")  # a library before its user
-        scripts = "".join(f'<script src="{api.rel(page.file.dest_uri, self.assets[k][0])}" defer></script>' for k in keys)
-        at = output.rfind("</body>")
-        return output[:at] + scripts + "\n" + output[at:] if at >= 0 else output + scripts
-
-
-def swaps_content(config) -> bool:
-    """Whether the theme replaces the page's content in place on an in-site link click."""
-    theme = config.theme
-    return theme.name == "material" and "navigation.instant" in (theme.get("features") or [])

@@ -21,7 +21,12 @@ _CHROME = re.compile(r"^(\*|html|body|a|code|h1|h2|h2 a|h2 a:hover|:target|:focu
                      r"^(\.skip|\.topbar|\.brand|\.crumb[\w-]*|\.layout|\.sidenav|\.sitenav|\.content|\.page-site|"
                      r"\.footer|\.doc)(?![\w-])")
 _SCOPES = (".sitegen-block", ".sitegen-inline")  # blocks, and figures inside the author's sentences
-_ROOT = ", ".join(_SCOPES)
+# The tooltip of "where a number comes from" (page.js) lives at the end of <body>, outside every
+# block: its rules stay unscoped, and it carries the colour variables the blocks do.
+_UNSCOPED = ".sitegen-tip"
+_ROOT = ", ".join((*_SCOPES, _UNSCOPED))
+# A class page.js puts on <html>: a rule under it is scoped inside it.
+_ROOT_CLASS = ".js-tips "
 _DARK = ('[data-md-color-scheme="slate"]', '[data-bs-theme="dark"]')
 
 
@@ -69,11 +74,20 @@ def _scope_rules(css: str) -> list[str]:
         if prelude.startswith("@"):
             continue
         selectors = [s.strip() for s in prelude.split(",")]
-        kept = [f"{scope} {s}" for s in selectors if s and not s.startswith(":root") and not _CHROME.match(s)
-                for scope in _SCOPES]
+        kept = [_scoped(s, scope) for s in selectors if s and not s.startswith(":root") and not _CHROME.match(s)
+                for scope in (("",) if s.startswith(_UNSCOPED) else _SCOPES)]
+        kept = list(dict.fromkeys(kept))
         if kept:
             out.append(", ".join(kept) + " { " + body.strip() + " }")
     return out
+
+
+def _scoped(selector: str, scope: str) -> str:
+    if not scope:
+        return selector
+    if selector.startswith(_ROOT_CLASS):
+        return f"{_ROOT_CLASS}{scope} {selector[len(_ROOT_CLASS):]}"
+    return f"{scope} {selector}"
 
 
 def embed_css(css: str) -> str:
@@ -96,7 +110,7 @@ def embed_css(css: str) -> str:
         f"{k}: var({_HOST_VARS[k]}, {v});" if k in _HOST_VARS else f"{k}: {v};" for k, v in light.items()) + " }")
     if dark:
         for scheme, skip in zip(_DARK, (_HOST_VARS, ())):
-            lines.append(", ".join(f"{scheme} {s}" for s in _SCOPES) + " { " +
+            lines.append(", ".join(f"{scheme} {s}" for s in (*_SCOPES, _UNSCOPED)) + " { " +
                          " ".join(f"{k}: {v};" for k, v in dark.items() if k not in skip) + " }")
     lines.append(".sitegen-block { color: var(--fg); }")
     # Host themes style bare elements inside their content (Material centres figures, makes tables blocks).

@@ -51,4 +51,5 @@
   } else {
     setup();
   }
+  window.sitegenDashboard = setup;
 })();

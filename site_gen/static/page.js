@@ -1,13 +1,19 @@
-// Loaded on every page; without it the page still reads (native titles, a focus tooltip in CSS,
-// tables that scroll). With it:
+// Loaded on every page, in sitegen's own theme and inside a host theme (the MkDocs plugin adds it to
+// every page of the host, its 404 page too); without it the page still reads (native titles, a
+// focus tooltip in CSS, tables that scroll). With it:
 // - a table wider than its box says so: a "scroll" hint above it, and the box takes keyboard focus
 //   (arrow keys scroll it) and names itself after the table's caption;
 // - "where a number comes from" (the title of a .fig or .check) shows in one tooltip that stays
 //   on screen: below the figure, or above it near the bottom edge, shifted in from the sides, no
-//   wider than the screen. It opens on hover, keyboard focus and tap, and closes with Escape.
+//   wider than the screen. It opens on hover, keyboard focus and tap, and closes with Escape;
+// - content a host theme swaps in without loading a page (Material's instant navigation) gets the
+//   same, and inside a host the scripts its content needs (the chart drawer, the dashboard's sort)
+//   are loaded when content that needs them appears: `window.sitegenAssets`, which the plugin puts
+//   before this script, names them relative to this script's own address.
 (function () {
   "use strict";
   var doc = document, root = doc.documentElement;
+  var self = doc.currentScript && doc.currentScript.src, loaded = {};
 
   function hint(wrap) {
     var prev = wrap.previousElementSibling;
@@ -75,10 +81,57 @@
     if (tip) { tip.hidden = true; }
     if (owner) { owner.removeAttribute("aria-describedby"); owner = null; }
   }
-  function start() {
-    root.classList.add("js-tips");
+  // Scripts in order (a library before its user), each once per document.
+  function load(names) {
+    if (!names.length || !self) { return; }
+    var url = new URL(names[0], self).href;
+    if (loaded[url]) { if (loaded[url] === "done") { load(names.slice(1)); } return; }
+    loaded[url] = "loading";
+    var s = doc.createElement("script");
+    s.src = url;
+    s.onload = function () { loaded[url] = "done"; load(names.slice(1)); };
+    doc.body.appendChild(s);
+  }
+  function needs() {
+    var assets = window.sitegenAssets;
+    if (!assets) { return; }
+    if (assets.charts && doc.querySelector("[data-figure]")) {
+      if (window.sitegenRedraw) { window.sitegenRedraw(); } else { load(assets.charts); }
+    }
+    if (assets.dashboard && doc.getElementById("reports")) {
+      if (window.sitegenDashboard) { window.sitegenDashboard(); } else { load([assets.dashboard]); }
+    }
+  }
+  // What a page's content gets, on the page's load and on each page a host theme swaps in.
+  function enhance() {
+    hide();
     Array.prototype.forEach.call(doc.querySelectorAll(SEL), adopt);
     measure();
+    needs();
+  }
+  function start() {
+    root.classList.add("js-tips");
+    enhance();
+    // Material's instant navigation tells each new page on its document$; other themes that swap
+    // content (and sitegen's own live preview) are seen by what they add.
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe(function () { enhance(); });
+    }
+    if (window.MutationObserver) {
+      var queued = false;
+      new window.MutationObserver(function (records) {
+        if (queued) { return; }
+        var added = records.some(function (r) {
+          return Array.prototype.some.call(r.addedNodes, function (n) {
+            return n.nodeType === 1 && n.id !== "sitegen-tip" && n.tagName !== "SCRIPT" &&
+              (n.matches(".table-wrap, [data-figure], #reports, " + SEL) || n.querySelector(".table-wrap, [data-figure], #reports, " + SEL));
+          });
+        });
+        if (!added) { return; }
+        queued = true;
+        window.requestAnimationFrame(function () { queued = false; enhance(); });
+      }).observe(doc.body, { childList: true, subtree: true });
+    }
     doc.addEventListener("focusin", function (e) { var el = target(e); if (el) { show(el); } else { hide(); } });
     doc.addEventListener("focusout", function (e) { if (owner && e.target === owner) { hide(); } });
     doc.addEventListener("pointerover", function (e) { var el = target(e); if (el && e.pointerType === "mouse") { show(el); } });
