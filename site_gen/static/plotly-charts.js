@@ -1,17 +1,23 @@
 // With `charts: plotly`: draws each speed chart with Plotly from the spec beside it (the same spec
-// the built-in SVG drawer reads), in the page's current colours, and redraws when the reader's
-// colour scheme changes.
+// the built-in SVG drawer reads): the noise band, the 1.0 line and the series' colours as the
+// stylesheet gives them where the chart is (inside a host theme the colours live on sitegen's
+// block, not the page's root), and draws again when the colour scheme changes: the reader's
+// system setting, or a host theme's own switch (Material's palette, the default theme's mode).
 (function () {
   "use strict";
-  function colours() {
-    var s = getComputedStyle(document.documentElement);
+  function colours(el) {
+    var s = getComputedStyle(el);
     function v(name) { return s.getPropertyValue(name).trim(); }
     return { bg: v("--bg"), fg: v("--fg"), line: v("--line"), band: v("--band"), edge: v("--band-edge"), aggregate: v("--series-aggregate"), decode: v("--series-decode") };
   }
-  function themed(spec) {
-    var c = colours(), fig = JSON.parse(JSON.stringify(spec));
+  function themed(spec, el) {
+    var c = colours(el), fig = JSON.parse(JSON.stringify(spec));
     fig.layout.paper_bgcolor = c.bg; fig.layout.plot_bgcolor = c.bg;
-    fig.layout.font = { color: c.fg, family: getComputedStyle(document.body).fontFamily };
+    fig.layout.font = { color: c.fg, family: getComputedStyle(el).fontFamily };
+    // Room above the plot for Plotly's mode bar, which would otherwise sit over the top rows.
+    fig.layout.margin = fig.layout.margin || {};
+    fig.layout.margin.t = Math.max(fig.layout.margin.t || 0, 36);
+    fig.layout.height = (fig.layout.height || 400) + 26;
     fig.layout.xaxis.gridcolor = c.line; fig.layout.yaxis.gridcolor = c.line;
     // Values beyond the scale are drawn as triangles on its ends: a little room on either side
     // keeps each whole inside the plot rather than cut in half by its edge.
@@ -48,7 +54,7 @@
     Array.prototype.forEach.call(list, function (el) {
       var source = el.getAttribute("data-spec");
       if (source === null || (el._drawn && !every && !given)) { return; }
-      var fig = themed(JSON.parse(source));
+      var fig = themed(JSON.parse(source), el);
       window.Plotly.react(el, fig.data, fig.layout, fig.config || { displaylogo: false, responsive: true });
       el._drawn = true;
       el._width = el.clientWidth;
@@ -74,6 +80,11 @@
   if (window.matchMedia) {
     var mq = window.matchMedia("(prefers-color-scheme: dark)");
     if (mq.addEventListener) { mq.addEventListener("change", function () { draw(true); }); }
+  }
+  if (window.MutationObserver) {
+    var again = function () { draw(true); };
+    new window.MutationObserver(again).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+    new window.MutationObserver(again).observe(document.documentElement, { attributes: true, attributeFilter: ["data-bs-theme"] });
   }
   window.sitegenRedraw = draw;
 })();
