@@ -211,7 +211,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
 
     def _add_page(self, files: Files, config, p: dict) -> None:
         """A sitegen page as a generated MkDocs page (its content comes in on_page_content)."""
-        meta = yaml.safe_dump({"title": escape(p["title"])}, allow_unicode=True)  # themes print titles raw
+        meta = yaml.safe_dump({"title": as_text(p["title"])}, allow_unicode=True)  # themes print titles raw
         self._add(files, config, p["src"], f"---\n{meta}---\n\n<!-- sitegen: {p['src']} -->\n", p["url"])
         self.page_of[p["src"]] = p
 
@@ -238,7 +238,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                     continue
                 rid = report_of(item)
                 if rid is not None and all(ch.is_page for ch in item.children):
-                    item.title = escape(titles[rid])  # themes print nav titles raw, and this one is a receipt's
+                    item.title = as_text(titles[rid])  # themes print nav titles raw, and this one is a receipt's
                     item.children.sort(key=lambda p: order.get(p.file.src_uri, 99))
                 else:
                     walk(item.children)
@@ -251,17 +251,19 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
     def on_page_markdown(self, markdown: str, page, config, files):
         src = page.file.src_uri
         if src in self.page_of:
-            page.title = escape(self.page_of[src]["nav"])  # the meta title stays the full one
+            # The nav's short title (the meta title stays the full one), unless the author's nav
+            # names the page (`- GPQA: reports/…/index.md`: MkDocs 1.6 sets it on the instance).
+            if "title" not in vars(page):
+                page.title = as_text(self.page_of[src]["nav"])
             return markdown
         if not self.records and "sitegen" not in markdown and "{{" not in markdown:
             return markdown  # no reports, and nothing on the page asks for one
         source = page.file.content_string if page.file.generated_by is None else markdown
         offset = source.count("\n", 0, len(source) - len(markdown)) if source.endswith(markdown) else 0
         where = page.file.abs_src_path or src
-        home = src in ("index.md", "README.md")
         try:
             expanded, self.uses[src] = self.site.expand(markdown, where=str(where), dest_uri=page.file.dest_uri,
-                                                        meta=page.meta, offset=offset, home=home)
+                                                        meta=page.meta, offset=offset, home=False)
         except api.SitegenError as exc:
             raise PluginError(f"sitegen: {exc}") from None
         for message in expanded.warnings:
@@ -281,3 +283,9 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         expanded.pieces = [api.searchable(piece) for piece in expanded.pieces]
         return expanded.restore(html)
 
+
+def as_text(s: str) -> str:
+    """Receipt text where a theme prints it raw (titles in the nav, the page, the search index):
+    escaped as MkDocs escapes a heading's text, so an apostrophe stays one (search finds
+    "tpurtell's") and a double quote cannot end an attribute."""
+    return escape(s, quote=False).replace('"', "&quot;")

@@ -50,9 +50,14 @@ plugins:
       ratio_scale: [0.8, 1.8]
 """
 
+# The host's home page shows the table of reports where its author places it.
 INDEX = """# Material check
 
 Read [the guide](guide.md).
+
+```sitegen
+block: dashboard
+```
 """
 
 # A chart in a tab that is closed at load and one in a collapsed admonition: both hidden when drawn.

@@ -168,7 +168,7 @@ def toc_tokens(html: str, title: str) -> list[dict[str, Any]]:
         inner = re.sub(r'<a class="headerlink".*?</a>', "", inner, flags=re.S)
         # MkDocs themes print toc titles unescaped (autoescape is off there): keep the text escaped,
         # so a report title from a receipt stays text in the sidebar.
-        name = title if level == "1" else escape(unescape(re.sub(r"<[^>]+>", "", inner)).strip())
+        name = title if level == "1" else escape(unescape(re.sub(r"<[^>]+>", "", inner)).strip(), quote=False).replace('"', "&quot;")
         token = {"level": int(level), "id": ident, "name": name, "html": name, "data-toc-label": "", "children": []}
         if int(level) == 1 or not tokens:
             tokens.append(token)
