@@ -187,7 +187,7 @@ SCRIPTS = r"""() => performance.getEntriesByType('resource').map(r => r.name)
 TIP = """() => { const t = document.getElementById('sitegen-tip'); if (!t || t.hidden) return null;
   const r = t.getBoundingClientRect(), s = getComputedStyle(t);
   return {top: r.top, left: r.left, bottom: r.bottom, position: s.position, bg: s.backgroundColor, fg: s.color,
-          text: t.textContent}; }"""
+          size: parseFloat(s.fontSize), text: t.textContent}; }"""
 
 
 def check_tooltip(page) -> None:
@@ -203,6 +203,8 @@ def check_tooltip(page) -> None:
     assert abs(tip["top"] - (box["y"] + box["height"])) < 20 or abs(tip["bottom"] - box["y"]) < 20, (tip, box)
     assert abs(tip["left"] - box["x"]) < 40, (tip, box)
     assert tip["bg"] not in ("rgba(0, 0, 0, 0)", "transparent") and tip["bg"] != tip["fg"], tip
+    # Readable: about the size of the number's own text.
+    assert tip["size"] >= 0.75 * float(fig.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")), tip
     assert fig.get_attribute("title") is None  # the browser's own tooltip would show beside it
     page.mouse.move(1, 1)
     # Keyboard focus opens the same tooltip (no empty box drawn by the stylesheet's fallback).
