@@ -74,3 +74,19 @@ def view(a) -> dict[str, Any] | None:
 BLOCKS = {"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",
                                        "paired accuracy differences with their intervals", "accuracy-table")}
 MACROS = ("accuracy_table",)
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    return f"{item.where['checkpoint']} · {item.where['measure']}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    if c.unit == "proportion":  # in percent, a change in points (the unit `compare_unit` names)
+        return fmt.signed(v * 100, 1) if signed else fmt.fixed(v * 100, 1)
+    return fmt.signed(v, 4) if signed else fmt.fixed(v, 4)
+
+
+def compare_unit(c) -> str:
+    return "%, change in pts" if c.unit == "proportion" else c.unit

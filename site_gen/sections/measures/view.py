@@ -59,3 +59,14 @@ def view(a) -> dict[str, Any] | None:
             "note": part.get("note", "")}
 
 
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    w = item.where
+    return f"{w['checkpoint']} · {w['group']} · {w['measure']}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return _num(v)

@@ -118,3 +118,18 @@ def _history_startup(frame, h) -> list[dict[str, Any]]:
 
 
 HISTORY_PARTS = {"kv": (20, _history_kv), "startup": (30, _history_startup)}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+_TIMES = {"cold_s": "cold startup", "warm_s": "warm startup", "ready_s": "ready after"}
+
+
+def compare_what(item) -> str:
+    if item.kind == "kv":
+        return f"{item.where['checkpoint']} · KV pool"
+    return f"{item.where['checkpoint']} · {_TIMES.get(item.measure, item.measure)}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return fmt.thousands(v) if c.kind == "kv" else fmt.fixed(v, 1)

@@ -176,3 +176,18 @@ def _history(prec: pd.DataFrame, h) -> list[dict[str, Any]]:
 
 
 HISTORY_PARTS = {"precision": (40, _history)}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    """A gap: `K4 · gap in KL, P-A full vocabulary` (candidate minus baseline)."""
+    return f"{item.where['checkpoint']} · gap in {item.where['measure']}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return fmt.signed(v, 2 if c.unit == "percent" else 4)  # a gap is signed, and so is its change
+
+
+def compare_unit(c) -> str:
+    return "pts" if c.unit == "percent" else c.unit

@@ -332,3 +332,19 @@ def _history(frame, h) -> list[dict[str, Any]]:
 
 
 HISTORY_PARTS = {"speed": (10, _history)}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    """A cell as the pages name it: `K4 · chat · 32K input · 16 streams · aggregate`."""
+    w = item.where
+    size = f"input {fmt.NOT_MEASURED}" if pd.isna(w.get("input_tokens")) else f"{fmt.tokens_k(w['input_tokens'])} input"
+    if item.kind == "ttft":
+        return f"{w['checkpoint']} · time to first token, {size}"
+    streams = f"{w['concurrency']} stream{'' if w['concurrency'] == 1 else 's'}"
+    return f"{w['checkpoint']} · {w['workload']} · {size} · {streams} · {METRIC_LABELS.get(w['metric'], w['metric'])}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return fmt.fixed(v, 2) if c.kind == "ttft" else f"{v:,.1f}"

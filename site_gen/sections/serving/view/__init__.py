@@ -10,7 +10,8 @@ from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import tables as t
-from site_gen.sections.serving.view.outputs import card_strip, csv, dashboard, headlines, summary, summary_rows  # noqa: F401
+from site_gen.sections.serving.view.outputs import (card_strip, compare_value, compare_what, csv, dashboard, headlines,  # noqa: F401
+                                                    summary, summary_rows)
 
 EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
 

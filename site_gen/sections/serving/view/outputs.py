@@ -8,6 +8,8 @@ import pandas as pd
 
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
 from site_gen.render import format as fmt
+from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS
+from site_gen.sections.serving.analysis.points import METRIC_SHORT
 
 EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
 
@@ -107,3 +109,21 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if s["throughput"]["cells"]:
         rows.append(("Throughput cells", f"{counts_text(s['throughput'])} (of {s['throughput']['cells']})"))
     return rows
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    """`sharegpt · 4 req/s · TTFT p99`, `sharegpt · all at once · output tokens/s`."""
+    w = item.where
+    place = f"{w['workload']} · {w['load']}"
+    if item.kind == "latency":
+        metric, q = item.measure.rsplit("_p", 1)
+        return f"{place} · {METRIC_SHORT.get(metric, metric)} p{q}"
+    if item.kind == "throughput":
+        return f"{place} · {THROUGHPUT_LABELS.get(item.measure, item.measure)}"
+    return place
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return f"{v:,.1f}" if c.kind == "latency" else f"{v:,.2f}"
