@@ -246,3 +246,21 @@ def by_band(section: str, kind: str, old: dict[tuple, dict], new: dict[tuple, di
     for side, keys, rows in (("old", only_old, old), ("new", only_new, new)):
         unmatched += [Unmatched(section, kind, (d := describe(rows[k]))[0], side, "", d[1]) for k in keys]
     return changes, unmatched
+
+
+# -- release after release (the history page's marks) -----------------------------------------------
+
+def band_step(section: str, measure: str, unit: str, old: float, new: float, band: float, higher_is_better: bool,
+              method: str = ONE_RUN) -> Change:
+    """One series' figure from a release to the next, without an interval: the band rule."""
+    ratio, verdict = band_change(old, new, band, higher_is_better)
+    return Change(section, "history", {}, measure, unit, higher_is_better, False, old, new, ratio, math.nan, math.nan,
+                  "ratio", method, verdict)
+
+
+def difference_step(section: str, measure: str, unit: str, old: tuple[float, float, float], new: tuple[float, float, float],
+                    higher_is_better: bool) -> Change:
+    """One series' estimate with its interval from a release to the next: the difference rule."""
+    d, low, high, verdict = difference_change(old, new, higher_is_better)
+    return Change(section, "history", {}, measure, unit, higher_is_better, False, old[0], new[0], d, low, high,
+                  "difference", UNPAIRED, verdict)

@@ -12,8 +12,9 @@ import math
 import os
 from typing import Any
 
-from site_gen.analysis.compare import BETTER, LEVEL, NOT_RESOLVED, ONE_RUN, WORSE, Change, Comparison
+from site_gen.analysis.compare import BETTER, LEVEL, NOT_RESOLVED, WORSE, Change, Comparison
 from site_gen.render import format as fmt, parts
+from site_gen.render.provenance import Fig
 from site_gen.render.summary import markdown_text as _md, one_line
 from site_gen.sections import all_sections
 
@@ -21,6 +22,7 @@ SCHEMA_ID = "https://sitegen.invalid/schema/compare-1.schema.json"
 GLYPHS = {BETTER: "▲", WORSE: "▼", LEVEL: "●", NOT_RESOLVED: "○"}
 # The page's verdict colours, by meaning: better wears the faster colour, worse the slower one.
 CLASSES = {BETTER: "faster", WORSE: "slower", LEVEL: "level", NOT_RESOLVED: "none"}
+WORDS = {BETTER: "better", WORSE: "worse", LEVEL: "within noise", NOT_RESOLVED: "not resolved"}
 ORDER = {WORSE: 0, BETTER: 1, LEVEL: 2, NOT_RESOLVED: 2}
 
 
@@ -72,18 +74,18 @@ def why(c: Change, band: float) -> str:
     """The verdict and the rule it came from, in a few words."""
     b = f"\u00b1{band * 100:g}%"
     way = "higher" if c.higher_is_better else "lower"
+    has_interval = c.low == c.low and c.high == c.high
     if c.scale == "difference":
-        reason = {NOT_RESOLVED: "interval holds 0"}.get(c.verdict, "interval excludes 0")
-    elif c.method == ONE_RUN:
-        reason = f"inside the {b} band" if c.verdict == LEVEL else f"beyond the {b} band"
+        reason = "no interval" if not has_interval else "interval holds 0" if c.verdict == NOT_RESOLVED else "interval excludes 0"
+    elif not has_interval:
+        reason = "no interval" if c.verdict == NOT_RESOLVED else f"inside the {b} band" if c.verdict == LEVEL else f"beyond the {b} band"
     elif c.verdict == LEVEL:
         reason = f"interval inside the {b} band"
     elif c.verdict == NOT_RESOLVED:
-        reason = f"interval crosses the {b} band" if c.low == c.low else "no interval"
+        reason = f"interval crosses the {b} band"
     else:
         reason = f"interval beyond the {b} band"
-    word = {BETTER: "better", WORSE: "worse", LEVEL: "within noise", NOT_RESOLVED: "not resolved"}[c.verdict]
-    return f"{word} ({reason}; {way} is better)"
+    return f"{WORDS[c.verdict]} ({reason}; {way} is better)"
 
 
 def row(c: Change, band: float) -> dict[str, Any]:
@@ -244,6 +246,21 @@ def as_json(cmp: Comparison, fail_on: str) -> str:
                             for u in cmp.unmatched],
            "sections_not_compared": list(cmp.uncompared)}
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# -- the history page: what changed from one release to the next ------------------------------------
+
+def history_mark(previous: str, changes: list[Change], band: float, phrase) -> dict[str, Any]:
+    """A release's cell in a history table: each change since the release before it that is beyond
+    noise, marked by its verdict's glyph and colour (`marks`) and said in words (`text`, the same
+    verdicts); "within noise" when none is. `phrase(change)` words one change in its section's terms."""
+    moved = [c for c in changes if c.verdict in (BETTER, WORSE)]
+    how = "; ".join(f"{phrase(c)}: {why(c, band)}" for c in changes) or "nothing to compare"
+    if not moved:
+        return {"text": Fig(f"within noise of {previous}", how=how), "marks": []}
+    said = "; ".join(f"{WORDS[c.verdict]} than {previous}: {phrase(c)}" if i == 0 else f"{WORDS[c.verdict]}: {phrase(c)}"
+                     for i, c in enumerate(moved))
+    return {"text": Fig(said, how=how), "marks": [{"glyph": GLYPHS[c.verdict], "cls": CLASSES[c.verdict]} for c in moved]}
 
 
 FORMATS = {"text": as_text, "markdown": as_markdown, "json": as_json}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.compare import by_band, key_of
+from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, need, need_rows
 from site_gen.analysis.frames import cells, empty, frame, missing, records, rows_of
 
@@ -172,6 +172,20 @@ def startup_rows(a, engines: dict[str, str]) -> list[dict]:
 
 
 HISTORY = {"kv": (kv_rows, KV_COLUMNS), "startup": (startup_rows, STARTUP_COLUMNS)}
+
+
+def kv_step(old: dict, new: dict, band: float) -> list:
+    """The candidate's KV pool from one release to the next (higher is better): the band rule."""
+    return [band_step("memory", "kv_pool", "tokens", old["candidate_tokens"], new["candidate_tokens"], band, True)]
+
+
+def startup_step(old: dict, new: dict, band: float) -> list:
+    """Cold and warm startup from one release to the next (lower is better): the band rule, each."""
+    return [band_step("memory", t, "s", old[t], new[t], band, False) for t in ("cold_s", "warm_s")
+            if not (missing(old[t]) or missing(new[t]))]
+
+
+HISTORY_STEPS = {"kv": kv_step, "startup": startup_step}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

@@ -107,14 +107,26 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}") for c, kv in d.get("kv_pool", {}).items()]
 
 
+_SINCE = ("Since the release before", False)
+
+
 def _history_kv(frame, h) -> list[dict[str, Any]]:
-    return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True)], lambda r: [
+    def phrase(c) -> str:
+        return f"{fmt.thousands(c.old)} \u2192 {fmt.thousands(c.new)} tokens ({fmt.speed_ratio(c.change, h.band)})"
+
+    return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True), _SINCE], lambda r: [
         {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
-        {"text": Fig(fmt.ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")}])
+        {"text": Fig(fmt.ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")},
+        h.mark(r, phrase)])
 
 
 def _history_startup(frame, h) -> list[dict[str, Any]]:
-    return h.table(frame, "{series}, cold / warm", [("Startup", True)], lambda r: [{"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}])
+    def phrase(c) -> str:
+        return (f"{_TIMES[c.measure]} {fmt.fixed(c.old, 0)} \u2192 {fmt.fixed(c.new, 0)} s "
+                f"({fmt.speed_ratio(c.change, h.band)})")
+
+    return h.table(frame, "{series}, cold / warm", [("Startup", True), _SINCE],
+                   lambda r: [{"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}, h.mark(r, phrase)])
 
 
 HISTORY_PARTS = {"kv": (20, _history_kv), "startup": (30, _history_startup)}

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.compare import Change, Unmatched, difference_change, key_of, match, UNPAIRED
+from site_gen.analysis.compare import UNPAIRED, Change, Unmatched, difference_change, difference_step, key_of, match
 from site_gen.analysis.figures import Figure, FigureError, need
 from site_gen.analysis.frames import frame, from_rows, groups, missing, records, rows_of
 
@@ -250,6 +250,17 @@ def precision_rows(a, engines: dict[str, str]) -> list[dict]:
 
 
 HISTORY = {"precision": (precision_rows, PRECISION_COLUMNS)}
+
+
+def precision_step(old: dict, new: dict, band: float) -> list:
+    """A series' gap from one release to the next: the difference of the two gaps with the unpaired
+    interval of two estimates; closer to the reference (better) or further (worse) only when it
+    excludes zero."""
+    return [difference_step("precision", new["measure"], new["unit"], (old["difference"], old["low"], old["high"]),
+                            (new["difference"], new["low"], new["high"]), new["further"] == "lower")]
+
+
+HISTORY_STEPS = {"precision": precision_step}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

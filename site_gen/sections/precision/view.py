@@ -152,6 +152,12 @@ def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> d
     return facet
 
 
+def _step_phrase(c) -> str:
+    """A gap from one release to the next: `gap +0.0017 → +0.0041, +0.0024 [+0.0008, +0.0040]`."""
+    return (f"gap {fmt.measure_difference(c.old, c.unit)} \u2192 {fmt.measure_difference(c.new, c.unit)}, "
+            f"{fmt.measure_difference(c.change, c.unit)} {fmt.measure_interval(c.low, c.high, c.unit)}")
+
+
 def _history(prec: pd.DataFrame, h) -> list[dict[str, Any]]:
     """Its history part: a forest facet and a table of points each per series (`h.memo`: charts kept by their rows)."""
     report_url, facets = h.report_url, h.memo
@@ -169,7 +175,7 @@ def _history(prec: pd.DataFrame, h) -> list[dict[str, Any]]:
                         "difference": fmt.measure_difference(r["difference"], r["unit"]),
                         "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
                         "resolved": "resolved" if r["resolved"] else "not resolved",
-                        "different_days": bool(r["different_days"])} for r in records]})
+                        "different_days": bool(r["different_days"]), "since": h.mark(r, _step_phrase)} for r in records]})
     facets.clear()
     facets.update(drawn)
     return precision_rows

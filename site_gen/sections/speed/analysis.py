@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.compare import by_band, key_of
+from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, FigureError, need_rows
 from site_gen.analysis.frames import empty, frame, from_rows, groups, median, missing, records, rows_of
 from site_gen.analysis.units import DASH, tokens_k
@@ -249,6 +249,14 @@ def speed_rows(a, engines: dict[str, str]) -> list[dict]:
 
 
 HISTORY = {"speed": (speed_rows, SPEED_COLUMNS)}
+
+
+def speed_step(old: dict, new: dict, band: float) -> list:
+    """A series' median ratio from one release to the next: the band rule (one run a cell)."""
+    return [band_step("speed", "median ratio", "x", old["median"], new["median"], band, True, "band rule on the medians")]
+
+
+HISTORY_STEPS = {"speed": speed_step}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

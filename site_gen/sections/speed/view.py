@@ -324,11 +324,15 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _history(frame, h) -> list[dict[str, Any]]:
     """Its history part: each series' median, range and verdict counts, release after release."""
-    return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
+    def phrase(c) -> str:
+        return f"median {fmt.speed_ratio(c.old, h.band)} \u2192 {fmt.speed_ratio(c.new, h.band)} ({fmt.speed_ratio(c.change, h.band)})"
+
+    return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False), ("Since the release before", False)],
+                   lambda r: [
         {"text": Fig(fmt.speed_ratio(r["median"], h.band), how=f"median {r['candidate']} / {r['baseline']} over {r['cells']} "
                      f"{METRIC_LABELS.get(r['metric'], r['metric'])} cells of {r['checkpoint']}")},
         {"text": fmt.speed_ratio_range(r["low"], r["high"], h.band), "bar": charts.range_bar(r["low"], r["high"], h.scale, h.band)},
-        {"text": fmt.verdicts(r)}])
+        {"text": fmt.verdicts(r)}, h.mark(r, phrase)])
 
 
 HISTORY_PARTS = {"speed": (10, _history)}
