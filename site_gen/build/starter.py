@@ -122,7 +122,7 @@ concurrency:
   cancel-in-progress: false
 
 env:
-  SITEGEN: "sitegen==%(version)s"       # the sitegen this site was made with
+  SITEGEN: "sitegen==%(version)s"       # the sitegen this site was made with (any pip requirement: a wheel, git+https://...)
   MODEL: your-org/your-model            # what the benchmark serves
   ENGINE: my-engine                     # the engine's name on every page
   ENGINE_VERSION: ""                    # its version, when the result files do not record it
