@@ -141,7 +141,8 @@ jobs:
         run: python -m pip install "$SITEGEN"
       - name: Run the benchmark
         # Your engine's server and its serving benchmark, writing one result file per load into
-        # $RUNNER_TEMP/results (vLLM shown; SGLang's bench_serving and GuideLLM import the same way).
+        # $RUNNER_TEMP/results (`vllm bench serve` shown; SGLang's bench_serving files import with the same
+        # `sitegen import vllm-bench`, GuideLLM's with `sitegen import guidellm`).
         run: |
           mkdir -p "$RUNNER_TEMP/results"
           vllm serve "$MODEL" --port 8000 > "$RUNNER_TEMP/server.log" 2>&1 &

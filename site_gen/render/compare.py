@@ -31,7 +31,7 @@ def _section(name: str):
 
 
 def what(item) -> str:
-    """A figure's place and measure, in its section's words (`K4 · chat · 32K input · 16 streams · aggregate`)."""
+    """A figure's place and measure, in its section's words (`Q4 · chat · 32K input · 16 streams · aggregate`)."""
     if item.kind == "section":
         return f"the {item.where['section']} section"
     s = _section(item.section)

@@ -187,7 +187,7 @@ HISTORY_PARTS = {"precision": (40, _history)}
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------
 
 def compare_what(item) -> str:
-    """A gap: `K4 · gap in KL, P-A full vocabulary` (candidate minus baseline)."""
+    """A gap: `Q4 · gap in KL, full vocabulary` (candidate minus baseline)."""
     return f"{item.where['checkpoint']} · gap in {item.where['measure']}"
 
 

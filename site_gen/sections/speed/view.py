@@ -341,7 +341,7 @@ HISTORY_PARTS = {"speed": (10, _history)}
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------
 
 def compare_what(item) -> str:
-    """A cell as the pages name it: `K4 · chat · 32K input · 16 streams · aggregate`."""
+    """A cell as the pages name it: `Q4 · chat · 32K input · 16 streams · aggregate`."""
     w = item.where
     size = f"input {fmt.NOT_MEASURED}" if pd.isna(w.get("input_tokens")) else f"{fmt.tokens_k(w['input_tokens'])} input"
     if item.kind == "ttft":
