@@ -198,6 +198,8 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
 
     if fail_on not in FAIL_ON:
         raise SitegenError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    if fmt not in COMPARE_FORMATS:
+        raise SitegenError(f"--format must be one of {', '.join(COMPARE_FORMATS)}, got {fmt!r}")
     reports = [named_report(config.data_dir, name, max_bytes=config.max_receipt_bytes) for name in (old, new)]
     a, b = (analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports)
     cmp = compared(a, b, set(allow))

@@ -333,3 +333,17 @@ def test_text_output_keeps_each_row_on_its_line(tmp_path):
     _, out, _ = compare(root, "a", "b")
     assert "\r" not in out
     assert [line for line in out.splitlines() if "fake row" in line][0].startswith("  ▼ Q4 · chat ▼ fake row 1 → 2 X · 1K")
+
+
+def test_an_unknown_allow_is_refused_with_a_suggestion(tmp_path):
+    root = project(tmp_path, {"a": release("1.0", "2026-01-15")})
+    code, _, err = compare(root, "a", "a", "--allow", "hardwar")
+    assert code == 1 and "--allow hardwar: unknown field (did you mean 'hardware'?); fields: hardware, model, baseline, " \
+                          "protocol, dataset, load-points" in err
+
+
+def test_the_api_and_the_analysis_know_the_same_fail_on_words():
+    from site_gen import api
+    from site_gen.analysis.compare import FAIL_ON
+
+    assert api.FAIL_ON == FAIL_ON

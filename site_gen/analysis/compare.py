@@ -15,6 +15,7 @@ worse only when its interval excludes zero.
 """
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,6 +187,27 @@ def setup_differences(old: Analysis, new: Analysis) -> list[Difference]:
     return out
 
 
+# What `--allow` may name: the report-wide fields here, and each section's (`ALLOW` of its analysis).
+ALLOW = ("hardware", "model", "baseline")
+
+
+def allowable() -> tuple[str, ...]:
+    names = list(ALLOW)
+    for s in all_sections():
+        module = analysis_of(s)
+        names += [n for n in getattr(module, "ALLOW", ()) if n not in names] if module is not None else []
+    return tuple(names)
+
+
+def check_allow(allow) -> None:
+    known = allowable()
+    for name in allow:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            raise SitegenError(f"--allow {name}: unknown field" + (f" (did you mean '{close[0]}'?)" if close else "")
+                               + f"; fields: {', '.join(known)}")
+
+
 def refuse(differences: list[Difference], allow: set[str], old: Analysis, new: Analysis) -> None:
     """The first difference that makes the reports incomparable, unless `allow` names it."""
     for d in differences:
@@ -198,6 +220,7 @@ def refuse(differences: list[Difference], allow: set[str], old: Analysis, new: A
 def compare(old: Analysis, new: Analysis, allow: set[str] | frozenset = frozenset()) -> Comparison:
     """Every comparable figure of NEW against OLD, with its verdict, by the band of NEW's analysis.
     Refuses (SitegenError at NEW's receipt) reports whose setups differ, unless `allow` names it."""
+    check_allow(allow)
     differences = setup_differences(old, new)
     refuse(differences, set(allow), old, new)
     out = Comparison(old=old, new=new, band=new.band, differences=differences)

@@ -257,7 +257,9 @@ def history_mark(previous: str, changes: list[Change], band: float, phrase) -> d
     moved = [c for c in changes if c.verdict in (BETTER, WORSE)]
     how = "; ".join(f"{phrase(c)}: {why(c, band)}" for c in changes) or "nothing to compare"
     if not moved:
-        return {"text": Fig(f"within noise of {previous}", how=how), "marks": []}
+        known = any(c.change == c.change for c in changes)
+        return {"text": Fig(f"within noise of {previous}" if known else f"no figure to compare with {previous}", how=how),
+                "marks": []}
     said = "; ".join(f"{WORDS[c.verdict]} than {previous}: {phrase(c)}" if i == 0 else f"{WORDS[c.verdict]}: {phrase(c)}"
                      for i, c in enumerate(moved))
     return {"text": Fig(said, how=how), "marks": [{"glyph": GLYPHS[c.verdict], "cls": CLASSES[c.verdict]} for c in moved]}

@@ -16,7 +16,7 @@ from site_gen.analysis.frames import frame
 from site_gen.analysis.verdict import INTERVAL_VERDICTS
 from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_is_tpot, read
-from site_gen.sections.serving.analysis.releases import compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
+from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
 
 POINT_COLUMNS = ["role", "point", "workload", "load", "axis", "x", "rate", "concurrency", "repeats", "requests",
                  "failed", "duration_s", "rows", "path"]

@@ -16,6 +16,7 @@ from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import PERCENTILES, Point, read
 
 ROLE = "candidate"
+ALLOW = ("protocol", "dataset", "load-points")  # the differences `setup` refuses, by the importer's names
 
 
 def _points(a) -> dict[tuple, Point]:
