@@ -347,3 +347,47 @@ def test_the_api_and_the_analysis_know_the_same_fail_on_words():
     from site_gen.analysis.compare import FAIL_ON
 
     assert api.FAIL_ON == FAIL_ON
+
+
+# -- accuracy and measures ------------------------------------------------------------------------
+
+def test_an_accuracy_score_lower_beyond_its_interval_is_worse(tmp_path):
+    old = json.loads((ROOT / "data" / "ledger-gpqa-k4-v080-v090" / "SUMMARY.json").read_text(encoding="utf-8"))
+    new = copy.deepcopy(old)
+    new["report"]["date"], new["report"]["engines"]["candidate"]["version"] = "2026-10-20", "0.9.1"
+    r = new["accuracy"]["results"][0]  # correct_flexible, higher is better
+    r["candidate"]["value"], r["candidate"]["interval"] = 0.70, [0.6364, 0.7626]
+    r["difference"], r["interval"] = 0.70 - r["baseline"]["value"], [-0.2, -0.1]
+    root = project(tmp_path, {"a": old, "b": new})
+    code, doc = as_json(root, "a", "b")
+    c = next(c for c in doc["changes"] if c["kind"] == "score" and c["measure"] == "correct_flexible")
+    o = old["accuracy"]["results"][0]["candidate"]
+    d = 0.70 - o["value"]
+    low = d - math.hypot(0.70 - 0.6364, o["interval"][1] - o["value"])
+    high = d + math.hypot(0.7626 - 0.70, o["value"] - o["interval"][0])
+    assert c["change"]["value"] == pytest.approx(d) and c["change"]["low"] == pytest.approx(low) and c["change"]["high"] == pytest.approx(high)
+    assert high < 0 and c["verdict"] == "worse" and c["better"] == "higher" and code == 1
+    other = next(c for c in doc["changes"] if c["kind"] == "score" and c["measure"] == "correct_stated")
+    assert other["verdict"] == "not resolved" and other["change"]["value"] == 0.0
+
+
+def test_a_measure_of_repeated_launches_takes_t_over_runs(tmp_path):
+    old = json.loads((ROOT / "data" / "cuteafd-fp8-recheck-study" / "SUMMARY.json").read_text(encoding="utf-8"))
+    new = copy.deepcopy(old)
+    new["report"]["date"] = "2026-10-20"
+    r = next(r for r in new["measures"]["results"] if r["measure"] == "c1_tps" and r["group"] == "layout min")
+    for key in ("median", "low", "high"):
+        r["candidate"][key] *= 0.8
+    r["candidate"]["samples"] = [v * 0.8 for v in r["candidate"]["samples"]]
+    root = project(tmp_path, {"a": old, "b": new})
+    code, doc = as_json(root, "a", "b")
+    c = next(c for c in doc["changes"] if c["kind"] == "measure" and c["measure"] == "c1_tps" and c["where"]["group"] == "layout min")
+    # By hand: both sides' logs have one variance (the samples scaled), so Welch's degrees of freedom are
+    # 2 (n - 1) = 4, and t(0.975, 4) = 2.7764451051977987 (a table's value).
+    x = np.log(np.array(old["measures"]["results"][[i for i, q in enumerate(old["measures"]["results"])
+                                                     if q["measure"] == "c1_tps" and q["group"] == "layout min"][0]]["candidate"]["samples"]))
+    half = 2.7764451051977987 * math.sqrt(2 * x.var(ddof=1) / x.size)
+    assert c["change"]["value"] == pytest.approx(0.8, rel=1e-12)
+    assert (c["change"]["low"], c["change"]["high"]) == (pytest.approx(0.8 * math.exp(-half), rel=1e-9),
+                                                         pytest.approx(0.8 * math.exp(half), rel=1e-9))
+    assert c["change"]["method"] == "t over runs" and c["verdict"] == "worse" and c["speed"] is True and code == 1
