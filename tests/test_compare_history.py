@@ -62,12 +62,14 @@ def test_the_precision_forest_marks_the_release_its_table_calls_worse(tmp_path):
     marked = {}
     for fig in forests:
         svg_marks = glyphs(fig.find("{http://www.w3.org/2000/svg}svg"))
-        said = [cell_text(row[-1]) for row in rows(fig)]
+        said = [cell_text(row[0]) for row in rows(fig)]  # the release, its mark and what changed since the one before
         marked[cell_text(fig.find(f"{NS}figcaption"))] = (svg_marks, said)
     kl = next(v for k, v in marked.items() if k.startswith("Q4 · KL, full vocabulary"))
     top1 = next(v for k, v in marked.items() if k.startswith("Q4 · Top-1 agreement"))
-    assert kl[0] == [("g g-slower", "▼")] and kl[1][2].startswith("▼ worse than NewEngine v1.1: +0.0024 [")
-    assert top1[0] == [] and top1[1][1:] == ["within noise of NewEngine v1.0", "within noise of NewEngine v1.1"]
+    assert kl[0] == [("g g-slower", "▼")] and kl[1][2].startswith("NewEngine v1.2 ▼ worse than NewEngine v1.1: +0.0024 [")
+    assert kl[1][:2] == ["NewEngine v1.0", "NewEngine v1.1 within noise of NewEngine v1.0"]
+    assert top1[0] == [] and top1[1][1:] == ["NewEngine v1.1 within noise of NewEngine v1.0",
+                                             "NewEngine v1.2 within noise of NewEngine v1.1"]
     # The interval of the change, by hand, excludes zero.
     o, n = r2["precision"]["results"][0], r3["precision"]["results"][0]
     low = (n["difference"] - o["difference"]) - math.hypot(n["difference"] - n["interval"][0], o["interval"][1] - o["difference"])

@@ -43,9 +43,10 @@ class Parts:
         (`phrase(change)` words one in the section's terms), or "within noise"."""
         step = self.steps.get((row["series"], row["report"]))
         if step is None:
-            return {"text": "earlier release not shown" if int(row.get("older", 0) or 0) else "first release", "marks": []}
+            return {"text": "earlier release not shown" if int(row.get("older", 0) or 0) else "first release", "marks": [],
+                    "step": False}
         previous, changes = step
-        return compare_view.history_mark(_release(previous), changes, self.band, phrase)
+        return {**compare_view.history_mark(_release(previous), changes, self.band, phrase), "step": True}
 
     def series(self, frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
         return _series(frame)
