@@ -216,9 +216,47 @@ LONGEST_FIRST = ("test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py
                  "test_browser.py", "test_meaning.py", "test_cli.py", "test_determinism.py")
 
 
+# The quick loop (`bash tests/run.sh --quick`, `-m "not slow"`) leaves out what is marked slow here:
+# the long property and fuzz runs, the browser passes, the scale and many-build files, and every
+# test that took 1.5 s or more on a 2-core machine (`pytest --durations=0`). CI runs everything.
+SLOW_FILES = frozenset({
+    "test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_properties.py", "test_scale.py",
+    "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
+    "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
+    "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py",
+})
+SLOW_TESTS = frozenset({
+    "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
+    "test_unpaired_load_points_resample_each_side_on_its_own", "test_every_page_of_the_payload_site_runs_nothing",
+    "test_two_builds_are_byte_identical", "test_eleven_hundred_idle_connections_do_not_stop_the_server",
+    "test_bad_input", "test_bad_input_cli", "test_plugin_site_runs_no_receipt_script_and_shows_it_as_text",
+    "test_every_output_tells_the_same_figures", "test_incremental_equals_fresh_after_each_kind_of_edit",
+    "test_serve_command_prints_one_line_per_rebuild_and_stops_cleanly_on_ctrl_c", "test_quiet_prints_nothing",
+    "test_rebuild_in_the_same_folder_is_identical", "test_an_edit_analyses_again_only_the_sections_whose_inputs_changed",
+    "test_the_key_is_a_content_hash_the_same_in_another_builder", "test_the_judge_sees_a_payload_that_runs",
+    "test_build_prints_one_summary_line", "test_failed_build_leaves_previous_site",
+    "test_a_valid_build_imports_neither_jsonschema_nor_plotly", "test_failed_cli_build_keeps_site",
+    "test_strict_writes_nothing_and_leaves_the_previous_site", "test_builder_follows_created_renamed_and_deleted_reports",
+    "test_preview_edits_do_not_pin_their_garbage", "test_html5_parses_without_errors",
+    "test_parallel_cold_build_equals_sequential", "test_a_warning_names_its_file_as_the_error_of_the_same_problem_does",
+    "test_resampled_percentiles_are_numpys_nanpercentile_of_the_same_draws",
+    "test_bad_block_names_page_and_line_both_ways", "test_preview_follows_new_renamed_and_deleted_reports_and_config",
+    "test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on", "test_example_site_pages",
+    "test_build_reports_progress_to_its_callback", "test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure",
+})
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "slow: left out of the quick loop (tests/run.sh --quick); CI runs it")
+
+
 def pytest_collection_modifyitems(items) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+    for item in items:
+        if (item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS
+                or {"browser", "page"} & set(getattr(item, "fixturenames", ()))):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure(config) -> None:

@@ -74,28 +74,34 @@ class Ref(int):
     the strategies then need not be made again for each example's checkpoints."""
 
 
+# Parts no drawn receipt holds: provenance names places of the receipt and files an importer read
+# (tests/test_fuzz.py imports real ones), serving is the serving tests' (tests/serving_receipts.py).
+NOT_DRAWN = ("provenance", "serving")
+
+
 @lru_cache(maxsize=None)
-def _parts() -> dict[str, st.SearchStrategy]:
-    s = schema()
+def _parts(version: float = 1) -> dict[str, st.SearchStrategy]:
+    s = schema(version)
     overrides = {path: st.integers(0, 2).map(Ref) for path in _checkpoint_paths(s)}
     # A lede naming a file (`x.md`) is read from disk; the text cases are what is drawn here.
     overrides["report.lede"] = leaf(s["properties"]["report"]["properties"]["lede"]).filter(lambda t: not t.endswith(".md"))
-    optional = [k for k in s["properties"] if k not in s["required"] and s["properties"][k].get("type") == "object"]
+    optional = [k for k in s["properties"] if k not in s["required"] and s["properties"][k].get("type") == "object"
+                and k not in NOT_DRAWN]
     return {k: walk(s["properties"][k], k, overrides) for k in ["report", *optional]}
 
 
 @st.composite
-def receipts(draw, sections: tuple[str, ...] | None = None) -> dict:
-    """A receipt the schema accepts, with its references and relations made meaningful.
+def receipts(draw, sections: tuple[str, ...] | None = None, version: float = 1) -> dict:
+    """A receipt the schema of `version` accepts, with its references and relations made meaningful.
 
     `sections`: the optional parts to draw (default: each present or not, as drawn)."""
-    parts = _parts()
+    parts = _parts(version)
     chosen = sections if sections is not None else tuple(k for k in parts if k != "report" and draw(st.booleans()))
-    receipt = {"schema_version": 1, "report": draw(parts["report"])}
+    receipt = {"schema_version": version, "report": draw(parts["report"])}
     for name in chosen:
         receipt[name] = draw(parts[name])
     if draw(st.booleans()):
-        receipt["illustrative"] = draw(leaf(schema()["properties"]["illustrative"]))
+        receipt["illustrative"] = draw(leaf(schema(version)["properties"]["illustrative"]))
     respect_meaning(receipt, Choices(draw=draw))
     return receipt
 
@@ -153,20 +159,21 @@ def walk_random(node: dict, path: str, overrides: dict[str, Pick], rng: random.R
 
 
 @lru_cache(maxsize=None)
-def _random_parts() -> tuple[dict[str, Pick], list[str]]:
-    s = schema()
+def _random_parts(version: float = 1) -> tuple[dict[str, Pick], list[str]]:
+    s = schema(version)
     overrides: dict[str, Pick] = {path: (lambda rng: Ref(rng.randint(0, 2))) for path in _checkpoint_paths(s)}
     ledes = tuple(t for t in pool(s["properties"]["report"]["properties"]["lede"]) if not t.endswith(".md"))
     overrides["report.lede"] = lambda rng: rng.choice(ledes)
-    optional = [k for k in s["properties"] if k not in s["required"] and s["properties"][k].get("type") == "object"]
+    optional = [k for k in s["properties"] if k not in s["required"] and s["properties"][k].get("type") == "object"
+                and k not in NOT_DRAWN]
     return overrides, optional
 
 
-def random_receipt(rng: random.Random) -> dict:
+def random_receipt(rng: random.Random, version: float = 1) -> dict:
     """What `receipts()` draws, from a seeded random.Random: a receipt the schema accepts, made meaningful."""
-    s = schema()
-    overrides, optional = _random_parts()
-    receipt = {"schema_version": 1, "report": walk_random(s["properties"]["report"], "report", overrides, rng)}
+    s = schema(version)
+    overrides, optional = _random_parts(version)
+    receipt = {"schema_version": version, "report": walk_random(s["properties"]["report"], "report", overrides, rng)}
     for name in optional:
         if rng.random() < 0.5:
             receipt[name] = walk_random(s["properties"][name], name, overrides, rng)
@@ -247,10 +254,12 @@ def respect_meaning(r: dict, draw: Choices) -> None:
     r["report"].pop("supersedes", None)  # names another report: a one-report site has none
     missing = {(c["id"], role) for c in r["report"]["checkpoints"] for role in c.get("missing", {})}
     for name, fix in (("precision", _precision), ("speed", _speed), ("memory", _memory),
-                      ("long_outputs", _long_outputs), ("versions", _versions), ("tool_calling", _tool_calling)):
+                      ("long_outputs", _long_outputs), ("versions", _versions), ("tool_calling", _tool_calling),
+                      ("accuracy", _accuracy), ("gates", _gates), ("measures", _measures)):
         if name in r:
             fix(r[name], missing, draw)
-    for name, records in (("precision", "results"), ("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs")):
+    for name, records in (("precision", "results"), ("speed", "cells"), ("long_outputs", "replies"), ("tool_calling", "runs"),
+                          ("accuracy", "results"), ("gates", "results"), ("measures", "results")):
         if name in r and not r[name][records]:
             del r[name]  # a section without records is refused ("leave the section out"), tested elsewhere
 
@@ -281,6 +290,11 @@ def _precision(p: dict, missing: set, draw) -> None:
             d = draw.one_of((0.0, 0.25, -0.25, 1.5, -1.5, 1e-4))
             low, high = sorted((d - draw.one_of((0.0, 0.1, 0.3, 2.0)), d + draw.one_of((0.0, 0.1, 0.3, 2.0))))
             res["difference"], res["interval"] = d, [low, high]
+            # The two values go the way their difference says (a receipt against itself is refused).
+            base = res["baseline"]["value"]
+            if m["unit"] == "percent" and not 0 <= base + d <= 100:
+                base = 50.0
+            res["baseline"]["value"], res["candidate"]["value"] = base, base + d
         else:
             res.pop("difference", None)
             res.pop("interval", None)
@@ -290,7 +304,7 @@ def _precision(p: dict, missing: set, draw) -> None:
 
 def _speed(s: dict, missing: set, draw) -> None:
     cells = [c for c in s["cells"] if not {(c["checkpoint"], "baseline"), (c["checkpoint"], "candidate")} & missing]
-    cells = _unique(cells, lambda c: (c["checkpoint"], c["workload"], c["input_tokens"], c["concurrency"], c["metric"]))
+    cells = _unique(cells, lambda c: (c["checkpoint"], c["workload"], c.get("input_tokens"), c["concurrency"], c["metric"]))
     for c in cells:
         base = min(max(abs(c["baseline"]["rate"]), 0.5), 1e6)
         c["baseline"]["rate"] = base
@@ -306,6 +320,9 @@ def _memory(m: dict, missing: set, draw) -> None:
         if part in m:
             kept = [x for x in m[part] if (x["checkpoint"], x.get("engine")) not in missing]
             m[part] = _unique(kept, lambda x: (x["checkpoint"], x.get("engine", x.get("version"))))
+    for x in m.get("startup", []):
+        if not {"cold_s", "warm_s"} <= set(x) and "ready_s" not in x:
+            x["ready_s"] = x.get("cold_s", x.get("warm_s", 60.0))  # readiness alone, where both startups are not given
 
 
 def _long_outputs(lo: dict, missing: set, draw) -> None:
@@ -336,7 +353,10 @@ def _versions(v: dict, missing: set, draw) -> None:
     if "precision" in v:
         v["precision"] = _unique(v["precision"], lambda x: (x["panel"], x["checkpoint"]))
         for x in v["precision"]:
-            x["interval"] = sorted(x["interval"])
+            low, high = sorted(x["interval"])
+            largest = x["max_abs_difference"]
+            # A largest difference of 0 is bit-identical ([0, 0]); an interval never lies wholly beyond it.
+            x["interval"] = [0, 0] if largest == 0 else [low, high] if high >= -largest and low <= largest else [-largest, largest]
     if "text" in v:
         v["text"] = _unique(v["text"], lambda x: x["category"])
         for x in v["text"]:
@@ -344,14 +364,59 @@ def _versions(v: dict, missing: set, draw) -> None:
 
 
 def _tool_calling(t: dict, missing: set, draw) -> None:
+    # Points a scenario can score: a rubric's few (sums of them stay exact integers, as any benchmark's do).
+    t["max_points"] = min(t["max_points"], 1000)
     runs = _unique([x for x in t["runs"] if (x["checkpoint"], x["engine"]) not in missing], lambda x: x["id"])
     for x in runs:
         x["scenarios"] = _unique(x["scenarios"], lambda sc: sc["id"])
         for sc in x["scenarios"]:
             sc["points"] = min(sc["points"], t["max_points"])
-            if not math.isfinite(sc["turn_latency_s"]):
+            if "turn_latency_s" in sc and not math.isfinite(sc["turn_latency_s"]):
                 sc["turn_latency_s"] = 1.0
     t["runs"] = runs
+
+
+def _around(interval: list, value: float) -> list:
+    """`interval` (sorted) widened to hold `value`: a figure lies inside its own interval."""
+    low, high = sorted(interval)
+    return [min(low, value), max(high, value)]
+
+
+def _accuracy(acc: dict, missing: set, draw) -> None:
+    results = []
+    for r in _unique(acc["results"], lambda x: (x["checkpoint"], x["measure"])):
+        if {(r["checkpoint"], "baseline"), (r["checkpoint"], "candidate")} & missing:
+            continue  # both engines' values are required: a checkpoint missing one has no result
+        for role in ("baseline", "candidate"):
+            if "interval" in r[role]:
+                r[role]["interval"] = _around(r[role]["interval"], r[role]["value"])
+        if ("difference" in r) != ("interval" in r):
+            r.pop("difference", None)
+            r.pop("interval", None)
+        if "difference" in r:
+            r["difference"] = r["candidate"]["value"] - r["baseline"]["value"]
+            r["interval"] = _around(r["interval"], r["difference"])
+        results.append(r)
+    acc["results"] = results
+
+
+def _gates(g: dict, missing: set, draw) -> None:
+    kept = [x for x in g["results"] if (x["checkpoint"], x["engine"]) not in missing]
+    g["results"] = _unique(kept, lambda x: (x["checkpoint"], x.get("group"), x["gate"], x["engine"]))
+    for x in g["results"]:
+        x["passed"] = x["value"] <= x["threshold"] if x["passes_when"] == "at_most" else x["value"] >= x["threshold"]
+
+
+def _measures(m: dict, missing: set, draw) -> None:
+    kept = [x for x in m["results"] if not {(x["checkpoint"], "baseline"), (x["checkpoint"], "candidate")} & missing]
+    m["results"] = _unique(kept, lambda x: (x["checkpoint"], x["group"], x["measure"]))
+    for x in m["results"]:
+        for role in ("baseline", "candidate"):
+            side = x[role]
+            if role == "baseline" and side["median"] == 0:
+                side["median"] = 1.0
+            if "low" in side and "high" in side:
+                side["low"], side["high"] = min(side["low"], side["median"]), max(side["high"], side["median"])
 
 
 def shape(r: dict) -> dict[str, Any]:

@@ -51,8 +51,10 @@ LAYOUT_JS = r"""() => {
 }"""
 
 # The figures nearest each edge of the page: if their tooltips stay on screen, every one does.
+# Focusable figures: a dense table's (every cell of a speed or scenario grid) is no tab stop, its source
+# on hover and on the Numbers page (site_gen/render/provenance.py).
 EDGE_FIGURES_JS = r"""() => {
-  const figs = [...document.querySelectorAll(".fig[data-tip], .check[data-tip], mark.check-failed[data-tip]")]
+  const figs = [...document.querySelectorAll(".fig[data-tip][tabindex], .check[data-tip], mark.check-failed[data-tip]")]
     .filter(e => e.getClientRects().length);
   const by = (f) => figs.slice().sort((a, b) => f(a.getBoundingClientRect()) - f(b.getBoundingClientRect()));
   const pick = new Set([...by(r => -r.right).slice(0, 3), ...by(r => r.left).slice(0, 1), ...by(r => -r.bottom).slice(0, 1)]);
@@ -80,6 +82,8 @@ AXE_COLOUR_RUN = ("axe.run({exclude: [['[data-axe-same]']]}, {resultTypes: ['vio
 # Each edge figure takes keyboard focus in turn (what Playwright's focus() does: element.focus(),
 # whose focusin opens the tooltip), and the tooltip's box is read: in one call, not two per figure.
 EDGE_TIPS_JS = r"""() => [...document.querySelectorAll("[data-edge-figure='1']")].map(e => {
+  // From elsewhere: a figure still focused from the last width's check would get no focus event.
+  if (document.activeElement) document.activeElement.blur();
   e.focus();
   const t = document.getElementById("sitegen-tip");
   if (!t || t.hidden) return null;

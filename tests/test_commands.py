@@ -5,6 +5,7 @@ import json
 
 from conftest import sitegen_here
 from htmlutil import parse, tables
+from site_gen.render import format as fmt
 
 REPORT = "reports/cuteafd-v4.0.0"
 
@@ -30,22 +31,29 @@ def test_check_fails_on_bad_receipt(project):
 def test_summary_json_equals_what_the_site_shows(example_site):
     result = sitegen_here("summary", "cuteafd-v4.0.0", "--format", "json")
     assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = json.loads(result.stdout)["reports"][0]
     doc = parse(example_site / REPORT / "index.html")
     t = tables(doc)
     speed = {r[0]: r[1:] for r in t["speed-summary"][1:]}
+    band = data["speed"]["noise_band"]
     for i, c in enumerate(["K3.25", "K4"]):
-        agg = data["speed"]["checkpoints"][c]["aggregate"]
+        entry = data["speed"]["checkpoints"][c]
+        agg = entry["counts"]["aggregate"]
         assert speed["Speed cells, aggregate of 22"][i].endswith(
             f"{agg['faster']} faster · ● {agg['level']} level · ▼ {agg['slower']} slower")
-        assert speed["Decode, one stream"][i] == data["speed"]["checkpoints"][c]["one_stream_decode"]
-        assert speed["Aggregate, 32K–128K input"][i] == data["speed"]["checkpoints"][c]["aggregate_long_input"]
+        for label, key in (("Decode, one stream", "one_stream_decode"), ("Aggregate, 32K–128K input", "aggregate_long_input")):
+            r = entry["ranges"][key]
+            assert isinstance(r["low"], float) and isinstance(r["high"], float)
+            assert speed[label][i] == fmt.speed_ratio_range(r["low"], r["high"], band)
     site_rows = [r for r in t["precision-table"] if len(r) == 7 and r[0] != "Measure"]
-    json_rows = [[r["measure"], r["baseline"], r["candidate"], r["difference"], r["interval"],
+    json_rows = [[r["label"], fmt.measure_value(r["baseline"], r["unit"]), fmt.measure_value(r["candidate"], r["unit"]),
+                  fmt.measure_difference(r["difference"], r["unit"]),
+                  fmt.measure_interval(r["interval"]["low"], r["interval"]["high"], r["unit"]),
                   "resolved" if r["resolved"] else "not resolved", r["direction"]] for r in data["precision"]["rows"]]
     assert site_rows == json_rows
     mem = t["memory-table"][2]
-    assert [data["kv_pool"][c]["candidate"] + " " + data["kv_pool"][c]["ratio"] for c in ("K3.25", "K4")] == mem[1:]
+    kv = data["memory"]["kv_pool"]
+    assert [fmt.thousands(kv[c]["candidate"]) + " " + fmt.side_ratio(kv[c]["ratio"]) for c in ("K3.25", "K4")] == mem[1:]
 
 
 def test_summary_text_and_markdown(project):

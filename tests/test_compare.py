@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT, import_here, sitegen_here
 from site_gen.build.starter import receipt as starter_receipt
 
-SCHEMA = json.loads((ROOT / "site_gen" / "schema" / "compare-1.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((ROOT / "site_gen" / "schema" / "compare-output-1.schema.json").read_text(encoding="utf-8"))
 REAL2 = Path(os.environ.get("SITEGEN_REAL2_DIR", ROOT.parent / "shared" / "real2"))
 VLLM = REAL2 / "vllm-bench/llm-k8s/results_serving_meta-llama-Llama-3.3-70B-Instruct"
 BAND = 0.08

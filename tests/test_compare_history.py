@@ -41,7 +41,7 @@ def test_only_a_change_beyond_noise_is_marked_and_said(tmp_path):
     doc = parse(root / "site" / "history.html")
     kv = rows(figures(doc, "history-kv")[0])
     since = [row[-1] for row in kv]
-    assert [cell_text(c) for c in since[:2]] == ["first release", "within noise of NewEngine v1.0"]
+    assert [cell_text(c) for c in since[:2]] == ["first build", "within noise of NewEngine v1.0"]
     assert glyphs(since[0]) == glyphs(since[1]) == []
     # v1.1 -> v1.2 by hand: 1,000,000 / 1,300,000 = 0.769, beyond the ±8% band, and higher is better.
     assert abs(1_000_000 / 1_300_000 - 1) > 0.08 and abs(1_300_000 / 1_250_000 - 1) <= 0.08

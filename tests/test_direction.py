@@ -20,6 +20,8 @@ def _project(tmp_path, results):
     receipt = json.loads(path.read_text())
     for r, (d, iv) in zip(receipt["precision"]["results"], results):
         r["difference"], r["interval"] = d, iv
+        # The values go the way the difference says (a receipt against itself is refused).
+        r["candidate"]["value"] = round(r["baseline"]["value"] + d, 6)
     path.write_text(json.dumps(receipt))
     return tmp_path / "s"
 
@@ -45,7 +47,7 @@ def test_unresolved_gaps_claim_no_direction(tmp_path):
     assert _headline(page).startswith("No gap between NewEngine and OldEngine v2.3 is resolved"), _headline(page)
     assert "further from BF16 in" not in _headline(page) and "in all 2 comparisons" not in _headline(page)
     assert _directions(page) == ["not resolved", "not resolved"]
-    s = json.loads(sitegen_here("summary", "--format", "json", cwd=site).stdout)["precision"]
+    s = json.loads(sitegen_here("summary", "--format", "json", cwd=site).stdout)["reports"][0]["precision"]
     assert (s["further"], s["closer"], s["unresolved"], s["resolved"]) == (0, 0, 2, 0)
     assert [r["direction"] for r in s["rows"]] == ["not resolved", "not resolved"]
     dashboard = (site / "site" / "index.html").read_text()
@@ -64,7 +66,7 @@ def test_direction_follows_the_measures_orientation(tmp_path):
     assert _directions((report / "index.html").read_text()) == ["not resolved", "closer"]
     rows = list(csv.DictReader(io.StringIO((report / "csv" / "precision.csv").read_text())))
     assert [(r["measure"], r["direction"]) for r in rows] == [("kl_full", "not resolved"), ("top1", "closer")]
-    s = json.loads(sitegen_here("summary", "--format", "json", cwd=site).stdout)["precision"]
+    s = json.loads(sitegen_here("summary", "--format", "json", cwd=site).stdout)["reports"][0]["precision"]
     assert (s["further"], s["closer"], s["unresolved"]) == (0, 1, 1)
     markdown = sitegen_here("summary", "--format", "markdown", cwd=site).stdout
     assert "| Precision gaps resolved | 1 of 2: 0 further from BF16, 1 closer; 1 not resolved |" in markdown

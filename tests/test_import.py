@@ -86,14 +86,14 @@ def test_serving_probe_aggregate_recomputed_from_rows_is_on_the_speed_page(impor
     assert round(agg, 1) == summary["batches"]["sampled_c8"]["aggregate_tok_s"]
     speed = pages["reports/ledger-serving-probe-kpoolfix/speed.html"]
     row = re.search(r'<tr data-source="[^"]+"[^>]*><th scope="row">sampled_c8</th>.*?</tr>', speed).group(0)
-    assert re.search(rf'<td class="num"[^>]*>{re.escape(f"{agg:,.1f}")}</td>', row), row
+    assert re.search(rf'<td class="num"[^>]*><span class="fig"[^>]*>{re.escape(f"{agg:,.1f}")}</span></td>', row), row
     # Its hover names the original rows: the file, its SHA-256 and the lines of that batch.
     raw = (LEDGER / "runs" / SP_BASE / "results.jsonl").read_bytes()
     lines = [n for n, line in enumerate(raw.decode().splitlines(), 1) if '"sampled_c8"' in line]
     assert f"from baseline: runs/{SP_BASE}/results.jsonl (SHA-256 {hashlib.sha256(raw).hexdigest()}), " \
            f"lines {lines[0]}-{lines[-1]} (batch &#39;sampled_c8&#39;)" in row
     decode = statistics.median(r["decode_tok_s"] for r in rs if r["kind"] == "request" and r["batch"] == "sampled_c1")
-    assert re.search(rf'<td class="num"[^>]*>{re.escape(f"{decode:,.1f}")}</td>', speed)
+    assert re.search(rf'<td class="num"[^>]*><span class="fig"[^>]*>{re.escape(f"{decode:,.1f}")}</span></td>', speed)
 
 
 TOOL = ["2026-10-08_glm53-flash_k3.25-v0.9.0-dflash3_tool-eval", "2026-10-08_glm53-flash_k3.25-v0.9.0-tailfix-dflash3_tool-eval"]
@@ -108,12 +108,14 @@ def test_tool_page_shows_every_scenarios_points_for_both_runs(imported):
             points.setdefault(r["scenario_id"], {})[f"{role}-rep{r['rep']}"] = r["points"]
         for rep in (1, 2):
             total = sum(r["points"] for r in rows(run) if r["rep"] == rep)
-            assert f'<th scope="row">{role}-rep{rep}</th>' in page and f"<td class=\"num\">{total} of 176</td>" in page
+            assert f'<th scope="row">{role}-rep{rep}</th>' in page
+            assert re.search(rf'<td class="num"><span class="fig"[^>]*>{total}</span> of <span class="fig"[^>]*>176</span></td>', page)
     assert len(points) == 88
     for scenario, by_run in points.items():
-        cells = "".join(f'<td class="num p{by_run[k]}">{by_run[k]}</td>' for k in
-                        ("baseline-rep1", "baseline-rep2", "candidate-rep1", "candidate-rep2"))
-        assert f'<th scope="row">{scenario}</th>{cells}</tr>' in page, scenario
+        # Each scenario's points, with the place in the receipt its hover names.
+        cells = "".join(rf'<td class="num p{by_run[k]}"><span class="fig" title="SUMMARY.json \$\.tool_calling\.runs\[\d\]\.scenarios\[\d+\]'
+                        rf'\.points[^"]*">{by_run[k]}</span></td>' for k in ("baseline-rep1", "baseline-rep2", "candidate-rep1", "candidate-rep2"))
+        assert re.search(rf'<th scope="row">{re.escape(scenario)}</th>{cells}</tr>', page), scenario
 
 
 GPQA = ["2026-09-30_glm53-flash_k4-v0.8.0-dflash3_gpqa-diamond", "2026-10-06_glm53-flash_k4-v0.9.0-dflash3_gpqa-diamond"]
@@ -173,7 +175,72 @@ def test_study_gates_recomputed_from_the_quality_checks(imported):
     limit = study["conditions"]["decision_rule"]["max_top1_drop_points"]
     failed = [layout for layout in ("min", "max") if (top1[layout, "D"] - top1[layout, "F"]) * 100 > limit]
     assert failed == ["max"]
+    # The study's own "kl_nll: not worse" rule: F's KL and NLL at most D's, per layout (issue 28: it was left out).
+    fidelity = {(layout, arm): next(c["metrics"] for c in study["measurements"][layout][arm]["quality"]["checks"] if c["id"] == "fidelity")
+                for layout in ("min", "max") for arm in ("D", "F")}
+    assert study["conditions"]["decision_rule"]["kl_nll"] == "not worse"
+    worse = [(layout, m) for layout in ("min", "max") for m in ("kl", "nll") if fidelity[layout, "F"][m] > fidelity[layout, "D"][m]]
+    assert worse == [("max", "kl")]
+    # Its speed bar: at least 5% C4 or agentic emitted tok/s improvement of the medians.
+    med = lambda layout, arm, key: statistics.median(x[key] for x in study["measurements"][layout][arm]["launches"])
+    slow = [layout for layout in ("min", "max") if max((med(layout, "F", k) / med(layout, "D", k) - 1) * 100
+                                                        for k in ("c4_tps", "agentic_decode_tps")) < 5]
+    assert slow == ["max"] == [lay for lay in ("min", "max") if not study["comparison"][lay]["speed_bar_pass"]]
     page = pages["reports/cuteafd-fp8-recheck-study/gates.html"]
-    assert "1 of 10 gates failed." in page
+    # 8 fidelity gates (kl and top1 per arm and layout), then per layout the drop, KL, NLL and speed bar.
+    assert f"✕ {len(failed) + len(worse) + len(slow)} of 16 gates failed</span>" in page
     row = re.search(r'<th scope="row">top1 drop against the baseline <span class="sub">layout max</span>.*?</tr>', page).group(0)
-    assert f"{(top1['max', 'D'] - top1['max', 'F']) * 100:.4g}" in row and ">fail<" in row
+    assert f"{(top1['max', 'D'] - top1['max', 'F']) * 100:.4g}" in row and "✕ fail<" in row
+    row = re.search(r'<th scope="row">kl not worse than the baseline <span class="sub">layout max</span>.*?</tr>', page).group(0)
+    assert f"{fidelity['max', 'F']['kl'] - fidelity['max', 'D']['kl']:.4g}" in row and "✕ fail<" in row
+    # The study's recommendation opens its report, in its own words.
+    overview = pages["reports/cuteafd-fp8-recheck-study/index.html"]
+    assert f"The study recommends arm {study['recommendation']['arm']}." in overview
+    assert study["recommendation"]["reason"].split(";")[0] in overview
+
+
+def test_gpqa_shows_the_empty_answers_of_each_run(imported):
+    """The GPQA report asks whether v0.9.0 "scores or finishes" differently: the questions left
+    without an answer (3 → 9 in the rows) are a result of its own, paired by question."""
+    _, pages = imported
+    empty = [sum(1 for r in rows(run) if r["empty"]) for run in GPQA]
+    assert empty == [json.loads((LEDGER / "runs" / run / "summary.json").read_text())["empty"] for run in GPQA] == [3, 9]
+    page = pages["reports/ledger-gpqa-k4-v080-v090/accuracy.html"]
+    row = re.search(r'<th scope="row">empty answers \(no answer after reasoning\).*?</tr>', page, re.S).group(0)
+    assert f"{empty[0] / 198 * 100:.1f}%" in row and f"{empty[1] / 198 * 100:.1f}%" in row
+    assert f"{empty[0]} of 198" in row and f"{empty[1]} of 198" in row and "lower is better" in row
+
+
+def test_ledger_sides_follow_the_ledgers_own_naming_rule(imported):
+    """Engine labels broke the ledger's rule (`<name> <version> + <patch> ≈ <release>`), both GPQA sides
+    had one long name, and a label said "no speculation" twice."""
+    root, pages = imported
+    for folder in (root / "data").iterdir():
+        receipt = json.loads((folder / "SUMMARY.json").read_text())
+        engines = receipt["report"]["engines"]
+        if not folder.name.startswith("ledger-"):
+            continue
+        assert engines["baseline"]["long_name"] != engines["candidate"]["long_name"], folder.name
+        for side in engines.values():
+            assert side["long_name"].count("no speculation") <= 1 and " v0." not in side["name"]
+    kpool = json.loads((root / "data/ledger-serving-probe-kpoolfix/SUMMARY.json").read_text())["report"]
+    assert kpool["engines"]["candidate"]["name"] == "tpurtell 0.8.0 + kpool fixes \u2248 0.9.0"
+    assert kpool["title"] == "tpurtell 0.8.0 + kpool fixes \u2248 0.9.0 against tpurtell 0.8.0: serving-probe/v1"
+    gpqa = json.loads((root / "data/ledger-gpqa-k4-v080-v090/SUMMARY.json").read_text())["report"]["engines"]
+    assert [gpqa[r]["long_name"] for r in ("baseline", "candidate")] == ["4bpw TR3 (Brandon) \u00b7 tpurtell 0.8.0 \u00b7 DFlash2 \u00d73",
+                                                                         "4bpw TR3 (Brandon) \u00b7 tpurtell 0.9.0 \u00b7 DFlash2 \u00d73"]
+    assert "tpurtell 0.9.0 against tpurtell 0.8.0" in pages["reports/ledger-gpqa-k4-v080-v090/index.html"]
+
+
+def test_a_side_without_speculation_says_so_once(tmp_path):
+    from conftest import import_here
+
+    need_real()
+    out = tmp_path / "data" / "nospec"
+    r = import_here("import", "ledger", str(LEDGER), "--baseline", "2026-10-04_glm53-flash_k3.25-v0.8.0-kpoolfix-nospec_serving-probe",
+                    "--candidate", "2026-10-04_glm53-flash_k3.25-v0.8.0-kpoolfix-dflash3_serving-probe", "-o", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    engines = json.loads((out / "SUMMARY.json").read_text())["report"]["engines"]
+    assert engines["baseline"]["name"] == "tpurtell 0.8.0 + kpool fixes \u2248 0.9.0 \u00b7 no speculation"
+    assert engines["baseline"]["long_name"] == "3.25bpw \u00b7 tpurtell 0.8.0 + kpool fixes \u2248 0.9.0 \u00b7 no speculation"
+    assert engines["candidate"]["name"] == "tpurtell 0.8.0 + kpool fixes \u2248 0.9.0 \u00b7 DFlash2 \u00d73"

@@ -113,7 +113,7 @@ def test_every_output_tells_the_same_figures(tmp_path, monkeypatch):
         assert build.code == 0, (build.output, shape(receipt))
         summary = fuzzer.run(fuzzing.Case(0, 0, fuzzing.RECEIPT, [], files, ["summary", "--format", "json"]))
         assert summary.code == 0, summary.output
-        check_outputs(receipt, tmp_path / "site", json.loads(summary.output), list(drawn))
+        check_outputs(receipt, tmp_path / "site", json.loads(summary.output)["reports"][0], list(drawn))
 
     with fuzzing.Fuzzer(tmp_path) as fuzzer:
         run()
@@ -134,8 +134,8 @@ def check_outputs(receipt: dict, site, summary: dict, card_texts: list[str]) -> 
     overview, speed_page = (report / "index.html").read_text(), (report / "speed.html").read_text()
 
     # summary --format json
-    js = Counter({(c, m, v): e[m][v] for c, e in summary["speed"]["checkpoints"].items()
-                  for m in ("aggregate", "decode") if m in e for v in ("faster", "level", "slower")})
+    js = Counter({(c, m, v): e["counts"][m][v] for c, e in summary["speed"]["checkpoints"].items()
+                  for m in ("aggregate", "decode") if m in e["counts"] for v in ("faster", "level", "slower")})
     assert nonzero(js) == per_cell, "summary json"
     # the overview's and the speed page's figures, and the speed page's captions
     assert nonzero(page_counts(overview)) == per_cell, "overview"

@@ -229,7 +229,10 @@ def test_page_weights_meet_the_goal(example_site):
     speed = weights[f"{REPORT}/speed.html"]
     assert speed.scripts == 2 and speed.total < 1_200_000  # the page script and the chart's
     assert weight.failures(list(weights.values())) == []
-    assert all(w.total < 100_000 for p, w in weights.items() if not p.endswith("speed.html"))
+    # Every page without the interactive chart under 100 kB (an author page drawing the chart has the chart page's goal).
+    # (and 100 bytes more for each figure a page lists one by one: the Numbers page, a tool-calling grid)
+    assert all(w.total < 100_000 + 100 * w.listed for p, w in weights.items() if not p.endswith("speed.html") and not w.charts)
+    assert not weights[f"{REPORT}/index.html"].charts and weights["highlights.html"].charts
     assert weights[f"{REPORT}/index.html"].scripts == 1  # the page script alone
     text = weight.report(list(weights.values()))
     assert f"{REPORT}/speed.html" in text and "Plotly basic partial bundle" in text

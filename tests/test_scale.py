@@ -156,7 +156,7 @@ def test_history_shows_the_newest_releases_and_counts_the_rest(tmp_path, monkeyp
     files = in_memory(config)
     doc = parse_bytes(files["history.html"])
     notes = ["".join(p.itertext()) for p in doc.iter(f"{NS}p") if "earlier ones" in "".join(p.itertext())]
-    assert notes and all(n.startswith("The newest 3 releases; 2 earlier ones") for n in notes)
+    assert notes and all(n.startswith("The newest 3 builds; 2 earlier ones") for n in notes)
     # The newest three by date: r004 (May), r003 (April), r002 (March); not r000 or r001.
     links = {a.get("href") for a in doc.iter(f"{NS}a")}
     assert "reports/r004/index.html" in links and "reports/r002/index.html" in links

@@ -140,8 +140,8 @@ def test_its_csv_and_its_figures_on_the_numbers_page(toy_build):
     assert text(pages, "reports/toy-report/csv/toy-scores.csv") == "checkpoint,score,source\n" + "\n".join(rows) + "\n"
     numbers = text(pages, "reports/toy-report/numbers.html")
     assert f'toy-scores.csv</a></th><td class="num">{len(SCORES)}</td>' in numbers
-    assert (f'<td>Toy scores</td><td class="num">{sum(SCORES)}</td>'
-            f'<td class="src">computed: sum of {len(SCORES)} scores</td>') in numbers
+    assert '<th scope="rowgroup" colspan="2">Toy scores</th>' in numbers
+    assert f"<tr><td>{sum(SCORES)}</td><td>computed: sum of {len(SCORES)} scores</td></tr>" in numbers
 
 
 def test_its_lines_in_the_summary_in_all_three_formats(toy_build):
@@ -149,8 +149,7 @@ def test_its_lines_in_the_summary_in_all_three_formats(toy_build):
     line = f"{sum(SCORES)} over {len(SCORES)} scores"
     assert "Toy total" in out["text"][1] and line in out["text"][1]
     assert any("Toy total" in row and line in row for row in out["markdown"][1].splitlines() if row.startswith("|"))
-    summary = json.loads(out["json"][1])
-    summary = summary[0] if isinstance(summary, list) else summary
+    summary = json.loads(out["json"][1])["reports"][0]
     assert summary["toy"] == {"total": sum(SCORES), "scores": len(SCORES)}
 
 

@@ -57,8 +57,9 @@ def test_a_registered_section_is_on_every_page_a_section_is(tmp_path, toy):
     assert files[base + "csv/toy-scores.csv"] == "checkpoint,score,source\nQ4,7,$.toy.scores[0].score\nQ4,35,$.toy.scores[1].score\n"
     numbers = files[base + "numbers.html"]
     assert 'toy-scores.csv</a></th><td class="num">2</td>' in numbers
-    assert "<td>Toy scores</td><td class=\"num\">35</td><td class=\"src\">SUMMARY.json $.toy.scores[1].score</td>" in numbers
-    assert "<td>Toy scores</td><td class=\"num\">42</td><td class=\"src\">computed: sum of 2 scores</td>" in numbers
+    assert '<th scope="rowgroup" colspan="2">Toy scores</th>' in numbers
+    assert "<tr><td>35</td><td>$.toy.scores[1].score</td></tr>" in numbers
+    assert "<tr><td>42</td><td>computed: sum of 2 scores</td></tr>" in numbers
     # Its author block.
     assert 'data-block="toy-total" data-report="toy-report">' in files["index.html"]
     assert 'id="toy-total"><span class="fig" tabindex="0" data-computed="sum of 2 scores"' in files["index.html"]

@@ -299,7 +299,7 @@ def test_the_a_a_report_has_no_cell_faster_or_slower_anywhere(example_site, tmp_
         table = list(csv.DictReader(io.StringIO((folder / "csv" / f"{name}.csv").read_text())))
         assert len(table) == 56 and {r["verdict"] for r in table} == {"level", "not resolved"}
     out = sitegen_here("summary", AA, "--format", "json", cwd=ROOT)
-    s = json.loads(out.stdout)["serving"]
+    s = json.loads(out.stdout)["reports"][0]["serving"]
     assert (s["latency"]["faster"], s["latency"]["slower"], s["throughput"]["faster"], s["throughput"]["slower"]) == (0, 0, 0, 0)
     for fmt in ("text", "markdown"):
         text = sitegen_here("summary", AA, "--format", fmt, cwd=ROOT).stdout

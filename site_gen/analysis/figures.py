@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from site_gen.analysis.report import Analysis
+from site_gen.receipts.load import engine_label, version_text
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def engine(a: Analysis, role: str = "candidate", show: str = "label") -> Figure:
         e = {"name": eng.name, "version": eng.version, "long_name": eng.long_name}
     else:
         raise FigureError(f"role must be one of candidate, baseline, previous; got {role!r}")
-    shown = {"label": f"{e['name']} v{e['version']}", "name": e["name"], "version": f"v{e['version']}",
+    shown = {"label": engine_label(e["name"], e["version"]), "name": e["name"], "version": version_text(e["version"]),
              "long_name": e["long_name"] or e["name"]}
     if show not in shown:
         raise FigureError(f"show must be one of {', '.join(shown)}; got {show!r}")

@@ -156,7 +156,7 @@ jobs:
         run: |
           last=""
           if ls data/*/SUMMARY.json > /dev/null 2>&1; then
-            last=$(sitegen summary --format json | python -c 'import json, sys; d = json.load(sys.stdin); print((d if isinstance(d, list) else [d])[0]["report"])')
+            last=$(sitegen summary --format json | python -c 'import json, sys; print(json.load(sys.stdin)["reports"][0]["report"])')
           fi
           echo "LAST=$last" >> "$GITHUB_ENV"
           echo "RUN=run-$(date -u +%%Y%%m%%d-%%H%%M%%S)-${GITHUB_SHA::7}" >> "$GITHUB_ENV"

@@ -11,7 +11,7 @@ HELP = "Print a report's verdicts: counts, ranges, resolved gaps, KV ratios."
 EPILOG = """examples:
   sitegen summary                                  # every report, plain text
   sitegen summary cuteafd-v4.0.0 --format markdown # for a pull-request comment
-  sitegen summary --format json | jq .speed        # for scripts
+  sitegen summary --format json | jq '.reports[].speed'   # for scripts (site_gen/schema/summary-output-1.schema.json)
 """
 
 

@@ -280,18 +280,52 @@ def run_import(root: Path, *, comparison_id: str | None, baseline: str | None, c
     return Imported(doc, prov, root)
 
 
+# The ledger's own naming rule (its SCHEMA.md, "Labels"): a configuration is
+# `<weights> · <engine>[ · <layout>] · <speculation>[ · concurrency <n>]`, the engine
+# `<name> <version without v>[ + <patch>…][ ≈ <equivalent version>]`. Its pages name sides so; so do ours.
+
+def _engine_label(cfg: dict) -> str:
+    e = cfg["engine"]
+    out = f"{e['name']} {e['version'].removeprefix('v')}"
+    out += "".join(f" + {p['name']}" for p in e.get("patches") or [] if p.get("name"))
+    same_as = e.get("equivalent_to")
+    if isinstance(same_as, dict) and isinstance(same_as.get("version"), str):
+        out += f" \u2248 {same_as['version'].removeprefix('v')}"
+    return out
+
+
 def _spec(cfg: dict) -> str:
-    s = (cfg.get("serving") or {}).get("speculative") or {}
-    return f"{s['label']} ×{s.get('tokens')}" if s.get("label") else "no speculation"
+    serving = cfg.get("serving") or {}
+    s = serving.get("speculative") or {}
+    out = f"{s['label']} \u00d7{s['tokens']}" if s.get("tokens") and s.get("label") else "no speculation"
+    if s.get("tokens") and serving.get("draft_slot_sharing") is False:
+        out += ", sharing off"
+    return out + (", prefix cache off" if serving.get("prefix_caching") is False else "")
+
+
+def _layout(cfg: dict) -> str:
+    layout = (cfg.get("serving") or {}).get("layout") or {}
+    return layout.get("label") or "" if isinstance(layout, dict) else ""
+
+
+def _concurrency(cfg: dict) -> str:
+    c = (cfg.get("serving") or {}).get("concurrency")
+    return f"concurrency {c}" if c else ""
+
+
+def config_label(cfg: dict) -> str:
+    weights = (cfg.get("model") or {}).get("label")
+    return " \u00b7 ".join(x for x in (weights, _engine_label(cfg), _layout(cfg), _spec(cfg), _concurrency(cfg)) if x)
 
 
 def engine(run: Run, other: Run) -> dict:
+    """A side named by the ledger's rule: its engine label, and what else of its configuration tells
+    it from the other side (layout, speculation, concurrency), each once; its long name the whole label."""
     e = run.config["engine"]  # its fields' types checked on loading (check_config)
-    name = e["name"] + "".join(f" + {p['name']}" for p in e.get("patches") or [] if p.get("name"))
-    if _spec(run.config) != _spec(other.config):
-        name += f" · {_spec(run.config)}"
-    out = {"name": name, "version": e["version"].removeprefix("v"),
-           "long_name": " · ".join(x for x in ((run.config.get("model") or {}).get("label"), name, _spec(run.config)) if x)}
+    name = _engine_label(run.config)
+    differ = [part(run.config) for part in (_layout, _spec, _concurrency) if part(run.config) != part(other.config)]
+    name = " \u00b7 ".join([name, *(x for x in differ if x)])
+    out = {"name": name, "version": e["version"].removeprefix("v"), "long_name": config_label(run.config)}
     if isinstance(e.get("image"), str) and e["image"]:
         out["image"] = e["image"]
     return out
@@ -312,7 +346,7 @@ def report_meta(base: Run, cand: Run, comparison: dict | None, differs: list[dic
     b, c = engine(base, cand), engine(cand, base)
     later = max((base, cand), key=lambda r: r.meta["date"])
     meta: dict[str, Any] = {
-        "title": f"{c['name']} v{c['version']} against {b['name']} v{b['version']}: {cand.protocol}",
+        "title": f"{c['name']} against {b['name']}: {cand.protocol}",
         "date": later.meta["date"],
         "engines": {"baseline": b, "candidate": c},
         "checkpoints": [checkpoint(base)],

@@ -317,6 +317,23 @@ def _accuracy_result(key: str, ids: list, bq: dict, cq: dict, base, cand, doc: d
     return out
 
 
+def _empty_result(ids: list, bq: dict, cq: dict, base, cand, doc: dict, prov, i: int) -> dict:
+    """The share of answers left empty (no answer after reasoning), per run and paired by question;
+    each run's count must be the one its summary states."""
+    b, c = _per_item(bq, ids, "empty"), _per_item(cq, ids, "empty")
+    diff, low, high = paired_bootstrap(b, c)
+    out = {"checkpoint": doc["report"]["checkpoints"][0]["id"], "measure": "empty", "label": "empty answers (no answer after reasoning)",
+           "unit": "proportion", "better": "lower", "items": len(ids)}
+    for role, run, by, vals in (("baseline", base, bq, b), ("candidate", cand, cq, c)):
+        _agrees(run, ["empty"], sum(1 for q in by.values() for _, r in q if r["empty"]), 0)
+        out[role] = {"value": float(np.mean(vals))}
+        prov.cite(f"$.accuracy.results[{i}].{role}.value", run.rows_src, lines_text(n for q in ids for n, _ in by[q]))
+    out["difference"], out["interval"] = diff, [low, high]
+    prov.cite(f"$.accuracy.results[{i}].difference", cand.rows_src,
+              f"{lines_text(n for q in ids for n, _ in cq[q])}, paired by doc_id with {base.rows_src.name}")
+    return out
+
+
 def gpqa(doc: dict, base, cand, prov, allow) -> None:
     bq, cq = _gpqa_rows(base), _gpqa_rows(cand)
     shared = _same_items(set(bq), set(cq), "questions", doc, allow, cand.rows_src.path)
@@ -331,6 +348,11 @@ def gpqa(doc: dict, base, cand, prov, allow) -> None:
     for i, _ in enumerate(keys):
         prov.note(f"$.accuracy.results[{i}]", cand.rows_src.path, "the question rows")
     results = [_accuracy_result(k, ids, bq, cq, base, cand, doc, prov, i) for i, k in enumerate(keys)]
+    # "Scores or finishes differently": the questions left without an answer after reasoning are the
+    # other half of that question, paired by question as the scores are.
+    if all(isinstance(r.get("empty"), bool) for q in (bq, cq) for rows in q.values() for _, r in rows):
+        prov.note(f"$.accuracy.results[{len(results)}]", cand.rows_src.path, "the question rows' empty")
+        results.append(_empty_result(ids, bq, cq, base, cand, doc, prov, len(results)))
     doc["accuracy"] = {"method": {"name": BOOTSTRAP_METHOD, "resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED,
                                   "level": 0.95}, "results": results,
                        "note": "Each question's score is its mean over the run's passes; the difference pairs questions by doc_id."}

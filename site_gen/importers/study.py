@@ -160,18 +160,76 @@ def _drop_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, chec
     return out
 
 
-def _gates(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance) -> list:
+def _not_worse_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, checkpoint: str) -> list[tuple[dict, str]]:
+    """The decision rule's `"kl_nll": "not worse"`: each named metric of the candidate's fidelity check
+    at most the baseline's (both lower is better); the study's own `f_<m>_minus_d` must agree."""
+    rule = _optional(doc, ["conditions", "decision_rule"], src) or {}
+    out = []
+    for key, value in rule.items():
+        if value != "not worse":
+            continue
+        for metric in key.split("_"):
+            found = [_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), metric) for arm in arms]
+            if None in found:
+                continue
+            diff = found[1][1] - found[0][1]
+            stated = (_optional(doc, ["comparison", layout], src) or {}).get(f"f_{metric}_minus_d")
+            if isinstance(stated, NUMBER) and not isinstance(stated, bool) and abs(stated - diff) > 1e-12:
+                raise SitegenError(f"the study states {stated}, but its checks give {diff}", src.path,
+                                   f"$.comparison.{layout}.f_{metric}_minus_d")
+            gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(f"{metric}-not-worse"),
+                    "label": f"{metric} not worse than the baseline", "engine": "candidate", "value": diff, "threshold": 0.0,
+                    "passes_when": "at_most", "passed": diff <= 0}
+            out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{found[1][0]}].metrics.{metric}"))
+    return out
+
+
+# The speed bar as this study words it: "at least 5% C4 or agentic emitted tok/s improvement".
+_SPEED_RULE = re.compile(r"at least (\d+(?:\.\d+)?)% (.+?) improvement")
+_SPEED_MEASURES = {"C4": "c4_tps", "agentic": "agentic_decode_tps"}
+
+
+def _speed_gate(doc: dict, src: Source, arms: tuple[str, str], layout: str, checkpoint: str,
+                measures: list[dict]) -> list[tuple[dict, str]]:
+    """The decision rule's speed bar: the best median change of the measures it names, at least its
+    percentage; the study's `speed_bar_pass` must agree."""
+    rule = (_optional(doc, ["conditions", "decision_rule"], src) or {}).get("speed")
+    m = _SPEED_RULE.fullmatch(rule) if isinstance(rule, str) else None
+    if m is None:
+        return []
+    named = [key for word, key in _SPEED_MEASURES.items() if word in m.group(2)]
+    changes = {r["label"]: (r["candidate"]["median"] / r["baseline"]["median"] - 1) * 100 for r in measures
+               if r["group"] == f"layout {layout}" and r["label"] in named}
+    if not changes:
+        return []
+    best = max(changes, key=changes.get)
+    gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": "speed-bar",
+            "label": f"speed: the best median change of {' or '.join(named)}", "engine": "candidate", "value": changes[best],
+            "threshold": float(m.group(1)), "unit": "%", "passes_when": "at_least", "passed": changes[best] >= float(m.group(1))}
+    stated = (_optional(doc, ["comparison", layout], src) or {}).get("speed_bar_pass")
+    if isinstance(stated, bool) and stated != gate["passed"]:
+        raise SitegenError(f"the study says speed_bar_pass {str(stated).lower()}, but its launches give a best median change "
+                           f"of {changes[best]:.2f}% ({best})", src.path, f"$.comparison.{layout}.speed_bar_pass")
+    return [(gate, f"$.conditions.decision_rule.speed; $.measurements.{layout}.*.summary ({', '.join(named)})")]
+
+
+def _gates(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance, measures: list[dict]) -> list:
     out = []
     for layout in _get(doc, ["measurements"], src):
-        for gate, at in _drop_gates(doc, src, arms, layout, checkpoint):
+        # Each arm's own checks first: a check that says pass against its own limit is refused before
+        # any comparison is read from it.
+        fidelity = [found for role, arm in zip(("baseline", "candidate"), arms) for found in _fidelity_gates(
+            _get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), role, layout, checkpoint,
+            f"$.measurements.{layout}.{arm}", src)]
+        quality = _drop_gates(doc, src, arms, layout, checkpoint) + _not_worse_gates(doc, src, arms, layout, checkpoint)
+        stated = (_optional(doc, ["comparison", layout], src) or {}).get("quality_relative_bar_pass")
+        if quality and isinstance(stated, bool) and stated != all(g["passed"] for g, _ in quality):
+            raise SitegenError(f"the study says quality_relative_bar_pass {str(stated).lower()}, but its checks give "
+                               f"{str(all(g['passed'] for g, _ in quality)).lower()}", src.path,
+                               f"$.comparison.{layout}.quality_relative_bar_pass")
+        for gate, at in quality + _speed_gate(doc, src, arms, layout, checkpoint, measures) + fidelity:
             prov.cite(f"$.gates.results[{len(out)}]", src, at)
             out.append(gate)
-        for role, arm in zip(("baseline", "candidate"), arms):
-            where = f"$.measurements.{layout}.{arm}"
-            checks = _get(doc, ["measurements", layout, arm, "quality", "checks"], src, list)
-            for gate, at in _fidelity_gates(checks, role, layout, checkpoint, where, src):
-                prov.cite(f"$.gates.results[{len(out)}]", src, at)
-                out.append(gate)
     return out
 
 
@@ -186,6 +244,22 @@ def _engines(doc: dict, src: Source, arms: tuple[str, str]) -> tuple[dict, list]
     differs = [{"field": k, "baseline": str(a.get(k, "")), "candidate": str(b.get(k, ""))}
                for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
     return engines, differs
+
+
+def _recommendation(rec: dict | None) -> str:
+    """The study's own conclusion, as its words: the arm it recommends, why, and on what basis."""
+    if not rec:
+        return ""
+    arm, reason, basis = rec.get("arm"), rec.get("reason"), rec.get("basis")
+    parts = []
+    if isinstance(arm, str) and arm.strip():
+        parts.append(f"The study recommends arm {arm}.")
+    for text in (reason, basis):
+        if isinstance(text, str) and text.strip():
+            parts.append(" ".join(text.split()))
+    if rec.get("defaults_changed") is False and "defaults changed" not in " ".join(parts).lower():
+        parts.append("No defaults changed.")
+    return " ".join(parts)
 
 
 def run_import(path: Path, baseline: str | None, candidate: str | None, attribution: str | None) -> Imported:
@@ -215,6 +289,16 @@ def run_import(path: Path, baseline: str | None, candidate: str | None, attribut
                             "date": date, "engines": engines, "checkpoints": [checkpoint],
                             "comparison": {"id": SCHEMA}, "differs": differs,
                             "tested": [{"label": "Study", "text": f"`{src.name}` ({date})"}]}
+    rule = _optional(doc, ["conditions", "decision_rule"], src) or {}
+    said = [f"{k.replace('_', ' ')}: {v}" for k, v in rule.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+            and k not in ("decision_owner",)]
+    if said:
+        meta["tested"].append({"label": "Decision rule", "text": "; ".join(said)})
+        prov.note(f"$.report.tested[{len(meta['tested']) - 1}]", path, "$.conditions.decision_rule")
+    lede = _recommendation(_optional(doc, ["recommendation"], src))
+    if lede:
+        meta["lede"] = lede
+        prov.note("$.report.lede", path, "$.recommendation")
     limits = [x for x in _optional(doc, ["limitations"], src, list) or [] if isinstance(x, str) and x.strip()]
     if skipped:
         limits.append(f"Fields without a known unit, not imported: {', '.join(skipped)}.")
@@ -223,7 +307,7 @@ def run_import(path: Path, baseline: str | None, candidate: str | None, attribut
     if attribution:
         meta["attribution"] = attribution
     out = {"schema_version": 1.1, "report": meta, "measures": {"results": measures}}
-    gates = _gates(doc, src, arms, checkpoint["id"], prov)
+    gates = _gates(doc, src, arms, checkpoint["id"], prov, measures)
     if gates:
         out["gates"] = {"results": gates}
     out["provenance"] = prov.part()

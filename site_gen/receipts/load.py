@@ -16,6 +16,7 @@ from typing import Any
 
 from site_gen.core.diagnostics import IGNORED
 from site_gen.core.errors import SitegenError
+from site_gen.core.names import UNRECORDED, engine_label, version_text
 from site_gen.receipts.meaning import anchor_key, require, unique_ids, validate_meaning
 from site_gen.receipts.parse import _BAD_CHAR, _read_limited, decode_text, parse_json
 from site_gen.core.paths import link_loop, resolve_path
@@ -23,13 +24,11 @@ from site_gen.receipts.validate import (SCHEMA_VERSION, _fast_validator, _valida
                                validate_schema)
 
 # The checks are re-exported: sections and tests reach them through this module.
-__all__ = ["SUMMARY", "SCHEMA_VERSION", "Engine", "Report", "anchor_key", "check_report_id", "decode_text", "is_date",
+__all__ = ["SUMMARY", "SCHEMA_VERSION", "Engine", "engine_label", "version_text", "Report", "anchor_key", "check_report_id", "decode_text", "is_date",
            "load_report", "load_reports", "parse_json", "read_lede", "report_folders", "require", "schema",
            "schema_changed", "unique_ids", "validate_meaning", "validate_schema", "_fast_validator", "_validator"]
 
 SUMMARY = "SUMMARY.json"
-# An engine version the source did not record (the serving importers write it so, never a guess).
-UNRECORDED = "unrecorded"
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -42,7 +41,11 @@ class Engine:
 
     @property
     def label(self) -> str:
-        return self.name if self.version == UNRECORDED else f"{self.name} v{self.version}"
+        return engine_label(self.name, self.version)
+
+    @property
+    def version_label(self) -> str:
+        return version_text(self.version)
 
 
 @dataclass

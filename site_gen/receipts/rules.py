@@ -27,3 +27,23 @@ def unique_ids(ids: list[str], what: str, where: str, file: Path) -> None:
         require(key not in seen, f"{what} ids '{seen.get(key)}' and '{ident}' differ only in case or punctuation; "
                "on the pages both would be '" + key + "'", file, f"{where}[{i}].id")
         seen[key] = ident
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+def difference_agrees(difference: float, baseline: float, candidate: float, file: Path, where: str) -> None:
+    """A measured difference (candidate minus baseline) points the way its two values do. Rounding is
+    monotonic, so rounded values never reverse the sign of their difference: strictly opposite signs
+    are a contradiction, never a rounding."""
+    went = candidate - baseline
+    require(_sign(difference) * _sign(went) >= 0,
+            f"difference {difference:+g} contradicts its two values: candidate {candidate:g} minus baseline {baseline:g} "
+            f"is {went:+g}", file, where)
+
+
+def inside_interval(value: float, interval: list, what: str, file: Path, where: str) -> None:
+    """A figure lies inside its own interval (an interval that leaves out its own estimate is not one)."""
+    low, high = interval
+    require(low <= value <= high, f"{what} {value:g} lies outside its own interval [{low:g}, {high:g}]", file, where)

@@ -192,6 +192,24 @@ def palette() -> dict[str, Colour]:
     return {**dark_palette(css), **{k: hex_colour(v) for k, v in _CARD_ONLY.items()}}
 
 
+# A line's colour by direction is the verdict colour of that direction (the site's stylesheet says so too).
+_BY_DIRECTION = {"better": "faster", "worse": "slower", "neutral": "level"}
+
+
+def _headlines(card: Canvas, c: dict, lines: tuple, y: int, strip: bool, left: int) -> int:
+    """The headline lines from `y`: as many as fit above the strip (or the footer), the rest counted
+    in a last line, never drawn over the strip (the meta description holds every line whole)."""
+    room = max(1, ((452 - 54 if strip else HEIGHT - 44 - 8) - y) // 40)
+    if len(lines) > room:
+        lines = (*lines[:room - 1], ("…", f"{len(lines) - room + 1} more verdicts on the report's overview", "level"))
+    for label, text, key in lines:
+        card.dot(left + 8, y + 17, 7, c.get(_BY_DIRECTION.get(key, key), c["level"]))
+        x = card.text(left + 28, y, label + " ", 32, c["muted"])
+        card.text(x, y, fit(text, 32, WIDTH - 60 - x), 32, c["fg"])
+        y += 40
+    return y
+
+
 @lru_cache(maxsize=64)
 def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str, str], ...],
                strip: tuple[tuple[float, str, int], ...], strip_caption: str, scale: tuple[float, float],
@@ -211,12 +229,7 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
         card.text(left, y, line, 64, c["fg"])
         y += 68
     card.text(left, y + 4, fit(subtitle, 32, inner), 32, c["muted"])
-    y += 56
-    for label, text, key in lines:
-        card.dot(left + 8, y + 17, 7, c[key])
-        x = card.text(left + 28, y, label + " ", 32, c["muted"])
-        card.text(x, y, fit(text, 32, WIDTH - 60 - x), 32, c["fg"])
-        y += 40
+    y = _headlines(card, c, lines, y + 56, bool(strip), left)
     if strip:
         low, high = scale
         top, rows = max(y + 54, 452), 1 + max(r for _, _, r in strip)
@@ -228,6 +241,8 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
 
         card.rect(left, top, inner, height, c["soft"])
         card.rect(round(sx(1 - band)), top, round(sx(1 + band) - sx(1 - band)), height, c["band"])
+        for edge in (1 - band, 1 + band):  # the band's edges, at 3:1 or more against the strip (its fill is faint)
+            card.rect(round(sx(edge)), top, 1, height, c["band-edge"])
         card.rect(round(sx(1.0)) - 1, top, 2, height, c["fg"])
         drawn = set()  # a dot on a dot of the same colour changes nothing: thousands of cells stay quick
         for ratio, verdict, row in strip:

@@ -57,7 +57,7 @@ def range_bar(lo: float, hi: float, scale: tuple[float, float], band: float) -> 
         "width": BAR_WIDTH,
         "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
         "one": _x(1.0, low, high), "bar_x": a, "bar_w": max(round(b - a, 2), 2.0),
-        "kind": kind, "clipped_low": "low" in beyond, "clipped_high": "high" in beyond,
+        "kind": kind, "clipped_low": "low" in beyond, "clipped_high": "high" in beyond, "band_text": f"\u00b1{band * 100:g}%",
         "label": f"from {fmt.speed_ratio(lo, band)} to {fmt.speed_ratio(hi, band)}, {RANGE_KINDS[kind]}"
                  + (f" ({' and '.join(beyond)} end beyond the scale)" if beyond else ""),
     }
@@ -84,12 +84,18 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
     Oriented values: right of zero always means the candidate is further from the reference.
     """
     facets = []
-    width, left, right = 360.0, 70.0, 34.0
-    plot_w = width - left - right
+    width, right = 360.0, 34.0
     measures: dict[Any, list[dict[str, Any]]] = {}  # paired rows by measure, in the table's order
     for r in views.rows(table):
         if r["paired"]:
             measures.setdefault(r["measure"], []).append(r)
+    # The row labels' column is as wide as the longest label needs (11 px type, ~6.6 px a character),
+    # up to 40% of the chart; a longer label is cut at its end with an ellipsis, never at the chart's
+    # left edge, and its whole text is its tooltip.
+    longest = max((len(str(r["checkpoint"])) for group in measures.values() for r in group), default=0)
+    left = min(max(70.0, round(12 + 6.6 * longest, 1)), width * 0.4)
+    fits = int((left - 12) / 6.6)
+    plot_w = width - left - right
     for measure, group in measures.items():
         # NaN left out, as pandas' min and max leave it
         lo = min(0.0, *(v for r in group if (v := r["oriented_low"]) == v))
@@ -106,7 +112,9 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
         rows = []
         for i, r in enumerate(group):
             y = 18 + i * 22
-            rows.append({"y": y, "checkpoint": r["checkpoint"], "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
+            name = str(r["checkpoint"])
+            rows.append({"y": y, "checkpoint": r["checkpoint"], "short": name if len(name) <= fits else name[:fits - 1] + "\u2026",
+                         "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
                          "x": x(r["oriented"]), "resolved": bool(r["resolved"]),
                          "label": f"{r['checkpoint']}: {fmt.measure_difference(r['difference'], unit)} "
                                   f"{fmt.measure_interval(r['low'], r['high'], unit)}"})
@@ -129,6 +137,23 @@ def _cell_label(workload: str, input_tokens, concurrency) -> str:
     return f"{html.escape(workload)} · {size} · ×{concurrency}"
 
 
+def _short_labels(cells: list[tuple]) -> dict[str, str]:
+    """Each row's label as drawn beside the chart: only the parts that tell its rows apart (a part
+    every row shares, such as "input not measured" on every cell, says nothing there and would crowd
+    out the workload's name), streams in words. The full label stays the point's hover text."""
+    workloads, sizes, streams = (set(part) for part in zip(*[(w, i if i == i else None, c) for _, w, i, c in cells])) \
+        if cells else (set(), set(), set())
+    out = {}
+    for label, w, i, c in cells:
+        parts = [html.escape(w)] if len(workloads) > 1 or (len(sizes) <= 1 and len(streams) <= 1) else []
+        if len(sizes) > 1:
+            parts.append(f"input {fmt.NOT_MEASURED}" if pd.isna(i) else f"{fmt.tokens_k(i)} in")
+        if len(streams) > 1:
+            parts.append(f"{c} stream" if c == 1 else f"{c} streams")
+        out[label] = " · ".join(parts) or html.escape(w)
+    return out
+
+
 def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float], band: float,
                  candidate: str, baseline: str) -> dict[str, Any]:
     """Plotly spec (plain dicts) of every cell of one checkpoint, both metrics, on the fixed scale.
@@ -142,6 +167,9 @@ def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float
         *(cells[k].tolist() for k in ("checkpoint", "metric", "workload", "input_tokens", "concurrency", "ratio", "verdict")))
         if cp == checkpoint]
     labels = list(dict.fromkeys(label for _, label, _, _ in group))
+    parts = {label: (w, i, c) for cp, w, i, c in zip(*(cells[k].tolist() for k in ("checkpoint", "workload", "input_tokens", "concurrency")))
+             if cp == checkpoint for label in (_cell_label(w, i, c),)}
+    short = _short_labels([(label, *parts[label]) for label in labels])
     traces = []
     for metric, symbol in (("aggregate", "circle"), ("decode", "diamond")):
         part = [cell for cell in group if cell[0] == metric]
@@ -165,7 +193,8 @@ def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float
             "margin": {"l": 190, "r": 20, "t": 10, "b": 40},
             "xaxis": {"range": [low, high], "title": {"text": f"{html.escape(candidate)} / {html.escape(baseline)}"},
                       "zeroline": False, "fixedrange": False},
-            "yaxis": {"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True},
+            "yaxis": {"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True,
+                      "tickvals": labels, "ticktext": [short[label] for label in labels]},
             "shapes": [
                 {"type": "rect", "xref": "x", "yref": "paper", "x0": 1 - band, "x1": 1 + band, "y0": 0, "y1": 1,
                  "line": {"width": 0}, "layer": "below", "meta": "band"},

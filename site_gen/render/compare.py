@@ -1,5 +1,5 @@
 """`sitegen compare`'s words: one comparison (analysis/compare.py) as text for a terminal, markdown
-for a pull-request comment, or JSON for scripts (`site_gen/schema/compare-1.schema.json`).
+for a pull-request comment, or JSON for scripts (`site_gen/schema/compare-output-1.schema.json`).
 
 Each section words its own figures (its view's `compare_what(item)`: the figure's place and
 measure; `compare_value(change, value, signed)`: a value in its unit); this module adds the
@@ -18,7 +18,8 @@ from site_gen.render.provenance import Fig
 from site_gen.render.summary import markdown_text as _md, one_line
 from site_gen.sections import all_sections
 
-SCHEMA_ID = "https://sitegen.invalid/schema/compare-1.schema.json"
+VERSION = 1
+SCHEMA = f"compare-output-{VERSION}.schema.json"  # in site_gen/schema/, beside `sitegen summary`'s
 GLYPHS = {BETTER: "▲", WORSE: "▼", LEVEL: "●", NOT_RESOLVED: "○"}
 # The page's verdict colours, by meaning: better wears the faster colour, worse the slower one.
 CLASSES = {BETTER: "faster", WORSE: "slower", LEVEL: "level", NOT_RESOLVED: "none"}
@@ -235,7 +236,7 @@ def _change(c: Change, band: float) -> dict[str, Any]:
 
 def as_json(cmp: Comparison, fail_on: str) -> str:
     n = cmp.counts()
-    doc = {"$schema": SCHEMA_ID, "old": _report(cmp.old), "new": _report(cmp.new), "noise_band": cmp.band,
+    doc = {"format": "sitegen compare", "version": VERSION, "schema": SCHEMA, "old": _report(cmp.old), "new": _report(cmp.new), "noise_band": cmp.band,
            "fail_on": fail_on, "failed": bool(cmp.failing(fail_on)), "verdict": verdict_line(cmp, fail_on),
            "counts": {"worse": n[WORSE], "better": n[BETTER], "level": n[LEVEL], "not_resolved": n[NOT_RESOLVED],
                       "compared": n["compared"]},

@@ -12,10 +12,15 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
     """One report's dashboard row: display strings plus the plain values it sorts by."""
     r = a.report
     cells: dict[str, Any] = {}
+    other = []
     for s in parts.ordered():
         make = parts.hook(s, "dashboard")
         if make is not None and s.dashboard and s.present(a):
             cells.update(make(a))
+        elif not s.dashboard and s.present(a) and (lines := parts.hook(s, "headlines")):
+            other += [f"{label} {text}" for label, text, _ in lines(a)]
+    if other:  # every section speaks on the dashboard: one with no column of its own, here
+        cells[parts.OTHER.key] = {"text": " · ".join(other), "sort": " · ".join(other)}
     return {
         "id": r.id, "title": r.title, "date": r.date, "url": url,
         "engines": f"{r.candidate.label} vs {r.baseline.label}",

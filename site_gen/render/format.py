@@ -98,6 +98,21 @@ def speed_ratio_range(low: Any, high: Any, band: float, digits: int = SPEED_DIGI
     return f"{a}x" if a == b else f"{a}{DASH}{b}x"
 
 
+def significant(value: Any, digits: int = 4) -> str:
+    """`0.04288`, `−0.0005733`, `1.562`: `digits` significant digits, a negative with U+2212."""
+    return MISSING if _missing(value) else _minus(f"{value:.{digits}g}")
+
+
+def side_ratio(value: Any, digits: int = SPEED_DIGITS) -> str:
+    """A ratio whose side of 1 matters (a KV pool against another): `digits` decimals, more where
+    they would print 1 for a value that is not 1 (`1.04x`, not `1.0x`; `0.996x`, not `1.00x`)."""
+    return speed_ratio(value, 0.0, digits)
+
+
+def side_ratio_range(low: Any, high: Any) -> str:
+    return speed_ratio_range(low, high, 0.0)
+
+
 def number_range(low: Any, high: Any, digits: int = 2, suffix: str = "") -> str:
     """`1.06–1.46x`; one value when both ends print the same."""
     if _missing(low) or _missing(high):

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analysis import history
+from site_gen.receipts.load import engine_label
 from site_gen.render import compare as compare_view, format as fmt, parts, views
 from site_gen.sections import all_sections
 
@@ -27,7 +28,7 @@ def _series(frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _release(row) -> str:
-    return f"{row['candidate']} v{row['version']}"
+    return engine_label(row["candidate"], row["version"])
 
 
 class Parts:
@@ -39,11 +40,11 @@ class Parts:
         self.steps = steps or {}  # (series, report) -> (the release before, its changes): analysis/history.py
 
     def mark(self, row, phrase) -> dict[str, Any]:
-        """The release's "since the release before" cell: its changes beyond noise marked and said
+        """The build's "since the build before" cell: its changes beyond noise marked and said
         (`phrase(change)` words one in the section's terms), or "within noise"."""
         step = self.steps.get((row["series"], row["report"]))
         if step is None:
-            return {"text": "earlier release not shown" if int(row.get("older", 0) or 0) else "first release", "marks": [],
+            return {"text": "earlier build not shown" if int(row.get("older", 0) or 0) else "first build", "marks": [],
                     "step": False}
         previous, changes = step
         return {**compare_view.history_mark(_release(previous), changes, self.band, phrase), "step": True}

@@ -15,8 +15,8 @@ from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import Engine
 from site_gen.render import format as fmt, markdown as md, views
 from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
-from site_gen.render import publish
-from site_gen.render.provenance import Fig, attach_origins, collect, origins
+from site_gen.render import opening, publish
+from site_gen.render.provenance import Fig, attach_origins, collect, origin_of, origins
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
 from site_gen.render.csv import _own, csv_files, csv_tables
@@ -149,17 +149,26 @@ class ReportPages:
         }
 
     def provenance(self, mdx: Callable[..., Markup]) -> list[dict[str, Any]]:
-        """Every figure the report's pages show, once, with its source, grouped by section."""
+        """Every figure the report's pages show, once, with its source, grouped by section: a place
+        in SUMMARY.json (and the original file's lines, by the source's id: the table of original
+        files above gives each one's name and SHA-256), or how it was computed."""
+        short = {s["id"]: s["id"] for s in (self.a.report.data.get("provenance") or {}).get("sources", [])}
+        at = {f["path"]: f"{short[f['source']]}, {f['at']}" for f in (self.a.report.data.get("provenance") or {}).get("figures", [])}
         out, seen = [], set()
         for section in all_sections():
             if not section.provenance:
                 continue
             found: list[Fig] = []
             collect(self.view(section.view_key, mdx), found)
+            rows = []
             for f in found:
                 if (f.text, f.source) not in seen and (f.path or f.how):
                     seen.add((f.text, f.source))
-                    out.append({"section": section.title, "text": f.text, "source": f.source})
+                    where = origin_of(f.path, at) if f.path and at else None
+                    rows.append({"text": f.text, "source": f.path or f"computed: {f.how}", "date": f.date,
+                                 "origin": where})
+            if rows:
+                out.append({"section": section.title, "rows": rows})
         return out
 
     def context(self, key: str, page_url: str) -> dict[str, Any]:
@@ -168,6 +177,8 @@ class ReportPages:
         nav = [{"key": k, "title": t, "url": rel(page_url, self.base + f), "current": k == key} for k, t, f in self.sections]
         ctx: dict[str, Any] = {
             "report": {"id": r.id, "title": r.title, "date": r.date, "sha256": r.sha256, "illustrative": r.data.get("illustrative", ""),
+                       "illustrative_short": views.first_sentence(r.data.get("illustrative", "")),
+                       "imported": bool(r.data.get("provenance")),
                        "hardware": r.meta.get("hardware", ""), "size": r.size,
                        "attribution": r.meta.get("attribution", ""), "differs": r.meta.get("differs", []),
                        "comparison": r.meta.get("comparison")},
@@ -181,8 +192,11 @@ class ReportPages:
             "number_word": views.number_word,
             "share": self.share,  # link previews: Open Graph, Twitter card
             "related": self.links(page_url),
+            # The colour legend where colours say better or worse: the overview, and the pages that colour by direction.
+            "legend": key == OVERVIEW[0] or bool(section_of(key) and section_of(key).legend),
         }
         if key in ("overview",):
+            ctx["opening"] = opening.sentence(a, named=False)  # under the title, which names the two sides
             lede = r.lede
             ctx["lede"] = self._markdown(lede, page_url, "$.report.lede", lede=True) if lede else Markup("")
             ctx["tested"] = [{"label": t["label"], "html": mdx(t["text"], f"$.report.tested[{i}].text", True)}

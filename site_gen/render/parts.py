@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from site_gen.sections import all_sections
-from site_gen.sections.base import BlockSpec, Section
+from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
 
 def view_of(section: Section) -> ModuleType | None:
@@ -56,9 +56,13 @@ def lines(a, name: str, *args: Any) -> list:
     return out
 
 
+# The sections with no column of their own speak in this one, by their headlines (`headlines` of their view).
+OTHER = DashboardColumn("other", "Other verdicts")
+
+
 @lru_cache(maxsize=None)
 def dashboard_columns_of(generation: int) -> tuple:
-    return tuple(c for s in ordered() for c in s.dashboard)
+    return (*(c for s in ordered() for c in s.dashboard), OTHER)
 
 
 def dashboard_columns() -> tuple:

@@ -11,11 +11,16 @@ from markupsafe import Markup, escape
 
 
 class Fig:
-    __slots__ = ("text", "path", "how", "date", "origin")
+    __slots__ = ("text", "path", "how", "date", "origin", "dense")
 
-    def __init__(self, text: str, path: str | None = None, how: str | None = None, date: str | None = None):
+    def __init__(self, text: str, path: str | None = None, how: str | None = None, date: str | None = None,
+                 dense: bool = False):
         self.text, self.path, self.how, self.date = text, path, how, date
         self.origin: str | None = None  # the original file an importer read it from (schema 1.1 provenance)
+        # A figure of a dense table (every cell of a speed or scenario grid): its source shows on
+        # hover and on the Numbers page, but it is no tab stop (hundreds would bury the page's own
+        # controls) and carries its source once, in its title.
+        self.dense = dense
 
     def __str__(self) -> str:
         return self.text
@@ -38,6 +43,11 @@ class Fig:
 
     def __html__(self) -> str:
         # escape() on each part, as Markup.format would do, without its formatter (a page has hundreds).
+        if self.dense and (self.path or self.how):
+            # Its place in the receipt only: the original file and lines are the row's (its title) and
+            # on the Numbers page, not repeated in each of hundreds of cells.
+            short = f"SUMMARY.json {self.path}" if self.path else f"computed: {self.how}"
+            return Markup(f'<span class="fig" title="{escape(short)}">{escape(self.text)}</span>')
         if self.path:
             return Markup(f'<span class="fig" tabindex="0" data-source="{escape(self.path)}" '
                           f'title="{escape(self.source)}">{escape(self.text)}</span>')

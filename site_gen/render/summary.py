@@ -1,6 +1,10 @@
 """A report's verdicts for the terminal, a pull-request comment or a script.
 
-Built from the same views as the site's pages, so every string is the one the site shows.
+The JSON (`summary_data`, `as_json`) is made for scripts: figures are JSON numbers, units, rules and
+directions are fields of their own, text is only what is text (names, labels, the opening
+sentence). Its shape is published as a JSON Schema, versioned: `site_gen/schema/
+summary-output-1.schema.json` (`VERSION`). The text and markdown lines are printed from that same
+JSON, each section's by its own `summary_rows`, so the three formats never disagree.
 """
 from __future__ import annotations
 
@@ -10,25 +14,36 @@ import re
 from typing import Any
 
 from site_gen.analysis.report import Analysis, own
-from site_gen.render import parts
+from site_gen.render import opening, parts, plain
+
+VERSION = 1
+SCHEMA = f"summary-output-{VERSION}.schema.json"  # in site_gen/schema/, beside the receipt schemas
 
 
 def summary_data(a: Analysis) -> dict[str, Any]:
-    """Plain data (str/int/bool) of the report's headline verdicts: each section's part (`summary`
-    of its view module), made from the view its page shows."""
-    out: dict[str, Any] = {"report": a.report.id, "title": a.report.title, "date": a.report.date,
-                           "candidate": a.report.candidate.label, "baseline": a.report.baseline.label}
+    """One report's summary: who against whom, the opening sentence, and each section's part
+    (`summary` of its view module, made from the view its page shows)."""
+    r = a.report
+    out: dict[str, Any] = {
+        "report": r.id, "title": r.title, "date": r.date,
+        "candidate": plain.engine(r.candidate), "baseline": plain.engine(r.baseline) if "baseline" in r.meta["engines"] else None,
+        "hardware": r.meta.get("hardware"),
+        "checkpoints": [{"id": c["id"], "label": c.get("label"), "missing": dict(c.get("missing", {}))} for c in r.meta["checkpoints"]],
+        "verdict": opening.sentence(a),
+    }
     for s in parts.ordered():
         make = parts.hook(s, "summary")
         if make is None or not s.present(a):
             continue
         shown = parts.view_of(s).view(own(a, s.name) if s.name else a)
-        out.update(make(a, shown) or {})
+        out.update(make(own(a, s.name) if s.name else a, shown) or {})
     return out
 
 
 def as_json(items: list[dict[str, Any]]) -> str:
-    return json.dumps(items if len(items) != 1 else items[0], indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    """Always one object, whatever the number of reports: `{"format", "version", "reports": [...]}`."""
+    return json.dumps({"format": "sitegen summary", "version": VERSION, "schema": SCHEMA, "reports": items},
+                      indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -51,6 +66,7 @@ def as_text(items: list[dict[str, Any]]) -> str:
     out = []
     for d in items:
         out.append(f"{_one_line(d['title'])} ({d['date']})")
+        out.append(f"  {_one_line(d['verdict'])}")
         rows = [(_one_line(label), _one_line(value)) for label, value in _rows(d)]
         width = max((len(r[0]) for r in rows), default=0)
         out += [f"  {label.ljust(width)}  {value}" for label, value in rows]
@@ -75,10 +91,11 @@ def _md(text: str, line_start: bool = False) -> str:
 def as_markdown(items: list[dict[str, Any]]) -> str:
     out = []
     for d in items:
-        out += [f"### {_md(d['title'])} ({_md(d['date'])})", "",
-                f"{_md(d['candidate'], line_start=True)} against {_md(d['baseline'])}", "", "| | |", "|---|---|"]
-        out += [f"| {_md(label)} | {_md(value)} |" for label, value in _rows(d)]
-        out.append("")
+        out += [f"### {_md(d['title'])} ({_md(d['date'])})", "", _md(d["verdict"], line_start=True), ""]
+        rows = _rows(d)
+        if rows:  # no empty table: a report with no lines says only its sentence
+            out += ["| | |", "|---|---|"] + [f"| {_md(label)} | {_md(value)} |" for label, value in rows]
+            out.append("")
     return "\n".join(out)
 
 

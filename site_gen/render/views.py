@@ -26,6 +26,17 @@ def engines(a: Analysis) -> dict[str, Any]:
     }
 
 
+def first_sentence(text: str, limit: int = 240) -> str:
+    """The text's first sentence when the whole is long (a pointer on every page); else the whole."""
+    if len(text) <= limit:
+        return text
+    for stop in (". ", "; ", ": "):
+        at = text.find(stop, 40, limit)
+        if at > 0:
+            return text[:at + 1] if stop == ". " else text[:at] + "\u2026"
+    return text[:limit].rsplit(" ", 1)[0] + "\u2026"
+
+
 def missing_reason(a: Analysis, checkpoint: str, role: str) -> str:
     for c in a.report.meta["checkpoints"]:
         if c["id"] == checkpoint:

@@ -7,10 +7,15 @@ them:
 - `<package>.analysis` (the analysis layer, pandas): `analyse(base, part) -> Result | None`, the
   section's typed result, kept in the report's `Analysis.results[name]`; optionally its inline
   figures (`FIGURES`) and its history rows (`history_rows`);
-- `<package>.view` (the view layer): `view(a)`, its page's display data; `csv(a)`, its tables;
-  `BLOCKS`, its author blocks; and its lines in the other outputs: `summary(a)` (the `sitegen
-  summary` data), `dashboard(a)` (its dashboard columns), `headlines(a)` (the share card and the
-  meta description), plus optional `page_title`, `page_context`, `markup`;
+- `<package>.view` (the view layer): `view(a)`, its page's display data (every figure a `Fig`, so
+  it has a hover and a row on the Numbers page); `csv(a)`, its tables; `BLOCKS`, its author blocks;
+  and its lines in the other outputs, so that no output leaves it out: `summary(a, shown)` (its part
+  of `sitegen summary --format json`: numbers as numbers, units and directions as fields, described
+  in site_gen/schema/summary-output-1.schema.json) and `summary_rows(d)` (its text and markdown
+  lines, from that JSON), `verdict(a)` (its clause of the sentence every report opens with),
+  `headlines(a)` (its line on the share card, in the meta description, and on the dashboard when it
+  has no column of its own), `dashboard(a)` (its dashboard columns), plus optional `card_strip`,
+  `HISTORY_PARTS`, `page_title`, `page_context`, `markup`;
 - `<package>/templates/`: its page (`<key>.html`), its part of the overview
   (`overview/<key>.html`) and its macros (`_<key>.html`).
 
@@ -64,6 +69,7 @@ class Section:
     light: bool = False           # `records` are read by the analysis only: dropped once it is done
     engine_records: Callable[[dict], Iterator[tuple[str, str, str]]] | None = None  # (checkpoint, role, path)
     provenance: bool = False      # its figures are listed on the numbers page
+    legend: bool = False          # its page colours verdicts by direction: it shows the colour legend
     charts: bool = False          # its page draws interactive charts
     schema: dict | None = None    # its part of the receipt schema, when not in the published schema file
     dashboard: tuple[DashboardColumn, ...] = ()  # its columns in the table of reports

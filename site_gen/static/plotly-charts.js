@@ -6,7 +6,7 @@
   function colours() {
     var s = getComputedStyle(document.documentElement);
     function v(name) { return s.getPropertyValue(name).trim(); }
-    return { bg: v("--bg"), fg: v("--fg"), line: v("--line"), band: v("--band"), aggregate: v("--series-aggregate"), decode: v("--series-decode") };
+    return { bg: v("--bg"), fg: v("--fg"), line: v("--line"), band: v("--band"), edge: v("--band-edge"), aggregate: v("--series-aggregate"), decode: v("--series-decode") };
   }
   function themed(spec) {
     var c = colours(), fig = JSON.parse(JSON.stringify(spec));
@@ -18,7 +18,7 @@
     var r = fig.layout.xaxis.range, pad = (r[1] - r[0]) * 0.02;
     fig.layout.xaxis.range = [r[0] - pad, r[1] + pad];
     (fig.layout.shapes || []).forEach(function (shape) {
-      if (shape.meta === "band") { shape.fillcolor = c.band; }
+      if (shape.meta === "band") { shape.fillcolor = c.band; shape.line = { color: c.edge, width: 1 }; }
       if (shape.meta === "one") { shape.line = { color: c.fg, width: 1.5 }; }
     });
     fig.data.forEach(function (trace) {

@@ -19,8 +19,9 @@
   function plain(s) {
     return String(s).replace(/&(amp|lt|gt|quot|#x27|#39);/g, function (m, e) { return ENTITIES[e]; });
   }
-  function ticks(lo, hi) {
-    var raw = (hi - lo) / 5, p = Math.pow(10, Math.floor(Math.log10(raw))), step = 10 * p;
+  function ticks(lo, hi, count) {
+    // At most `count` labels: as many as the plot's width holds apart (a narrow chart, a deep zoom).
+    var raw = (hi - lo) / (count || 5), p = Math.pow(10, Math.floor(Math.log10(raw))), step = 10 * p;
     [1, 2, 2.5, 5].some(function (m) { if (raw <= m * p) { step = m * p; return true; } return false; });
     var out = [], digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9)) + (step / p === 2.5 ? 1 : 0);
     for (var v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
@@ -55,7 +56,8 @@
   function render(host, state) {
     var spec = state.spec, layout = spec.layout, m = layout.margin || {};
     var width = Math.max(host.clientWidth || 0, 280), height = layout.height || 400;
-    var left = Math.min(m.l || 80, Math.round(width * 0.42)), right = m.r || 20, top = m.t || 10, bottom = m.b || 40;
+    // The row labels take up to half a narrow chart (their text is what tells the rows apart), 42% of a wide one.
+    var left = Math.min(m.l || 80, Math.round(width * (width < 500 ? 0.5 : 0.42))), right = m.r || 20, top = m.t || 10, bottom = m.b || 40;
     var x0 = left, x1 = width - right, y0 = top, y1 = height - bottom;
     var lo = state.range[0], hi = state.range[1];
     function sx(v) { return x0 + (Math.min(Math.max(v, lo), hi) - lo) / (hi - lo) * (x1 - x0); }
@@ -72,7 +74,7 @@
     node("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, node("clipPath", { id: clip }, defs));
     node("rect", { x: x0 - reach, y: y0, width: x1 - x0 + 2 * reach, height: y1 - y0 }, node("clipPath", { id: clip + "-points" }, defs));
     var grid = node("g", { "class": "grid" }, svg), axis = node("g", { "class": "axis" }, svg);
-    ticks(lo, hi).forEach(function (t) {
+    ticks(lo, hi, Math.max(2, Math.min(5, Math.floor((x1 - x0) / 36)))).forEach(function (t) {
       node("line", { x1: sx(t.v), x2: sx(t.v), y1: y0, y2: y1 }, grid);
       node("text", { x: sx(t.v), y: y1 + 16, "text-anchor": "middle", "class": "tick-label" }, axis, t.label);
     });
@@ -91,10 +93,24 @@
     });
     node("line", { "class": "axis-line", x1: x0, x2: x1, y1: y1, y2: y1 }, axis);
     var title = layout.xaxis.title && layout.xaxis.title.text;
-    if (title) { node("text", { x: (x0 + x1) / 2, y: y1 + 34, "text-anchor": "middle", "class": "axis-title" }, axis, plain(title)); }
-    var labels = node("g", { "class": "row-labels" }, svg);
+    if (title) {
+      // Centred under the plot while it fits the chart; else anchored at the chart's right edge and
+      // shortened (the caption above names both engines; the whole title is its tooltip).
+      var at = node("text", { x: (x0 + x1) / 2, y: y1 + 34, "text-anchor": "middle", "class": "axis-title" }, axis, plain(title));
+      if ((x0 + x1) / 2 + at.getComputedTextLength() / 2 > width - 4) {
+        at.setAttribute("x", width - 4); at.setAttribute("text-anchor", "end");
+        var full = plain(title), s = full;
+        while (at.getComputedTextLength() > width - 8 && s.length > 4) { s = s.slice(0, -2); at.textContent = s + "…"; }
+        node("title", {}, at, full);
+      }
+    }
+    var labels = node("g", { "class": "row-labels" }, svg), shown = {};
+    // The label drawn is the short one (the parts that tell the rows apart); the full one is its title.
+    (layout.yaxis.tickvals || []).forEach(function (v, i) { shown[v] = layout.yaxis.ticktext[i]; });
     cats.forEach(function (c) {
-      fit(node("text", { x: x0 - 8, y: rows[c], dy: "0.35em", "text-anchor": "end" }, labels, plain(c)), x0 - 12);
+      var t = node("text", { x: x0 - 8, y: rows[c], dy: "0.35em", "text-anchor": "end" }, labels, plain(shown[c] || c));
+      fit(t, x0 - 12);
+      if (shown[c] && !t.querySelector("title")) { node("title", {}, t, plain(c)); }
     });
     var points = node("g", { "class": "points", "clip-path": "url(#" + clip + "-points)" }, svg);
     var size = 5;

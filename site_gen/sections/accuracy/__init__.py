@@ -3,7 +3,7 @@ interval, as the receipt's resampling method gives them (schema 1.1). The declar
 meaning checks of the receipt's `accuracy` part."""
 from __future__ import annotations
 
-from site_gen.receipts.rules import require
+from site_gen.receipts.rules import difference_agrees, inside_interval, require
 from site_gen.sections.base import Section, paired_records
 
 
@@ -22,9 +22,17 @@ def check(part: dict, file, checkpoint_ref) -> None:
                 require(iv[0] <= iv[1], f"interval low {iv[0]} above high {iv[1]}", file, f"{where}.{name}")
         require(("difference" in r) == ("interval" in r), "a difference needs its interval and an interval its difference",
                 file, where)
+        # A figure outside its own interval, or a difference pointing against its values, is a receipt
+        # that contradicts itself: no page could say both.
+        for role in ("baseline", "candidate"):
+            if "interval" in r[role]:
+                inside_interval(r[role]["value"], r[role]["interval"], f"{role} value", file, f"{where}.{role}.value")
+        if "difference" in r:
+            inside_interval(r["difference"], r["interval"], "difference", file, f"{where}.difference")
+            difference_agrees(r["difference"], r["baseline"]["value"], r["candidate"]["value"], file, f"{where}.difference")
 
 
 engine_records = paired_records("accuracy")
 
 SECTION = Section(key="accuracy", title="Accuracy", package=__name__, name="accuracy", check=check, records="results",
-                  engine_records=engine_records, provenance=True)
+                  engine_records=engine_records, provenance=True, legend=True, order=22)

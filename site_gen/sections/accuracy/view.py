@@ -6,14 +6,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.render import format as fmt, views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
 
 
 def csv(a) -> dict:
     t = a.of("accuracy")
-    return {} if t is None else {"accuracy": t.table.drop(columns=["interval"], errors="ignore")}
+    if t is None:
+        return {}
+    verdicts = [_verdict(r, a.report.candidate.name) for r in views.rows(t.table)]
+    # The verdict the page shows, by direction: better, worse, not resolved, or no paired difference.
+    words = [tone if tone != "neutral" else text.replace(" measured", "") for text, tone in verdicts]
+    return {"accuracy": t.table.drop(columns=["interval"], errors="ignore").assign(verdict=words)}
 
 
 def _value(v: Any, unit: str) -> str:
@@ -33,27 +38,39 @@ def _interval(lo: Any, hi: Any, unit: str) -> str:
     return fmt.interval(lo * 100, hi * 100, 1) if unit == "proportion" else fmt.interval(lo, hi, 4)
 
 
-def _verdict(r: dict, candidate: str) -> str:
+def _verdict(r: dict, candidate: str) -> tuple[str, str]:
+    """The verdict and its tone by direction: better, worse, or neutral (nothing resolved)."""
     if pd.isna(r["difference"]):
-        return "no paired difference measured"
+        return "no paired difference measured", "neutral"
     if not r["resolved"]:
-        return "not resolved"
+        return "not resolved", "neutral"
     higher = r["difference"] > 0
     good = higher == (r["better"] == "higher")
-    return f"{candidate} {'higher' if higher else 'lower'} ({'better' if good else 'worse'})"
+    return f"{candidate} {'higher' if higher else 'lower'} ({'better' if good else 'worse'})", "better" if good else "worse"
 
 
 def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
     side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
-    spread = lambda role: _spread(*r[f"{role}_interval"], u) if isinstance(r[f"{role}_interval"], list) else ""
+    spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
+        if isinstance(r[f"{role}_interval"], list) else ""
+
+    def count(role: str):
+        """A share of whole items as the count it is (`3 of 198`), where it is one."""
+        k = r[f"{role}_value"] * r["items"]
+        if u != "proportion" or abs(k - round(k)) >= 1e-6:
+            return ""
+        return Fig(f"{round(k)} of {int(r['items'])}", how=f"{src}.{role}.value × {src}.items, a whole count")
     paired = not pd.isna(r["difference"])
-    return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"], "n_items": int(r["items"]),
+    verdict, tone = _verdict(r, candidate)
+    return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"],
+            "n_items": Fig(str(int(r["items"])), f"{src}.items"),
             "baseline": side("baseline"), "candidate": side("candidate"),
             "baseline_interval": spread("baseline"), "candidate_interval": spread("candidate"),
+            "baseline_count": count("baseline"), "candidate_count": count("candidate"),
             "difference": Fig(_difference(r["difference"], u), f"{src}.difference") if paired else fmt.NOT_MEASURED,
             "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
-            "resolved": bool(r["resolved"]), "verdict": _verdict(r, candidate), "source": src,
+            "resolved": bool(r["resolved"]), "verdict": verdict, "tone": tone, "source": src, "paired": paired,
             # schema 1.2: a difference from two standard errors, not over shared items, says so
             "unpaired": paired and isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]}
 
@@ -68,12 +85,91 @@ def view(a) -> dict[str, Any] | None:
     return {"rows": rows, "note": part.get("note", ""),
             "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
                        "level": f"{m['level'] * 100:g}%"},
-            "resolved": sum(r["resolved"] for r in rows), "results": len(rows)}
+            "resolved": sum(r["resolved"] for r in rows), "results": len(rows),
+            # Counted over the results that have a paired difference: one without is named, not counted.
+            "paired": sum(r["paired"] for r in rows), "unpaired_labels": [f"{r['label']} ({r['checkpoint']})" for r in rows if not r["paired"]]}
 
 
 BLOCKS = {"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",
                                        "paired accuracy differences with their intervals", "accuracy-table")}
 MACROS = ("accuracy_table",)
+
+
+# -- its lines in the other outputs -----------------------------------------------------------
+
+def _side(r: dict, role: str) -> dict[str, Any]:
+    iv = r[f"{role}_interval"]
+    return {"value": plain.number(r[f"{role}_value"]), "interval": plain.span(*iv) if isinstance(iv, list) else None}
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: each result's values, paired difference and
+    interval at the receipt's level, which way is better, and the verdict."""
+    if not shown:
+        return None
+    t = a.of("accuracy").table
+    m = a.report.section("accuracy")["method"]
+    results = []
+    for r, row in zip(views.rows(t), shown["rows"]):
+        results.append({"checkpoint": r["checkpoint"], "measure": r["measure"], "label": r["label"], "unit": r["unit"],
+                        "better": r["better"], "items": int(r["items"]), "baseline": _side(r, "baseline"),
+                        "candidate": _side(r, "candidate"), "difference": plain.number(r["difference"]),
+                        "interval": plain.span(r["low"], r["high"]), "resolved": bool(r["resolved"]) if row["paired"] else None,
+                        "verdict": {"better": "better", "worse": "worse"}.get(row["tone"],
+                                                                              "not resolved" if row["paired"] else "no paired difference")})
+    return {"accuracy": {"level": plain.number(m["level"]), "method": {"name": m["name"], "resamples": int(m["resamples"]),
+                                                                       "seed": int(m["seed"])},
+                         "rule": "resolved when the interval excludes zero; better or worse by the result's `better`",
+                         "paired": shown["paired"], "resolved": shown["resolved"], "results": results}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "accuracy" not in d:
+        return []
+    acc = d["accuracy"]
+    level = f"{acc['level'] * 100:g}%"
+    rows = [("Accuracy differences resolved", f"{acc['resolved']} of {acc['paired']} paired ({level} interval)")]
+    for r in acc["results"]:
+        if r["difference"] is None:
+            rows.append((f"{r['checkpoint']} {r['label']}", f"{_value(r['baseline']['value'], r['unit'])} → "
+                                                            f"{_value(r['candidate']['value'], r['unit'])}, no paired difference"))
+            continue
+        rows.append((f"{r['checkpoint']} {r['label']}", f"{_difference(r['difference'], r['unit'])} "
+                     f"{_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['verdict']} ({r['better']} is better)"))
+    return rows
+
+
+def verdict(a) -> str | None:
+    """Its clause of the report's opening sentence: resolved accuracy differences, better and worse."""
+    t = a.of("accuracy")
+    if t is None:
+        return None
+    rows = [r for r in views.rows(t.table) if not pd.isna(r["difference"])]
+    if not rows:
+        return None
+    good = [r for r in rows if r["resolved"] and (r["difference"] > 0) == (r["better"] == "higher")]
+    bad = [r for r in rows if r["resolved"] and r not in good]
+    n = len(rows)
+    if not good and not bad:
+        return f"no accuracy difference resolved ({n} paired)"
+    named = lambda found: ", ".join(r["label"] for r in found[:3]) + (" …" if len(found) > 3 else "")
+    parts = [f"better on {len(good)} ({named(good)})" if good else "", f"worse on {len(bad)} ({named(bad)})" if bad else ""]
+    return f"accuracy {' and '.join(p for p in parts if p)} of {n} paired differences"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    """Its line of the share card and the meta description: resolved differences, better and worse."""
+    t = a.of("accuracy")
+    if t is None:
+        return []
+    rows = [r for r in views.rows(t.table) if not pd.isna(r["difference"])]
+    if not rows:
+        return []
+    good = sum(1 for r in rows if r["resolved"] and (r["difference"] > 0) == (r["better"] == "higher"))
+    bad = sum(1 for r in rows if r["resolved"]) - good
+    level = f"{a.report.section('accuracy')['method']['level'] * 100:g}%"
+    key = "worse" if bad and not good else "better" if good and not bad else "neutral"
+    return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} paired ({level} intervals)", key)]
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

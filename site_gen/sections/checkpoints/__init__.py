@@ -4,4 +4,4 @@ from __future__ import annotations
 
 from site_gen.sections.base import Section
 
-SECTION = Section(key="checkpoints", title="Checkpoints", package=__name__, needs=("precision",))
+SECTION = Section(key="checkpoints", title="Checkpoints", package=__name__, needs=("precision",), provenance=True)

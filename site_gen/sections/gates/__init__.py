@@ -34,4 +34,4 @@ def engine_records(data: dict):
 
 
 SECTION = Section(key="gates", title="Quality gates", package=__name__, name="gates", check=check, records="results",
-                  engine_records=engine_records, provenance=True)
+                  engine_records=engine_records, provenance=True, legend=True, order=24)

@@ -5,7 +5,7 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.render import views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.gates import _RULE
 
@@ -21,10 +21,69 @@ def view(a) -> dict[str, Any] | None:
         return None
     names = {"baseline": a.report.baseline.label, "candidate": a.report.candidate.label}
     rows = [{"checkpoint": r["checkpoint"], "group": "" if pd.isna(r["group"]) else r["group"], "label": r["label"],
-             "engine": names[r["engine"]], "value": Fig(f"{r['value']:.4g}", r["source"] + ".value"),
-             "rule": f"{_RULE[r['passes_when']]} {r['threshold']:g}" + ("" if pd.isna(r["unit"]) else f" {r['unit']}"),
+             "engine": names[r["engine"]], "value": Fig(fmt.significant(r["value"]), r["source"] + ".value"),
+             "rule": Fig(f"{_RULE[r['passes_when']]} {fmt.significant(r['threshold'], 6)}" + ("" if pd.isna(r["unit"]) else f" {r['unit']}"),
+                         r["source"] + ".threshold"),
              "passed": bool(r["passed"]), "source": r["source"]} for r in views.rows(result.table)]
-    failed = sum(not r["passed"] for r in rows)
-    return {"rows": rows, "failed": failed, "total": len(rows), "note": a.report.section("gates").get("note", "")}
+    failed = [r for r in rows if not r["passed"]]
+    return {"rows": rows, "failed": len(failed), "total": len(rows), "note": a.report.section("gates").get("note", ""),
+            "failed_names": [f"{r['label']} ({', '.join(x for x in (r['group'], r['checkpoint'], r['engine']) if x)})" for r in failed],
+            "headline": headline(len(failed), len(rows))}
 
 
+def headline(failed: int, total: int) -> str:
+    if not failed:
+        return f"All {total} gates passed." if total != 1 else "The one gate passed."
+    return f"{failed} of {total} gates failed" if total != 1 else "The one gate failed"
+
+
+
+
+# -- its lines in the other outputs -----------------------------------------------------------
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: every gate with its value, threshold and rule, and the failed ones."""
+    if not shown:
+        return None
+    names = {"baseline": a.report.baseline.label, "candidate": a.report.candidate.label}
+    results = [{"checkpoint": r["checkpoint"], "group": plain.text(r["group"]), "gate": r["gate"], "label": r["label"],
+                "engine": r["engine"], "engine_label": names[r["engine"]], "value": plain.number(r["value"]),
+                "threshold": plain.number(r["threshold"]), "passes_when": r["passes_when"], "unit": plain.text(r["unit"]),
+                "passed": bool(r["passed"])} for r in views.rows(a.of("gates").table)]
+    return {"gates": {"total": shown["total"], "failed": shown["failed"], "passed": shown["total"] - shown["failed"],
+                      "results": results}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "gates" not in d:
+        return []
+    g = d["gates"]
+    rows = [("Quality gates", headline(g["failed"], g["total"]).rstrip("."))]
+    for r in g["results"]:
+        if not r["passed"]:
+            where = ", ".join(x for x in (r["group"], r["checkpoint"], r["engine_label"]) if x)
+            rows.append((f"FAILED {r['label']} ({where})", f"{fmt.significant(r['value'])} is not {_RULE[r['passes_when']]} "
+                         f"{fmt.significant(r['threshold'], 6)}"
+                         + (f" {r['unit']}" if r["unit"] else "")))
+    return rows
+
+
+def verdict(a) -> str | None:
+    g = a.of("gates")
+    if g is None or g.table.empty:
+        return None
+    t = g.table
+    failed = [r for r in views.rows(t) if not r["passed"]]
+    n = len(t)
+    if not failed:
+        return f"all {n} quality gates passed" if n != 1 else "the one quality gate passed"
+    names = ", ".join(dict.fromkeys(r["label"] for r in failed[:3])) + (" …" if len(failed) > 3 else "")
+    return f"{len(failed)} of {n} quality gates failed ({names})"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    g = a.of("gates")
+    if g is None or g.table.empty:
+        return []
+    n, failed = len(g.table), int((~g.table["passed"].astype(bool)).sum())
+    return [("Gates:", f"{failed} of {n} failed" if failed else f"all {n} passed", "fail-fg" if failed else "neutral")]

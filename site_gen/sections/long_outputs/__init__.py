@@ -64,5 +64,5 @@ def engine_records(data: dict):
 
 SECTION = Section(
     key="long-outputs", title="Long outputs", package=__name__, name="long_outputs", check=check,
-    records="replies", light=True, engine_records=engine_records, provenance=True, texts=("note", "explanations"),
+    records="replies", light=True, engine_records=engine_records, provenance=True, texts=("note", "explanations"), order=50,
 )

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from site_gen.render import format as fmt, views
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
 
@@ -96,8 +96,17 @@ def view(a) -> dict[str, Any] | None:
                              f"{int(cell(arm, cap, 'replies'))} reply records in $.long_outputs.replies")
 
     per_cap = sorted({int(n) for n in t["replies"]})
+
+    def counted(what: str, where: str, value) -> Fig:
+        # A count of the every-arm tables, made from the reply records (a dense grid: no tab stops).
+        return Fig(fmt.thousands(value), how=f"{what}, {where}: counted from the reply records in $.long_outputs.replies", dense=True)
+
     thinking = [{"cap": fmt.tokens_k(r["cap"]), "arms": int(r["arms"]), "capped": int(r["capped"]),
-                 "still_thinking": int(r["still_thinking"])} for r in views.rows(result.thinking)]
+                 "still_thinking": int(r["still_thinking"]),
+                 "figs": {k: counted(w, f"{fmt.tokens_k(r['cap'])} cap, every arm", r[k])
+                          for k, w in (("arms", "arms run at this cap"), ("capped", "capped replies"),
+                                       ("still_thinking", "capped replies still thinking"))}}
+                for r in views.rows(result.thinking)]
     capped = [r for r in thinking if r["capped"]]
     return {
         "arms": [labels[arm] for arm in result.arms], "rows": _rows(result, cell, fig, labels), "note": lo.get("note", ""),
@@ -106,15 +115,78 @@ def view(a) -> dict[str, Any] | None:
         "runs": _runs_text(first, labels),
         "thinking": thinking, "small": capped[0] if capped else None, "partial": _partial(records, labels, result.arms),
         "has_code": bool(t["code_replies"].sum()), "has_json": bool(t["json_replies"].sum()),
-        "all_rows": [{"label": r["label"], "cap": fmt.tokens_k(r["cap"]), "replies": int(r["replies"]), "finished": int(r["finished"]),
-                      "capped": int(r["capped"]), "still_thinking": int(r["still_thinking"]), "looped": int(r["looped"]),
-                      "code_tests": f"{int(r['code_tests_passed'])} of {int(r['code_replies'])}",
-                      "json_valid": f"{int(r['json_valid'])} of {int(r['json_replies'])}",
-                      "code_median": fmt.thousands(r["code_reply_median"]), "thinking_median": fmt.thousands(r["code_thinking_median"])}
-                     for r in records],
+        "all_rows": [_every_arm_row(r, counted) for r in records],
     }
+
+
+def _every_arm_row(r: dict, counted) -> dict[str, Any]:
+    """One arm and cap of the every-arm table, each count a figure with how it was counted."""
+    at = f"{r['label']}, {fmt.tokens_k(r['cap'])} cap"
+    out = {"label": r["label"], "cap": fmt.tokens_k(r["cap"])}
+    for key, what in (("replies", "replies"), ("finished", "replies finished"), ("still_thinking", "capped replies still thinking"),
+                      ("looped", "replies that looped"), ("code_tests_passed", "code replies whose tests all pass"),
+                      ("code_replies", "code replies"), ("json_valid", "JSON replies that validate"), ("json_replies", "JSON replies")):
+        out[key] = counted(what, at, r[key])
+    for key, what in (("code_reply_median", "median reply tokens of code replies"),
+                      ("code_thinking_median", "median thinking tokens of code replies")):
+        out[key] = counted(what, at, r[key]) if r[key] == r[key] else fmt.MISSING
+    return out
 
 
 BLOCKS = {"long-outputs": BlockSpec("long-outputs", "long_outputs", (), "{{ long_table(long_outputs, id=id) }}",
                                     "long-output table: finished, tests, JSON, looped", "long-outputs-table")}
 MACROS = ("long_table",)
+
+
+# -- its lines in the other outputs -----------------------------------------------------------
+
+_COUNTED = ("replies", "finished", "capped", "still_thinking", "looped", "code_replies", "code_tests_passed", "json_replies", "json_valid")
+
+
+def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: per arm and cap the counts of replies that
+    finished, were capped, looped, passed their tests or validated; loops in all."""
+    if not shown:
+        return None
+    lo = a.of("long_outputs")
+    arms: dict[str, dict[str, Any]] = {}
+    for r in views.rows(lo.table):
+        arm = arms.setdefault(r["arm"], {"arm": r["arm"], "label": r["label"], "checkpoint": r["checkpoint"], "engine": r["engine"],
+                                         "run": plain.text(r["run"]), "looped": int(lo.looped.get(r["arm"], 0)), "caps": []})
+        arm["caps"].append({"cap": int(r["cap"]), **{k: int(r[k]) for k in _COUNTED},
+                            "code_reply_median": plain.number(r["code_reply_median"]),
+                            "code_thinking_median": plain.number(r["code_thinking_median"])})
+    t = lo.table
+    return {"long_outputs": {"caps": [int(c) for c in lo.caps], "replies": int(t["replies"].sum()),
+                             "looped": int(t["looped"].sum()), "arms": list(arms.values())}}
+
+
+def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    if "long_outputs" not in d:
+        return []
+    lo = d["long_outputs"]
+    rows = [("Long outputs: replies that looped", f"{lo['looped']} of {lo['replies']}")]
+    for arm in lo["arms"]:
+        top = arm["caps"][-1]
+        rows.append((f"Long outputs {arm['label']}", f"{top['finished']} of {top['replies']} finished within "
+                     f"{fmt.tokens_k(top['cap'])}; {arm['looped']} looped"))
+    return rows
+
+
+def verdict(a) -> str | None:
+    lo = a.of("long_outputs")
+    if lo is None:
+        return None
+    t = lo.table
+    looped, replies = int(t["looped"].sum()), int(t["replies"].sum())
+    if not looped:
+        return f"no long-output reply looped ({replies} replies)"
+    return f"{looped} of {replies} long-output replies looped"
+
+
+def headlines(a) -> list[tuple[str, str, str]]:
+    lo = a.of("long_outputs")
+    if lo is None:
+        return []
+    looped, replies = int(lo.table["looped"].sum()), int(lo.table["replies"].sum())
+    return [("Long outputs:", f"{looped} of {replies} replies looped", "worse" if looped else "neutral")]

@@ -27,4 +27,4 @@ def check(part: dict, file, checkpoint_ref) -> None:
 engine_records = paired_records("measures")
 
 SECTION = Section(key="measures", title="Measures", package=__name__, name="measures", check=check, records="results",
-                  engine_records=engine_records, provenance=True)
+                  engine_records=engine_records, provenance=True, legend=True, order=26)

@@ -24,6 +24,6 @@ def engine_records(data: dict):
 
 SECTION = Section(
     key="memory", title="Memory and startup", package=__name__, name="memory", check=check,
-    engine_records=engine_records, provenance=True,
+    engine_records=engine_records, provenance=True, legend=True,
     dashboard=(DashboardColumn("kv", "KV pool", numeric=True),), order=30,
 )

@@ -127,7 +127,12 @@ def kv_ratio(a, checkpoint: str) -> Figure:
 def startup_max(a, engine: str = "candidate") -> Figure:
     m = a.of("memory")
     s = need_rows(m.startup if m is not None else None, "startup times", f"no startup times for engine {engine}", engine=engine)
-    return Figure(s["slowest"].max(), "seconds", f"largest of {2 * len(s)} cold and warm startups, {engine}")
+    # Counted as measured: a schema 1.1 receipt may give readiness alone, or one of cold and warm.
+    times = {t: int(s[t].notna().sum()) for t in ("cold_s", "warm_s", "ready_s") if t in s}
+    words = {"cold_s": "cold", "warm_s": "warm", "ready_s": "readiness"}
+    total = sum(times.values())
+    breakdown = ", ".join(f"{n} {words[t]}" for t, n in times.items() if n)
+    return Figure(s["slowest"].max(), "seconds", f"largest of {total} startup time{'s' if total != 1 else ''} ({breakdown}), {engine}")
 
 
 FIGURES = {
@@ -141,7 +146,7 @@ FIGURES = {
 
 KV_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "candidate_tokens",
               "baseline_tokens", "ratio"]
-STARTUP_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "cold_s", "warm_s"]
+STARTUP_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "cold_s", "warm_s", "ready_s"]
 
 
 def kv_rows(a, engines: dict[str, str]) -> list[dict]:
@@ -163,11 +168,12 @@ def startup_rows(a, engines: dict[str, str]) -> list[dict]:
     if m is None or m.startup is None or m.startup.empty:
         return rows
     e = engines
-    for s in rows_of(m.startup, ["engine", "checkpoint", "cold_s", "warm_s"]):
+    ready = "ready_s" in m.startup  # schema 1.1: readiness alone, where a receipt gives no cold and warm startup
+    for s in rows_of(m.startup, ["engine", "checkpoint", "cold_s", "warm_s", *(["ready_s"] if ready else [])]):
         if s["engine"] != "candidate":
             continue
         rows.append({**e, "series": f"{e['candidate']} · {s['checkpoint']}", "checkpoint": s["checkpoint"],
-                     "cold_s": s["cold_s"], "warm_s": s["warm_s"]})
+                     "cold_s": s["cold_s"], "warm_s": s["warm_s"], "ready_s": s.get("ready_s", float("nan"))})
     return rows
 
 
@@ -180,9 +186,9 @@ def kv_step(old: dict, new: dict, band: float) -> list:
 
 
 def startup_step(old: dict, new: dict, band: float) -> list:
-    """Cold and warm startup from one release to the next (lower is better): the band rule, each."""
-    return [band_step("memory", t, "s", old[t], new[t], band, False) for t in ("cold_s", "warm_s")
-            if not (missing(old[t]) or missing(new[t]))]
+    """Cold and warm startup (or readiness) from one build to the next (lower is better): the band rule, each."""
+    return [band_step("memory", t, "s", old[t], new[t], band, False) for t in ("cold_s", "warm_s", "ready_s")
+            if not (missing(old.get(t)) or missing(new.get(t)))]
 
 
 HISTORY_STEPS = {"kv": kv_step, "startup": startup_step}

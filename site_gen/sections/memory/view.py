@@ -6,7 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from site_gen.render import format as fmt, views
+from site_gen.core.names import engine_label
+from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
 
@@ -29,35 +30,55 @@ def _startup(r, ready: bool):
     return fmt.NOT_MEASURED
 
 
+def _absent(a, c: str, role: str) -> str:
+    """A side with no figure on a checkpoint: not run (the receipt's reason), or not measured."""
+    reason = views.missing_reason(a, c, role)
+    return f"not run: {reason}" if reason else fmt.NOT_MEASURED
+
+
 def view(a) -> dict[str, Any] | None:
     m = a.of("memory")
     if m is None:
         return None
     kv = {r["checkpoint"]: r for r in views.rows(m.kv)}  # one row per checkpoint (analysis.kv_pool)
-    cols = [c for c in a.paired_checkpoints if c in kv]
     st = m.startup
-    kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
-               for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
-    rows = [
-        {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens",
-         "cells": [{"text": Fig(fmt.thousands(kv[c]["baseline"]), kv_path.get((c, "baseline")))} for c in cols]},
-        {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens",
-         "cells": [{"text": Fig(fmt.thousands(kv[c]["candidate"]), kv_path.get((c, "candidate"))),
-                    "extra": Fig(fmt.ratio(kv[c]["ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
-                                 f"{fmt.thousands(kv[c]['candidate'])} / {fmt.thousands(kv[c]['baseline'])}")}
-                   for c in cols]},
-    ]
     # One startup row per checkpoint and engine (the meaning checks refuse a second).
     startups = views.rows(st) if st is not None and not st.empty else []
+    # Every checkpoint with a figure, a side measured alone included: a lede may cite it.
+    cols = [c for c in a.checkpoints if c in kv or any(s["checkpoint"] == c for s in startups)]
+    kv_path = {(r["checkpoint"], r["engine"]): f"$.memory.kv_pool[{i}].tokens"
+               for i, r in enumerate(a.report.section("memory").get("kv_pool", []))}
+
+    def tokens(c: str, role: str) -> dict[str, Any]:
+        value = kv[c][role] if c in kv else float("nan")
+        if pd.isna(value):
+            return {"text": _absent(a, c, role), "absent": True}
+        return {"text": Fig(fmt.thousands(value), kv_path.get((c, role)))}
+
+    def with_ratio(c: str) -> dict[str, Any]:
+        cell = tokens(c, "candidate")
+        if c in kv and not pd.isna(kv[c]["ratio"]):
+            cell["extra"] = Fig(fmt.side_ratio(kv[c]["ratio"]), how=f"candidate / baseline KV pool tokens, {c}: "
+                                f"{fmt.thousands(kv[c]['candidate'])} / {fmt.thousands(kv[c]['baseline'])}")
+        return cell
+
+    rows = [
+        {"label": f"KV pool, {a.report.baseline.name}", "sub": "tokens", "cells": [tokens(c, "baseline") for c in cols]},
+        {"label": f"KV pool, {a.report.candidate.label}", "sub": "tokens", "cells": [with_ratio(c) for c in cols]},
+    ] if kv else []
     ready = st is not None and "ready_s" in st
     for role, name in (("baseline", a.report.baseline.name), ("candidate", a.report.candidate.label)):
         part = {r["checkpoint"]: r for r in startups if r["engine"] == role}
         if not part:
             continue
         rows.append({"label": f"Startup, {name}", "sub": "cold / warm" + (" or ready" if ready else ""),
-                     "cells": [{"text": _startup(part[c], ready) if c in part else fmt.MISSING} for c in cols]})
-    refs = [{"checkpoint": r["checkpoint"], "engine": f"{r['name']} v{r['version']}", "tokens": fmt.thousands(r["kv_pool_tokens"]),
-             "ratio": fmt.ratio(r["ratio"], 1), "candidate": f"v{a.report.candidate.version}"}
+                     "cells": [{"text": _startup(part[c], ready)} if c in part else {"text": _absent(a, c, role), "absent": True}
+                               for c in cols]})
+    refs = [{"checkpoint": r["checkpoint"], "engine": engine_label(r["name"], r["version"]),
+             "tokens": Fig(fmt.thousands(r["kv_pool_tokens"]), f"{r['source']}.kv_pool_tokens"),
+             "ratio": Fig(fmt.side_ratio(r["ratio"], 1), how=f"{a.report.candidate.label} / {engine_label(r['name'], r['version'])} "
+                          f"KV pool tokens, {r['checkpoint']}: {fmt.thousands(r['candidate'])} / {fmt.thousands(r['kv_pool_tokens'])}"),
+             "candidate": a.report.candidate.version_label}
             for r in views.rows(m.references)] if m.references is not None else []
     return {"checkpoints": cols, "rows": rows, "references": refs, "hardware": a.report.meta.get("hardware", ""),
             "title": page_title(a)}
@@ -82,7 +103,7 @@ def dashboard(a) -> dict[str, Any]:
     if m is None or not m.kv_range:
         return {}
     low, high, _ = m.kv_range
-    return {"kv": {"text": fmt.ratio_range(low, high), "sort": f"{high:.6f}"}}
+    return {"kv": {"text": fmt.side_ratio_range(low, high), "sort": f"{high:.6f}"}}
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
@@ -90,24 +111,58 @@ def headlines(a) -> list[tuple[str, str, str]]:
     if m is None or not m.kv_range:
         return []
     low, high, _ = m.kv_range
-    key = "accent"  # a KV pool ratio is no speed verdict: its dot wears none of their colours
-    return [("KV pool:", f"holds {fmt.ratio_range(low, high)} the baseline's context", key)]
+    # A larger KV pool holds more context: better only when every checkpoint's ratio is above 1,
+    # worse only when every one is below; a range that reaches 1 or straddles it is neither.
+    key = "better" if low > 1 else "worse" if high < 1 else "neutral"
+    r = a.report
+    return [("KV pool:", f"{r.candidate.name} holds {fmt.side_ratio_range(low, high)} the tokens of {r.baseline.name}", key)]
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
-    """Its part of `sitegen summary --format json`: the candidate's KV pool row, by checkpoint."""
+    """Its part of `sitegen summary --format json`: KV pool tokens of both sides and their ratio by
+    checkpoint (a larger pool holds more context: higher is better), startup times, earlier versions."""
     if not shown:
         return None
-    kv = a.of("memory").kv.set_index("checkpoint")
-    return {"kv_pool": {c: {"candidate": fmt.thousands(kv.loc[c, "candidate"]), "ratio": fmt.ratio(kv.loc[c, "ratio"])}
-                        for c in shown["checkpoints"]}}
+    m = a.of("memory")
+    kv = {r["checkpoint"]: r for r in views.rows(m.kv)}
+    rng = m.kv_range
+    startups = views.rows(m.startup) if m.startup is not None and not m.startup.empty else []
+    return {"memory": {
+        "unit": "tokens", "better": "higher", "ratio": "candidate KV pool tokens / baseline KV pool tokens",
+        "kv_pool": {c: {"baseline": plain.integer(kv[c]["baseline"]), "candidate": plain.integer(kv[c]["candidate"]),
+                        "ratio": plain.number(kv[c]["ratio"])} for c in shown["checkpoints"] if c in kv},
+        "kv_ratio_range": plain.span(rng[0], rng[1], checkpoints=rng[2]) if rng else None,
+        "startup": [{"checkpoint": s["checkpoint"], "engine": s["engine"], "unit": "s", "better": "lower",
+                     **{t: plain.number(s.get(t)) for t in ("cold_s", "warm_s", "ready_s")}} for s in startups],
+        "references": [{"checkpoint": r["checkpoint"], "name": r["name"], "version": r["version"],
+                        "label": engine_label(r["name"], r["version"]), "kv_pool_tokens": plain.integer(r["kv_pool_tokens"]),
+                        "candidate": plain.integer(r["candidate"]), "ratio": plain.number(r["ratio"])}
+                       for r in (views.rows(m.references) if m.references is not None else [])]}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(f"KV pool {c}", f"{kv['candidate']} tokens, {kv['ratio']}") for c, kv in d.get("kv_pool", {}).items()]
+    if "memory" not in d:
+        return []
+    m = d["memory"]
+    rows = [(f"KV pool {c}", f"{fmt.thousands(kv['candidate'])} tokens against {fmt.thousands(kv['baseline'])}, "
+                             f"{fmt.side_ratio(kv['ratio'])}" if kv["ratio"] is not None else
+             f"{fmt.thousands(kv['candidate'])} tokens (candidate), {fmt.thousands(kv['baseline'])} (baseline)")
+            for c, kv in m["kv_pool"].items()]
+    rows += [(f"Startup {s['checkpoint']}, {s['engine']}", startup_text(s)) for s in m["startup"]]
+    return rows
 
 
-_SINCE = ("Since the release before", False)
+def verdict(a) -> str | None:
+    """Its clause of the report's opening sentence: how much KV pool the candidate holds against the baseline."""
+    m = a.of("memory")
+    if m is None or not m.kv_range:
+        return None
+    low, high, n = m.kv_range
+    return f"holds {fmt.side_ratio_range(low, high)} the KV pool tokens of {a.report.baseline.name}" + \
+        (f" ({n} checkpoints)" if n > 1 else "")
+
+
+_SINCE = ("Since the build before", False)
 
 
 def _history_kv(frame, h) -> list[dict[str, Any]]:
@@ -116,7 +171,7 @@ def _history_kv(frame, h) -> list[dict[str, Any]]:
 
     return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True), _SINCE], lambda r: [
         {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
-        {"text": Fig(fmt.ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")},
+        {"text": Fig(fmt.side_ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")},
         h.mark(r, phrase)])
 
 
@@ -125,8 +180,18 @@ def _history_startup(frame, h) -> list[dict[str, Any]]:
         return (f"{_TIMES[c.measure]} {fmt.fixed(c.old, 0)} \u2192 {fmt.fixed(c.new, 0)} s "
                 f"({fmt.speed_ratio(c.change, h.band)})")
 
-    return h.table(frame, "{series}, cold / warm", [("Startup", True), _SINCE],
-                   lambda r: [{"text": fmt.seconds_pair(r["cold_s"], r["warm_s"])}, h.mark(r, phrase)])
+    return h.table(frame, "{series}, cold / warm, or ready", [("Startup", True), _SINCE],
+                   lambda r: [{"text": startup_text(r)}, h.mark(r, phrase)])
+
+
+def startup_text(r) -> str:
+    """Cold / warm startup (`91 / 86 s`), or readiness alone (`ready in 412 s`) where that is what was measured."""
+    if not pd.isna(r.get("cold_s")) and not pd.isna(r.get("warm_s")):
+        return fmt.seconds_pair(r["cold_s"], r["warm_s"])
+    if not pd.isna(r.get("ready_s")):
+        return f"ready in {fmt.seconds(r['ready_s'], 0)}"
+    parts = [f"{w} {fmt.seconds(r[k], 0)}" for k, w in (("cold_s", "cold"), ("warm_s", "warm")) if not pd.isna(r.get(k))]
+    return ", ".join(parts) or fmt.MISSING
 
 
 HISTORY_PARTS = {"kv": (20, _history_kv), "startup": (30, _history_startup)}

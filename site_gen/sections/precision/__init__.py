@@ -3,7 +3,7 @@ the meaning checks of the receipt's `precision` part."""
 from __future__ import annotations
 
 from site_gen.core.errors import SitegenError
-from site_gen.receipts.rules import require, unique_ids
+from site_gen.receipts.rules import difference_agrees, require, unique_ids
 from site_gen.sections.base import DashboardColumn, Section, paired_records
 
 
@@ -55,6 +55,8 @@ def _check_pair(r: dict, rows: dict, file, where: str) -> None:
         require(low <= high, f"interval low end {low} is above its high end {high}", file, where + ".interval")
         require(low <= r["difference"] <= high,
                 f"interval [{low}, {high}] does not contain its difference {r['difference']}", file, where + ".interval")
+    if "difference" in r and "baseline" in r and "candidate" in r:
+        difference_agrees(r["difference"], r["baseline"]["value"], r["candidate"]["value"], file, where + ".difference")
 
 
 def _check_percent_gap(r: dict, file, where: str) -> None:
@@ -69,6 +71,6 @@ engine_records = paired_records("precision")
 
 SECTION = Section(
     key="precision", title="Precision", package=__name__, name="precision", needs=("checkpoints",),
-    check=check, records="results", engine_records=engine_records, provenance=True, texts=("note", "explanations"),
+    check=check, records="results", engine_records=engine_records, provenance=True, legend=True, texts=("note", "explanations"),
     dashboard=(DashboardColumn("precision", "Precision gaps"),), order=20,
 )

@@ -122,20 +122,27 @@ def summary(table: pd.DataFrame) -> dict:
     }
 
 
-def checkpoint_gaps(table: pd.DataFrame) -> pd.DataFrame:
+def checkpoint_gaps(table: pd.DataFrame, identity: list | None = None) -> pd.DataFrame:
     """Engine gap as a share of the gap between paired checkpoints, per measure.
 
     The checkpoint gap is measured on the same engine (the candidate) and the same measure, so
-    the two gaps share a unit and a panel.
+    the two gaps share a unit and a panel; and only between checkpoints evaluated against one
+    teacher on the same rows (`identity`: each row's teacher, plan and row hash), that is variants
+    of one model: between two models the spread of their values is no gap a reader can weigh an
+    engine's against. The engine gap is the largest *resolved* difference: an unresolved one has
+    no size the interval vouches for.
     """
     rows = []
     paired = table["paired"].tolist()
-    label, candidate, difference = (table[c].tolist() for c in ("label", "candidate", "difference"))
-    for (measure,), at in groups([m if p else None for m, p in zip(table["measure"].tolist(), paired)]).items():
-        if len(at) < 2:
+    identity = identity if identity is not None else [None] * len(table)
+    label, candidate, difference, resolved = (table[c].tolist() for c in ("label", "candidate", "difference", "resolved"))
+    keyed = [(m, ident) if p else None for m, ident, p in zip(table["measure"].tolist(), identity, paired)]
+    for key, at in groups(keyed).items():
+        measure = key[0][0] if key[0] is not None else None
+        if measure is None or len(at) < 2:
             continue
         values = [candidate[i] for i in at if not missing(candidate[i])]
-        gaps = [abs(difference[i]) for i in at if not missing(difference[i])]
+        gaps = [abs(difference[i]) for i in at if not missing(difference[i]) and resolved[i]]
         spread = max(values) - min(values) if values else np.nan
         largest = max(gaps) if gaps else np.nan
         rows.append({"measure": measure, "label": label[at[0]], "engine_gap": largest,
@@ -176,7 +183,10 @@ class PrecisionResult:
 def analyse(a, p: dict) -> PrecisionResult:
     table = differences(records(p["results"], "$.precision.results"), pd.DataFrame(p["measures"]))
     s = summary(table)
-    gaps = checkpoint_gaps(table)
+    rows = p["rows"]
+    identity = [(rows[r["candidate"]["rows"]]["teacher"], rows[r["candidate"]["rows"]]["plan"], rows[r["candidate"]["rows"]]["sha256"])
+                if "candidate" in r else None for r in p["results"]]
+    gaps = checkpoint_gaps(table, identity)
     return PrecisionResult(table=table, summary=s, gaps=gaps, largest_gap=largest_gap(gaps), direction=direction(s))
 
 

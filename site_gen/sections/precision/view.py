@@ -7,7 +7,8 @@ from typing import Any
 import pandas as pd
 
 from site_gen.core.errors import SitegenError
-from site_gen.render import charts, views
+from site_gen.receipts.load import version_text
+from site_gen.render import charts, plain, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
@@ -62,6 +63,8 @@ def view(a) -> dict[str, Any] | None:
                 "is_resolved": bool(r["resolved"]),
                 "direction": Fig(r["direction"], how=_direction_how(r)),
                 "further": bool(r["oriented"] > 0),
+                # Further from the reference is worse, closer better; an unresolved gap points nowhere.
+                "tone": {"further": "worse", "closer": "better"}.get(r["direction"], "neutral"),
                 "dates": f"{r['baseline_date']} / {r['candidate_date']}",
                 "source": r["source"],
             })
@@ -109,7 +112,8 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     precision = a.report.section("precision") or {}
     reference = f" from {precision['reference']}" if precision.get("reference") else ""
-    key = "slower" if s["further"] > s["closer"] else "faster" if s["closer"] > s["further"] else "level"
+    # Further from the reference is worse; a colour only when every resolved gap points one way.
+    key = "worse" if s["further"] and not s["closer"] else "better" if s["closer"] and not s["further"] else "neutral"
     return [("Precision:", f"{s['further']} further{reference}, {s['closer']} closer "
                            f"({s['resolved']} of {s['pairs']} resolved)", key)]
 
@@ -118,15 +122,18 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     """Its part of `sitegen summary --format json`, from the page's own view (`shown`)."""
     if not shown:
         return None
-    p = shown
+    s = shown["summary"]
+    table = views.rows(a.of("precision").table)
+    rows = [{"checkpoint": g["checkpoint"], "measure": r["measure"], "label": r["label"], "unit": r["unit"],
+             "further_when": r["further"], "baseline": plain.number(r["baseline"]), "candidate": plain.number(r["candidate"]),
+             "difference": plain.number(r["difference"]), "interval": plain.span(r["low"], r["high"]),
+             "resolved": bool(r["resolved"]), "direction": r["direction"],
+             "for_candidate": {"further": "worse", "closer": "better"}.get(r["direction"], "neutral")}
+            for g in shown["groups"] for r in table if r["checkpoint"] == g["checkpoint"] and r["paired"]]
     return {"precision": {
-        "reference": p["reference"],
-        "resolved": p["summary"]["resolved"], "pairs": p["summary"]["pairs"],
-        "further": p["summary"]["further"], "closer": p["summary"]["closer"], "unresolved": p["summary"]["unresolved"],
-        "rows": [{"checkpoint": g["checkpoint"], "measure": str(r["label"]), "baseline": str(r["baseline"]),
-                  "candidate": str(r["candidate"]), "difference": str(r["difference"]), "interval": str(r["interval"]),
-                  "resolved": r["is_resolved"], "direction": str(r["direction"])} for g in p["groups"] for r in g["rows"]],
-    }}
+        "reference": shown["reference"], "level": 0.95,
+        "rule": "resolved when the interval excludes zero; further or closer by the measure's further_when",
+        **{k: int(s[k]) for k in ("pairs", "resolved", "further", "closer", "unresolved")}, "rows": rows}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
@@ -135,8 +142,29 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     p = d["precision"]
     rows = [("Precision gaps resolved", f"{p['resolved']} of {p['pairs']}: {p['further']} further from {p['reference']}, "
                                        f"{p['closer']} closer; {p['unresolved']} not resolved")]
-    rows += [(f"{r['checkpoint']} {r['measure']}", f"{r['difference']} {r['interval']} {r['direction']}") for r in p["rows"]]
+    rows += [(f"{r['checkpoint']} {r['label']}", f"{fmt.measure_difference(r['difference'], r['unit'])} "
+              f"{fmt.measure_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['direction']}")
+             for r in p["rows"]]
     return rows
+
+
+def verdict(a) -> str | None:
+    """Its clause of the report's opening sentence: which way the resolved gaps point, from the reference."""
+    p = a.of("precision")
+    s = p.summary if p is not None else None
+    if not s or not s["pairs"]:
+        return None
+    ref = a.report.section("precision")["reference"]
+    n = s["pairs"]
+    if s["resolved"] == 0:
+        return f"no precision gap resolved ({'the one comparison' if n == 1 else f'all {n} comparisons'} within their intervals)"
+    if p.direction in ("further", "closer"):
+        where = f"all {n} precision comparisons" if n != 1 else "the one precision comparison"
+        return f"{p.direction} {'from' if p.direction == 'further' else 'to'} {ref} in {where}"
+    parts = [f"further from {ref} in {s['further']}" if s["further"] else "",
+             (f"closer in {s['closer']}" if s["further"] else f"closer to {ref} in {s['closer']}") if s["closer"] else ""]
+    tail = f", {s['unresolved']} not resolved" if s["unresolved"] else ""
+    return f"{' and '.join(x for x in parts if x)} of {n} precision comparisons{tail}"
 
 
 def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> dict[str, Any]:
@@ -146,7 +174,7 @@ def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> d
     facet = facets.get(key) if facets is not None else None
     if facet is None:
         # The series names the engine; each row is a version of it.
-        frame = pd.DataFrame([{**r, "checkpoint": f"v{r['version']}", "paired": True, "measure": r["series"]} for r in records])
+        frame = pd.DataFrame([{**r, "checkpoint": version_text(r["version"]), "paired": True, "measure": r["series"]} for r in records])
         facet = charts.forest(frame)[0]
     drawn[key] = facet
     return facet

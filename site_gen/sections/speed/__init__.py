@@ -49,6 +49,6 @@ def engine_records(data: dict):
 
 SECTION = Section(
     key="speed", title="Speed", package=__name__, name="speed", check=check, records="cells", light=True,
-    engine_records=engine_records, provenance=True, charts=True,
+    engine_records=engine_records, provenance=True, legend=True, charts=True,
     dashboard=(DashboardColumn("speed", "Speed cells"),), order=10,
 )

@@ -70,6 +70,7 @@ class Selection:
     concurrency: int | None = None
     min_input: int | None = None
     max_input: int | None = None
+    scope: str = ""  # what it chooses, in words: `at one stream`, `with 8K–16K input`
 
     def mask(self, ratios: pd.DataFrame) -> pd.Series:
         """The rows of `ratios` in the selection, as a boolean Series (what `chooses` says row by row)."""
@@ -94,13 +95,13 @@ def selections(headline_input: tuple[int, int] | None) -> tuple[Selection, ...]:
     """The headline ranges: decode at one stream, and aggregate over the configured input window
     (`headline_input`), or over every input when none is set."""
     if headline_input is None:
-        aggregate = Selection("aggregate_long_input", "Aggregate, every input", "aggregate")
+        aggregate = Selection("aggregate_long_input", "Aggregate, every input", "aggregate", scope="at any input")
     else:
         low, high = tokens_k(headline_input[0]), tokens_k(headline_input[1])
         shown = low if low == high else f"{low}{DASH}{high}"
         aggregate = Selection("aggregate_long_input", f"Aggregate, {shown} input", "aggregate",
-                              min_input=headline_input[0], max_input=headline_input[1])
-    return (Selection("one_stream_decode", "Decode, one stream", "decode", concurrency=1), aggregate)
+                              min_input=headline_input[0], max_input=headline_input[1], scope=f"with {shown} input")
+    return (Selection("one_stream_decode", "Decode, one stream", "decode", concurrency=1, scope="at one stream"), aggregate)
 
 
 def ratio_ranges(ratios: pd.DataFrame, chosen_by: tuple[Selection, ...]) -> pd.DataFrame:
@@ -132,10 +133,13 @@ def workload_gains(ratios: pd.DataFrame, band: float) -> pd.DataFrame:
 
 def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
     """Time to first token per checkpoint, both engines, and candidate / baseline."""
+    # Its conditions go with it (schema 1.1's workload and concurrency, where the receipt gives them):
+    # a time to first token without them is not a comparison a reader can place.
     if ttft_records.empty:
-        return empty(["checkpoint", "input_tokens", "baseline", "candidate", "ratio", "source"])
+        return empty(["checkpoint", "workload", "input_tokens", "concurrency", "baseline", "candidate", "ratio", "source"])
     r = ttft_records
-    return pd.DataFrame({"checkpoint": r["checkpoint"], "input_tokens": r["input_tokens"], "baseline": r["baseline_seconds"],
+    return pd.DataFrame({"checkpoint": r["checkpoint"], "workload": r["workload"], "input_tokens": r["input_tokens"],
+                         "concurrency": r["concurrency"], "baseline": r["baseline_seconds"],
                          "candidate": r["candidate_seconds"], "ratio": r["candidate_seconds"] / r["baseline_seconds"],
                          "source": r["source"]})
 
@@ -143,12 +147,16 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
 def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
     """Failed requests over the cells (of one checkpoint): `errors` in all (None: no cell counted them),
     `cells_with_errors`, `cells_counted` (the cells whose receipt gives a count)."""
-    errors = ratios["errors"].tolist()
-    if checkpoint is not None:
-        errors = [e for e, c in zip(errors, ratios["checkpoint"].tolist()) if c == checkpoint]
+    mine = [checkpoint is None or c == checkpoint for c in ratios["checkpoint"].tolist()]
+    errors = [e for e, m in zip(ratios["errors"].tolist(), mine) if m]
     counted = [e for e in errors if not missing(e)]
-    return {"errors": int(sum(counted)) if counted else None, "cells_with_errors": sum(1 for e in counted if e > 0),
-            "cells_counted": len(counted)}
+    out = {"errors": int(sum(counted)) if counted else None, "cells_with_errors": sum(1 for e in counted if e > 0),
+           "cells_counted": len(counted)}
+    # Which engine failed them: each side's own count, where the receipt gives it.
+    for role in ("baseline", "candidate"):
+        side = [e for e, m in zip(ratios[f"{role}_errors"].tolist(), mine) if m and not missing(e)]
+        out[f"{role}_errors"] = int(sum(side)) if side else None
+    return out
 
 
 def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:
@@ -170,7 +178,7 @@ def analyse(a, s: dict) -> SpeedResult | None:
     counts = verdict_counts(cells)
     return SpeedResult(cells=cells, counts=counts, ranges=ratio_ranges(cells, selections(a.headline_input)),
                        gains=workload_gains(cells, a.band), totals=totals(cells, counts),
-                       ttft=ttft(records(s.get("ttft", []), "$.speed.ttft", ["input_tokens"])))
+                       ttft=ttft(records(s.get("ttft", []), "$.speed.ttft", ["input_tokens", "workload", "concurrency"])))
 
 
 # -- inline figures ---------------------------------------------------------------------------

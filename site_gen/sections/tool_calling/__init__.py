@@ -32,5 +32,5 @@ def engine_records(data: dict):
 
 SECTION = Section(
     key="tool-calling", title="Tool calling", package=__name__, name="tool_calling", check=check,
-    records="runs", light=True, engine_records=engine_records, texts=("note", "explanations"),
+    records="runs", light=True, engine_records=engine_records, texts=("note", "explanations"), provenance=True, order=40,
 )

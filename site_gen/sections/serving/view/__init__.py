@@ -11,7 +11,7 @@ from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import tables as t
 from site_gen.sections.serving.view.outputs import (card_strip, compare_value, compare_what, csv, dashboard, headlines,  # noqa: F401
-                                                    summary, summary_rows)
+                                                    summary, summary_rows, verdict)
 
 EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
 

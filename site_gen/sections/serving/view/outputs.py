@@ -111,6 +111,20 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def verdict(a) -> str | None:
+    """Its clause of the sentence the report opens with (site_gen/render/opening.py): the latency
+    cells' verdicts by the interval rule, or a one-setup report's load points."""
+    s = a.of("serving")
+    if s is None:
+        return None
+    if "baseline" not in s.roles:
+        n = len(s.points)
+        return f"one setup, {n} load point{'s' if n != 1 else ''}, no comparison"
+    c = s.counts.get("latency", EMPTY)
+    return (f"latency {c['faster']} faster, {c['level']} level, {c['slower']} slower and {c[UNRESOLVED]} not resolved "
+            f"of {c['cells']} cells (each by its whole interval)")
+
+
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------
 
 def compare_what(item) -> str:

@@ -2,7 +2,6 @@
 summary, the dashboard and the share card."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pandas as pd
@@ -25,11 +24,28 @@ def _cells_table(cells: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# What each rate is, in words a spreadsheet reader gets in every row of the cells' CSV.
+RATE_MEANS = {"aggregate": "output tokens per second, summed over the concurrent streams",
+              "decode_one": "decode tokens per second of the one stream",
+              "decode_many": "median over the requests of each request's own decode tokens per second"}
+
+
+def rate_means(metric: str, concurrency) -> str:
+    if metric == "aggregate":
+        return RATE_MEANS["aggregate"]
+    return RATE_MEANS["decode_one"] if concurrency == 1 else RATE_MEANS["decode_many"]
+
+
 def csv(a) -> dict:
     s = a.of("speed")
     if s is None:
         return {}
-    tables = {"speed-cells": fmt.csv_ratios(_cells_table(s.cells), "ratio"), "speed-counts": s.counts,
+    cells = _cells_table(s.cells)
+    # A cell's `output_tokens` is the requests' output cap (their max_tokens), not what they produced.
+    cells = cells.rename(columns={"output_tokens": "output_tokens_cap"})
+    cells.insert(cells.columns.get_loc("metric") + 1, "rate_is",
+                 [rate_means(m, c) for m, c in zip(cells["metric"].tolist(), cells["concurrency"].tolist())])
+    tables = {"speed-cells": fmt.csv_ratios(cells, "ratio"), "speed-counts": s.counts,
               "speed-ranges": fmt.csv_ratios(s.ranges, "low", "high")}
     if s.ttft is not None and not s.ttft.empty:
         tables["time-to-first-token"] = fmt.csv_ratios(s.ttft, "ratio")
@@ -55,12 +71,13 @@ def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     i = s["checkpoints"].index(cp)
     return {"speed": {
         **s, "checkpoints": [cp],
-        "count_rows": [{**r, "cells": [r["cells"][i]], "sub": f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else ""}
+        "count_rows": [{**r, "cells": [r["cells"][i]],
+                        "sub": "; ".join(x for x in (f"of {r['cells'][i]['of']}" if r["cells"][i].get("of") else "", r["note"]) if x)}
                        for r in s["count_rows"]],
         "range_rows": [{**r, "cells": [r["cells"][i]]} for r in s["range_rows"]],
         "ttft": {**s["ttft"], "cells": [s["ttft"]["cells"][i]]} if s["ttft"] else None,
         "gains": [], "losses": [], "unpaired": [],
-        **error_counts(a.of("speed").cells, cp),
+        "errors_text": errors_text(error_counts(a.of("speed").cells, cp), a.report.baseline.name, a.report.candidate.name),
     }}
 
 
@@ -106,10 +123,26 @@ def view(a) -> dict[str, Any] | None:
         "band": f"\u00b1{a.band * 100:g}%", "scale": fmt.number_range(a.scale[0], a.scale[1], 1, "x"),
         "gains": _medians(a, "faster"), "losses": _medians(a, "slower"),
         "errors": s.totals["errors"], "cells_with_errors": s.totals["cells_with_errors"],
+        "errors_text": errors_text(s.totals, a.report.baseline.name, a.report.candidate.name),
         "tables": _tables(a, counts, cell_rows, cols), "captions": _captions(a, counts, ranges, cols),
         "ticks": charts.scale_ticks(a.scale),
         "unpaired": [{"checkpoint": c, "reason": views.missing_reason(a, c, "baseline")} for c in a.checkpoints if c not in a.paired_checkpoints],
     }
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def errors_text(c: dict, baseline: str, candidate: str) -> str:
+    """Failed requests over the cells, and on which engine: `1 error in 1 cell: 0 on A, 1 on B.`"""
+    if c["errors"] is None:
+        return "Error counts were not measured."
+    if c["errors"] == 0:
+        return "0 errors in every cell." if c["cells_counted"] > 1 else "0 errors."
+    sides = [f"{c[f'{role}_errors']} on {name}" if c[f"{role}_errors"] is not None else f"not counted on {name}"
+             for role, name in (("baseline", baseline), ("candidate", candidate))]
+    return f"{_plural(c['errors'], 'error')} in {_plural(c['cells_with_errors'], 'cell')}: {', '.join(sides)}."
 
 
 def _medians(a, side: str) -> list[dict[str, Any]]:
@@ -125,6 +158,8 @@ def _count_rows(a, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
     rule = {"faster": f"ratio above {1 + a.band:.2f}", "level": f"ratio within {1 - a.band:.2f}–{1 + a.band:.2f}",
             "slower": f"ratio below {1 - a.band:.2f}"}
     count_rows = []
+    cells_frame = a.of("speed").cells
+    many_streams = bool(((cells_frame["metric"] == "decode") & (cells_frame["concurrency"] > 1)).any())
     for metric in ("aggregate", "decode"):
         if not any(m == metric for _, m in counts):
             continue
@@ -139,21 +174,26 @@ def _count_rows(a, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
                           "counts": {
                 k: Fig(str(int(row[k])), how=f"{int(row[k])} {k}: {int(row['cells'])} {METRIC_LABELS[metric]} cells of {c}, {rule[k]}")
                 for k in ("faster", "level", "slower")}})
-        count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric,
-                           "sub": f"of {totals.pop()}" if len(totals) == 1 else "", "cells": cells})
+        note = "above one stream, the median per request" if metric == "decode" and many_streams else ""
+        sub = "; ".join(x for x in (f"of {totals.pop()}" if len(totals) == 1 else "", note) if x)
+        count_rows.append({"label": f"Speed cells, {METRIC_LABELS[metric]}", "metric": metric, "sub": sub, "note": note,
+                           "cells": cells})
     return count_rows
 
 
 def _range_rows(a, ranges: dict, cols: list[str]) -> list[dict[str, Any]]:
     range_rows = []
+    metrics = set(a.of("speed").cells["metric"].tolist())
     for sel in selections(a.headline_input):
-        if not any(k == sel.key for _, k in ranges):
+        # A headline whose metric was measured stays, saying why it has no range where no cell falls
+        # in it (an input window the receipt's cells lie outside): a row never vanishes unexplained.
+        if sel.metric not in metrics:
             continue
         cells = []
         for c in cols:
             r = ranges.get((c, sel.key))
             if r is None:
-                cells.append({"text": fmt.MISSING, "bar": None})
+                cells.append({"text": f"no {METRIC_LABELS[sel.metric]} cell {sel.scope}", "bar": None, "none": True})
                 continue
             cells.append({"text": Fig(fmt.speed_ratio_range(r["low"], r["high"], a.band),
                                       how=f"lowest and highest candidate / baseline rate over {int(r['cells'])} cells: {sel.label}, {c}"),
@@ -168,19 +208,33 @@ def _ttft_row(a, cols: list[str]) -> dict[str, Any] | None:
     if ttft is None or ttft.empty:
         return None
     t = {r["checkpoint"]: r for r in views.rows(ttft)}
-    inputs = sorted(set(ttft["input_tokens"].dropna()))
+    conditions = {c: ttft_conditions(t[c]) for c in cols if c in t}
+    shared = set(conditions.values())
     return {
-        "label": f"Time to first token at {fmt.tokens_k(inputs[-1])}" if len(inputs) == 1 and ttft["input_tokens"].notna().all()
-        else "Time to first token",
+        "label": "Time to first token", "conditions": shared.pop() if len(shared) == 1 else "",
         "cells": [{"candidate": Fig(fmt.seconds(t[c]["candidate"]), f"{t[c]['source']}.candidate.seconds"),
-                   "baseline": Fig(fmt.seconds(t[c]["baseline"]), f"{t[c]['source']}.baseline.seconds")}
+                   "baseline": Fig(fmt.seconds(t[c]["baseline"]), f"{t[c]['source']}.baseline.seconds"),
+                   "conditions": conditions[c] if len(set(conditions.values())) > 1 else ""}
                   if c in t else None for c in cols],
     }
+
+
+def ttft_conditions(r: dict) -> str:
+    """Where a time to first token was measured: `long, 8K input, 1 stream`, from what the receipt gives."""
+    parts = [] if pd.isna(r.get("workload")) else [str(r["workload"])]
+    if not pd.isna(r.get("input_tokens")):
+        parts.append(f"{fmt.tokens_k(r['input_tokens'])} input")
+    if not pd.isna(r.get("concurrency")):
+        n = int(r["concurrency"])
+        parts.append(f"{n} stream" if n == 1 else f"{n} streams")
+    return ", ".join(parts) or "workload and load not stated in the receipt"
 
 
 def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str, Any]]:
     tables = []
     known = origins(a.report.data)
+    names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
+    ratio_how = "candidate rate / baseline rate (the two rates beside it)"
     for c in cols:
         for metric in ("aggregate", "decode"):
             part = cell_rows.get((c, metric))
@@ -189,24 +243,40 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
             rows = [{"workload": r["workload"], "concurrency": int(r["concurrency"]),
                      "input": fmt.NOT_MEASURED if pd.isna(r["input_tokens"]) else fmt.tokens_k(r["input_tokens"]),
                      "acceptance": _acceptance(r),
-                     "baseline": f"{r['baseline_rate']:,.1f}", "candidate": f"{r['candidate_rate']:,.1f}",
-                     "ratio": fmt.speed_ratio(r["ratio"], a.band), "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
-                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
+                     "baseline": Fig(f"{r['baseline_rate']:,.1f}", f"{r['source']}.baseline.rate", dense=True),
+                     "candidate": Fig(f"{r['candidate_rate']:,.1f}", f"{r['source']}.candidate.rate", dense=True),
+                     "ratio": Fig(fmt.speed_ratio(r["ratio"], a.band), how=ratio_how, dense=True),
+                     "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
+                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s", "origin": row_origin(r["source"], known)}
                     for r in part]
             count = counts[(c, metric)]
+            many = [r["concurrency"] for r in rows if r["concurrency"] > 1]
             tables.append({"checkpoint": c, "metric": metric, "metric_label": METRIC_LABELS[metric], "rows": rows,
+                           "rate_note": (f"a clean decode rate at one stream is that stream's; at {', '.join(map(str, sorted(set(many))))} "
+                                         "streams it is the median over the requests of each request's own rate")
+                           if metric == "decode" and many else "",
                            "acceptance": any(r["acceptance"] for r in rows),
                            "counts": fmt.verdicts(count), "cells": int(count["cells"])})
     return tables
 
 
-def _acceptance(r: dict) -> str:
-    """Speculation acceptance of both sides, `0.54 / 0.68` (rate), or "" when neither carries it."""
+def _cell_errors(r: dict, names: dict[str, str]) -> str:
+    """A cell's failed requests by engine: `1 error (SGLang)`."""
+    if pd.isna(r["errors"]) or not r["errors"]:
+        return ""
+    who = [names[role] for role in ("baseline", "candidate") if not pd.isna(r[f"{role}_errors"]) and r[f"{role}_errors"] > 0]
+    return f"{_plural(int(r['errors']), 'error')} ({', '.join(who)})"
+
+
+def _acceptance(r: dict) -> list:
+    """Speculation acceptance of both sides (`0.54 / 0.68`, rates, each with its place in the
+    receipt), or [] when neither carries it."""
     sides = [r.get(f"{role}_acceptance_rate") for role in ("baseline", "candidate")]
     if all(pd.isna(v) for v in sides):
-        return ""
-    return " / ".join(fmt.NOT_MEASURED if pd.isna(v) else f"{v:.2f}" for v in sides)
+        return []
+    return [fmt.NOT_MEASURED if pd.isna(v) else Fig(f"{v:.2f}", f"{r['source']}.{role}.acceptance.rate", dense=True)
+            for v, role in zip(sides, ("baseline", "candidate"))]
 
 
 def _captions(a, counts: dict, ranges: dict, cols: list[str]) -> dict[str, str]:
@@ -241,114 +311,6 @@ BLOCKS = {
 MACROS = ("speed_summary", "speed_cells", "speed_chart")
 
 
-# -- its lines in the other outputs -----------------------------------------------------------
-
-def dashboard(a) -> dict[str, Any]:
-    """Its cell in the table of reports: the verdict counts over every cell, sorted by the share
-    faster, with the aggregate range as a bar."""
-    s = a.of("speed")
-    if s is None:
-        return {}
-    t = s.totals
-    cell: dict[str, Any] = {"text": fmt.verdicts(t), "sort": f"{t['faster_share']:.6f}"}
-    if t["aggregate"]:
-        low, high, n = t["aggregate"]
-        cell["bar"] = charts.range_bar(low, high, a.scale, a.band)
-        cell["bar_label"] = "aggregate"
-        cell["range"] = Fig(fmt.speed_ratio_range(low, high, a.band), how=f"lowest and highest candidate / baseline over {n} aggregate cells")
-    return {"speed": cell}
-
-
-def headlines(a) -> list[tuple[str, str, str]]:
-    """(label, text, colour key) for the share card and the page description."""
-    s = a.of("speed")
-    if s is None or not s.totals:
-        return []
-    t = s.totals
-    faster, level, slower, cells = t["faster"], t["level"], t["slower"], t["cells"]
-    # A verdict colour only when the cells share the side: mixed cells are no win nor loss.
-    key = "faster" if faster and not slower else "slower" if slower and not faster else "level"
-    return [("Speed:", f"{faster} of {cells} cells faster, {level} level, {slower} slower", key)]
-
-
-def card_strip(a) -> tuple[tuple, str] | None:
-    """The share card's strip: every cell's ratio as a dot by verdict, one row per metric."""
-    s = a.of("speed")
-    if s is None or s.cells.empty:
-        return None
-    r = a.report
-    metrics = list(dict.fromkeys(s.cells["metric"]))
-    strip = tuple((float(row.ratio), str(row.verdict), metrics.index(row.metric))
-                  for row in s.cells.sort_values(["metric", "checkpoint", "ratio"], kind="stable").itertuples()
-                  if math.isfinite(row.ratio))
-    return strip, f"Every speed cell, {r.candidate.name} / {r.baseline.name}; band ±{a.band * 100:g}%:"
-
-
-def summary(a, shown: dict | None) -> dict[str, Any] | None:
-    """Its part of `sitegen summary --format json`, from the page's own view (`shown`)."""
-    if not shown:
-        return None
-    counts = a.of("speed").counts
-    speed: dict[str, Any] = {}
-    labels: dict[str, str] = {}
-    for i, c in enumerate(shown["checkpoints"]):
-        entry: dict[str, Any] = {}
-        for row in views.rows(counts):
-            if row["checkpoint"] == c:
-                entry[row["metric"]] = {k: int(row[k]) for k in ("faster", "level", "slower", "cells")}
-        for row in shown["range_rows"]:
-            entry[row["key"]] = str(row["cells"][i]["text"])
-            labels[row["key"]] = row["label"]
-        if shown["ttft"] and shown["ttft"]["cells"][i]:
-            t = shown["ttft"]["cells"][i]
-            entry["ttft"] = {"candidate": str(t["candidate"]), "baseline": str(t["baseline"])}
-        speed[c] = entry
-    return {"speed": {"noise_band": shown["band"], "errors": shown["errors"], "ranges": labels, "checkpoints": speed}}
-
-
-def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
-    """Its lines of the text and markdown summary, from its part of the JSON."""
-    rows: list[tuple[str, str]] = []
-    if "speed" not in d:
-        return rows
-    for c, e in d["speed"]["checkpoints"].items():
-        for metric in ("aggregate", "decode"):
-            if metric in e:
-                v = e[metric]
-                rows.append((f"Speed {c}, {METRIC_LABELS[metric]}", f"{fmt.verdicts(v)} (of {v['cells']})"))
-        for key, label in d["speed"]["ranges"].items():
-            if key in e:
-                rows.append((f"Speed {c}, {label[0].lower()}{label[1:]}", e[key]))
-    return rows
-
-
-def _history(frame, h) -> list[dict[str, Any]]:
-    """Its history part: each series' median, range and verdict counts, release after release."""
-    def phrase(c) -> str:
-        return f"median {fmt.speed_ratio(c.old, h.band)} \u2192 {fmt.speed_ratio(c.new, h.band)} ({fmt.speed_ratio(c.change, h.band)})"
-
-    return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False), ("Since the release before", False)],
-                   lambda r: [
-        {"text": Fig(fmt.speed_ratio(r["median"], h.band), how=f"median {r['candidate']} / {r['baseline']} over {r['cells']} "
-                     f"{METRIC_LABELS.get(r['metric'], r['metric'])} cells of {r['checkpoint']}")},
-        {"text": fmt.speed_ratio_range(r["low"], r["high"], h.band), "bar": charts.range_bar(r["low"], r["high"], h.scale, h.band)},
-        {"text": fmt.verdicts(r)}, h.mark(r, phrase)])
-
-
-HISTORY_PARTS = {"speed": (10, _history)}
-
-
-# -- against an earlier release (`sitegen compare`) ----------------------------------------------
-
-def compare_what(item) -> str:
-    """A cell as the pages name it: `Q4 · chat · 32K input · 16 streams · aggregate`."""
-    w = item.where
-    size = f"input {fmt.NOT_MEASURED}" if pd.isna(w.get("input_tokens")) else f"{fmt.tokens_k(w['input_tokens'])} input"
-    if item.kind == "ttft":
-        return f"{w['checkpoint']} · time to first token, {size}"
-    streams = f"{w['concurrency']} stream{'' if w['concurrency'] == 1 else 's'}"
-    return f"{w['checkpoint']} · {w['workload']} · {size} · {streams} · {METRIC_LABELS.get(w['metric'], w['metric'])}"
-
-
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return fmt.fixed(v, 2) if c.kind == "ttft" else f"{v:,.1f}"
+# Its lines in the other outputs (site_gen/sections/speed/view/outputs.py).
+from site_gen.sections.speed.view.outputs import (HISTORY_PARTS, card_strip, dashboard, headlines, summary,  # noqa: E402,F401
+                                                  summary_rows, verdict, compare_value, compare_what)
