@@ -50,6 +50,11 @@ class ServingResult:
     goodput: pd.DataFrame | None = None
     capacity: list[dict] = field(default_factory=list)  # per workload: each side's heaviest load meeting every objective
 
+    def share(self, kind: str, verdict: str) -> float:
+        """The share of `kind`'s cells (latency, throughput) with `verdict` (the dashboard sorts by it); NaN with none."""
+        c = self.counts.get(kind)
+        return c[verdict] / c["cells"] if c and c["cells"] else math.nan
+
 
 def _points_frame(sides: dict[str, list[Point]]) -> pd.DataFrame:
     rows = []

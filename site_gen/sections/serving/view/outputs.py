@@ -46,7 +46,8 @@ def dashboard(a) -> dict[str, Any]:
     c = s.counts.get("latency")
     if not c:
         return {"serving": {"text": f"one setup, {len(s.points)} load points", "sort": ""}}
-    return {"serving": {"text": counts_text(c), "sort": f"{c['faster'] / c['cells']:.6f}" if c["cells"] else ""}}
+    share = s.share("latency", "faster")
+    return {"serving": {"text": counts_text(c), "sort": f"{share:.6f}" if share == share else ""}}
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
