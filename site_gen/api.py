@@ -29,7 +29,7 @@ __all__ = [
     "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
     "defer_removal", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
-    "theme_assets", "asset_name",
+    "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS",
 ]
 
 EMBED_CSS = "sitegen-embed.css"
@@ -172,6 +172,38 @@ def summary(config: Config, report: str | None = None, fmt: str = "text") -> str
     site = assemble(config, only=report)
     items = [summaries.summary_data(a) for a in site.analyses]
     return {"text": summaries.as_text, "markdown": summaries.as_markdown, "json": summaries.as_json}[fmt](items)
+
+
+FAIL_ON = ("slower", "worse", "any", "never")
+COMPARE_FORMATS = ("text", "markdown", "json")
+
+
+class Compared:
+    """`compare`'s answer: the output in the format asked for, and whether it fails by `fail_on`."""
+
+    def __init__(self, text: str, failed: bool, counts: dict[str, int]):
+        self.text, self.failed, self.counts = text, failed, counts
+
+
+def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: str = "worse",
+            allow: tuple[str, ...] = ()) -> Compared:
+    """NEW against OLD (each a report id of the data folder, or a folder holding SUMMARY.json): every
+    comparable figure better, worse or unchanged within noise, by the config's noise band. Reports
+    whose setups differ (model, hardware, baseline, workload, client) are refused (SitegenError)
+    unless `allow` names the difference."""
+    from site_gen.analysis.compare import compare as compared
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import named_report
+    from site_gen.render.compare import FORMATS
+
+    if fail_on not in FAIL_ON:
+        raise SitegenError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    if fmt not in COMPARE_FORMATS:
+        raise SitegenError(f"--format must be one of {', '.join(COMPARE_FORMATS)}, got {fmt!r}")
+    reports = [named_report(config.data_dir, name, max_bytes=config.max_receipt_bytes) for name in (old, new)]
+    a, b = (analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports)
+    cmp = compared(a, b, set(allow))
+    return Compared(FORMATS[fmt](cmp, fail_on), bool(cmp.failing(fail_on)), cmp.counts())
 
 
 # -- importing and starting -------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def test_new_site_builds_at_once(tmp_path):
 
 
 def test_help_has_examples():
-    for command in ("build", "check", "summary", "new"):
+    for command in ("build", "check", "summary", "compare", "new"):
         result = sitegen_here(command, "--help")
         assert result.returncode == 0 and "examples:" in result.stdout, command
 

@@ -23,7 +23,10 @@ def test_history_shows_kv_and_precision_across_releases(example_site):
     doc = parse(example_site / "history.html")
     k4 = [tbl for fig_id, tbl in tables(doc).items() if fig_id and fig_id.startswith("history-kv")]
     rows = [r for tbl in k4 for r in tbl if r and r[0].startswith("CuteAFD v3.0.1")]
-    assert rows == [["CuteAFD v3.0.1", "2026-11-20", "447,488", "1,377,179", "0.32x"]]
+    assert rows == [["CuteAFD v3.0.1", "2026-11-20", "447,488", "1,377,179", "0.32x", "first build"]]
+    # v4.0.0 holds 4.32x v3.0.1's KV pool on K4: beyond the noise band, marked and said (issue 31).
+    v4 = [r for tbl in k4 for r in tbl if r and r[0].startswith("CuteAFD v4.0.0") and r[2] == "1,931,264"]
+    assert v4[0][-1] == "▲ better than CuteAFD v3.0.1: 447,488 → 1,931,264 tokens (4.32x)"
     links = [a.get("href") for a in doc.iter(f"{NS}a") if (a.get("href") or "").startswith("reports/")]
     assert f"reports/{V3}/index.html" in links and f"reports/{V4}/index.html" in links
     # P-A on v3.0.1 is bit-identical to v4.0.0: the same measured difference in both releases.

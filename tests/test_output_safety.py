@@ -52,7 +52,7 @@ def snapshot(root: Path) -> dict[str, str]:
 
 def beside(root: Path) -> list[str]:
     """Hidden folders a build left beside the site (staging, an old copy)."""
-    return sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name not in (".gitignore", ".git"))
+    return sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name not in (".gitignore", ".git", ".github"))
 
 
 # -- 1. a site folder that is, holds or lies in a source --------------------------------------------

@@ -189,3 +189,19 @@ def _normal_quantile(p: float) -> float:
         else:
             hi = mid
     return (lo + hi) / 2
+
+
+# -- two independent estimates: the interval of their difference ------------------------------------
+
+def unpaired_difference(old: float, old_low: float, old_high: float, new: float, new_low: float,
+                        new_high: float) -> tuple[float, float, float]:
+    """new - old, with the 95% interval of a difference of two independent estimates from their own
+    95% intervals: each end is the root of the summed squared half-widths on that side (for
+    symmetric intervals, difference ± 1.96 × the root of the summed squared standard errors, the
+    importers' unpaired rule). NaN interval when either estimate has none."""
+    d = new - old
+    if any(v != v for v in (old_low, old_high, new_low, new_high)):
+        return (d, math.nan, math.nan)
+    below = math.hypot(new - new_low, old_high - old)
+    above = math.hypot(new_high - new, old - old_low)
+    return (d, d - below, d + above)

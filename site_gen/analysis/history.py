@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from site_gen.analysis.frames import rows_of
 from site_gen.analysis.parts import analysis_of
 from site_gen.analysis.report import Analysis
 from site_gen.sections import all_sections
@@ -101,3 +102,31 @@ def _newest(made_from: list[list[dict]], newest: int, cols: list[str]) -> pd.Dat
                 older[row["series"]] = older.get(row["series"], 0) + 1
     return _order(pd.DataFrame([{**r, "older": older.get(series, 0)} for series, got in kept.items() for r in got],
                                columns=[*cols, "older"]))
+
+
+# -- what changed from one release to the next ----------------------------------------------------
+
+def step_rules() -> dict[str, object]:
+    """Each history kind's rule from one release to the next (`HISTORY_STEPS` of its section's analysis):
+    `step(old_row, new_row, band) -> [Change]`."""
+    out: dict[str, object] = {}
+    for s in all_sections():
+        module = analysis_of(s)
+        out.update(getattr(module, "HISTORY_STEPS", {}) if module is not None else {})
+    return out
+
+
+def steps(kind: str, frame: pd.DataFrame, band: float) -> dict[tuple[str, str], tuple[dict, list]]:
+    """For each release of a series after the first one the frame holds: (the release before it, the
+    changes from it), keyed by (series, report). The frame is in series, date and report order."""
+    rule = step_rules().get(kind)
+    if rule is None or frame.empty:
+        return {}
+    out: dict[tuple[str, str], tuple[dict, list]] = {}
+    before: dict[str, dict] = {}
+    for row in rows_of(frame, list(frame.columns)):
+        previous = before.get(row["series"])
+        if previous is not None:
+            out[(row["series"], row["report"])] = (previous, rule(previous, row, band))
+        before[row["series"]] = row
+    return out

@@ -7,6 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from site_gen import __version__
 from site_gen.build.write import PREFIX
 from site_gen.core.config import PLUGIN_OPTIONS
 from site_gen.core.errors import SitegenError
@@ -89,6 +90,118 @@ def receipt() -> dict:
 
 GITIGNORE = f"/site/\n{PREFIX}*/\n"  # the built site, and the staging folders of builds that were killed
 
+# The CI recipe (README, "Benchmarks in CI"): every push to main and every pull request runs the
+# benchmark, imports it as a report and compares it with the newest report already in data/ (the
+# last published one); a pull request gets the comparison as a comment, and the check fails on a
+# change for the worse beyond noise; main keeps the report and publishes the site. tests/test_ci_recipe.py
+# runs these steps' commands locally.
+WORKFLOW = """\
+# Benchmarks in CI with sitegen (https://sitegen.invalid/#benchmarks-in-ci).
+# Every pull request and every push to main: run the benchmark, import the results as a report, and
+# compare it with the newest report in data/ (the last one published). A pull request gets the
+# comparison as a comment, and this check fails when a figure is worse beyond noise (FAIL_ON). On
+# main the report is committed to data/ and the site is published to GitHub Pages (gh-pages branch).
+#
+# Before the first run: edit `env:` and the "Run the benchmark" step for your engine, use a runner
+# with your GPU (`runs-on`), and delete data/example-report/ (its numbers are made up, and a report
+# of another setup is refused: sitegen compares a release only with the same model, hardware and
+# workload).
+name: benchmarks
+
+on:
+  push:
+    branches: [main]
+  pull_request:
+
+permissions:
+  contents: write        # commit the report to main, push the site to gh-pages
+  pull-requests: write   # the comparison as a comment
+
+concurrency:
+  group: benchmarks-${{ github.ref }}
+  cancel-in-progress: false
+
+env:
+  SITEGEN: "sitegen==%(version)s"       # the sitegen this site was made with (any pip requirement: a wheel, git+https://...)
+  MODEL: your-org/your-model            # what the benchmark serves
+  ENGINE: my-engine                     # the engine's name on every page
+  ENGINE_VERSION: ""                    # its version, when the result files do not record it
+  HARDWARE: ""                          # e.g. "one NVIDIA H100 80GB", when the result files do not record it
+  FAIL_ON: worse                        # slower | worse | any | never: what fails the check
+
+jobs:
+  benchmark:
+    runs-on: ubuntu-latest              # a runner with your GPU, e.g. [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: Install sitegen
+        run: python -m pip install "$SITEGEN"
+      - name: Run the benchmark
+        # Your engine's server and its serving benchmark, writing one result file per load into
+        # $RUNNER_TEMP/results (`vllm bench serve` shown; SGLang's bench_serving files import with the same
+        # `sitegen import vllm-bench`, GuideLLM's with `sitegen import guidellm`).
+        run: |
+          mkdir -p "$RUNNER_TEMP/results"
+          vllm serve "$MODEL" --port 8000 > "$RUNNER_TEMP/server.log" 2>&1 &
+          timeout 1200 bash -c 'until curl -sf http://127.0.0.1:8000/health > /dev/null; do sleep 5; done'
+          for rate in 1 4 16 inf; do
+            vllm bench serve --model "$MODEL" --port 8000 --dataset-name random --random-input-len 1024 \\
+              --random-output-len 256 --num-prompts 200 --seed 0 --request-rate "$rate" \\
+              --save-result --save-detailed --result-dir "$RUNNER_TEMP/results" --result-filename "rate-$rate.json"
+          done
+      - name: Find the last published report
+        run: |
+          last=""
+          if ls data/*/SUMMARY.json > /dev/null 2>&1; then
+            last=$(sitegen summary --format json | python -c 'import json, sys; print(json.load(sys.stdin)["reports"][0]["report"])')
+          fi
+          echo "LAST=$last" >> "$GITHUB_ENV"
+          echo "RUN=run-$(date -u +%%Y%%m%%d-%%H%%M%%S)-${GITHUB_SHA::7}" >> "$GITHUB_ENV"
+      - name: Import the run
+        run: |
+          stated=()
+          if [ -n "$ENGINE_VERSION" ]; then stated+=(--set-candidate "engine_version=$ENGINE_VERSION"); fi
+          if [ -n "$HARDWARE" ]; then stated+=(--set-candidate "hardware=$HARDWARE"); fi
+          sitegen import vllm-bench --candidate "$RUNNER_TEMP"/results/*.json --label-candidate "$ENGINE" "${stated[@]}" -o "data/$RUN"
+      - name: Compare with the last published report
+        id: compare
+        run: |
+          status=0
+          if [ -z "$LAST" ]; then
+            echo "No earlier report to compare with: $RUN is the first." > "$RUNNER_TEMP/comparison.md"
+          else
+            sitegen compare "$LAST" "$RUN" --format markdown --fail-on "$FAIL_ON" > "$RUNNER_TEMP/comparison.md" 2> "$RUNNER_TEMP/compare-error.txt" || status=$?
+            if [ -s "$RUNNER_TEMP/compare-error.txt" ]; then
+              { echo "**sitegen compare could not compare $RUN with $LAST**"; echo; echo '```'; cat "$RUNNER_TEMP/compare-error.txt"; echo '```'; } >> "$RUNNER_TEMP/comparison.md"
+            fi
+          fi
+          cat "$RUNNER_TEMP/comparison.md" >> "$GITHUB_STEP_SUMMARY"
+          echo "status=$status" >> "$GITHUB_OUTPUT"
+      - name: Comment on the pull request
+        if: github.event_name == 'pull_request'
+        env:
+          GH_TOKEN: ${{ github.token }}
+          PR: ${{ github.event.pull_request.number }}
+        run: gh pr comment "$PR" --body-file "$RUNNER_TEMP/comparison.md" --edit-last || gh pr comment "$PR" --body-file "$RUNNER_TEMP/comparison.md"
+      - name: Keep the report and publish the site
+        if: github.event_name == 'push' && github.ref == 'refs/heads/main'
+        run: |
+          git config user.name "github-actions[bot]"
+          git config user.email "41898282+github-actions[bot]@users.noreply.github.com"
+          git add "data/$RUN"
+          git commit -m "Benchmark report $RUN"
+          git push
+          sitegen gh-deploy
+      - name: Fail on a change for the worse
+        if: steps.compare.outputs.status != '0'
+        run: |
+          head -n 1 "$RUNNER_TEMP/comparison.md"
+          exit 1
+""" % {"version": __version__}
+
 
 def project_files() -> dict[str, str]:
     """Every file of a new site, by its path inside the site's folder."""
@@ -97,6 +210,7 @@ def project_files() -> dict[str, str]:
         "docs/index.md": PAGE,
         "data/example-report/SUMMARY.json": json.dumps(receipt(), indent=2) + "\n",
         ".gitignore": GITIGNORE,
+        ".github/workflows/benchmarks.yml": WORKFLOW,
     }
 
 

@@ -157,7 +157,9 @@ def read_receipt(file: Path, max_bytes: int) -> bytes:
     return _read_limited(file, max_bytes)
 
 
-def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20) -> Report:
+def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, lede: bool = True) -> Report:
+    """One report folder, validated. Without `lede`, its prose file is not read (`sitegen compare`
+    reads figures only, and a published site's report folder holds the receipt without it)."""
     file = receipt_file(folder, data_dir)
     data, raw = parse_json(file, max_bytes)
     found = validate_schema(data, file)
@@ -170,9 +172,9 @@ def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20) -> R
         first = found[0]
         raise SitegenError(f"{exc.message} (after dropping the receipt's {first.message.removesuffix(IGNORED)} at "
                            f"{first.where})", exc.file, exc.where) from None
-    lede = read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes)
+    text = read_lede(folder, data["report"].get("lede", ""), data_dir, max_bytes) if lede else ""
     return Report(id=folder.name, folder=folder, file=file, data=data, sha256=hashlib.sha256(raw).hexdigest(),
-                  size=len(raw), lede=lede, warnings=found, raw=raw)
+                  size=len(raw), lede=text, warnings=found, raw=raw)
 
 
 def report_folders(data_dir: Path) -> list[Path]:
@@ -202,3 +204,20 @@ def load_reports(data_dir: Path, *, max_bytes: int = 64 << 20) -> list[Report]:
     if not folders:
         raise SitegenError(f"no report found: expected folders holding {SUMMARY}", data_dir)
     return [load_report(f, data_dir, max_bytes=max_bytes) for f in folders]
+
+
+def named_report(data_dir: Path, name: str, *, max_bytes: int = 64 << 20) -> Report:
+    """The report `name` names (`sitegen compare OLD NEW`): a report id of `data_dir`, else a folder
+    holding SUMMARY.json (another checkout's report, a published site's `reports/<id>/`), or that
+    SUMMARY.json itself. Its figures only: its prose file is not read."""
+    is_id = "/" not in name and "\\" not in name and name not in ("", ".", "..")
+    if is_id and (data_dir / name / SUMMARY).exists():
+        return load_report(data_dir / name, data_dir, max_bytes=max_bytes, lede=False)
+    path = Path(name)
+    folder = path.parent if path.name == SUMMARY and path.is_file() else path
+    if name and (folder / SUMMARY).is_file():
+        folder = Path(os.path.abspath(folder))
+        return load_report(folder, folder.parent, max_bytes=max_bytes, lede=False)
+    known = ", ".join(f.name for f in report_folders(data_dir)) if data_dir.is_dir() else "none"
+    raise SitegenError(f"no report {name!r}: expected a report id of the data folder ({known}) or a folder holding "
+                       f"{SUMMARY}", data_dir)

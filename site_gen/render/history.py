@@ -9,7 +9,7 @@ import pandas as pd
 
 from site_gen.analysis import history
 from site_gen.receipts.load import engine_label
-from site_gen.render import format as fmt, parts, views
+from site_gen.render import compare as compare_view, format as fmt, parts, views
 from site_gen.sections import all_sections
 
 HISTORY_URL = "history.html"
@@ -35,8 +35,19 @@ class Parts:
     """What each section's history part is given to make its display rows: the frames' helpers, the
     site's band and scale, the link to a report, and a memo of its own kept between builds."""
 
-    def __init__(self, band: float, scale: tuple[float, float], report_url, memo: dict):
+    def __init__(self, band: float, scale: tuple[float, float], report_url, memo: dict, steps: dict | None = None):
         self.band, self.scale, self.report_url, self.memo = band, scale, report_url, memo
+        self.steps = steps or {}  # (series, report) -> (the release before, its changes): analysis/history.py
+
+    def mark(self, row, phrase) -> dict[str, Any]:
+        """The build's "since the build before" cell: its changes beyond noise marked and said
+        (`phrase(change)` words one in the section's terms), or "within noise"."""
+        step = self.steps.get((row["series"], row["report"]))
+        if step is None:
+            return {"text": "earlier build not shown" if int(row.get("older", 0) or 0) else "first build", "marks": [],
+                    "step": False}
+        previous, changes = step
+        return {**compare_view.history_mark(_release(previous), changes, self.band, phrase), "step": True}
 
     def series(self, frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
         return _series(frame)
@@ -83,7 +94,7 @@ def context(reports: list, band: float, scale: tuple[float, float], report_url, 
     for _, kind, make in _parts():
         hit = memo.get(("rows", kind))
         if hit is None or hit[0] is not frames[kind] or hit[1] != (band, scale, report_url):
-            helper = Parts(band, scale, report_url, memo.setdefault(("part", kind), {}))
+            helper = Parts(band, scale, report_url, memo.setdefault(("part", kind), {}), history.steps(kind, frames[kind], band))
             hit = memo[("rows", kind)] = (frames[kind], (band, scale, report_url), make(frames[kind], helper))
         out.append({"kind": kind, "template": f"history/{kind}.html", "rows": hit[2]})
     credits = list(dict.fromkeys(r.attribution for r in reports if r.attribution))

@@ -97,3 +97,8 @@ def as_markdown(items: list[dict[str, Any]]) -> str:
             out += ["| | |", "|---|---|"] + [f"| {_md(label)} | {_md(value)} |" for label, value in rows]
             out.append("")
     return "\n".join(out)
+
+
+# The same guards for other commands' output (`sitegen compare`): one rule for receipt text in a comment.
+markdown_text = _md
+one_line = _one_line

@@ -170,3 +170,19 @@ def headlines(a) -> list[tuple[str, str, str]]:
     level = f"{a.report.section('accuracy')['method']['level'] * 100:g}%"
     key = "worse" if bad and not good else "better" if good and not bad else "neutral"
     return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} paired ({level} intervals)", key)]
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    return f"{item.where['checkpoint']} · {item.where['measure']}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    if c.unit == "proportion":  # in percent, a change in points (the unit `compare_unit` names)
+        return fmt.signed(v * 100, 1) if signed else fmt.fixed(v * 100, 1)
+    return fmt.signed(v, 4) if signed else fmt.fixed(v, 4)
+
+
+def compare_unit(c) -> str:
+    return "%, change in pts" if c.unit == "proportion" else c.unit

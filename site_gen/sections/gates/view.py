@@ -26,9 +26,9 @@ def view(a) -> dict[str, Any] | None:
                          r["source"] + ".threshold"),
              "passed": bool(r["passed"]), "source": r["source"]} for r in views.rows(result.table)]
     failed = [r for r in rows if not r["passed"]]
-    return {"rows": rows, "failed": len(failed), "total": len(rows), "note": a.report.section("gates").get("note", ""),
+    return {"rows": rows, "failed": result.failed, "total": result.total, "note": a.report.section("gates").get("note", ""),
             "failed_names": [f"{r['label']} ({', '.join(x for x in (r['group'], r['checkpoint'], r['engine']) if x)})" for r in failed],
-            "headline": headline(len(failed), len(rows))}
+            "headline": headline(result.failed, result.total)}
 
 
 def headline(failed: int, total: int) -> str:
@@ -50,7 +50,8 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
                 "engine": r["engine"], "engine_label": names[r["engine"]], "value": plain.number(r["value"]),
                 "threshold": plain.number(r["threshold"]), "passes_when": r["passes_when"], "unit": plain.text(r["unit"]),
                 "passed": bool(r["passed"])} for r in views.rows(a.of("gates").table)]
-    return {"gates": {"total": shown["total"], "failed": shown["failed"], "passed": shown["total"] - shown["failed"],
+    g = a.of("gates")
+    return {"gates": {"total": g.total, "failed": g.failed, "passed": g.passed,
                       "results": results}}
 
 
@@ -72,18 +73,17 @@ def verdict(a) -> str | None:
     g = a.of("gates")
     if g is None or g.table.empty:
         return None
-    t = g.table
-    failed = [r for r in views.rows(t) if not r["passed"]]
-    n = len(t)
-    if not failed:
+    failed = [r for r in views.rows(g.table) if not r["passed"]]
+    n = g.total
+    if not g.failed:
         return f"all {n} quality gates passed" if n != 1 else "the one quality gate passed"
-    names = ", ".join(dict.fromkeys(r["label"] for r in failed[:3])) + (" …" if len(failed) > 3 else "")
-    return f"{len(failed)} of {n} quality gates failed ({names})"
+    names = ", ".join(dict.fromkeys(r["label"] for r in failed[:3])) + (" …" if g.failed > 3 else "")
+    return f"{g.failed} of {n} quality gates failed ({names})"
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
     g = a.of("gates")
     if g is None or g.table.empty:
         return []
-    n, failed = len(g.table), int((~g.table["passed"].astype(bool)).sum())
-    return [("Gates:", f"{failed} of {n} failed" if failed else f"all {n} passed", "fail-fg" if failed else "neutral")]
+    return [("Gates:", f"{g.failed} of {g.total} failed" if g.failed else f"all {g.total} passed",
+             "fail-fg" if g.failed else "neutral")]

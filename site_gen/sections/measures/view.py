@@ -125,3 +125,14 @@ def headlines(a) -> list[tuple[str, str, str]]:
     good, bad = tones.count("better"), tones.count("worse")
     key = "worse" if bad and not good else "better" if good and not bad else "neutral"
     return [("Measures:", f"{good} better, {bad} worse of {len(tones)}", key)]
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    w = item.where
+    return f"{w['checkpoint']} · {w['group']} · {w['measure']}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return _num(v)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, need, need_rows
 from site_gen.analysis.frames import cells, empty, frame, missing, records, rows_of
 
@@ -177,3 +178,49 @@ def startup_rows(a, engines: dict[str, str]) -> list[dict]:
 
 
 HISTORY = {"kv": (kv_rows, KV_COLUMNS), "startup": (startup_rows, STARTUP_COLUMNS)}
+
+
+def kv_step(old: dict, new: dict, band: float) -> list:
+    """The candidate's KV pool from one release to the next (higher is better): the band rule."""
+    return [band_step("memory", "kv_pool", "tokens", old["candidate_tokens"], new["candidate_tokens"], band, True)]
+
+
+def startup_step(old: dict, new: dict, band: float) -> list:
+    """Cold and warm startup (or readiness) from one build to the next (lower is better): the band rule, each."""
+    return [band_step("memory", t, "s", old[t], new[t], band, False) for t in ("cold_s", "warm_s", "ready_s")
+            if not (missing(old.get(t)) or missing(new.get(t)))]
+
+
+HISTORY_STEPS = {"kv": kv_step, "startup": startup_step}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+_STARTUPS = ("cold_s", "warm_s", "ready_s")
+
+
+def _candidate_kv(a) -> dict[tuple, dict]:
+    """The candidate's KV pool per checkpoint, each with its JSON path."""
+    kv = records(a.report.section("memory").get("kv_pool", []), "$.memory.kv_pool", ["checkpoint", "engine", "tokens"])
+    return {key_of(r["checkpoint"]): r for r in rows_of(kv, ["checkpoint", "engine", "tokens", "source"]) if r["engine"] == "candidate"}
+
+
+def compare(old, new, band: float) -> tuple[list, list]:
+    """The candidate's KV pool per checkpoint (higher is better) and its startup times (lower is
+    better), new against old: one figure each, so the band rule."""
+    changes, unmatched = by_band(
+        "memory", "kv", _candidate_kv(old), _candidate_kv(new), band, value="tokens", higher_is_better=True, speed=False,
+        describe=lambda r: ({"checkpoint": r["checkpoint"]}, "kv_pool", "tokens"), source=lambda r: f"{r['source']}.tokens")
+    starts = {}
+    for side, a in (("old", old), ("new", new)):
+        st = a.of("memory").startup
+        if st.empty:
+            starts[side] = {}
+            continue
+        cols = [c for c in _STARTUPS if c in st.columns]
+        starts[side] = {key_of(r["checkpoint"], t): {**r, "value": r[t], "time": t} for r in rows_of(st, ["checkpoint", "engine", *cols, "source"])
+                        if r["engine"] == "candidate" for t in cols if not (r[t] is None or r[t] != r[t])}
+    more, missing_ = by_band(
+        "memory", "startup", starts["old"], starts["new"], band, value="value", higher_is_better=False, speed=True,
+        describe=lambda r: ({"checkpoint": r["checkpoint"]}, r["time"], "s"), source=lambda r: f"{r['source']}.{r['time']}")
+    return changes + more, unmatched + missing_

@@ -162,14 +162,26 @@ def verdict(a) -> str | None:
         (f" ({n} checkpoints)" if n > 1 else "")
 
 
+_SINCE = ("Since the build before", False)
+
+
 def _history_kv(frame, h) -> list[dict[str, Any]]:
-    return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True)], lambda r: [
+    def phrase(c) -> str:
+        return f"{fmt.thousands(c.old)} \u2192 {fmt.thousands(c.new)} tokens ({fmt.speed_ratio(c.change, h.band)})"
+
+    return h.table(frame, "{series}", [("{candidate} tokens", True), ("{baseline} tokens", True), ("Ratio", True), _SINCE], lambda r: [
         {"text": fmt.thousands(r["candidate_tokens"])}, {"text": fmt.thousands(r["baseline_tokens"])},
-        {"text": Fig(fmt.side_ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")}])
+        {"text": Fig(fmt.side_ratio(r["ratio"]), how=f"{r['candidate']} / {r['baseline']} KV pool tokens, {r['checkpoint']}")},
+        h.mark(r, phrase)])
 
 
 def _history_startup(frame, h) -> list[dict[str, Any]]:
-    return h.table(frame, "{series}, cold / warm, or ready", [("Startup", True)], lambda r: [{"text": startup_text(r)}])
+    def phrase(c) -> str:
+        return (f"{_TIMES[c.measure]} {fmt.fixed(c.old, 0)} \u2192 {fmt.fixed(c.new, 0)} s "
+                f"({fmt.speed_ratio(c.change, h.band)})")
+
+    return h.table(frame, "{series}, cold / warm, or ready", [("Startup", True), _SINCE],
+                   lambda r: [{"text": startup_text(r)}, h.mark(r, phrase)])
 
 
 def startup_text(r) -> str:
@@ -183,3 +195,18 @@ def startup_text(r) -> str:
 
 
 HISTORY_PARTS = {"kv": (20, _history_kv), "startup": (30, _history_startup)}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+_TIMES = {"cold_s": "cold startup", "warm_s": "warm startup", "ready_s": "ready after"}
+
+
+def compare_what(item) -> str:
+    if item.kind == "kv":
+        return f"{item.where['checkpoint']} · KV pool"
+    return f"{item.where['checkpoint']} · {_TIMES.get(item.measure, item.measure)}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return fmt.thousands(v) if c.kind == "kv" else fmt.fixed(v, 1)

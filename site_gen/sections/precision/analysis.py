@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from site_gen.analysis.compare import UNPAIRED, Change, Unmatched, difference_change, difference_step, key_of, match
 from site_gen.analysis.figures import Figure, FigureError, need
 from site_gen.analysis.frames import frame, from_rows, groups, missing, records, rows_of
 
@@ -259,3 +260,57 @@ def precision_rows(a, engines: dict[str, str]) -> list[dict]:
 
 
 HISTORY = {"precision": (precision_rows, PRECISION_COLUMNS)}
+
+
+def precision_step(old: dict, new: dict, band: float) -> list:
+    """A series' gap from one release to the next: the difference of the two gaps with the unpaired
+    interval of two estimates; closer to the reference (better) or further (worse) only when it
+    excludes zero."""
+    return [difference_step("precision", new["measure"], new["unit"], (old["difference"], old["low"], old["high"]),
+                            (new["difference"], new["low"], new["high"]), new["further"] == "lower")]
+
+
+HISTORY_STEPS = {"precision": precision_step}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def _gaps(a) -> dict[tuple, dict]:
+    """Each paired gap by (checkpoint, measure), with what makes two gaps comparable: the measure's
+    panel, vocabulary, unit and orientation, and the evaluated rows (plan, teacher, row hash)."""
+    p = a.of("precision")
+    part = a.report.section("precision")
+    names = ["paired", "checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "difference", "low", "high",
+             "source"]
+    out = {}
+    for r, raw in zip(rows_of(p.table, names), part["results"]):
+        if r["paired"]:
+            ident = part["rows"][raw["candidate"]["rows"]]
+            r["identity"] = (r["panel"], r["vocabulary"], r["unit"], r["further"], ident["plan"], ident["teacher"], ident["sha256"])
+            out[key_of(r["checkpoint"], r["measure"])] = r
+    return out
+
+
+def compare(old, new, band: float) -> tuple[list, list]:
+    """Each paired gap (candidate minus baseline) of the same measure on the same rows, new against
+    old: the difference of the two gaps with the unpaired interval of two estimates, better (closer to
+    the reference) or worse (further) only when that interval excludes zero, as a gap is resolved."""
+    go, gn = _gaps(old), _gaps(new)
+    both, only_old, only_new = match(go, gn)
+    changes, unmatched = [], []
+    for k in both:
+        o, n = go[k], gn[k]
+        where = {"checkpoint": n["checkpoint"], "measure": n["label"]}
+        if o["identity"] != n["identity"]:
+            unmatched += [Unmatched("precision", "gap", where, side, "other panel, vocabulary or rows") for side in ("old", "new")]
+            continue
+        higher_is_better = n["further"] == "lower"  # a gap that grows away from the reference is worse
+        d, low, high, verdict = difference_change((o["difference"], o["low"], o["high"]), (n["difference"], n["low"], n["high"]),
+                                                  higher_is_better)
+        changes.append(Change("precision", "gap", where, n["measure"], n["unit"], higher_is_better, False, o["difference"],
+                              n["difference"], d, low, high, "difference", UNPAIRED, verdict,
+                              f"{o['source']}.difference", f"{n['source']}.difference"))
+    for side, keys, gaps in (("old", only_old, go), ("new", only_new, gn)):
+        unmatched += [Unmatched("precision", "gap", {"checkpoint": gaps[k]["checkpoint"], "measure": gaps[k]["label"]}, side)
+                      for k in keys]
+    return changes, unmatched

@@ -180,6 +180,12 @@ def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> d
     return facet
 
 
+def _step_phrase(c) -> str:
+    """A gap's change from one release to the next, with its interval: `+0.0024 [+0.0013, +0.0035]`
+    (the table's columns beside it hold the gaps themselves)."""
+    return f"{fmt.measure_difference(c.change, c.unit)} {fmt.measure_interval(c.low, c.high, c.unit)}"
+
+
 def _history(prec: pd.DataFrame, h) -> list[dict[str, Any]]:
     """Its history part: a forest facet and a table of points each per series (`h.memo`: charts kept by their rows)."""
     report_url, facets = h.report_url, h.memo
@@ -197,10 +203,25 @@ def _history(prec: pd.DataFrame, h) -> list[dict[str, Any]]:
                         "difference": fmt.measure_difference(r["difference"], r["unit"]),
                         "interval": fmt.measure_interval(r["low"], r["high"], r["unit"]),
                         "resolved": "resolved" if r["resolved"] else "not resolved",
-                        "different_days": bool(r["different_days"])} for r in records]})
+                        "different_days": bool(r["different_days"]), "since": h.mark(r, _step_phrase)} for r in records]})
     facets.clear()
     facets.update(drawn)
     return precision_rows
 
 
 HISTORY_PARTS = {"precision": (40, _history)}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+def compare_what(item) -> str:
+    """A gap: `Q4 · gap in KL, full vocabulary` (candidate minus baseline)."""
+    return f"{item.where['checkpoint']} · gap in {item.where['measure']}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return fmt.signed(v, 2 if c.unit == "percent" else 4)  # a gap is signed, and so is its change
+
+
+def compare_unit(c) -> str:
+    return "pts" if c.unit == "percent" else c.unit

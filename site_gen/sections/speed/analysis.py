@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, FigureError, need_rows
 from site_gen.analysis.frames import empty, frame, from_rows, groups, median, missing, records, rows_of
 from site_gen.analysis.units import DASH, tokens_k
@@ -256,3 +257,38 @@ def speed_rows(a, engines: dict[str, str]) -> list[dict]:
 
 
 HISTORY = {"speed": (speed_rows, SPEED_COLUMNS)}
+
+
+def speed_step(old: dict, new: dict, band: float) -> list:
+    """A series' median ratio from one release to the next: the band rule (one run a cell)."""
+    return [band_step("speed", "median ratio", "x", old["median"], new["median"], band, True, "band rule on the medians")]
+
+
+HISTORY_STEPS = {"speed": speed_step}
+
+
+# -- against an earlier release (`sitegen compare`) ----------------------------------------------
+
+_CELL_KEY = ["checkpoint", "workload", "input_tokens", "concurrency", "metric"]
+
+
+def compare(old, new, band: float) -> tuple[list, list]:
+    """Each cell's candidate rate (higher is better) and each checkpoint's time to first token of the
+    candidate (lower is better), new against old: one run each, so the band rule."""
+    so, sn = old.of("speed"), new.of("speed")
+
+    def by_cell(s) -> dict[tuple, dict]:
+        return {key_of(*(r[c] for c in _CELL_KEY)): r for r in rows_of(s.cells, [*_CELL_KEY, "unit", "candidate_rate", "source"])}
+
+    def by_checkpoint(s) -> dict[tuple, dict]:
+        return {key_of(r["checkpoint"]): r for r in rows_of(s.ttft, ["checkpoint", "input_tokens", "candidate", "source"])}
+
+    changes, unmatched = by_band(
+        "speed", "cell", by_cell(so), by_cell(sn), band, value="candidate_rate", higher_is_better=True, speed=True,
+        describe=lambda r: ({c: r[c] for c in _CELL_KEY}, r["metric"], r["unit"]),
+        source=lambda r: f"{r['source']}.candidate.rate")
+    more, missing_ = by_band(
+        "speed", "ttft", by_checkpoint(so), by_checkpoint(sn), band, value="candidate", higher_is_better=False, speed=True,
+        describe=lambda r: ({"checkpoint": r["checkpoint"], "input_tokens": r["input_tokens"]}, "ttft", "s"),
+        source=lambda r: f"{r['source']}.candidate.seconds")
+    return changes + more, unmatched + missing_

@@ -16,6 +16,7 @@ from site_gen.analysis.frames import frame
 from site_gen.analysis.verdict import INTERVAL_VERDICTS
 from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_is_tpot, read
+from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
 
 POINT_COLUMNS = ["role", "point", "workload", "load", "axis", "x", "rate", "concurrency", "repeats", "requests",
                  "failed", "duration_s", "rows", "path"]
@@ -36,6 +37,7 @@ class ServingResult:
     percentiles: pd.DataFrame         # per side, load point, metric and percentile, with intervals
     cells: pd.DataFrame               # per matched load point: latency and throughput ratios, verdicts
     counts: dict[str, dict[str, int]]  # verdicts per kind of cell (latency, throughput) and per metric
+    ranges: dict[str, tuple[float, float]]  # lowest and highest ratio, by the same keys as `counts`
     throughput: pd.DataFrame          # per side and load point
     tokens: pd.DataFrame
     gaps: pd.DataFrame                # every-gap inter-token summaries, per run
@@ -47,6 +49,11 @@ class ServingResult:
     objectives: pd.DataFrame | None = None  # per side, load point and objective: the percentile against its limit
     goodput: pd.DataFrame | None = None
     capacity: list[dict] = field(default_factory=list)  # per workload: each side's heaviest load meeting every objective
+
+    def share(self, kind: str, verdict: str) -> float:
+        """The share of `kind`'s cells (latency, throughput) with `verdict` (the dashboard sorts by it); NaN with none."""
+        c = self.counts.get(kind)
+        return c[verdict] / c["cells"] if c and c["cells"] else math.nan
 
 
 def _points_frame(sides: dict[str, list[Point]]) -> pd.DataFrame:
@@ -112,6 +119,18 @@ def count(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
     return out
 
 
+def ratio_ranges(cells: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """(lowest, highest) ratio per kind of cell and per metric, by `count`'s keys (NaN ratios left out)."""
+    out: dict[str, tuple[float, float]] = {}
+    for kind, metric, r in zip(cells["kind"].tolist(), cells["metric"].tolist(), cells["ratio"].tolist()):
+        if r != r:
+            continue
+        for key in (kind, f"{kind}:{metric}"):
+            low, high = out.get(key, (r, r))
+            out[key] = (min(low, r), max(high, r))
+    return out
+
+
 def analyse(a, part: dict) -> ServingResult | None:
     sides = read(part)
     if not sides:
@@ -127,7 +146,7 @@ def analyse(a, part: dict) -> ServingResult | None:
     result = ServingResult(
         roles=list(sides), bootstrap=b, band=a.band, metrics=metrics, itl_is_tpot=same, points=_points_frame(sides),
         percentiles=frame({c: [r[c] for r in pct] for c in PERCENTILE_COLUMNS}, PERCENTILE_COLUMNS),
-        cells=cells, counts=count(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides),
+        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides),
         matched=matched, saturation={}, curves={}, slo=tuple(a.slo))
     _sweeps(result, sides, figures)
     _samples(result, sides, metrics)

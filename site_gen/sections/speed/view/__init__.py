@@ -313,4 +313,4 @@ MACROS = ("speed_summary", "speed_cells", "speed_chart")
 
 # Its lines in the other outputs (site_gen/sections/speed/view/outputs.py).
 from site_gen.sections.speed.view.outputs import (HISTORY_PARTS, card_strip, dashboard, headlines, summary,  # noqa: E402,F401
-                                                  summary_rows, verdict)
+                                                  summary_rows, verdict, compare_value, compare_what)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from site_gen.analysis.frames import missing
 from site_gen.render import charts, plain, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
@@ -135,12 +136,33 @@ def verdict(a) -> str | None:
 
 
 def _history(frame, h) -> list[dict[str, Any]]:
-    """Its history part: each series' median, range and verdict counts, release after release."""
-    return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False)], lambda r: [
+    """Its history part: each series' median, range and verdict counts, build after build, and what
+    changed since the build before."""
+    def phrase(c) -> str:
+        return f"median {fmt.speed_ratio(c.old, h.band)} \u2192 {fmt.speed_ratio(c.new, h.band)} ({fmt.speed_ratio(c.change, h.band)})"
+
+    return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False), ("Since the build before", False)],
+                   lambda r: [
         {"text": Fig(fmt.speed_ratio(r["median"], h.band), how=f"median {r['candidate']} / {r['baseline']} over {r['cells']} "
                      f"{METRIC_LABELS.get(r['metric'], r['metric'])} cells of {r['checkpoint']}")},
         {"text": fmt.speed_ratio_range(r["low"], r["high"], h.band), "bar": charts.range_bar(r["low"], r["high"], h.scale, h.band)},
-        {"text": fmt.verdicts(r)}])
+        {"text": fmt.verdicts(r)}, h.mark(r, phrase)])
 
 
 HISTORY_PARTS = {"speed": (10, _history)}
+
+
+# -- against an earlier build (`sitegen compare`) ------------------------------------------------
+
+def compare_what(item) -> str:
+    """A cell as the pages name it: `Q4 · chat · 32K input · 16 streams · aggregate`."""
+    w = item.where
+    size = f"input {fmt.NOT_MEASURED}" if missing(w.get("input_tokens")) else f"{fmt.tokens_k(w['input_tokens'])} input"
+    if item.kind == "ttft":
+        return f"{w['checkpoint']} · time to first token, {size}"
+    streams = f"{w['concurrency']} stream{'' if w['concurrency'] == 1 else 's'}"
+    return f"{w['checkpoint']} · {w['workload']} · {size} · {streams} · {METRIC_LABELS.get(w['metric'], w['metric'])}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return fmt.fixed(v, 2) if c.kind == "ttft" else f"{v:,.1f}"
