@@ -184,9 +184,11 @@ def instant(page, theme: str) -> None:
 
 SCRIPTS = r"""() => performance.getEntriesByType('resource').map(r => r.name)
   .map(n => (n.match(/\/assets\/(page|sitegen|dashboard|plotly-charts|plotly)[.-][0-9a-f.]+(min\.)?js$/) || [])[1]).filter(Boolean)"""
-TIP = """() => { const t = document.getElementById('sitegen-tip'); if (!t || t.hidden) return null;
+TIP = r"""() => { const t = document.getElementById('sitegen-tip'); if (!t || t.hidden) return null;
   const r = t.getBoundingClientRect(), s = getComputedStyle(t);
-  return {top: r.top, left: r.left, bottom: r.bottom, position: s.position, bg: s.backgroundColor, fg: s.color,
+  // (A colour laid over the page's as a gradient is the one seen.)
+  const bg = s.backgroundImage !== 'none' ? s.backgroundImage.match(/rgba?\([^)]*\)/)[0] : s.backgroundColor;
+  return {top: r.top, left: r.left, bottom: r.bottom, position: s.position, bg: bg, fg: s.color,
           size: parseFloat(s.fontSize), text: t.textContent}; }"""
 
 
