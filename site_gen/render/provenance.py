@@ -57,6 +57,19 @@ class Fig:
         return str(escape(self.text))
 
 
+class Parts(list):
+    """Figures and words shown together in one place (`1.2–3.4; runs 1.0–3.9`, `12 of 200`): each
+    figure keeps its own source, the words are plain text. A template prints it as one value; the
+    Numbers page finds the figures in it as in any list."""
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "".join(str(p) for p in self)
+
+    def __html__(self) -> str:
+        return Markup("".join(str(escape(p)) for p in self))
+
+
 # What a view holds most of and never holds a Fig in: passed over without a call (a report's views
 # hold thousands of them).
 _LEAVES = frozenset({str, int, float, bool, type(None)})
