@@ -90,8 +90,10 @@ def _quantile_table(s, points: dict[str, str], metric: str, n: dict) -> dict[str
         values, size = found
         where = at[role, p]
         column = f"{where['path']}.repeats[{0 if where['repeats'] == 1 else '*'}].requests.{metric}_ms"
-        of = f"the {size:,} measured {METRIC_SHORT[metric]}s in {column}"
+        # As the Latency page words a percentile of the rows (serving/view/tables.py value_fig): one figure, one row.
+        of = f"{size:,} measured {METRIC_SHORT[metric]}s"
         rows.append({"side": n[role], "n": f"{size:,}",
-                     "cells": [Fig(t.ms(v), dense=True, how=(f"highest of {of}" if q == 100 else f"p{q} of {of} (numpy's linear percentile)"))
+                     "cells": [Fig(t.ms(v), dense=True, detail=f"in {column}",
+                                   how=(f"highest of {of}" if q == 100 else f"p{q} of {of} (numpy linear percentile)"))
                                for q, v in zip(QUANTILES, values)]})
     return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES], "rows": rows} if rows else None

@@ -93,18 +93,18 @@ def columns(s) -> list[str]:
     return [f"{METRIC_SHORT[m]} p{q}" for m in s.metrics for q in _percentiles(s, m)]
 
 
-def throughput_how(metric: str, p: dict) -> str:
-    """How a load point's throughput was computed (`p`: its row of the analysis' points)."""
+def throughput_how(metric: str, p: dict) -> tuple[str, str]:
+    """How a load point's throughput was computed, and from where (`p`: its row of the analysis' points)."""
     runs = int(p["repeats"])
     if metric == "requests_per_s":
         one = "completed / duration_s"
     elif p["rows"]:
-        one = "output tokens of the requests / duration_s"
+        one = "output tokens / duration_s"
     else:
         one = "the source's output_throughput"
     if runs == 1:
-        return f"{one} at {p['path']}.repeats[0]"
-    return f"geometric mean over the {runs} runs of {one} at {p['path']}.repeats"
+        return one, f"at {p['path']}.repeats[0]"
+    return f"geometric mean of {runs} runs' {one}", f"at {p['path']}.repeats"
 
 
 def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
@@ -114,11 +114,12 @@ def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
     sub = Parts()
     if r["low"] == r["low"]:
         sub.append(Fig(f"{_number(r['low'], digits)}–{_number(r['high'], digits)}", dense=True,
-                       how=f"{b.level:.0%} Student's t interval over the {runs} runs (on logs) of {label} at {p['path']}.repeats"))
+                       how=f"{b.level:.0%} t interval over {runs} runs, on logs", detail=f"of {label} at {p['path']}.repeats"))
     if r["spread_low"] == r["spread_low"]:
         sub += ["; runs ", Fig(f"{_number(r['spread_low'], digits)}–{_number(r['spread_high'], digits)}", dense=True,
-                               how=f"lowest and highest of the {runs} runs' {label} at {p['path']}.repeats")]
-    return {"text": Fig(_number(r["value"], digits), how=throughput_how(r["metric"], p), dense=True), "sub": sub}
+                               how=f"lowest and highest of {runs} runs", detail=f"of {label} at {p['path']}.repeats")]
+    how, detail = throughput_how(r["metric"], p)
+    return {"text": Fig(_number(r["value"], digits), how=how, detail=detail, dense=True), "sub": sub}
 
 
 def _latency_cell(r: dict | None, b) -> dict[str, Any]:
@@ -128,12 +129,12 @@ def _latency_cell(r: dict | None, b) -> dict[str, Any]:
 
 
 def _share(g: dict, p: dict) -> Fig:
-    return Fig(f"{g['share']:.1%}", how=f"requests meeting every objective / requests at {p['path']}", dense=True)
+    return Fig(f"{g['share']:.1%}", how="requests meeting every objective / requests", detail=f"at {p['path']}", dense=True)
 
 
 def _share_interval(g: dict, p: dict, b) -> Fig:
-    return Fig(f"{g['low']:.1%}–{g['high']:.1%}", dense=True,
-               how=f"Wilson {b.level:.0%} interval of {g['good']:,} of {g['requests']:,} requests meeting every objective at {p['path']}")
+    return Fig(f"{g['low']:.1%}–{g['high']:.1%}", dense=True, how=f"Wilson {b.level:.0%} interval",
+               detail=f"of {g['good']:,} of {g['requests']:,} requests meeting every objective at {p['path']}")
 
 
 def _throughput_cells(s, band: float, n: dict, points: dict) -> list[dict[str, Any]]:
@@ -144,8 +145,10 @@ def _throughput_cells(s, band: float, n: dict, points: dict) -> list[dict[str, A
         label = THROUGHPUT_LABELS[c["metric"]]
         ratio = f"{n['candidate']} / {n['baseline']} {label} at {c['load']}"
         how = f"{ratio}; " + ("one run a side, no interval: the band rule" if c["low"] != c["low"] else "95% interval: Welch's t over runs")
-        side = {role: Fig(_number(c[role], 1), how=throughput_how(c["metric"], points[role, c[f"{role}_point"]]))
-                for role in ("baseline", "candidate")}
+        side = {}
+        for role in ("baseline", "candidate"):
+            how, detail = throughput_how(c["metric"], points[role, c[f"{role}_point"]])
+            side[role] = Fig(_number(c[role], 1), how=how, detail=detail)
         out.append({"load": f"{c['workload']} · {c['load']}", "metric": label,
                     "baseline": side["baseline"], "candidate": side["candidate"],
                     "ratio": Fig(ratio_text(c["ratio"], band), how=how),
@@ -179,9 +182,9 @@ def _goodput_row(r: dict, points: dict, n: dict, b) -> dict[str, Any]:
     at = p["path"]
     return {"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}",
             "share": _share(r, p), "interval": _share_interval(r, p, b),
-            "good": Parts([Fig(f"{r['good']:,}", how=f"requests meeting every objective, request by request, at {at}", dense=True),
-                           " of ", Fig(f"{r['requests']:,}", how=f"requests at {at}", dense=True)]),
-            "per_s": Fig(f"{r['per_s']:,.2f}", how=f"requests meeting every objective / duration_s of the runs at {at}", dense=True)}
+            "good": Parts([Fig(f"{r['good']:,}", how="requests meeting every objective", detail=f"request by request, at {at}", dense=True),
+                           " of ", Fig(f"{r['requests']:,}", how="requests", detail=f"at {at}", dense=True)]),
+            "per_s": Fig(f"{r['per_s']:,.2f}", how="requests meeting every objective / duration_s", detail=f"of the runs at {at}", dense=True)}
 
 
 # -- the curves (drawn for the page only) -----------------------------------------------------

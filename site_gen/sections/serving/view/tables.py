@@ -34,9 +34,11 @@ def interval_text(low: float, high: float, band: float) -> str:
 
 
 # How a ratio's interval was drawn, by the cell's method (the level and the bootstrap's settings added).
-_RATIO_INTERVALS = {latency.PAIRED: "percentile bootstrap over requests ({resamples:,} resamples, seed {seed}, paired)",
-                    latency.UNPAIRED: "percentile bootstrap over requests ({resamples:,} resamples, seed {seed}, unpaired)",
-                    latency.RUNS: "Welch's t interval over runs (on logs)"}
+_RATIO_INTERVALS = {latency.PAIRED: "{level} paired bootstrap over requests, {resamples:,} resamples, seed {seed}",
+                    latency.UNPAIRED: "{level} unpaired bootstrap over requests, {resamples:,} resamples, seed {seed}",
+                    latency.RUNS: "{level} Welch's t interval over runs, on logs"}
+# A dense figure's hover says how in a few words; what it was read from (its JSON path) follows on
+# the Numbers page (Fig.detail): a page holds hundreds of them (benchmarks/weight.py's goal).
 
 
 def _what(metric: str, q: int) -> str:
@@ -46,14 +48,14 @@ def _what(metric: str, q: int) -> str:
 def ratio_figs(c: dict, b, band: float) -> tuple[Fig | str, Fig | str]:
     """A latency cell's ratio and its interval (empty when it has none), each saying how it was computed."""
     what = _what(c["metric"], c["percentile"])
-    ratio = f"candidate {what} / baseline {what} at {c['workload']} · {c['load']}"
+    ratio, at = f"candidate {what} / baseline {what}", f"at {c['workload']} · {c['load']}"
     text = ratio_text(c["ratio"], band)
-    fig = Fig(text, how=ratio, dense=True) if c["ratio"] == c["ratio"] else text
+    fig = Fig(text, how=ratio, detail=at, dense=True) if c["ratio"] == c["ratio"] else text
     shown = interval_text(c["low"], c["high"], band)
     if not shown:
         return fig, shown
-    method = _RATIO_INTERVALS[c["method"]].format(resamples=b.resamples, seed=b.seed)
-    return fig, Fig(shown, how=f"{b.level:.0%} {method} of {ratio}", dense=True)
+    method = _RATIO_INTERVALS[c["method"]].format(level=f"{b.level:.0%}", resamples=b.resamples, seed=b.seed)
+    return fig, Fig(shown, how=method, detail=f"of {ratio} {at}", dense=True)
 
 
 def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale, band: float) -> list[dict[str, Any]]:
@@ -90,11 +92,11 @@ def value_fig(r: dict | None, b) -> Fig | str:
         return text
     if r["method"] == latency.ONE_RUN:
         return Fig(text, path=r["path"], dense=True)
-    what = _what(r["metric"], r["percentile"])
     if r["method"] == latency.RUNS:
-        return Fig(text, how=f"geometric mean of the {r['n']} runs' {what} in {r['path']}", dense=True)
-    return Fig(text, how=f"p{r['percentile']} of the {r['n']:,} measured {METRIC_SHORT[r['metric']]}s in {r['path']} "
-               "(numpy's linear percentile)", dense=True)
+        return Fig(text, how=f"geometric mean of {r['n']} runs' {_what(r['metric'], r['percentile'])}",
+                   detail=f"in {r['path']}", dense=True)
+    return Fig(text, how=f"p{r['percentile']} of {r['n']:,} measured {METRIC_SHORT[r['metric']]}s (numpy linear percentile)",
+               detail=f"in {r['path']}", dense=True)
 
 
 def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
@@ -103,14 +105,16 @@ def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
     out = Parts()
     if r is None:
         return out
-    what = f"{_what(r['metric'], r['percentile'])} in {r['path']}"
+    of = f"of {_what(r['metric'], r['percentile'])} in {r['path']}"
     if r["low"] == r["low"] and r["high"] == r["high"]:
-        how = (f"{b.level:.0%} Student's t interval over the {r['n']} runs (on logs) of the {what}" if r["method"] == latency.RUNS
-               else f"{b.level:.0%} percentile bootstrap over requests ({b.resamples:,} resamples, seed {b.seed}) of the {what}")
-        out.append(Fig(ms_interval(r["low"], r["high"]), how=how, dense=True))
+        if r["method"] == latency.RUNS:
+            how, detail = f"{b.level:.0%} t interval over {r['n']} runs, on logs", of
+        else:
+            how, detail = f"{b.level:.0%} bootstrap over requests, {b.resamples:,} resamples, seed {b.seed}", of
+        out.append(Fig(ms_interval(r["low"], r["high"]), how=how, detail=detail, dense=True))
     if runs and r["method"] == latency.RUNS and r["spread_low"] == r["spread_low"]:
-        out += ["; runs ", Fig(ms_interval(r["spread_low"], r["spread_high"]),
-                               how=f"lowest and highest of the {r['n']} runs' {what}", dense=True)]
+        out += ["; runs ", Fig(ms_interval(r["spread_low"], r["spread_high"]), how=f"lowest and highest of {r['n']} runs",
+                               detail=of, dense=True)]
     return out
 
 
@@ -128,9 +132,9 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
     return groups
 
 
-def _at(text: str, path: str | None = None, how: str | None = None) -> Fig | str:
+def _at(text: str, path: str | None = None, how: str | None = None, detail: str | None = None) -> Fig | str:
     """A figure of the distributions' and every-load-point tables: dense, unless there is no figure."""
-    return text if text == fmt.MISSING or not (path or how) else Fig(text, path=path, how=how, dense=True)
+    return text if text == fmt.MISSING or not (path or how) else Fig(text, path=path, how=how, detail=detail, dense=True)
 
 
 def tokens_rows(s, roles: list[str], points: dict[str, str], names: dict) -> list[dict[str, Any]]:
@@ -140,21 +144,22 @@ def tokens_rows(s, roles: list[str], points: dict[str, str], names: dict) -> lis
         if points.get(r["role"]) == r["point"] and r["role"] in roles and not (r["mean"] != r["mean"] and r["total"] != r["total"]):
             p, kind, path = at[r["role"], r["point"]], r["kind"], r["path"]
             who = "successful requests" if kind == "output" else "requests"
-            of = f"the {fmt.thousands(r['requests'])} {who}' {kind} token counts in {path}"
+            of = f"{fmt.thousands(r['requests'])} {who}' {kind} tokens"
+            where = f"in {path}"
             if p["rows"]:
-                requests = _at(fmt.thousands(r["requests"]), how=f"{who} counted in {path}")
-                total = _at(fmt.thousands(r["total"]), how=f"sum of every request's {kind} tokens in {path}")
+                requests = _at(fmt.thousands(r["requests"]), how=f"{who} counted", detail=where)
+                total = _at(fmt.thousands(r["total"]), how=f"sum of every request's {kind} tokens", detail=where)
             else:
                 runs = int(p["repeats"])
                 requests = (_at(fmt.thousands(r["requests"]), path=f"{p['path']}.repeats[0].completed") if runs == 1 else
-                            _at(fmt.thousands(r["requests"]), how=f"sum of completed over the {runs} runs in {p['path']}.repeats"))
+                            _at(fmt.thousands(r["requests"]), how=f"sum of completed over {runs} runs", detail=f"in {p['path']}.repeats"))
                 total = (_at(fmt.thousands(r["total"]), path=path) if runs == 1 else
-                         _at(fmt.thousands(r["total"]), how=f"sum over the {runs} runs of {path}"))
+                         _at(fmt.thousands(r["total"]), how=f"sum over {runs} runs", detail=f"of {path}"))
             out.append({"side": names[r["role"]], "kind": kind, "requests": requests,
-                        "mean": _at(fmt.MISSING if r["mean"] != r["mean"] else f"{r['mean']:,.1f}", how=f"mean of {of}"),
-                        "median": _at(fmt.thousands(r["median"]), how=f"median of {of} (numpy's linear percentile)"),
-                        "p90": _at(fmt.thousands(r["p90"]), how=f"p90 of {of} (numpy's linear percentile)"),
-                        "max": _at(fmt.thousands(r["max"]), how=f"highest of {of}"),
+                        "mean": _at(fmt.MISSING if r["mean"] != r["mean"] else f"{r['mean']:,.1f}", how=f"mean of {of}", detail=where),
+                        "median": _at(fmt.thousands(r["median"]), how=f"median of {of}", detail=f"{where} (numpy's linear percentile)"),
+                        "p90": _at(fmt.thousands(r["p90"]), how=f"p90 of {of}", detail=f"{where} (numpy's linear percentile)"),
+                        "max": _at(fmt.thousands(r["max"]), how=f"highest of {of}", detail=where),
                         "total": total})
     return out
 
@@ -205,7 +210,7 @@ def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
         for i, g in enumerate(gaps):
             medians += [" / "] * bool(i) + [g["median"]]
         cells.append({"text": medians or fmt.MISSING, "sub": ""})
-        runs = Fig(str(p["repeats"]), how=f"runs in {paths[p['role'], p['point']]}.repeats", dense=True)
+        runs = Fig(str(p["repeats"]), how="runs", detail=f"in {paths[p['role'], p['point']]}.repeats", dense=True)
         rows.append({"load": p["title"], "side": p["side"], "repeats": runs, "cells": cells})
     return {"columns": [f"{METRIC_SHORT[m]} p{q}" for m, q in cols] + ["ITL p50, every gap"], "rows": rows,
             "sides": sorted({p["side"] for p in alone})}
