@@ -107,3 +107,41 @@ def test_every_figure_of_a_drawn_serving_receipt_is_sourced_and_listed(tmp_path_
         assert sum(len(sourced.figures(report / p)[0]) for p in SERVING_PAGES) > 50  # read for real
 
     run()
+
+
+def test_the_serving_figures_numbers_rows_lead_to_the_values_they_were_read_from(example_site):
+    """The Numbers page's row of a serving figure names what it was computed from: numpy, reading
+    those values in the receipt, gives the figure again (a percentile or the highest of the measured
+    values), and a figure listed by its place is the value there."""
+    import json
+    import re
+
+    import numpy as np
+
+    from conftest import ROOT
+
+    name = "vllm-tp8-against-tp4pp2-ib"
+    data = json.loads((ROOT / "data" / name / "SUMMARY.json").read_text())
+
+    def at(path: str):
+        node = data
+        for key, index in re.findall(r"\.(\w+)|\[(\d+)\]", path.lstrip("$")):
+            node = node[int(index)] if index else node[key]
+        return node
+
+    read = re.compile(r"computed: (?:p(\d+)|highest) of ([\d,]+) measured \w+s(?: \(numpy linear percentile\))?; in (\$\S+)$")
+    checked = placed = 0
+    for text, source in sourced.numbers_rows(example_site / "reports" / name / "numbers.html"):
+        found = read.match(source)
+        if found:
+            values = [v for v in at(found[3]) if v is not None]
+            assert len(values) == int(found[2].replace(",", "")), source
+            want = np.percentile(values, int(found[1])) if found[1] else max(values)
+            assert text == f"{want:,.1f}", source
+            checked += 1
+        elif source.startswith("$.serving.") and ".itl_gaps." in source:
+            place = source.split(" ")[0].rstrip(";")
+            value = at(place)
+            assert text == (f"{round(value):,}" if place.endswith(".gaps") else f"{value:,.1f}"), source
+            placed += 1
+    assert checked > 200 and placed > 40  # every side's percentiles and quantiles, every run's every-gap figures
