@@ -125,7 +125,7 @@ def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
 def _latency_cell(r: dict | None, b) -> dict[str, Any]:
     if r is None:
         return {"text": fmt.MISSING, "sub": ""}
-    return {"text": value_fig(r, b), "sub": interval_figs(r, b, runs=False)}
+    return {"text": value_fig(r), "sub": interval_figs(r, b, runs=False)}
 
 
 def _share(g: dict, p: dict) -> Fig:
@@ -165,13 +165,14 @@ def _objective_rows(s, points: dict, pct: dict, n: dict) -> list[dict[str, Any]]
     out = []
     for r in views.rows(s.objectives):
         p = points[r["role"], r["point"]]
+        shown = pct.get((r["role"], r["point"], r["metric"], r["percentile"]))
         met = r["met"]
         state = ("no figure" if met is None or met != met else ("met" if met else "missed")
                  + ("" if r["sure"] else ", within its interval's reach"))
         out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
                     # The objective's percentile is the side's percentile at that load: its figures, as the Latency page's.
-                    "value": value_fig(pct.get((r["role"], r["point"], r["metric"], r["percentile"])), s.bootstrap) if r["value"] == r["value"] else ms(r["value"]),
-                    "interval": interval_figs(pct.get((r["role"], r["point"], r["metric"], r["percentile"])), s.bootstrap, runs=False),
+                    "value": value_fig(shown) if r["value"] == r["value"] else ms(r["value"]),
+                    "interval": interval_figs(shown, s.bootstrap, runs=False),
                     "state": state,
                     "met": bool(met) if met is not None and met == met else None})
     return out

@@ -69,8 +69,8 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
             ratio, ratio_interval = ratio_figs(c, s.bootstrap, band)
             rows.append({
                 "label": f"p{q}",
-                "baseline": value_fig(rb, s.bootstrap), "baseline_interval": interval_figs(rb, s.bootstrap),
-                "candidate": value_fig(rc, s.bootstrap), "candidate_interval": interval_figs(rc, s.bootstrap),
+                "baseline": value_fig(rb), "baseline_interval": interval_figs(rb, s.bootstrap),
+                "candidate": value_fig(rc), "candidate_interval": interval_figs(rc, s.bootstrap),
                 "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
                 "no_interval": "one run, no interval" if c["method"] == latency.ONE_RUN else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
@@ -81,7 +81,7 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
     return groups
 
 
-def value_fig(r: dict | None, b) -> Fig | str:
+def value_fig(r: dict | None) -> Fig | str:
     """A side's percentile (a row of the analysis' percentiles) as printed, with where it came from:
     the source's own figure (its place in the receipt), or how it was computed from the rows or runs.
     Dense: a page holds hundreds, each a hover but no tab stop."""
@@ -123,7 +123,7 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
     groups = []
     pct = [r for r in views.rows(s.percentiles) if r["role"] == role and r["point"] == point]
     for metric in s.metrics:
-        rows = [{"label": f"p{r['percentile']}", "value": value_fig(r, s.bootstrap), "interval": interval_figs(r, s.bootstrap),
+        rows = [{"label": f"p{r['percentile']}", "value": value_fig(r), "interval": interval_figs(r, s.bootstrap),
                  "method": latency.FEW if r["method"] == latency.BOOTSTRAP and r["low"] != r["low"] else r["method"]}
                 for r in pct if r["metric"] == metric]
         if rows:
@@ -204,7 +204,7 @@ def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
         cells = []
         for m, q in cols:
             r = pct.get((p["role"], p["point"], m, q))
-            cells.append({"text": value_fig(r, s.bootstrap), "sub": interval_figs(r, s.bootstrap)})
+            cells.append({"text": value_fig(r), "sub": interval_figs(r, s.bootstrap)})
         gaps = gaps_rows(s, {p["role"]: p["point"]}, names)
         medians = Parts()
         for i, g in enumerate(gaps):
