@@ -102,3 +102,23 @@ def test_pages_end_with_receipt_hash_and_version(example_site):
     for page in (example_site / REPORT).glob("*.html"):
         html = page.read_text()
         assert digest in html and f"sitegen {site_gen.__version__}" in html, page.name
+
+
+def test_a_dense_figure_hovers_how_and_lists_where_it_was_read_from():
+    """A dense figure's title is its few words of how; its source (the Numbers page's row, a full
+    title) adds what it was read from; a record's round trip keeps both; Parts keep each figure's own."""
+    from site_gen.build import environment
+    from site_gen.render.provenance import Fig, Parts, collect
+
+    f = Fig("56.4", how="p50 of 200 measured TTFTs (numpy linear percentile)", detail="in $.serving.x.ttft_ms", dense=True)
+    html = f.__html__()
+    assert 'title="computed: p50 of 200 measured TTFTs (numpy linear percentile)"' in html and "$.serving" not in html
+    assert "tabindex" not in html
+    assert f.source == "computed: p50 of 200 measured TTFTs (numpy linear percentile); in $.serving.x.ttft_ms"
+    back = environment._decode(json.loads(json.dumps(environment._encode({"f": f}))))["f"]
+    assert (back.text, back.how, back.detail) == (f.text, f.how, f.detail)
+    both = Parts([Fig("1", how="a"), " of ", Fig("2", how="b")])
+    assert str(both) == "1 of 2" and both.__html__().count('class="fig"') == 2
+    found: list = []
+    collect({"x": both}, found)
+    assert [g.text for g in found] == ["1", "2"]

@@ -87,7 +87,7 @@ def _plain(value: Any) -> Any:
 
 def _encode(value: Any) -> Any:
     if isinstance(value, Fig):
-        return {"$fig": [value.text, value.path, value.how, value.date, value.origin]}
+        return {"$fig": [value.text, value.path, value.how, value.date, value.origin, value.detail]}
     if isinstance(value, Diagnostic):
         return {"$diagnostic": [value.message, value.file, value.where]}
     if isinstance(value, float) and not math.isfinite(value):
@@ -108,6 +108,7 @@ def _decode(value: Any) -> Any:
             if tag == "$fig":
                 fig = Fig(*inner[:4])
                 fig.origin = inner[4]
+                fig.detail = inner[5] if len(inner) > 5 else None
                 return fig
             if tag == "$diagnostic":
                 return Diagnostic(*inner)

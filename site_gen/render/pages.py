@@ -165,7 +165,7 @@ class ReportPages:
                 if (f.text, f.source) not in seen and (f.path or f.how):
                     seen.add((f.text, f.source))
                     where = origin_of(f.path, at) if f.path and at else None
-                    rows.append({"text": f.text, "source": f.path or f"computed: {f.how}", "date": f.date,
+                    rows.append({"text": f.text, "source": f.path or f.source, "date": f.date,
                                  "origin": where})
             if rows:
                 out.append({"section": section.title, "rows": rows})

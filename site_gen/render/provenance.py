@@ -11,11 +11,14 @@ from markupsafe import Markup, escape
 
 
 class Fig:
-    __slots__ = ("text", "path", "how", "date", "origin", "dense")
+    __slots__ = ("text", "path", "how", "date", "origin", "dense", "detail")
 
     def __init__(self, text: str, path: str | None = None, how: str | None = None, date: str | None = None,
-                 dense: bool = False):
+                 dense: bool = False, detail: str | None = None):
         self.text, self.path, self.how, self.date = text, path, how, date
+        # What a computed figure was read from (`$.serving…requests.ttft_ms`), after its `how`: on the
+        # Numbers page and in a full title, not in a dense cell's (a page of hundreds stays light).
+        self.detail = detail
         self.origin: str | None = None  # the original file an importer read it from (schema 1.1 provenance)
         # A figure of a dense table (every cell of a speed or scenario grid): its source shows on
         # hover and on the Numbers page, but it is no tab stop (hundreds would bury the page's own
@@ -39,13 +42,13 @@ class Fig:
         if self.path:
             return f"SUMMARY.json {self.path}" + (f" (receipt of {self.date})" if self.date else "") + (
                 f"; from {self.origin}" if self.origin else "")
-        return f"computed: {self.how}"
+        return f"computed: {self.how}" + (f"; {self.detail}" if self.detail else "")
 
     def __html__(self) -> str:
         # escape() on each part, as Markup.format would do, without its formatter (a page has hundreds).
         if self.dense and (self.path or self.how):
             # Its place in the receipt only: the original file and lines are the row's (its title) and
-            # on the Numbers page, not repeated in each of hundreds of cells.
+            # on the Numbers page, not repeated in each of hundreds of cells; so is a computed figure's detail.
             short = f"SUMMARY.json {self.path}" if self.path else f"computed: {self.how}"
             return Markup(f'<span class="fig" title="{escape(short)}">{escape(self.text)}</span>')
         if self.path:
@@ -55,6 +58,19 @@ class Fig:
             return Markup(f'<span class="fig" tabindex="0" data-computed="{escape(self.how)}" '
                           f'title="{escape(self.source)}">{escape(self.text)}</span>')
         return str(escape(self.text))
+
+
+class Parts(list):
+    """Figures and words shown together in one place (`1.2–3.4; runs 1.0–3.9`, `12 of 200`): each
+    figure keeps its own source, the words are plain text. A template prints it as one value; the
+    Numbers page finds the figures in it as in any list."""
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "".join(str(p) for p in self)
+
+    def __html__(self) -> str:
+        return Markup("".join(str(escape(p)) for p in self))
 
 
 # What a view holds most of and never holds a Fig in: passed over without a call (a report's views

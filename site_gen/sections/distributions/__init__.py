@@ -19,4 +19,5 @@ class _FromServingRows(Section):
         return s is not None and bool(s.samples)
 
 
-SECTION = _FromServingRows(key="distributions", title="Distributions", package=__name__, needs=("serving",), order=42)
+SECTION = _FromServingRows(key="distributions", title="Distributions", package=__name__, needs=("serving",),
+                            provenance=True, order=42)

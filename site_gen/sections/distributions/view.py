@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from site_gen.render import plots, views
+from site_gen.render.provenance import Fig
+from site_gen.sections.serving.analysis import QUANTILES
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import anchor, names
 from site_gen.sections.serving.view import tables as t
-
-QUANTILES = (10, 25, 50, 75, 90, 99, 100)
 
 
 def _groups(s, n: dict) -> list[dict[str, Any]]:
@@ -37,7 +37,9 @@ def view(a) -> dict[str, Any] | None:
         if not any((role, p) in s.samples for role, p in g["points"].items()):
             continue
         groups.append({**g, "tokens": t.tokens_rows(s, list(g["points"]), g["points"], n),
-                       "gaps": t.gaps_rows(s, g["points"], n)})
+                       "gaps": t.gaps_rows(s, g["points"], n),
+                       # The charts' tables (drawn by page_context): here too, so the Numbers page lists their figures.
+                       "quantiles": [table for metric in s.metrics if (table := _quantile_table(s, g["points"], metric, n))]})
     return {"groups": groups, "names": n, "two_sided": "baseline" in s.roles}
 
 
@@ -68,7 +70,7 @@ def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
                 continue
             chart = plots.ecdf(series, PERCENTILES)
             p50, p99 = ([t.ms(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
-            chart.update(id=f"{g['anchor']}-{metric}", table=_quantile_table(series),
+            chart.update(id=f"{g['anchor']}-{metric}", table=_quantile_table(s, g["points"], metric, n),
                          summary=f"p50 {' and '.join(p50)} ms, p99 {' and '.join(p99)} ms ({' and '.join(s['label'] for s in series)})",
                          title=f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})")
             charts.append(chart)
@@ -76,8 +78,22 @@ def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _quantile_table(series: list[dict]) -> dict[str, Any]:
-    """The distribution's text equivalent: each side's value at a few shares of its requests."""
-    return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES],
-            "rows": [{"side": s["label"], "n": f"{s['values'].size:,}",
-                      "cells": [t.ms(float(np.percentile(s["values"], q))) for q in QUANTILES]} for s in series]}
+def _quantile_table(s, points: dict[str, str], metric: str, n: dict) -> dict[str, Any] | None:
+    """The distribution's text equivalent: each side's value at a few shares of its requests (the
+    analysis' `quantiles`), each saying which values it was read from."""
+    at = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    rows = []
+    for role, p in points.items():
+        found = s.quantiles.get((role, p, metric))
+        if found is None:
+            continue
+        values, size = found
+        where = at[role, p]
+        column = f"{where['path']}.repeats[{0 if where['repeats'] == 1 else '*'}].requests.{metric}_ms"
+        # As the Latency page words a percentile of the rows (serving/view/tables.py value_fig): one figure, one row.
+        of = f"{size:,} measured {METRIC_SHORT[metric]}s"
+        rows.append({"side": n[role], "n": f"{size:,}",
+                     "cells": [Fig(t.ms(v), dense=True, detail=f"in {column}",
+                                   how=(f"highest of {of}" if q == 100 else f"p{q} of {of} (numpy linear percentile)"))
+                               for q, v in zip(QUANTILES, values)]})
+    return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES], "rows": rows} if rows else None

@@ -18,4 +18,4 @@ class _FromServing(Section):
         return a.report.section("serving") is not None
 
 
-SECTION = _FromServing(key="load", title="Load", package=__name__, needs=("serving",), order=41)
+SECTION = _FromServing(key="load", title="Load", package=__name__, needs=("serving",), provenance=True, order=41)

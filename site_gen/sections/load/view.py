@@ -8,10 +8,11 @@ import math
 from typing import Any
 
 from site_gen.render import format as fmt, plain, plots, views
-from site_gen.render.provenance import Fig
+from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
-from site_gen.sections.serving.view.tables import GLYPHS, capacity_lines, ms, ms_interval, objective_text, ratio_text
+from site_gen.sections.serving.view.tables import (GLYPHS, capacity_lines, interval_figs, ms, objective_text, ratio_text,
+                                                   value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -46,9 +47,9 @@ def view(a) -> dict[str, Any] | None:
                        "saturation": _saturation(s, key[0], ids, points, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
     return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
-            "throughput_cells": _throughput_cells(s, a.band, n), "band": f"±{a.band * 100:g}%",
-            "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, n),
-            "goodput": [_goodput_row(r, points, n) for r in views.rows(s.goodput)] if s.goodput is not None else [],
+            "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
+            "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, pct, n),
+            "goodput": [_goodput_row(r, points, n, s.bootstrap) for r in views.rows(s.goodput)] if s.goodput is not None else [],
             "capacity": capacity_lines(s, n), "saturation_rule": f"{SATURATION:g}×",
             "columns": columns(s)}
 
@@ -76,10 +77,10 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
                "saturated": s.saturation.get((role, p["workload"])) == pid}
         for k in THROUGHPUTS:
             r = tp.get((role, pid, k))
-            row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2)
-        row["latency"] = [_latency_cell(pct.get((role, pid, m, q))) for m in s.metrics for q in _percentiles(s, m)]
+            row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2, p, s.bootstrap)
+        row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap) for m in s.metrics for q in _percentiles(s, m)]
         g = good.get((role, pid))
-        row["goodput"] = ({"text": f"{g['share']:.1%}", "sub": f"{g['low']:.1%}–{g['high']:.1%}"} if g else None)
+        row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap)} if g else None)
         rows.append(row)
     return rows
 
@@ -92,57 +93,99 @@ def columns(s) -> list[str]:
     return [f"{METRIC_SHORT[m]} p{q}" for m in s.metrics for q in _percentiles(s, m)]
 
 
-def _with_interval(r: dict | None, digits: int) -> dict[str, str]:
+def throughput_how(metric: str, p: dict) -> tuple[str, str]:
+    """How a load point's throughput was computed, and from where (`p`: its row of the analysis' points)."""
+    runs = int(p["repeats"])
+    if metric == "requests_per_s":
+        one = "completed / duration_s"
+    elif p["rows"]:
+        one = "output tokens / duration_s"
+    else:
+        one = "the source's output_throughput"
+    if runs == 1:
+        return one, f"at {p['path']}.repeats[0]"
+    return f"geometric mean of {runs} runs' {one}", f"at {p['path']}.repeats"
+
+
+def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
     if r is None or r["value"] != r["value"]:
         return {"text": fmt.MISSING, "sub": ""}
-    sub = f"{_number(r['low'], digits)}–{_number(r['high'], digits)}" if r["low"] == r["low"] else ""
+    label, runs = THROUGHPUT_LABELS[r["metric"]], int(p["repeats"])
+    sub = Parts()
+    if r["low"] == r["low"]:
+        sub.append(Fig(f"{_number(r['low'], digits)}–{_number(r['high'], digits)}", dense=True,
+                       how=f"{b.level:.0%} t interval over {runs} runs, on logs", detail=f"of {label} at {p['path']}.repeats"))
     if r["spread_low"] == r["spread_low"]:
-        sub += f"; runs {_number(r['spread_low'], digits)}–{_number(r['spread_high'], digits)}"
-    return {"text": _number(r["value"], digits), "sub": sub}
+        sub += ["; runs ", Fig(f"{_number(r['spread_low'], digits)}–{_number(r['spread_high'], digits)}", dense=True,
+                               how=f"lowest and highest of {runs} runs", detail=f"of {label} at {p['path']}.repeats")]
+    how, detail = throughput_how(r["metric"], p)
+    return {"text": Fig(_number(r["value"], digits), how=how, detail=detail, dense=True), "sub": sub}
 
 
-def _latency_cell(r: dict | None) -> dict[str, str]:
+def _latency_cell(r: dict | None, b) -> dict[str, Any]:
     if r is None:
         return {"text": fmt.MISSING, "sub": ""}
-    return {"text": ms(r["value"]), "sub": ms_interval(r["low"], r["high"])}
+    return {"text": value_fig(r), "sub": interval_figs(r, b, runs=False)}
 
 
-def _throughput_cells(s, band: float, n: dict) -> list[dict[str, Any]]:
+def _share(g: dict, p: dict) -> Fig:
+    return Fig(f"{g['share']:.1%}", how="requests meeting every objective / requests", detail=f"at {p['path']}", dense=True)
+
+
+def _share_interval(g: dict, p: dict, b) -> Fig:
+    return Fig(f"{g['low']:.1%}–{g['high']:.1%}", dense=True, how=f"Wilson {b.level:.0%} interval",
+               detail=f"of {g['good']:,} of {g['requests']:,} requests meeting every objective at {p['path']}")
+
+
+def _throughput_cells(s, band: float, n: dict, points: dict) -> list[dict[str, Any]]:
     out = []
     for c in views.rows(s.cells):
         if c["kind"] != "throughput":
             continue
-        how = (f"{n['candidate']} / {n['baseline']} {THROUGHPUT_LABELS[c['metric']]} at {c['load']}; "
-               + ("one run a side, no interval: the band rule" if c["low"] != c["low"] else "95% interval: Welch's t over runs"))
-        out.append({"load": f"{c['workload']} · {c['load']}", "metric": THROUGHPUT_LABELS[c["metric"]],
-                    "baseline": _number(c["baseline"], 1), "candidate": _number(c["candidate"], 1),
+        label = THROUGHPUT_LABELS[c["metric"]]
+        ratio = f"{n['candidate']} / {n['baseline']} {label} at {c['load']}"
+        how = f"{ratio}; " + ("one run a side, no interval: the band rule" if c["low"] != c["low"] else "95% interval: Welch's t over runs")
+        side = {}
+        for role in ("baseline", "candidate"):
+            how, detail = throughput_how(c["metric"], points[role, c[f"{role}_point"]])
+            side[role] = Fig(_number(c[role], 1), how=how, detail=detail)
+        out.append({"load": f"{c['workload']} · {c['load']}", "metric": label,
+                    "baseline": side["baseline"], "candidate": side["candidate"],
                     "ratio": Fig(ratio_text(c["ratio"], band), how=how),
-                    "interval": (f"{ratio_text(c['low'], band)}–{ratio_text(c['high'], band)}" if c["low"] == c["low"]
-                                 else "one run, no interval"),
+                    "interval": (Fig(f"{ratio_text(c['low'], band)}–{ratio_text(c['high'], band)}",
+                                     how=f"{s.bootstrap.level:.0%} Welch's t interval over runs (on logs) of {ratio}")
+                                 if c["low"] == c["low"] else "one run, no interval"),
                     "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]]})
     return out
 
 
-def _objective_rows(s, points: dict, n: dict) -> list[dict[str, Any]]:
+def _objective_rows(s, points: dict, pct: dict, n: dict) -> list[dict[str, Any]]:
     if s.objectives is None:
         return []
     out = []
     for r in views.rows(s.objectives):
         p = points[r["role"], r["point"]]
+        shown = pct.get((r["role"], r["point"], r["metric"], r["percentile"]))
         met = r["met"]
         state = ("no figure" if met is None or met != met else ("met" if met else "missed")
                  + ("" if r["sure"] else ", within its interval's reach"))
         out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
-                    "value": ms(r["value"]), "interval": ms_interval(r["low"], r["high"]), "state": state,
+                    # The objective's percentile is the side's percentile at that load: its figures, as the Latency page's.
+                    "value": value_fig(shown) if r["value"] == r["value"] else ms(r["value"]),
+                    "interval": interval_figs(shown, s.bootstrap, runs=False),
+                    "state": state,
                     "met": bool(met) if met is not None and met == met else None})
     return out
 
 
-def _goodput_row(r: dict, points: dict, n: dict) -> dict[str, Any]:
+def _goodput_row(r: dict, points: dict, n: dict, b) -> dict[str, Any]:
     p = points[r["role"], r["point"]]
+    at = p["path"]
     return {"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}",
-            "share": Fig(f"{r['share']:.1%}", how=f"{r['good']} of {r['requests']} requests met every objective, counted request by request"),
-            "interval": f"{r['low']:.1%}–{r['high']:.1%}", "good": f"{r['good']:,} of {r['requests']:,}", "per_s": f"{r['per_s']:,.2f}"}
+            "share": _share(r, p), "interval": _share_interval(r, p, b),
+            "good": Parts([Fig(f"{r['good']:,}", how="requests meeting every objective", detail=f"request by request, at {at}", dense=True),
+                           " of ", Fig(f"{r['requests']:,}", how="requests", detail=f"at {at}", dense=True)]),
+            "per_s": Fig(f"{r['per_s']:,.2f}", how="requests meeting every objective / duration_s", detail=f"of the runs at {at}", dense=True)}
 
 
 # -- the curves (drawn for the page only) -----------------------------------------------------

@@ -18,6 +18,8 @@ from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_is_tpot, read
 from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
 
+# The shares of requests a distribution's table reads (100: the highest value).
+QUANTILES = (10, 25, 50, 75, 90, 99, 100)
 POINT_COLUMNS = ["role", "point", "workload", "load", "axis", "x", "rate", "concurrency", "repeats", "requests",
                  "failed", "duration_s", "rows", "path"]
 PERCENTILE_COLUMNS = ["role", "point", "metric", "percentile", "value", "low", "high", "spread_low", "spread_high",
@@ -45,6 +47,8 @@ class ServingResult:
     saturation: dict[tuple[str, str], str]      # (role, workload) -> the load point where the sweep saturates
     curves: dict[str, dict[tuple[str, str], list[str]]]  # role -> (workload, axis) -> point ids, lightest first
     samples: dict[tuple[str, str], dict[str, np.ndarray]] = field(repr=False, default_factory=dict)  # sorted values, for charts
+    # (role, point, metric) -> its measured values' QUANTILES (the distributions' tables), and how many values
+    quantiles: dict[tuple[str, str, str], tuple[list[float], int]] = field(repr=False, default_factory=dict)
     slo: tuple = ()
     objectives: pd.DataFrame | None = None  # per side, load point and objective: the percentile against its limit
     goodput: pd.DataFrame | None = None
@@ -167,7 +171,7 @@ def _throughput(sides: dict[str, list[Point]], b: bs.Bootstrap) -> pd.DataFrame:
 
 
 def _tokens(sides: dict[str, list[Point]]) -> pd.DataFrame:
-    cols = ["role", "point", "kind", "requests", "mean", "median", "p90", "max", "total"]
+    cols = ["role", "point", "kind", "requests", "mean", "median", "p90", "max", "total", "path"]
     rows = [{"role": p.role, "point": p.id, **t} for points in sides.values() for p in points for t in load.tokens(p)]
     return frame({c: [r[c] for r in rows] for c in cols}, cols)
 
@@ -175,22 +179,24 @@ def _tokens(sides: dict[str, list[Point]]) -> pd.DataFrame:
 def _gaps(sides: dict[str, list[Point]]) -> pd.DataFrame:
     """Every-gap inter-token latency per run: the summary the importer made of every gap, else the
     figures the source states of them (`median_itl_ms`, ...: a source may keep no gaps)."""
-    cols = ["role", "point", "repeat", "gaps", "mean_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "path"]
+    cols = ["role", "point", "repeat", "gaps", "mean_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "path", "paths"]
     rows = []
     for points in sides.values():
         for p in points:
             for j, rep in enumerate(p.repeats):
                 g = rep.get("itl_gaps")
                 if g:
+                    at = f"{p.path}.repeats[{j}].itl_gaps"
                     rows.append({"role": p.role, "point": p.id, "repeat": j, **{k: g[k] for k in cols[3:10]},
-                                 "path": f"{p.path}.repeats[{j}].itl_gaps"})
+                                 "path": at, "paths": {k: f"{at}.{k}" for k in cols[3:10]}})
                     continue
-                stated = {k: p.stated(j, f"{name}_itl_ms") for k, name in (("mean_ms", "mean"), ("median_ms", "median"),
-                                                                          ("p90_ms", "p90"), ("p95_ms", "p95"), ("p99_ms", "p99"))}
+                names = (("mean_ms", "mean"), ("median_ms", "median"), ("p90_ms", "p90"), ("p95_ms", "p95"), ("p99_ms", "p99"))
+                stated = {k: p.stated(j, f"{name}_itl_ms") for k, name in names}
                 if any(v is not None for v in stated.values()):
                     rows.append({"role": p.role, "point": p.id, "repeat": j, "gaps": math.nan, "max_ms": math.nan,
                                  **{k: math.nan if v is None else v for k, v in stated.items()},
-                                 "path": f"{p.path}.repeats[{j}].stated"})
+                                 "path": f"{p.path}.repeats[{j}].stated",
+                                 "paths": {k: p.stated_path(j, f"{name}_itl_ms") for k, name in names}})
     return frame({c: [r[c] for r in rows] for c in cols}, cols)
 
 
@@ -209,7 +215,10 @@ def _samples(result: ServingResult, sides: dict[str, list[Point]], metrics: tupl
     for points in sides.values():
         for p in points:
             if p.has_rows:
-                result.samples[(p.role, p.id)] = {m: np.sort(x[~np.isnan(x)]) for m in metrics if (x := p.pooled(m)).size}
+                result.samples[(p.role, p.id)] = found = {m: np.sort(x[~np.isnan(x)]) for m in metrics if (x := p.pooled(m)).size}
+                for m, v in found.items():
+                    if v.size:
+                        result.quantiles[(p.role, p.id, m)] = ([float(np.percentile(v, q)) for q in QUANTILES], int(v.size))
 
 
 def _objectives(result: ServingResult, sides: dict[str, list[Point]], figures, slo: tuple) -> None:

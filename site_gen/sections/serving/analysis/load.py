@@ -82,12 +82,16 @@ def tokens(p: Point) -> list[dict]:
             ok = x[~p.pooled("error")] if kind == "output" else x
             out.append({"kind": kind, "requests": int(ok.size), "mean": float(ok.mean()) if ok.size else math.nan,
                         "median": bs.percentile(ok, 50), "p90": bs.percentile(ok, 90),
-                        "max": float(ok.max()) if ok.size else math.nan, "total": float(x.sum())})
+                        "max": float(ok.max()) if ok.size else math.nan, "total": float(x.sum()),
+                        "path": p.column_path(f"{kind}_tokens")})
         else:
             stated = [p.stated(j, f"total_{kind}_tokens") for j in range(len(p.repeats))]
             total = float(sum(stated)) if all(s is not None for s in stated) else math.nan
+            # One run: the figure the source states; several: their sum, each run's under this key.
+            path = (p.stated_path(0, f"total_{kind}_tokens") if len(p.repeats) == 1
+                    else f"{p.path}.repeats[*].stated (total_{kind}_tokens)")
             out.append({"kind": kind, "requests": sum(r["completed"] for r in p.repeats), "mean": math.nan,
-                        "median": math.nan, "p90": math.nan, "max": math.nan, "total": total})
+                        "median": math.nan, "p90": math.nan, "max": math.nan, "total": total, "path": path or ""})
     return out
 
 

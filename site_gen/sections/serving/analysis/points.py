@@ -66,6 +66,18 @@ class Point:
                 return float(s["value"])
         return None
 
+    def stated_path(self, repeat: int, key: str) -> str | None:
+        """The JSON path of the figure the source states under `key` in a repeat, if it states one."""
+        for j, s in enumerate(self.repeats[repeat]["stated"]):
+            if s["key"] == key:
+                return f"{self.path}.repeats[{repeat}].stated[{j}]"
+        return None
+
+    def column_path(self, column: str) -> str:
+        """Where a request column lies: one run's, or every run's (`repeats[*]`) when pooled."""
+        run = "0" if len(self.repeats) == 1 else "*"
+        return f"{self.path}.repeats[{run}].requests.{column}"
+
     def stated_percentile(self, repeat: int, metric: str, q: int) -> tuple[float, str] | None:
         """The source's own figure for a metric's percentile, with its path, when it states one."""
         for name in _STATED_METRIC.get(metric, ()):

@@ -79,7 +79,8 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
         low, high = s.ranges[key]
         what = f"{METRIC_SHORT[metric]} cells" if metric else "latency cells"
         rows.append({"label": METRIC_SHORT[metric] if metric else "Every latency cell", "sub": METRIC_LABELS[metric] if metric else "",
-                     "cells": c["cells"], "total": metric is None,
+                     "cells": Fig(str(c["cells"]), how=f"{what}: a ratio of each percentile both sides have at each matched load point"),
+                     "total": metric is None,
                      "counts": {k: Fig(str(c[k]), how=f"{c[k]} {k}: {c['cells']} {what}, {rule[k]}") for k in INTERVAL_VERDICTS},
                      "range": Fig(fmt.speed_ratio_range(low, high, band),
                                   how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {c['cells']} cells")})

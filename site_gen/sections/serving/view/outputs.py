@@ -33,9 +33,10 @@ def csv(a) -> dict[str, pd.DataFrame]:
     if not s.cells.empty:
         cells = s.cells.assign(resamples=b.resamples, seed=b.seed, noise_band=s.band)
         tables["latency-ratios"] = fmt.csv_ratios(cells, "ratio", "low", "high")
-    tables["serving-tokens"] = s.tokens.assign(side=s.tokens["role"].map(labels))
+    # The sources' places ("path", "paths") are the pages' hovers and the Numbers page's, not columns of these tables.
+    tables["serving-tokens"] = s.tokens.drop(columns=["path"]).assign(side=s.tokens["role"].map(labels))
     if not s.gaps.empty:
-        tables["inter-token-gaps"] = s.gaps
+        tables["inter-token-gaps"] = s.gaps.drop(columns=["paths"])
     return tables
 
 

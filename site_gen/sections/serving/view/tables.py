@@ -7,7 +7,7 @@ from typing import Any
 
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, plots, views
-from site_gen.render.provenance import Fig
+from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis import latency
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
 
@@ -33,6 +33,31 @@ def interval_text(low: float, high: float, band: float) -> str:
     return f"{fmt.speed_ratio(low, band)}{fmt.DASH}{fmt.speed_ratio(high, band)}"
 
 
+# How a ratio's interval was drawn, by the cell's method (the level and the bootstrap's settings added).
+_RATIO_INTERVALS = {latency.PAIRED: "{level} paired bootstrap over requests, {resamples:,} resamples, seed {seed}",
+                    latency.UNPAIRED: "{level} unpaired bootstrap over requests, {resamples:,} resamples, seed {seed}",
+                    latency.RUNS: "{level} Welch's t interval over runs, on logs"}
+# A dense figure's hover says how in a few words; what it was read from (its JSON path) follows on
+# the Numbers page (Fig.detail): a page holds hundreds of them (benchmarks/weight.py's goal).
+
+
+def _what(metric: str, q: int) -> str:
+    return f"p{q} {METRIC_SHORT[metric]}"
+
+
+def ratio_figs(c: dict, b, band: float) -> tuple[Fig | str, Fig | str]:
+    """A latency cell's ratio and its interval (empty when it has none), each saying how it was computed."""
+    what = _what(c["metric"], c["percentile"])
+    ratio, at = f"candidate {what} / baseline {what}", f"at {c['workload']} · {c['load']}"
+    text = ratio_text(c["ratio"], band)
+    fig = Fig(text, how=ratio, detail=at, dense=True) if c["ratio"] == c["ratio"] else text
+    shown = interval_text(c["low"], c["high"], band)
+    if not shown:
+        return fig, shown
+    method = _RATIO_INTERVALS[c["method"]].format(level=f"{b.level:.0%}", resamples=b.resamples, seed=b.seed)
+    return fig, Fig(shown, how=method, detail=f"of {ratio} {at}", dense=True)
+
+
 def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale, band: float) -> list[dict[str, Any]]:
     """The rows of one matched load point's table, grouped by metric."""
     groups: list[dict[str, Any]] = []
@@ -41,12 +66,12 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
         for c in (c for c in cells if c["metric"] == metric):
             q = c["percentile"]
             rb, rc = side.get(("baseline", metric, q)), side.get(("candidate", metric, q))
+            ratio, ratio_interval = ratio_figs(c, s.bootstrap, band)
             rows.append({
                 "label": f"p{q}",
-                "baseline": _value_fig(rb, "baseline", names, s), "baseline_interval": _interval_of(rb),
-                "candidate": _value_fig(rc, "candidate", names, s), "candidate_interval": _interval_of(rc),
-                "ratio": ratio_text(c["ratio"], band),
-                "ratio_interval": interval_text(c["low"], c["high"], band), "method": c["method"],
+                "baseline": value_fig(rb), "baseline_interval": interval_figs(rb, s.bootstrap),
+                "candidate": value_fig(rc), "candidate_interval": interval_figs(rc, s.bootstrap),
+                "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
                 "no_interval": "one run, no interval" if c["method"] == latency.ONE_RUN else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
                 "bar": plots.interval_bar(c["ratio"], c["low"], c["high"], c["verdict"], scale, band)})
@@ -56,21 +81,41 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
     return groups
 
 
-def _value_fig(r: dict | None, role: str, names: dict, s) -> Fig | str:
-    """A side's percentile as printed. A figure the source states is a Fig (its place in the receipt);
-    one computed from the rows is plain text: its table's caption and the paragraph above it say how
-    (a tooltip on each of a page's hundreds would double its weight)."""
+def value_fig(r: dict | None) -> Fig | str:
+    """A side's percentile (a row of the analysis' percentiles) as printed, with where it came from:
+    the source's own figure (its place in the receipt), or how it was computed from the rows or runs.
+    Dense: a page holds hundreds, each a hover but no tab stop."""
     if r is None:
         return fmt.MISSING
-    return Fig(ms(r["value"]), path=r["path"]) if r["method"] == latency.ONE_RUN and r["path"] else ms(r["value"])
+    text = ms(r["value"])
+    if r["value"] != r["value"] or not r["path"]:
+        return text
+    if r["method"] == latency.ONE_RUN:
+        return Fig(text, path=r["path"], dense=True)
+    if r["method"] == latency.RUNS:
+        return Fig(text, how=f"geometric mean of {r['n']} runs' {_what(r['metric'], r['percentile'])}",
+                   detail=f"in {r['path']}", dense=True)
+    return Fig(text, how=f"p{r['percentile']} of {r['n']:,} measured {METRIC_SHORT[r['metric']]}s (numpy linear percentile)",
+               detail=f"in {r['path']}", dense=True)
 
 
-def _interval_of(r: dict | None) -> str:
+def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
+    """A side's percentile's interval (and, `runs`, the range of its runs), each saying how it was drawn;
+    empty when it has neither."""
+    out = Parts()
     if r is None:
-        return ""
-    if r["method"] == latency.RUNS and r["spread_low"] == r["spread_low"]:
-        return f"{ms_interval(r['low'], r['high'])}; runs {ms_interval(r['spread_low'], r['spread_high'])}"
-    return ms_interval(r["low"], r["high"])
+        return out
+    of = f"of {_what(r['metric'], r['percentile'])} in {r['path']}"
+    if r["low"] == r["low"] and r["high"] == r["high"]:
+        if r["method"] == latency.RUNS:
+            how, detail = f"{b.level:.0%} t interval over {r['n']} runs, on logs", of
+        else:
+            how, detail = f"{b.level:.0%} bootstrap over requests, {b.resamples:,} resamples, seed {b.seed}", of
+        out.append(Fig(ms_interval(r["low"], r["high"]), how=how, detail=detail, dense=True))
+    if runs and r["method"] == latency.RUNS and r["spread_low"] == r["spread_low"]:
+        out += ["; runs ", Fig(ms_interval(r["spread_low"], r["spread_high"]), how=f"lowest and highest of {r['n']} runs",
+                               detail=of, dense=True)]
+    return out
 
 
 def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
@@ -78,7 +123,7 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
     groups = []
     pct = [r for r in views.rows(s.percentiles) if r["role"] == role and r["point"] == point]
     for metric in s.metrics:
-        rows = [{"label": f"p{r['percentile']}", "value": _value_fig(r, role, names, s), "interval": _interval_of(r),
+        rows = [{"label": f"p{r['percentile']}", "value": value_fig(r), "interval": interval_figs(r, s.bootstrap),
                  "method": latency.FEW if r["method"] == latency.BOOTSTRAP and r["low"] != r["low"] else r["method"]}
                 for r in pct if r["metric"] == metric]
         if rows:
@@ -87,24 +132,47 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
     return groups
 
 
+def _at(text: str, path: str | None = None, how: str | None = None, detail: str | None = None) -> Fig | str:
+    """A figure of the distributions' and every-load-point tables: dense, unless there is no figure."""
+    return text if text == fmt.MISSING or not (path or how) else Fig(text, path=path, how=how, detail=detail, dense=True)
+
+
 def tokens_rows(s, roles: list[str], points: dict[str, str], names: dict) -> list[dict[str, Any]]:
+    at = {(r["role"], r["point"]): r for r in views.rows(s.points)}
     out = []
     for r in views.rows(s.tokens):
         if points.get(r["role"]) == r["point"] and r["role"] in roles and not (r["mean"] != r["mean"] and r["total"] != r["total"]):
-            out.append({"side": names[r["role"]], "kind": r["kind"], "requests": fmt.thousands(r["requests"]),
-                        "mean": fmt.MISSING if r["mean"] != r["mean"] else f"{r['mean']:,.1f}",
-                        "median": fmt.thousands(r["median"]), "p90": fmt.thousands(r["p90"]), "max": fmt.thousands(r["max"]),
-                        "total": fmt.thousands(r["total"])})
+            p, kind, path = at[r["role"], r["point"]], r["kind"], r["path"]
+            who = "successful requests" if kind == "output" else "requests"
+            of = f"{fmt.thousands(r['requests'])} {who}' {kind} tokens"
+            where = f"in {path}"
+            if p["rows"]:
+                requests = _at(fmt.thousands(r["requests"]), how=f"{who} counted", detail=where)
+                total = _at(fmt.thousands(r["total"]), how=f"sum of every request's {kind} tokens", detail=where)
+            else:
+                runs = int(p["repeats"])
+                requests = (_at(fmt.thousands(r["requests"]), path=f"{p['path']}.repeats[0].completed") if runs == 1 else
+                            _at(fmt.thousands(r["requests"]), how=f"sum of completed over {runs} runs", detail=f"in {p['path']}.repeats"))
+                total = (_at(fmt.thousands(r["total"]), path=path) if runs == 1 else
+                         _at(fmt.thousands(r["total"]), how=f"sum over {runs} runs", detail=f"of {path}"))
+            out.append({"side": names[r["role"]], "kind": kind, "requests": requests,
+                        "mean": _at(fmt.MISSING if r["mean"] != r["mean"] else f"{r['mean']:,.1f}", how=f"mean of {of}", detail=where),
+                        "median": _at(fmt.thousands(r["median"]), how=f"median of {of}", detail=f"{where} (numpy's linear percentile)"),
+                        "p90": _at(fmt.thousands(r["p90"]), how=f"p90 of {of}", detail=f"{where} (numpy's linear percentile)"),
+                        "max": _at(fmt.thousands(r["max"]), how=f"highest of {of}", detail=where),
+                        "total": total})
     return out
 
 
 def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
+    """Each run's every-gap inter-token summary: the figures the importer or the source recorded, each at its place."""
     out = []
     for r in views.rows(s.gaps):
         if points.get(r["role"]) == r["point"]:
+            paths = r["paths"]
             out.append({"side": names[r["role"]] + (f", run {r['repeat'] + 1}" if r["repeat"] else ""),
-                        "gaps": fmt.thousands(r["gaps"]),
-                        **{k: ms(r[f"{k}_ms"]) for k in ("median", "p90", "p95", "p99", "max")}})
+                        "gaps": _at(fmt.thousands(r["gaps"]), path=paths.get("gaps")),
+                        **{k: _at(ms(r[f"{k}_ms"]), path=paths.get(f"{k}_ms")) for k in ("median", "p90", "p95", "p99", "max")}})
     return out
 
 
@@ -130,15 +198,20 @@ def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
     pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
     cols = [(m, q) for m in s.metrics for q in (50, 90, 95, 99)
             if any((p["role"], p["point"], m, q) in pct for p in alone)]
+    paths = {(r["role"], r["point"]): r["path"] for r in views.rows(s.points)}
     rows = []
     for p in alone:
         cells = []
         for m, q in cols:
             r = pct.get((p["role"], p["point"], m, q))
-            cells.append({"text": _value_fig(r, p["role"], names, s) if r else fmt.MISSING, "sub": _interval_of(r)})
+            cells.append({"text": value_fig(r), "sub": interval_figs(r, s.bootstrap)})
         gaps = gaps_rows(s, {p["role"]: p["point"]}, names)
-        cells.append({"text": " / ".join(str(g["median"]) for g in gaps) if gaps else fmt.MISSING, "sub": ""})
-        rows.append({"load": p["title"], "side": p["side"], "repeats": p["repeats"], "cells": cells})
+        medians = Parts()
+        for i, g in enumerate(gaps):
+            medians += [" / "] * bool(i) + [g["median"]]
+        cells.append({"text": medians or fmt.MISSING, "sub": ""})
+        runs = Fig(str(p["repeats"]), how="runs", detail=f"in {paths[p['role'], p['point']]}.repeats", dense=True)
+        rows.append({"load": p["title"], "side": p["side"], "repeats": runs, "cells": cells})
     return {"columns": [f"{METRIC_SHORT[m]} p{q}" for m, q in cols] + ["ITL p50, every gap"], "rows": rows,
             "sides": sorted({p["side"] for p in alone})}
 
