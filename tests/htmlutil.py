@@ -56,3 +56,15 @@ def find_id(doc, ident: str):
         if el.get("id") == ident:
             return el
     return None
+
+
+def send_404_page(handler, page) -> None:
+    """Answers `handler`'s request with a site's own 404 page (`page`), as a static host does:
+    status 404, the page's HTML as the body (none to HEAD)."""
+    body = page.read_bytes()
+    handler.send_response(404)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    if handler.command != "HEAD":
+        handler.wfile.write(body)

@@ -17,6 +17,7 @@ from urllib.parse import urldefrag, urlsplit
 import pytest
 
 from conftest import sitegen_here
+from htmlutil import send_404_page
 
 PREFIX = "/some/prefix/"
 
@@ -35,13 +36,7 @@ class SubPathHandler(SimpleHTTPRequestHandler):
         page = Path(self.directory) / "404.html"
         if code != 404 or not page.is_file():
             return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        send_404_page(self, page)
 
     def log_message(self, *args) -> None:
         pass

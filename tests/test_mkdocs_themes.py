@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from htmlutil import send_404_page
 
 REPORT = "cuteafd-v4.0.0"
 GPQA = "ledger-gpqa-k4-v080-v090"
@@ -93,12 +94,7 @@ class _Sites(http.server.SimpleHTTPRequestHandler):
         page = self.root / prefix / "site" / "404.html"
         if code != 404 or "/" in prefix or not page.is_file():
             return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_404_page(self, page)
 
     def log_message(self, *args) -> None:
         pass
