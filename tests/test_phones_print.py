@@ -50,7 +50,7 @@ def test_every_forest_dot_reads_on_its_axis_as_the_tables_difference(example_sit
         checkpoint = cell_text(next(tbody.iter(f"{NS}tr"))[0])
         for tr in list(tbody.iter(f"{NS}tr"))[1:]:
             cells = [c for c in tr if c.tag in (f"{NS}th", f"{NS}td")]
-            measure = re.sub(r"^.*?: ", "", cell_text(cells[0])) if ":" in cell_text(cells[0]).split(",")[0] else cell_text(cells[0])
+            measure = cell_text(cells[0])
             shown = cell_text(cells[3]).split()[0]
             lo, hi = (number(v) for v in re.findall(r"[−+\-]?\d+(?:\.\d+)?", cell_text(cells[4])))
             # The table rounds: its last digit is the tolerance (half of it, and the drawing's 0.01 px).
