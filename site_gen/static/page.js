@@ -182,14 +182,13 @@
       p.className = "sources-control";
       b.type = "button"; b.className = "sources-toggle"; b.setAttribute("aria-pressed", "false");
       b.setAttribute("aria-controls", table.id);
+      // A toggle button: its name stays, aria-pressed says whether the sources show.
       var cap = table.querySelector("caption");
       b.textContent = "Show sources";
       if (cap) { b.setAttribute("aria-label", "Show sources: " + text(cap, 80)); }
       b.addEventListener("click", function () {
         var on = b.getAttribute("aria-pressed") !== "true";
         b.setAttribute("aria-pressed", on ? "true" : "false");
-        b.textContent = on ? "Hide sources" : "Show sources";
-        if (cap) { b.setAttribute("aria-label", (on ? "Hide sources: " : "Show sources: ") + text(cap, 80)); }
         Array.prototype.forEach.call(table.querySelectorAll(".fig"), function (f) {
           var s = f.nextElementSibling && f.nextElementSibling.classList.contains("fig-source") ? f.nextElementSibling : null;
           if (on && !s) {
