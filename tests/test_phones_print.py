@@ -297,3 +297,16 @@ def test_long_pages_have_on_this_page_and_tables_one_sources_control(browser, ex
         assert table.locator(".fig-source:visible").count() == 0
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("text", ["Speed · CuteAFD v4.0.0 against tpurtell's vLLM fork", 'a "quoted" </style><script>x()</script>',
+                                  "line\nbreak \\ back; } @page { x", "emoji 😀 and tab\tend", ""])
+def test_a_running_title_is_a_css_string_no_text_can_leave(text):
+    """The printed sheets' title is text from data placed in a <style>: only letters, digits,
+    spaces and hex escapes (each ended by the one space CSS consumes), and CSS reads it back whole."""
+    from site_gen.render.environment import css_string
+
+    out = str(css_string(text))
+    assert out[0] == out[-1] == '"' and re.fullmatch(r'"(?:[A-Za-z0-9 ]|\\[0-9a-f]{1,6} )*"', out), out
+    read = re.sub(r"\\([0-9a-f]{1,6}) ", lambda m: chr(int(m.group(1), 16)), out[1:-1])  # CSS's own escape rule
+    assert read == text
