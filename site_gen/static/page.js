@@ -162,7 +162,8 @@
     });
     det.appendChild(sum); det.appendChild(ol); nav.appendChild(det);
     var side = doc.querySelector(".sidenav");
-    if (side) { side.parentNode.insertBefore(nav, side.nextSibling); } else { h1.parentNode.insertBefore(nav, h1.nextSibling); }
+    // Inside the section links' column, so both stay in view together on a wide screen.
+    if (side) { side.appendChild(nav); } else { h1.parentNode.insertBefore(nav, h1.nextSibling); }
     // Open in a wide screen's sidebar; folded above the content (a phone, a page without sections).
     var wide = side && window.matchMedia ? window.matchMedia("(min-width: 861px)") : null;
     function fit() { det.open = !!(wide && wide.matches); }
