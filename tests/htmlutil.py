@@ -41,6 +41,8 @@ def cell_text(cell) -> str:
     def walk(node):
         if str(node.tag).endswith("}svg") or node.tag in (f"{NS}script", f"{NS}style", f"{NS}title"):
             return
+        if "vh" in (node.get("class") or "").split():  # visually hidden: read aloud, not seen (its tail is)
+            return
         if node.text:
             chunks.append(node.text)
         for child in node:

@@ -79,8 +79,8 @@ def test_blocks_fenced_and_directive_with_ids_made_unique(tmp_path):
     body = ("```sitegen\nblock: speed-summary\n```\n\n{{ block speed-summary checkpoint=K3.25 }}\n\n"
             "```sitegen\nblock: speed-summary\ncheckpoint: K4\nid: k4-only\n```\n")
     t = tables(doc(build(tmp_path, {"a.md": body}), "a.html"))
-    assert t["speed-summary"][0] == ["", "K3.25", "K4"]
-    assert t["speed-summary-2"][0] == ["", "K3.25"] and t["k4-only"][0] == ["", "K4"]
+    assert t["speed-summary"][0] == ["Summary", "K3.25", "K4"]
+    assert t["speed-summary-2"][0] == ["Summary", "K3.25"] and t["k4-only"][0] == ["Summary", "K4"]
 
 
 def test_speed_cells_one_metric_with_chart(tmp_path):

@@ -39,7 +39,7 @@ def test_precision_rows_show_measured_difference(overview):
 
 def test_speed_summary_counts_ranges_ttft(overview):
     t = tables(overview)["speed-summary"]
-    assert t[0] == ["", "K3.25", "K4"]
+    assert t[0] == ["Summary", "K3.25", "K4"]
     by_label = {r[0]: r[1:] for r in t[1:]}
     assert by_label["Speed cells, aggregate of 22"] == ["▲ 19 faster · ● 3 level · ▼ 0 slower", "▲ 22 faster · ● 0 level · ▼ 0 slower"]
     assert by_label["Decode, one stream"] == ["1.06–1.46x", "1.07–1.42x"]

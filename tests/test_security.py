@@ -14,7 +14,9 @@ from payloads import FORMULAS, PAYLOADS, payload_project
 
 URL_ATTRS = ["href", "src", "action", "formaction", "xlink:href", "data", "srcdoc", "poster", "background", "ping",
              "srcset", "codebase", "cite", "longdesc", "manifest", "dynsrc", "lowsrc"]
-FORBIDDEN_TAGS = ["iframe", "frame", "object", "embed", "applet", "base", "form", "math", "details", "animate", "set",
+# `details` but sitegen's own: the one-line "About the data" note and page.js's "On this page" list.
+FORBIDDEN_TAGS = ["iframe", "frame", "object", "embed", "applet", "base", "form", "math",
+                  "details:not(.about-data):not(#on-this-page > details)", "animate", "set",
                   "foreignObject", "link[rel=import]"]
 
 INIT = """

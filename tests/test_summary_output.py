@@ -126,7 +126,9 @@ def test_every_report_opens_with_a_verdict_sentence_made_from_its_data(example_s
     for folder in sorted((example_site / "reports").iterdir()):
         html = (folder / "index.html").read_text(encoding="utf-8")
         main = html.split('<main id="main" class="content">', 1)[1]
-        first = re.search(r"<h1[^>]*>.*?</h1>\s*<p class=\"meta\">.*?</p>\s*<p class=\"verdict-sentence\" id=\"verdict\">(.*?)</p>", main, re.S)
+        # (The receipt's own note on its data may stand before it, folded to one line.)
+        first = re.search(r"<h1[^>]*>.*?</h1>\s*<p class=\"meta\">.*?</p>\s*(?:<details class=\"about-data\"[^>]*>.*?</details>\s*)?"
+                          r"<p class=\"verdict-sentence\" id=\"verdict\">(.*?)</p>", main, re.S)
         assert first, folder.name
         assert len(re.sub(r"<[^>]+>", "", first.group(1))) > 30, folder.name
         # What differs is folded below it (closed), never a raw list at the top.

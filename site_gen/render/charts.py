@@ -118,12 +118,15 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
                          "x": x(r["oriented"]), "resolved": bool(r["resolved"]),
                          "label": f"{r['checkpoint']}: {fmt.measure_difference(r['difference'], unit)} "
                                   f"{fmt.measure_interval(r['low'], r['high'], unit)}"})
+        # The axis is drawn in oriented units (right = further) but labelled in the measured
+        # difference the table shows: on a flipped measure a tick at +0.2 oriented is a −0.2 difference.
+        flipped = group[0]["further"] == "lower"
         ticks = []
         n = int(round((hi - lo) / step))
         for i in range(n + 1):
             v = lo + i * step
-            ticks.append({"x": x(v), "label": fmt.signed(v, digits) if abs(v) > 1e-12 else "0"})
-        flipped = group[0]["further"] == "lower"
+            shown = -v if flipped else v
+            ticks.append({"x": x(v), "label": fmt.signed(shown, digits) if abs(v) > 1e-12 else "0"})
         facets.append({"measure": measure, "label": group[0]["label"], "unit": "pts" if unit == "percent" else unit,
                        "flipped": flipped,
                        "width": width, "height": 18 + len(rows) * 22 + 24, "zero": x(0.0), "rows": rows,

@@ -76,9 +76,21 @@ def environment(custom_dir: str | None) -> jinja2.Environment:
     env = _Environment(loader=_Loader(paths), undefined=jinja2.StrictUndefined, **options)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
+    env.filters["css_string"] = css_string
     env.globals["version"] = site_gen.__version__
     env.globals["dashboard_columns"] = dashboard_columns  # each section's columns of the table of reports
     return env
+
+
+def css_string(value: Any) -> Markup:
+    """Text as a quoted CSS string (a printed page's running title in `@page`): every character but
+    an ASCII letter, digit or space as a hex escape, so no text from data can end the string, the
+    rule or the <style> element it sits in. Each escape ends with the one space CSS consumes after
+    it, so a real space that follows survives."""
+    out = []
+    for char in str(value):
+        out.append(char if char.isascii() and (char.isalnum() or char == " ") else f"\\{ord(char):x} ")
+    return Markup('"' + "".join(out) + '"')
 
 
 def json_attribute(value: Any) -> Markup:

@@ -70,6 +70,23 @@ def _link_fixer(resolve_page: Callable[[str], str | None], allow_relative: bool,
     return Fixer
 
 
+class _TableCaptions(markdown.treeprocessors.Treeprocessor):
+    """An author's table without a caption is named after the heading it sits under (a caption read
+    aloud, not shown: the heading already says it on screen), numbered when one heading has more."""
+
+    def run(self, root: etree.Element) -> None:
+        heading, count = "", {}
+        for el in root.iter():
+            if el.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                heading = " ".join("".join(el.itertext()).split())
+            elif el.tag == "table" and el.find("caption") is None:
+                name = heading or "Table"
+                count[name] = count.get(name, 0) + 1
+                caption = etree.Element("caption", {"class": "vh"})
+                caption.text = name if count[name] == 1 else f"{name} ({count[name]})"
+                el.insert(0, caption)
+
+
 AUTHOR_EXTENSIONS = ["tables", "fenced_code", "footnotes", "attr_list", "admonition", "sane_lists", "toc"]
 
 
@@ -82,6 +99,8 @@ def _markdown(resolve_page, trusted: bool, extensions: list | None = None,
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_link_fixer(resolve_page, trusted, resolve_link if trusted else None)(md), "sitegen_links", 0)
+    if trusted:
+        md.treeprocessors.register(_TableCaptions(md), "sitegen_table_captions", 1)
     return md
 
 

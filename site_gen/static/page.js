@@ -24,7 +24,8 @@
     return h;
   }
   function label(wrap) {
-    var fig = wrap.closest("figure"), cap = fig && fig.querySelector("figcaption");
+    // The table's own caption names its box (unique on the page), else the figure's.
+    var own = wrap.querySelector("table > caption"), fig = wrap.closest("figure"), cap = own || (fig && fig.querySelector("figcaption"));
     return (cap ? cap.textContent.trim().slice(0, 120) : "") || "table";
   }
   function measure() {
@@ -155,4 +156,110 @@
   }
   if (doc.readyState === "loading") { doc.addEventListener("DOMContentLoaded", start); } else { start(); }
   window.sitegenMeasure = measure;
+})();
+
+
+// Phones and tables (issue 32), apart from the tooltips above:
+// - the current page's tab in the report's section strip is scrolled into view;
+// - a long page gets an "On this page" list (in the sidebar on a wide screen, folded under the
+//   section strip on a phone);
+// - a table's figures are no tab stop each: one "Show sources" button per table writes each
+//   figure's source under it (the tooltip still shows on hover).
+(function () {
+  "use strict";
+  var doc = document;
+  function each(sel, f, root) { Array.prototype.forEach.call((root || doc).querySelectorAll(sel), f); }
+
+  function currentTab() {
+    each(".sidenav ul", function (ul) {
+      var a = ul.querySelector("a[aria-current='page']");
+      if (!a || ul.scrollWidth <= ul.clientWidth + 1) { return; }
+      var r = a.getBoundingClientRect(), u = ul.getBoundingClientRect();
+      ul.scrollLeft += (r.left - u.left) - (u.width - r.width) / 2;
+    });
+  }
+
+  function text(el, max) {
+    var t = el.textContent.replace(/\s+/g, " ").trim();
+    return t.length > max ? t.slice(0, max - 1).replace(/[\s,;:]+\S*$/, "") + "\u2026" : t;
+  }
+  function contents() {
+    var main = doc.getElementById("main"), h1 = main && main.querySelector("h1");
+    if (!main || !h1 || doc.getElementById("on-this-page")) { return; }
+    var entries = [];
+    each("h2[id], h3[id], figure[id]", function (el) {
+      if (el.closest("details:not([open]), .sitegen-block, nav")) { return; }
+      var name = "";
+      if (el.tagName === "FIGURE") {
+        var cap = el.querySelector("table > caption") || el.querySelector("figcaption");
+        if (!cap || el.parentElement.closest("figure")) { return; }
+        name = text(cap, 60);
+      } else {
+        var copy = el.cloneNode(true);
+        each(".anchor", function (a) { a.remove(); }, copy);
+        name = text(copy, 60);
+      }
+      if (name) { entries.push({id: el.id, name: name, sub: el.tagName !== "H2"}); }
+    }, main);
+    // Long pages only: a few sections and several screens of them.
+    var heads = entries.filter(function (e) { return !e.sub; }).length;
+    if (entries.length < 4 || heads < 2 && entries.length < 6) { return; }
+    var nav = doc.createElement("nav"), det = doc.createElement("details"), sum = doc.createElement("summary"), ol = doc.createElement("ol");
+    nav.id = "on-this-page"; nav.className = "toc"; nav.setAttribute("aria-label", "On this page");
+    sum.textContent = "On this page";
+    entries.forEach(function (e) {
+      var li = doc.createElement("li"), a = doc.createElement("a");
+      a.href = "#" + encodeURIComponent(e.id); a.textContent = e.name;
+      if (e.sub) { li.className = "toc-sub"; }
+      li.appendChild(a); ol.appendChild(li);
+    });
+    det.appendChild(sum); det.appendChild(ol); nav.appendChild(det);
+    var side = doc.querySelector(".sidenav");
+    // Inside the section links' column, so both stay in view together on a wide screen.
+    if (side) { side.appendChild(nav); } else { h1.parentNode.insertBefore(nav, h1.nextSibling); }
+    // Open in a wide screen's sidebar; folded above the content (a phone, a page without sections).
+    var wide = side && window.matchMedia ? window.matchMedia("(min-width: 861px)") : null;
+    function fit() { det.open = !!(wide && wide.matches); }
+    fit();
+    if (wide && wide.addEventListener) { wide.addEventListener("change", fit); }
+  }
+
+  var made = 0;
+  function sources() {
+    each("table.data", function (table) {
+      var figs = table.querySelectorAll(".fig");
+      if (!figs.length || table.hasAttribute("data-sources")) { return; }
+      table.setAttribute("data-sources", "");
+      Array.prototype.forEach.call(figs, function (f) { if (f.getAttribute("tabindex") === "0") { f.removeAttribute("tabindex"); } });
+      if (!table.id) { table.id = "sitegen-table-" + (++made); }
+      var wrap = table.closest(".table-wrap") || table, p = doc.createElement("p"), b = doc.createElement("button");
+      p.className = "sources-control";
+      b.type = "button"; b.className = "sources-toggle"; b.setAttribute("aria-pressed", "false");
+      b.setAttribute("aria-controls", table.id);
+      // A toggle button: its name stays, aria-pressed says whether the sources show.
+      var cap = table.querySelector("caption");
+      b.textContent = "Show sources";
+      if (cap) { b.setAttribute("aria-label", "Show sources: " + text(cap, 80)); }
+      b.addEventListener("click", function () {
+        var on = b.getAttribute("aria-pressed") !== "true";
+        b.setAttribute("aria-pressed", on ? "true" : "false");
+        Array.prototype.forEach.call(table.querySelectorAll(".fig"), function (f) {
+          var s = f.nextElementSibling && f.nextElementSibling.classList.contains("fig-source") ? f.nextElementSibling : null;
+          if (on && !s) {
+            s = doc.createElement("span"); s.className = "fig-source";
+            s.textContent = f.getAttribute("data-tip") || f.getAttribute("title") || "";
+            f.parentNode.insertBefore(s, f.nextSibling);
+          }
+          if (s) { s.hidden = !on; }
+        });
+        if (window.sitegenMeasure) { window.sitegenMeasure(); }
+      });
+      p.appendChild(b);
+      var before = wrap.previousElementSibling && wrap.previousElementSibling.classList.contains("scroll-hint") ? wrap.previousElementSibling : wrap;
+      before.parentNode.insertBefore(p, before);
+    });
+  }
+
+  function start() { sources(); contents(); currentTab(); }
+  if (doc.readyState === "loading") { doc.addEventListener("DOMContentLoaded", start); } else { start(); }
 })();

@@ -72,7 +72,8 @@ def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
             p50, p99 = ([t.ms(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
             chart.update(id=f"{g['anchor']}-{metric}", table=_quantile_table(s, g["points"], metric, n),
                          summary=f"p50 {' and '.join(p50)} ms, p99 {' and '.join(p99)} ms ({' and '.join(s['label'] for s in series)})",
-                         title=f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})")
+                         title=f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})",
+                         short=METRIC_SHORT[metric])
             charts.append(chart)
         out[g["anchor"]] = charts
     return out
