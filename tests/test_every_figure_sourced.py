@@ -129,7 +129,7 @@ def test_the_serving_figures_numbers_rows_lead_to_the_values_they_were_read_from
             node = node[int(index)] if index else node[key]
         return node
 
-    read = re.compile(r"computed: (?:p(\d+)|highest) of ([\d,]+) measured \w+s(?: \(numpy linear percentile\))?; in (\$\S+)$")
+    read = re.compile(r"computed: (?:p(\d+)|highest) of ([\d,]+) measured \w+s; in (\$\S+)(?: \(numpy's linear percentile\))?$")
     checked = placed = 0
     for text, source in sourced.numbers_rows(example_site / "reports" / name / "numbers.html"):
         found = read.match(source)

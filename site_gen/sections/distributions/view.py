@@ -94,7 +94,7 @@ def _quantile_table(s, points: dict[str, str], metric: str, n: dict) -> dict[str
         # As the Latency page words a percentile of the rows (serving/view/tables.py value_fig): one figure, one row.
         of = f"{size:,} measured {METRIC_SHORT[metric]}s"
         rows.append({"side": n[role], "n": f"{size:,}",
-                     "cells": [Fig(t.ms(v), dense=True, detail=f"in {column}",
-                                   how=(f"highest of {of}" if q == 100 else f"p{q} of {of} (numpy linear percentile)"))
+                     "cells": [Fig(t.ms(v), dense=True, detail=f"in {column}" + ("" if q == 100 else " (numpy's linear percentile)"),
+                                   how=(f"highest of {of}" if q == 100 else f"p{q} of {of}"))
                                for q, v in zip(QUANTILES, values)]})
     return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES], "rows": rows} if rows else None

@@ -34,11 +34,12 @@ def interval_text(low: float, high: float, band: float) -> str:
 
 
 # How a ratio's interval was drawn, by the cell's method (the level and the bootstrap's settings added).
-_RATIO_INTERVALS = {latency.PAIRED: "{level} paired bootstrap over requests, {resamples:,} resamples, seed {seed}",
-                    latency.UNPAIRED: "{level} unpaired bootstrap over requests, {resamples:,} resamples, seed {seed}",
+_RATIO_INTERVALS = {latency.PAIRED: "{level} paired bootstrap over requests",
+                    latency.UNPAIRED: "{level} unpaired bootstrap over requests",
                     latency.RUNS: "{level} Welch's t interval over runs, on logs"}
-# A dense figure's hover says how in a few words; what it was read from (its JSON path) follows on
-# the Numbers page (Fig.detail): a page holds hundreds of them (benchmarks/weight.py's goal).
+# A dense figure's hover says how in a few words; what it was read from (its JSON path), the
+# percentile's definition and the bootstrap's settings follow on the Numbers page (Fig.detail), and
+# the page says them once above its tables: a page holds hundreds of them (benchmarks/weight.py's goal).
 
 
 def _what(metric: str, q: int) -> str:
@@ -54,8 +55,9 @@ def ratio_figs(c: dict, b, band: float) -> tuple[Fig | str, Fig | str]:
     shown = interval_text(c["low"], c["high"], band)
     if not shown:
         return fig, shown
-    method = _RATIO_INTERVALS[c["method"]].format(level=f"{b.level:.0%}", resamples=b.resamples, seed=b.seed)
-    return fig, Fig(shown, how=method, detail=f"of {ratio} {at}", dense=True)
+    method = _RATIO_INTERVALS[c["method"]].format(level=f"{b.level:.0%}")
+    drawn = f"{b.resamples:,} resamples, seed {b.seed}, " if c["method"] != latency.RUNS else ""
+    return fig, Fig(shown, how=method, detail=f"{drawn}of {ratio} {at}", dense=True)
 
 
 def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale, band: float) -> list[dict[str, Any]]:
@@ -95,8 +97,8 @@ def value_fig(r: dict | None) -> Fig | str:
     if r["method"] == latency.RUNS:
         return Fig(text, how=f"geometric mean of {r['n']} runs' {_what(r['metric'], r['percentile'])}",
                    detail=f"in {r['path']}", dense=True)
-    return Fig(text, how=f"p{r['percentile']} of {r['n']:,} measured {METRIC_SHORT[r['metric']]}s (numpy linear percentile)",
-               detail=f"in {r['path']}", dense=True)
+    return Fig(text, how=f"p{r['percentile']} of {r['n']:,} measured {METRIC_SHORT[r['metric']]}s",
+               detail=f"in {r['path']} (numpy's linear percentile)", dense=True)
 
 
 def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
@@ -110,7 +112,7 @@ def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
         if r["method"] == latency.RUNS:
             how, detail = f"{b.level:.0%} t interval over {r['n']} runs, on logs", of
         else:
-            how, detail = f"{b.level:.0%} bootstrap over requests, {b.resamples:,} resamples, seed {b.seed}", of
+            how, detail = f"{b.level:.0%} bootstrap over requests", f"{b.resamples:,} resamples, seed {b.seed}, {of}"
         out.append(Fig(ms_interval(r["low"], r["high"]), how=how, detail=detail, dense=True))
     if runs and r["method"] == latency.RUNS and r["spread_low"] == r["spread_low"]:
         out += ["; runs ", Fig(ms_interval(r["spread_low"], r["spread_high"]), how=f"lowest and highest of {r['n']} runs",
