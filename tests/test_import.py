@@ -85,7 +85,9 @@ def test_serving_probe_aggregate_recomputed_from_rows_is_on_the_speed_page(impor
     summary = json.loads((LEDGER / "runs" / SP_BASE / "summary.json").read_text())
     assert round(agg, 1) == summary["batches"]["sampled_c8"]["aggregate_tok_s"]
     speed = pages["reports/ledger-serving-probe-kpoolfix/speed.html"]
-    row = re.search(r'<tr data-source="[^"]+"[^>]*><th scope="row">sampled_c8</th>.*?</tr>', speed).group(0)
+    # The row header: the workload, then its conditions in words for a screen reader (hidden: the row's cells show them).
+    row = re.search(r'<tr data-source="[^"]+"[^>]*><th scope="row">sampled_c8<span class="vh">, input not measured, '
+                    r'8 streams</span></th>.*?</tr>', speed).group(0)
     assert re.search(rf'<td class="num"[^>]*><span class="fig"[^>]*>{re.escape(f"{agg:,.1f}")}</span></td>', row), row
     # Its hover names the original rows: the file, its SHA-256 and the lines of that batch.
     raw = (LEDGER / "runs" / SP_BASE / "results.jsonl").read_bytes()

@@ -205,8 +205,12 @@ def check_tooltip(page) -> None:
     assert tip["size"] >= 0.75 * float(fig.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")), tip
     assert fig.get_attribute("title") is None  # the browser's own tooltip would show beside it
     page.mouse.move(1, 1)
-    # Keyboard focus opens the same tooltip (no empty box drawn by the stylesheet's fallback).
-    focusable = page.locator("#precision-table .fig[tabindex]").first
+
+
+def check_focus(page) -> None:
+    """Keyboard focus opens the same tooltip (no empty box drawn by the stylesheet's fallback): on a
+    figure in the prose (a table's figures are no tab stops: its "Show sources" toggle shows them all)."""
+    focusable = page.locator(".sitegen-block .fig[tabindex]").first
     focusable.focus()
     tip = page.evaluate(TIP)
     assert tip is not None and tip["text"] == (focusable.get_attribute("data-tip") or ""), tip
@@ -226,6 +230,8 @@ def test_1_where_a_number_comes_from_shows_beside_it(sites, reader, theme):
     reader.evaluate("window.__mark = 1")
     go(reader, base + f"reports/{REPORT}/precision.html")
     check_tooltip(reader)
+    go(reader, base + f"reports/{REPORT}/")  # the overview: figures in its prose
+    check_focus(reader)
     instant(reader, theme)
     assert reader.errors == []
 

@@ -107,6 +107,7 @@
   function enhance() {
     hide();
     Array.prototype.forEach.call(doc.querySelectorAll(SEL), adopt);
+    if (window.sitegenParts) { window.sitegenParts(); }
     measure();
     needs();
   }
@@ -262,4 +263,9 @@
 
   function start() { sources(); contents(); currentTab(); }
   if (doc.readyState === "loading") { doc.addEventListener("DOMContentLoaded", start); } else { start(); }
+  // Again on content swapped in: a host theme's instant navigation (enhance() above calls it) and
+  // the live preview's patch, at once, before the page is laid out again: a part the patch rebuilt
+  // loses what these added, and a page that shrank for a moment would lose its scroll position.
+  window.sitegenParts = start;
+  doc.addEventListener("sitegen:patched", start);
 })();

@@ -242,6 +242,9 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
                 continue
             rows = [{"workload": r["workload"], "concurrency": int(r["concurrency"]),
                      "input": fmt.NOT_MEASURED if pd.isna(r["input_tokens"]) else fmt.tokens_k(r["input_tokens"]),
+                     # What tells the row from its neighbours, for a screen reader (the row header's hidden part).
+                     "conditions": ("input not measured" if pd.isna(r["input_tokens"]) else f"{fmt.tokens_k(r['input_tokens'])} input")
+                     + f", {int(r['concurrency'])} stream{'' if int(r['concurrency']) == 1 else 's'}",
                      "acceptance": _acceptance(r),
                      "baseline": Fig(f"{r['baseline_rate']:,.1f}", f"{r['source']}.baseline.rate", dense=True),
                      "candidate": Fig(f"{r['candidate_rate']:,.1f}", f"{r['source']}.candidate.rate", dense=True),
