@@ -223,11 +223,11 @@ SLOW_FILES = frozenset({
     "test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_properties.py", "test_scale.py",
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
-    "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py",
+    "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
 })
 SLOW_TESTS = frozenset({
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
-    "test_unpaired_load_points_resample_each_side_on_its_own", "test_every_page_of_the_payload_site_runs_nothing",
+    "test_unpaired_load_points_resample_each_side_on_its_own", "test_the_summary_json_holds_numpys_figures_as_numbers", "test_every_page_of_the_payload_site_runs_nothing",
     "test_two_builds_are_byte_identical", "test_eleven_hundred_idle_connections_do_not_stop_the_server",
     "test_bad_input", "test_bad_input_cli", "test_plugin_site_runs_no_receipt_script_and_shows_it_as_text",
     "test_every_output_tells_the_same_figures", "test_incremental_equals_fresh_after_each_kind_of_edit",

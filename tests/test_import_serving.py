@@ -363,3 +363,18 @@ def test_a_report_of_serving_data_alone_builds(imported):
     _, pages = imported
     for name in REPORTS[:4]:
         assert f"reports/{name}/index.html" in pages and f"reports/{name}/numbers.html" in pages
+
+
+def test_runs_are_counted_from_the_source_files_and_one_count_reads_as_one(imported):
+    """'What was tested' counts each side's runs and requests from the result files themselves; a
+    range whose ends are equal is said as the one count (never '200–200')."""
+    root, _ = imported
+    tested = {t["label"]: t["text"] for t in receipt(root, "vllm-tp4pp2-ib-aa")["report"]["tested"]}
+    for label, folder in (("Baseline runs", "03_tp4_pp2_IB"), ("Candidate runs", "04_tp4_pp2_IB")):
+        counts = {len(json.loads(f.read_text())["ttfts"]) for f in sorted((VLLM / folder).glob("*_qps_*.json"))}
+        runs = len(list((VLLM / folder).glob("*_qps_*.json")))
+        assert len(counts) == 1
+        assert tested[label] == f"{runs} runs, {counts.pop():,} requests a run"
+    for name in REPORTS:
+        for t in receipt(root, name)["report"]["tested"]:
+            assert not re.search(r"(?<![\d,.])([\d,.]+)–\1(?![\d,.])", t["text"]), (name, t)

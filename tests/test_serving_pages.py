@@ -170,6 +170,40 @@ def test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_nump
         assert abs(low - min(e["ratio"] for e in mine)) < 0.005 + 1e-9 and abs(high - max(e["ratio"] for e in mine)) < 0.005 + 1e-9
 
 
+def test_the_summary_json_holds_numpys_figures_as_numbers():
+    """`sitegen summary --format json`: every latency cell's percentiles, ratio, interval and verdict
+    are numpy's (numbers, not printed text), and the counts and ranges are those of the cells."""
+    report = "vllm-tp4pp2-ib-aa"
+    receipt = json.loads((ROOT / "data" / report / "SUMMARY.json").read_text())
+    out = sitegen_here("summary", report, "--format", "json", cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    serving = json.loads(out.stdout)["reports"][0]["serving"]
+    sides, metrics = receipt["serving"]["sides"], shown_metrics(receipt)
+    cells = {(c["load"], c["metric"], c["percentile"]): c for c in serving["cells"] if c["kind"] == "latency"}
+    want_all = []
+    for m in receipt["serving"]["matched"]:
+        lb = next(lp for lp in sides["baseline"]["load_points"] if lp["id"] == m["baseline"])
+        lc = next(lp for lp in sides["candidate"]["load_points"] if lp["id"] == m["candidate"])
+        for (metric, q), e in expected_pair(lb["repeats"][0], lc["repeats"][0], m["paired"], metrics).items():
+            c = cells.pop((load_label(lb), metric, q))
+            assert (c["unit"], c["better"], c["verdict"]) == ("ms", "lower", e["verdict"])
+            assert c["baseline"] == pytest.approx(e["baseline"], rel=1e-9)
+            assert c["candidate"] == pytest.approx(e["candidate"], rel=1e-9)
+            assert c["ratio"] == pytest.approx(e["ratio"], rel=1e-9)
+            if e["ratio_iv"] is None:
+                assert c["interval"] is None
+            else:
+                assert [c["interval"]["low"], c["interval"]["high"]] == pytest.approx(list(e["ratio_iv"]), rel=1e-9)
+            want_all.append((metric, e))
+    assert cells == {}
+    for key, mine in [("latency", want_all)] + [(m, [(mm, e) for mm, e in want_all if mm == m]) for m in metrics]:
+        got = serving["latency"] if key == "latency" else serving["by_metric"][key]
+        assert [got[k] for k in ("faster", "level", "slower", "not_resolved", "cells")] == (
+            [sum(e["verdict"] == v for _, e in mine) for v in ("faster", "level", "slower", "not resolved")] + [len(mine)])
+        assert got["range"]["low"] == pytest.approx(min(e["ratio"] for _, e in mine), rel=1e-9)
+        assert got["range"]["high"] == pytest.approx(max(e["ratio"] for _, e in mine), rel=1e-9)
+
+
 def test_the_page_says_how_each_interval_was_drawn(example_site):
     text = htmlutil.text(htmlutil.parse(example_site / "reports" / "vllm-tp4pp2-ib-aa" / "latency.html"))
     assert text.count("Paired bootstrap over 200 requests") == 4

@@ -15,7 +15,6 @@ from conftest import ROOT, sitegen_here
 from site_gen.render import summary as summary_module
 
 SCHEMA = ROOT / "site_gen" / "schema" / "summary-output-1.schema.json"
-NOT_YET = ("serving", "objectives")  # the serving and load sections' parts (issue 30)
 # Printed figures: what a page shows and a script should never have to parse.
 PRINTED = re.compile(r"[−+\-]?[\d.,]+(\s*[–-]\s*[\d.,]+)?\s*(x|%|s|pts|tokens)?")
 
@@ -63,9 +62,6 @@ def _strings(node, path="$"):
 def test_figures_are_numbers_with_units_and_directions_as_fields(outputs):
     """"1.06–1.46x", "+0.0017", "5,799,424", "19.8 s" and "−0.35 pts" were strings."""
     for rid, r in reports(outputs).items():
-        # Not yet: the serving and load sections' parts (issue 30's) still print their ratios, ranges,
-        # percentiles and shares as text, and summary-output-1.schema.json does not describe them (objects).
-        r = {k: v for k, v in r.items() if k not in NOT_YET}
         printed = [(path, s) for path, s in _strings(r) if PRINTED.fullmatch(s.strip()) and not path.endswith(
             (".version", ".report", ".date", ".title", ".label", ".id", ".name", ".checkpoint", ".measure", ".gate", ".panel", ".run"))]
         assert printed == [], (rid, printed[:5])

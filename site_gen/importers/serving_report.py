@@ -232,8 +232,10 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
     for r in roles:
         n = [rep.get("completed", 0) + rep.get("failed", 0) for lp in sides[r]["load_points"] for rep in lp["repeats"]]
         reps = max(len(lp["repeats"]) for lp in sides[r]["load_points"])
+        each = f"{min(n):,}" if min(n) == max(n) else f"{min(n):,}–{max(n):,}"  # one count when every run has it
         tested.append({"label": f"{r.capitalize()} runs", "text": f"{len(n)} run{'s' if len(n) != 1 else ''}, "
-                       f"{min(n)}–{max(n)} requests a run" + (f", up to {reps} repeats a load point" if reps > 1 else "")})
+                       f"{each} request{'s' if max(n) != 1 else ''} a run"
+                       + (f", up to {reps} repeats a load point" if reps > 1 else "")})
     if serving.get("matched"):
         paired = sum(m["paired"] for m in serving["matched"])
         tested.append({"label": "Pairing", "text": f"{paired} of {len(serving['matched'])} matched load points paired "

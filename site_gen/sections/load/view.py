@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from site_gen.render import format as fmt, plots, views
+from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
@@ -235,16 +235,36 @@ def headlines(a) -> list[tuple[str, str, str]]:
 
 
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
+    """Its part of `sitegen summary --format json`: the objectives, each sweep's heaviest load meeting
+    them (the load as the page names it, its rate or concurrency as a number) and each load point's
+    goodput, shares as numbers from 0 to 1 with their Wilson intervals."""
     if not shown or not shown["objectives"]:
         return None
-    return {"objectives": {"slo": shown["objectives"], "capacity": shown["capacity"],
-                           "goodput": [{"side": g["side"], "load": g["load"], "share": str(g["share"]), "interval": g["interval"]}
-                                       for g in shown["goodput"]]}}
+    s = a.of("serving")
+    n = _names(a)
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+
+    def side(e: dict | None) -> dict[str, Any] | None:
+        if e is None:
+            return None
+        return {"load": e["load"] if e["point"] else None, "x": plain.number(e["x"]) if e["point"] else None,
+                "heaviest_tested": bool(e["heaviest"]) if e["point"] else False, "known": bool(e["known"])}
+
+    capacity = [{"workload": c["workload"], "axis": c["axis"], **{role: side(c.get(role)) for role in s.roles},
+                 "ratio": plain.number(c.get("ratio")), "text": line["text"]}
+                for c, line in zip(s.capacity, capacity_lines(s, n))]
+    goodput = [{"side": n[r["role"]], "workload": points[r["role"], r["point"]]["workload"],
+                "load": points[r["role"], r["point"]]["load"], "good": int(r["good"]), "requests": int(r["requests"]),
+                "share": plain.number(r["share"]), "interval": plain.span(r["low"], r["high"]),
+                "per_s": plain.number(r["per_s"])} for r in views.rows(s.goodput)] if s.goodput is not None else []
+    return {"objectives": {"slo": [{"metric": m, "percentile": q, "limit_ms": plain.number(limit)} for m, q, limit in s.slo],
+                           "rule": "met when the percentile is at most its limit, at that load and every lighter one",
+                           "capacity": capacity, "goodput": goodput}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if "objectives" not in d:
         return []
     o = d["objectives"]
-    return [(f"Heaviest load meeting the objectives, {c['workload']}", c["text"] + (f" ({c['ratio']})" if c["ratio"] else ""))
-            for c in o["capacity"]]
+    return [(f"Heaviest load meeting the objectives, {c['workload']}",
+             c["text"] + (f" ({c['ratio']:.2f}× the load)" if c["ratio"] is not None else "")) for c in o["capacity"]]

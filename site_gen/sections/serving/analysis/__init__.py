@@ -36,6 +36,7 @@ class ServingResult:
     percentiles: pd.DataFrame         # per side, load point, metric and percentile, with intervals
     cells: pd.DataFrame               # per matched load point: latency and throughput ratios, verdicts
     counts: dict[str, dict[str, int]]  # verdicts per kind of cell (latency, throughput) and per metric
+    ranges: dict[str, tuple[float, float]]  # lowest and highest ratio, by the same keys as `counts`
     throughput: pd.DataFrame          # per side and load point
     tokens: pd.DataFrame
     gaps: pd.DataFrame                # every-gap inter-token summaries, per run
@@ -112,6 +113,18 @@ def count(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
     return out
 
 
+def ratio_ranges(cells: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """(lowest, highest) ratio per kind of cell and per metric, by `count`'s keys (NaN ratios left out)."""
+    out: dict[str, tuple[float, float]] = {}
+    for kind, metric, r in zip(cells["kind"].tolist(), cells["metric"].tolist(), cells["ratio"].tolist()):
+        if r != r:
+            continue
+        for key in (kind, f"{kind}:{metric}"):
+            low, high = out.get(key, (r, r))
+            out[key] = (min(low, r), max(high, r))
+    return out
+
+
 def analyse(a, part: dict) -> ServingResult | None:
     sides = read(part)
     if not sides:
@@ -127,7 +140,7 @@ def analyse(a, part: dict) -> ServingResult | None:
     result = ServingResult(
         roles=list(sides), bootstrap=b, band=a.band, metrics=metrics, itl_is_tpot=same, points=_points_frame(sides),
         percentiles=frame({c: [r[c] for r in pct] for c in PERCENTILE_COLUMNS}, PERCENTILE_COLUMNS),
-        cells=cells, counts=count(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides),
+        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides),
         matched=matched, saturation={}, curves={}, slo=tuple(a.slo))
     _sweeps(result, sides, figures)
     _samples(result, sides, metrics)

@@ -69,19 +69,19 @@ def _scale_end(v: float) -> str:
 def _count_rows(s, band: float) -> list[dict[str, Any]]:
     rule = {"faster": f"whole interval below {1 - band:.2f}", "level": f"whole interval within {1 - band:.2f}–{1 + band:.2f}",
             "slower": f"whole interval above {1 + band:.2f}", UNRESOLVED: "interval reaching over a band edge"}
-    lat = s.cells[s.cells["kind"] == "latency"]
     rows = []
     for metric in (*s.metrics, None):
-        c = s.counts.get(f"latency:{metric}" if metric else "latency")
+        key = f"latency:{metric}" if metric else "latency"
+        c = s.counts.get(key)
         if not c:
             continue
-        ratios = [r for r, m in zip(lat["ratio"], lat["metric"]) if metric is None or m == metric]
+        low, high = s.ranges[key]
         what = f"{METRIC_SHORT[metric]} cells" if metric else "latency cells"
         rows.append({"label": METRIC_SHORT[metric] if metric else "Every latency cell", "sub": METRIC_LABELS[metric] if metric else "",
                      "cells": c["cells"], "total": metric is None,
                      "counts": {k: Fig(str(c[k]), how=f"{c[k]} {k}: {c['cells']} {what}, {rule[k]}") for k in INTERVAL_VERDICTS},
-                     "range": Fig(fmt.speed_ratio_range(min(ratios), max(ratios), band),
-                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {len(ratios)} cells")})
+                     "range": Fig(fmt.speed_ratio_range(low, high, band),
+                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {c['cells']} cells")})
     return rows
 
 

@@ -7,9 +7,11 @@ from typing import Any
 import pandas as pd
 
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
-from site_gen.render import format as fmt
+from site_gen.render import format as fmt, plain, views
+from site_gen.sections.serving.analysis.points import METRIC_SHORT
 
 EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
+THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}
 
 
 def counts_text(c: dict[str, int]) -> str:
@@ -72,26 +74,38 @@ def card_strip(a) -> tuple[tuple, str] | None:
     return strip, f"Every latency cell as a speed-up (baseline time / candidate time); band ±{a.band * 100:g}%:"
 
 
+def _counts(c: dict[str, int]) -> dict[str, int]:
+    return {"faster": c["faster"], "level": c["level"], "slower": c["slower"], "not_resolved": c[UNRESOLVED],
+            "cells": c["cells"]}
+
+
+def _cell(r: dict[str, Any]) -> dict[str, Any]:
+    latency = r["kind"] == "latency"
+    return {"workload": r["workload"], "load": r["load"], "kind": r["kind"], "metric": r["metric"],
+            "percentile": plain.integer(r["percentile"]) if latency else None,
+            "unit": "ms" if latency else THROUGHPUT_UNITS.get(r["metric"]), "better": "lower" if latency else "higher",
+            "baseline": plain.number(r["baseline"]), "candidate": plain.number(r["candidate"]),
+            "ratio": plain.number(r["ratio"]), "interval": plain.span(r["low"], r["high"]),
+            "method": r["method"], "paired": bool(r["paired"]), "verdict": r["verdict"]}
+
+
 def summary(a, shown: dict | None) -> dict[str, Any] | None:
-    """Its part of `sitegen summary --format json`, from the page's own view (`shown`)."""
+    """Its part of `sitegen summary --format json`: counts, ratio ranges and every cell's figures as
+    numbers (milliseconds, ratios candidate / baseline), the rule, the unit and the direction as fields."""
     if not shown:
         return None
     s = a.of("serving")
-    out: dict[str, Any] = {"rule": INTERVAL_RULE, "noise_band": shown["band"],
-                           "bootstrap": {"resamples": s.bootstrap.resamples, "seed": s.bootstrap.seed, "level": s.bootstrap.level}}
-    if shown["two_sided"]:
-        out["latency"] = {k: int(v) for k, v in shown["total"].items()}
-        out["by_metric"] = {r["label"]: {k: int(str(v)) for k, v in r["counts"].items()} | {"cells": r["cells"], "range": str(r["range"])}
-                            for r in shown["counts"] if not r.get("total")}
-        out["range"] = next(str(r["range"]) for r in shown["counts"] if r.get("total"))
-        out["throughput"] = {k: int(v) for k, v in shown["throughput_counts"].items()}
-        out["load_points"] = [{"load": p["title"], "method": p["method"],
-                               "cells": [{"metric": g["metric"], "percentile": r["label"], "baseline": str(r["baseline"]),
-                                          "candidate": str(r["candidate"]), "ratio": str(r["ratio"]),
-                                          "interval": r["ratio_interval"], "verdict": r["verdict"]}
-                                         for g in p["groups"] for r in g["rows"]]} for p in shown["pairs"]]
-    else:
-        out["one_setup"] = {"side": shown["names"]["candidate"], "load_points": len(shown["alone"])}
+    out: dict[str, Any] = {"ratio": "candidate / baseline", "rule": INTERVAL_RULE, "noise_band": s.band,
+                           "bootstrap": {"resamples": s.bootstrap.resamples, "seed": s.bootstrap.seed,
+                                         "level": s.bootstrap.level}}
+    if "latency" not in s.counts:
+        out["one_setup"] = {"side": a.report.candidate.label, "load_points": len(s.points)}
+        return {"serving": out}
+    out["latency"] = {**_counts(s.counts["latency"]), "range": plain.span(*s.ranges["latency"])}
+    out["by_metric"] = {m: {**_counts(s.counts[f"latency:{m}"]), "range": plain.span(*s.ranges[f"latency:{m}"])}
+                        for m in s.metrics if f"latency:{m}" in s.counts}
+    out["throughput"] = _counts(s.counts.get("throughput", EMPTY))
+    out["cells"] = [_cell(r) for r in views.rows(s.cells)]
     return {"serving": out}
 
 
@@ -102,10 +116,19 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if "latency" not in s:
         one = s["one_setup"]
         return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")]
-    rows = [("Latency cells", f"{counts_text(s['latency'])} (of {s['latency']['cells']}); ratios {s['range']}")]
-    rows += [(f"Latency, {m}", f"{counts_text(c)} (of {c['cells']}); ratios {c['range']}") for m, c in s["by_metric"].items()]
+    band = s["noise_band"]
+
+    def line(c: dict[str, Any]) -> str:
+        counts = {**c, UNRESOLVED: c["not_resolved"]}
+        span = c["range"]
+        ratios = f"; ratios {fmt.speed_ratio_range(span['low'], span['high'], band)}" if span else ""
+        return f"{counts_text(counts)} (of {c['cells']}){ratios}"
+
+    rows = [("Latency cells", line(s["latency"]))]
+    rows += [(f"Latency, {METRIC_SHORT[m]}", line(c)) for m, c in s["by_metric"].items()]
     if s["throughput"]["cells"]:
-        rows.append(("Throughput cells", f"{counts_text(s['throughput'])} (of {s['throughput']['cells']})"))
+        t = {**s["throughput"], UNRESOLVED: s["throughput"]["not_resolved"]}
+        rows.append(("Throughput cells", f"{counts_text(t)} (of {t['cells']})"))
     return rows
 
 
