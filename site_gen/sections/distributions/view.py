@@ -80,4 +80,4 @@ def _quantile_table(series: list[dict]) -> dict[str, Any]:
     """The distribution's text equivalent: each side's value at a few shares of its requests."""
     return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES],
             "rows": [{"side": s["label"], "n": f"{s['values'].size:,}",
-                      "cells": [t.ms(float(np.percentile(s["values"], q))) for q in QUANTILES]} for s in series]}
+                      "cells": [t.ms(float(v)) for v in np.percentile(s["values"], QUANTILES)]} for s in series]}
