@@ -17,7 +17,7 @@ What is compared:
 - cold: `sitegen build --no-cache` into an empty folder, nothing kept from an earlier process.
 - MkDocs: `mkdocs build` (default theme) of plain markdown pages made of the example's prose and a
   table, as many pages as the sitegen site it is set against has HTML pages. On a 1,000-report site
-  MkDocs is stopped once it has taken 4 times sitegen's time (its nav makes each page cost more as
+  MkDocs is stopped once it has taken 2.5 times sitegen's time (its nav makes each page cost more as
   the site grows): it would take at least that long, so the ratio is printed as an upper bound.
 - one receipt changed: `sitegen build` with its (data-only) build cache after one receipt's speed
   cell changed, the site folder kept from the previous build.
@@ -214,7 +214,7 @@ def scale_goals(tmp: Path, reports: int, runs: int, t: Table) -> None:
                cpu(a, b))
     else:
         a = [first] + [cold() for _ in range(runs - 1)]
-        limit = 4 * max(x[0] for x in a)
+        limit = 2.5 * max(x[0] for x in a)
         try:
             b = run(mkdocs(peer, fresh(tmp) / "site"), peer, limit=limit)
             r = med(x[0] for x in a) / b[0]
