@@ -250,6 +250,7 @@ def main() -> int:
     p.add_argument("--no-mkdocs", action="store_true", help="skip the `mkdocs serve` comparison")
     p.add_argument("--reports", type=int, default=0, help="grow the site to this many reports (default: the example's)")
     p.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS), help="which edits to time")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write each kind's median and p90 (ms) here (benchmarks/peers.py reads it)")
     args = p.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -275,6 +276,8 @@ def main() -> int:
         med, p90 = stats(builds)
         print(f"(sitegen's own rebuild times, all kinds: median {med:.0f} ms, p90 {p90:.0f} ms; "
               "the rest is the settle window (10 ms after a close, 50 ms otherwise), the fetch and the patch)")
+    if args.json:
+        args.json.write_text(json.dumps({kind: dict(zip(("median_ms", "p90_ms"), stats(v))) for kind, v in results.items()}))
     return 0
 
 

@@ -1,7 +1,6 @@
 """The one error type users see: where the problem is and what was expected."""
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 
@@ -25,6 +24,8 @@ def shown_path(path: str | Path) -> str:
 
 def suggest(word: str, known) -> str:
     """` (did you mean 'X'?)` for the known name closest to a mistyped one, or nothing."""
+    import difflib  # only on a mistake: its import costs a build that makes none a few ms
+
     close = difflib.get_close_matches(word, sorted(known), n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

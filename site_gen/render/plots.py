@@ -51,11 +51,15 @@ class Axis:
 
     def __init__(self, lo: float, hi: float, a: float, b: float, log: bool = False):
         self.lo, self.hi, self.a, self.b, self.log = lo, hi, a, b, log
+        # The map's constants, computed once (a chart maps thousands of values): the same
+        # operations in the same order as written out in each call, so the same positions.
+        self._start = math.log(lo) if log else lo
+        self._span = (math.log(hi) - math.log(lo)) if log else (hi - lo)
+        self._width = b - a
 
     def __call__(self, v: float) -> float | int:
-        f = (math.log(v) - math.log(self.lo)) / (math.log(self.hi) - math.log(self.lo)) if self.log else \
-            (v - self.lo) / (self.hi - self.lo)
-        at = round(self.a + min(max(f, 0.0), 1.0) * (self.b - self.a), 1)
+        f = ((math.log(v) if self.log else v) - self._start) / self._span
+        at = round(self.a + min(max(f, 0.0), 1.0) * self._width, 1)
         return int(at) if at == int(at) else at  # `46`, not `46.0`: a chart writes hundreds of them
 
 

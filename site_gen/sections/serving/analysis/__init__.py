@@ -218,7 +218,7 @@ def _samples(result: ServingResult, sides: dict[str, list[Point]], metrics: tupl
                 result.samples[(p.role, p.id)] = found = {m: np.sort(x[~np.isnan(x)]) for m in metrics if (x := p.pooled(m)).size}
                 for m, v in found.items():
                     if v.size:
-                        result.quantiles[(p.role, p.id, m)] = ([float(np.percentile(v, q)) for q in QUANTILES], int(v.size))
+                        result.quantiles[(p.role, p.id, m)] = ([float(x) for x in np.percentile(v, QUANTILES)], int(v.size))  # one call for all (the same figures)
 
 
 def _objectives(result: ServingResult, sides: dict[str, list[Point]], figures, slo: tuple) -> None:

@@ -42,7 +42,7 @@ def _runs(p: Point, metric: str) -> list[list[float]]:
     for j in range(len(p.repeats)):
         rows = p.rows[j] if p.has_rows else None
         if rows is not None:
-            out.append([bs.percentile(rows[metric], q) for q in PERCENTILES])
+            out.append(bs.percentiles(rows[metric], PERCENTILES))
         else:
             found = [p.stated_percentile(j, metric, q) for q in PERCENTILES]
             out.append([f[0] if f else math.nan for f in found])
@@ -88,8 +88,8 @@ def _over_runs(p: Point, metric: str, b: bs.Bootstrap) -> Figures | None:
 def _over_requests(p: Point, metric: str, x: np.ndarray, idx: np.ndarray, b: bs.Bootstrap) -> Figures:
     nan = math.nan
     res = bs.resampled(x, idx, PERCENTILES)
-    ivs = [bs.interval(res[:, j], b) if bs.enough(x, q) else (nan, nan) for j, q in enumerate(PERCENTILES)]
-    return Figures([bs.percentile(x, q) for q in PERCENTILES], [i[0] for i in ivs], [i[1] for i in ivs],
+    ivs = [iv if bs.enough(x, q) else (nan, nan) for iv, q in zip(bs.intervals(res, b), PERCENTILES)]
+    return Figures(bs.percentiles(x, PERCENTILES), [i[0] for i in ivs], [i[1] for i in ivs],
                    [(nan, nan)] * len(PERCENTILES), BOOTSTRAP, int(np.count_nonzero(~np.isnan(x))),
                    [f"{p.path}.repeats[0].requests.{metric}_ms"] * len(PERCENTILES), res)
 
@@ -169,15 +169,15 @@ def _band_cells(fb: Figures, fc: Figures, band: float) -> list[Cell]:
 def _bootstrap_cells(xb: np.ndarray, xc: np.ndarray, rb: np.ndarray, rc: np.ndarray, method: str, band: float,
                      b: bs.Bootstrap) -> list[Cell]:
     out = []
-    for j, q in enumerate(PERCENTILES):
-        vb, vc = bs.percentile(xb, q), bs.percentile(xc, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ivs = bs.intervals(rc / rb, b)
+    for j, (q, vb, vc) in enumerate(zip(PERCENTILES, bs.percentiles(xb, PERCENTILES), bs.percentiles(xc, PERCENTILES))):
         if vb != vb or vc != vc or vb <= 0:
             continue
         ratio = vc / vb
         if not (bs.enough(xb, q) and bs.enough(xc, q)):
             out.append(Cell(q, vb, vc, ratio, math.nan, math.nan, FEW, interval_verdict(ratio, math.nan, math.nan, band)))
             continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lo, hi = bs.interval(rc[:, j] / rb[:, j], b)
+        lo, hi = ivs[j]
         out.append(Cell(q, vb, vc, ratio, lo, hi, method, interval_verdict(ratio, lo, hi, band, higher_is_faster=False)))
     return out
