@@ -47,6 +47,14 @@ def missing_reason(a: Analysis, checkpoint: str, role: str) -> str:
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 
 
+def once(a: Analysis, key: tuple, make) -> Any:
+    """What `make()` returns, made once per analysis and kept in `a.displayed` under `key`: a report's
+    pages (and an author page's blocks) share a chart or table drawn from the same analysis."""
+    if key not in a.displayed:
+        a.displayed[key] = make()
+    return a.displayed[key]
+
+
 def number_word(n: int) -> str:
     return _NUMBER_WORDS.get(n, str(n))
 

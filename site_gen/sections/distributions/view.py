@@ -47,10 +47,7 @@ def page_context(a, ctx: dict) -> None:
     s = a.of("serving")
     if s is None or not ctx.get("distributions"):
         return
-    key = ("serving distributions",)
-    if key not in a.displayed:
-        a.displayed[key] = _charts(a, s)
-    ctx["distribution_charts"] = a.displayed[key]
+    ctx["distribution_charts"] = views.once(a, ("serving distributions",), lambda: _charts(a, s))
 
 
 def _charts(a, s) -> dict[str, list[dict[str, Any]]]:

@@ -194,10 +194,7 @@ def page_context(a, ctx: dict) -> None:
     s = a.of("serving")
     if s is None or not ctx.get("load"):
         return
-    key = ("load curves",)
-    if key not in a.displayed:
-        a.displayed[key] = _curves(a, s)
-    ctx["load_charts"] = a.displayed[key]
+    ctx["load_charts"] = views.once(a, ("load curves",), lambda: _curves(a, s))
 
 
 def _curves(a, s) -> dict[str, list[dict[str, Any]]]:

@@ -56,11 +56,10 @@ def page_context(a, ctx: dict) -> None:
     if ctx["speed"]:
         r = a.report
         # Drawn once per analysis: the speed page and an author page's speed chart block share them.
-        key = ("speed figures", tuple(ctx["speed"]["checkpoints"]))
-        if key not in a.displayed:
-            a.displayed[key] = {c: charts.speed_figure(a.of("speed").cells, c, a.scale, a.band, r.candidate.name, r.baseline.name)
-                                for c in ctx["speed"]["checkpoints"]}
-        ctx["speed_figures"] = a.displayed[key]
+        checkpoints = ctx["speed"]["checkpoints"]
+        ctx["speed_figures"] = views.once(a, ("speed figures", tuple(checkpoints)), lambda: {
+            c: charts.speed_figure(a.of("speed").cells, c, a.scale, a.band, r.candidate.name, r.baseline.name)
+            for c in checkpoints})
 
 
 def summary_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
