@@ -204,3 +204,30 @@ def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project):
     # A lede that cites a speed figure: the overview shows it, from the analysis as it is now.
     rebuilt(lede, lede.read_text() + "\n\nCells: {{ speed_verdict }}.\n", [f"reports/{REPORT}/index.html"])
     assert "analysed" not in b.stats
+
+
+def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(project):
+    """Jinja checks no template file on its own (auto_reload off: it stat'ed the file at every
+    include of every page); each build checks once, at its start (`refresh`). An edit no watcher
+    reported still shows in the next build, and in the MkDocs plugin's content environment."""
+    from site_gen.render.environment import content_environment, refresh
+
+    config = with_overrides(project)
+    page = f"reports/{REPORT}/index.html"
+    first = build_files(config).files[page]
+    template = project / "overrides" / "overview.html"
+    template.write_text(template.read_text().replace("{% block content %}", "{% block content %}<p>edited unseen</p>", 1))
+    later = os.stat(template).st_mtime + 5  # past any timestamp granularity
+    os.utime(template, (later, later))
+    second = build_files(config).files[page]
+    assert b"edited unseen" not in first and b"edited unseen" in second
+
+    probe = project / "overrides" / "_probe.html"
+    probe.write_text("one")
+    content = content_environment(str(config.custom_dir))
+    assert content.get_template("_probe.html").render() == "one"
+    probe.write_text("two")
+    os.utime(probe, (later + 5, later + 5))
+    assert content.get_template("_probe.html").render() == "one"  # not looked at between builds
+    refresh()
+    assert content.get_template("_probe.html").render() == "two"

@@ -29,6 +29,7 @@ from site_gen.render import history as history_view
 from site_gen.render.assets import theme_assets
 from site_gen.render.contexts import HistoryContext, as_context
 from site_gen.render.docs import DocsPages
+from site_gen.render.environment import refresh as refresh_templates
 from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, template_dirs
 from site_gen.build.reports import ReportStore
 from site_gen.build.write import Staging, check_site_dir
@@ -333,6 +334,7 @@ class Builder:
         """
         start = time.perf_counter()
         self.stats.clear()
+        refresh_templates()  # a template edited since the last build is compiled again
         self._prefill(out)
         entries = self.store.entries()
         records = settle([self.store.record_of(e) for e in entries])

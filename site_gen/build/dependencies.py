@@ -180,9 +180,6 @@ class Templates:
         self._closures = {k: v for k, v in self._closures.items() if not touched(v)}
         self._records = {}
         self._listed = None
-        # Drop the changed templates from jinja's cache (the others stay compiled): its own
-        # check of modification times can miss a save within the timestamp granularity.
-        if self.env.cache is not None:
-            for key in list(self.env.cache.keys()):
-                if isinstance(key, tuple) and key[-1] in names:
-                    del self.env.cache[key]
+        from site_gen.render.environment import forget
+
+        forget(names)

@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import posixpath
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +103,12 @@ class HostedSite:
         not change."""
         self.sg, self.material, self.asset_urls = sg, material, asset_urls
         self.blocks, self._environment = None, None
+        # A template edited since the last rebuild is compiled again (Jinja checks no file on its
+        # own: render/environment.py). Only if this process has templates to check: a rebuild whose
+        # every report comes from the store imports no Jinja.
+        rendering = sys.modules.get("site_gen.render.environment")
+        if rendering is not None:
+            rendering.refresh()
         before = {r["id"]: r["version"] for r in self.records}
         base = self._base() if any_folder else None
         key = self._set_key(base)
