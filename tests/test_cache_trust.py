@@ -8,6 +8,7 @@ as a build without any cache.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -234,5 +235,10 @@ def test_nothing_read_from_the_cache_is_code(small_project, tmp_path):
         out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site"), str(tmp_path / "cache"),
                               "warm" if n else "cold"], cwd=small_project, env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
-    kinds = {kind for kind, _, _ in _entries(tmp_path / "cache")}
-    assert kinds and kinds <= {"record", "files", "sites", "templates"}, kinds
+    entries = list(_entries(tmp_path / "cache"))
+    kinds = {kind for kind, _, _ in entries}
+    assert kinds and kinds <= {"record", "files", "files-index", "sites", "site-files", "digests", "templates"}, kinds
+    for kind, _, path in entries:  # every kind but a report's files (packed bytes) is JSON
+        if kind != "files":
+            payload = path.read_bytes().split(b"\n", 2)[2]
+            json.loads(payload)

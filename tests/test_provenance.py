@@ -115,7 +115,7 @@ def test_a_dense_figure_hovers_how_and_lists_where_it_was_read_from():
     assert 'title="computed: p50 of 200 measured TTFTs (numpy linear percentile)"' in html and "$.serving" not in html
     assert "tabindex" not in html
     assert f.source == "computed: p50 of 200 measured TTFTs (numpy linear percentile); in $.serving.x.ttft_ms"
-    back = environment._decode(json.loads(json.dumps(environment._encode({"f": f}))))["f"]
+    back = json.loads(json.dumps(environment._encode({"f": f})), object_hook=environment._decoded)["f"]
     assert (back.text, back.how, back.detail) == (f.text, f.how, f.detail)
     both = Parts([Fig("1", how="a"), " of ", Fig("2", how="b")])
     assert str(both) == "1 of 2" and both.__html__().count('class="fig"') == 2

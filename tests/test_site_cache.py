@@ -71,8 +71,9 @@ def test_warm_build_reuses_and_equals_a_cold_build_and_distrusts_damage(project,
     reference = {name: hashlib.sha256(data).hexdigest() for name, data in build_files(config).files.items()}
     assert {n: h for n, h in tree(site).items() if n != MANIFEST} == reference != {n: h for n, h in cold.items() if n != MANIFEST}
     assert {p: p.stat().st_ino for p in reports} == reports  # kept as they were: the unchanged one was used
-    # Damaged report entries are made again, not used.
-    for path in (cache_dir / "files").rglob("*"):
+    # Damaged report entries (their files, and the list of them a build links from the previous
+    # site by) are made again, not used.
+    for path in [*(cache_dir / "files").rglob("*"), *(cache_dir / "files-index").rglob("*")]:
         if path.is_file():
             blob = bytearray(path.read_bytes())
             blob[len(blob) // 2] ^= 0x01
@@ -219,3 +220,47 @@ def test_a_build_lists_what_it_swapped_in_as_reading_the_folder_back_would(tmp_p
         result = build_module.build(config)
         assert result.listing is not None and result.listing == site_cache._listing(site)
     assert (site / ".well-known" / "security.txt").exists() and ".well-known/security.txt" not in result.listing
+
+
+def test_a_warm_build_links_an_unchanged_reports_files_unread_and_never_a_file_edited_by_hand(project, tmp_path, monkeypatch):
+    """With its store, a build links each unchanged report's files from the previous site by their
+    recorded hash and signature, without reading them (site_gen/build/listing.py, write.py `link_previous`); a
+    file edited in the site since (same size, other bytes) is never linked, and the site is still
+    what a build without any cache makes."""
+    from site_gen.build import listing
+    from site_gen.build.builder import build as build_site
+    from site_gen.build.store import Store
+
+    monkeypatch.setattr(listing, "_RACY_NS", 0)  # the files were written moments ago: trust them anyway
+    cache.configure(tmp_path / "cache")
+    try:
+        config = load_config(project / "mkdocs.yml", tmp_path / "site")
+        build_site(config, persist=Store(config, enabled=True))
+        ledes = sorted(project.glob("data/*/lede.md"))
+        changed, other = ledes[0].parent.name, "sglang-llama-3.3-70b-sweep"  # a report that links to no other
+        folder = tmp_path / "site" / "reports" / other
+        inodes = {p: p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
+        read = []
+        files = Store.files
+        monkeypatch.setattr(Store, "files", lambda self, *inputs: read.append(inputs[0]) or files(self, *inputs))
+
+        ledes[0].write_text(ledes[0].read_text() + "\nOne more line.\n")
+        build_site(config, persist=Store(config, enabled=True))
+        assert read == [changed]  # the other report's files: linked, their bytes never read
+        assert {p: p.stat().st_ino for p in inodes} == inodes
+        reference = build_files(config).files
+        assert {n: h for n, h in tree(tmp_path / "site").items() if n != MANIFEST} == {
+            n: hashlib.sha256(d).hexdigest() for n, d in reference.items()}
+
+        page = sorted(folder.glob("*.html"))[0]
+        data = page.read_bytes()
+        page.write_bytes(data.replace(b"<title>", b"<titlE>", 1))  # same size, other bytes
+        read.clear()
+        ledes[0].write_text(ledes[0].read_text() + "\nAnd another.\n")
+        build_site(config, persist=Store(config, enabled=True))
+        assert sorted(read) == sorted([changed, other])  # the edited report's files taken by bytes
+        assert page.read_bytes() == data == reference[f"reports/{other}/{page.name}"]
+        assert page.stat().st_ino != inodes[page]
+        assert all(p.stat().st_ino == ino for p, ino in inodes.items() if p != page)  # the same bytes: linked
+    finally:
+        cache.configure()

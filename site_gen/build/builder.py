@@ -382,7 +382,7 @@ def build(config: Config, *, progress=None, clean: bool = False, persist: Store 
     `--strict`): the previous site is then left as it was."""
     check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
                                      config.config_file, *([config.custom_dir] if config.custom_dir else [])])
-    with Staging(config.site_dir, clean=clean) as out:
+    with Staging(config.site_dir, clean=clean, remember=persist is not None and persist.on) as out:
         result = Builder(config, progress=progress, persist=persist).build(out=out)
         if accept is not None:
             accept(result.warnings)

@@ -133,10 +133,18 @@ def _read_secret(root: Path) -> bytes | None:
     return None
 
 
+def _probe() -> tuple:
+    """What the verdict is made from (the option, the environment): a change is seen at the next
+    entry. Compared as it is, not as paths (a build reads thousands of entries)."""
+    env = os.environ
+    return _where, env.get("XDG_CACHE_HOME"), env.get("HOME"), env.get("SITEGEN_NO_CACHE")
+
+
 def _verdict() -> tuple[Path | None, tuple[Path, bytes] | None]:
     global _checked
-    where, root = chosen(), user_root()
-    if _checked is None or _checked[0] != (where, root):
+    probe = _probe()
+    if _checked is None or _checked[0] != probe:
+        where, root = chosen(), user_root()
         verdict: tuple[Path | None, tuple[Path, bytes] | None] = (None, None)
         if where is not None and root is None:
             _note("the build cache is off: no absolute home or XDG_CACHE_HOME folder to keep its key in")
@@ -149,7 +157,7 @@ def _verdict() -> tuple[Path | None, tuple[Path, bytes] | None]:
                 _note(f"the build cache is off: {where} {why}")
             elif (secret := _read_secret(root)) is not None:
                 verdict = (where, (root, secret))
-        _checked = ((where, root), verdict)
+        _checked = (probe, verdict)
     return _checked[1]
 
 
@@ -164,7 +172,7 @@ def refuse_inside(paths) -> None:
         p = Path(os.path.abspath(p))
         if where == p or p in where.parents:
             _note(f"the build cache is off: its folder {where} lies inside {p}")
-            _checked = ((chosen(), user_root()), (None, None))
+            _checked = (_probe(), (None, None))
             return
 
 

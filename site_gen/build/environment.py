@@ -101,24 +101,22 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        if len(value) == 1:
-            (tag, inner), = value.items()
-            if tag == "$fig":
-                fig = Fig(*inner[:4])
-                fig.origin = inner[4]
-                fig.detail = inner[5] if len(inner) > 5 else None
-                return fig
-            if tag == "$diagnostic":
-                return Diagnostic(*inner)
-            if tag == "$float":
-                return float(inner)
-            if tag == "$tuple":
-                return tuple(_decode(v) for v in inner)
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
+def _decoded(value: dict) -> Any:
+    """One object of the JSON as `_encode` tagged it (json's object_hook: inner objects first, so
+    a list needs no walk of its own; a record holds hundreds of thousands of values)."""
+    if len(value) == 1:
+        (tag, inner), = value.items()
+        if tag == "$fig":
+            fig = Fig(*inner[:4])
+            fig.origin = inner[4]
+            fig.detail = inner[5] if len(inner) > 5 else None
+            return fig
+        if tag == "$diagnostic":
+            return Diagnostic(*inner)
+        if tag == "$float":
+            return float(inner)
+        if tag == "$tuple":
+            return tuple(inner)
     return value
 
 
@@ -132,7 +130,7 @@ def loads(data: bytes | None) -> ReportRecord | None:
     if data is None:
         return None
     try:
-        raw = _decode(json.loads(data))
+        raw = json.loads(data, object_hook=_decoded)
         record = ReportRecord(**raw)
     except (ValueError, TypeError, RecursionError):
         return None

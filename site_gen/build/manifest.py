@@ -28,14 +28,17 @@ _FILE_MODE = _new_file_mode()
 def _files(root: Path, *, hidden: bool):
     """Files (and links) under root, as relative names in a stable order; `hidden=False` leaves out
     the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete."""
-    for folder, dirs, names in os.walk(root):
-        rel = Path(folder).relative_to(root)
-        if not hidden and rel == Path("."):
+    top = os.fspath(root)
+    for folder, dirs, names in os.walk(top):
+        # Names joined as text (a site of a thousand reports has tens of thousands of files).
+        rel = os.path.relpath(folder, top).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        if not hidden and not prefix:
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             names = [n for n in names if not n.startswith(".")]
         links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
         dirs[:] = sorted(d for d in dirs if d not in links)
-        yield from ((rel / n).as_posix() for n in sorted(names + links))
+        yield from (prefix + n for n in sorted(names + links))
 
 
 def manifest_name_ok(name: str) -> bool:

@@ -67,6 +67,7 @@ class SiteBuild:
             made = write_report(self.b, r, self.site_nav, self.asset_urls, self.out, related)
         self.written.update(made.names)
         self.out.hashes.update(made.hashes)  # a worker's files: written there, hashed there
+        self.out.stats.update(made.stats)
         self.warnings.extend(made.warnings)
         self.charts |= made.charts
 

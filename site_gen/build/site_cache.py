@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_gen.build import cache
-from site_gen.build.store import Store, Unsuitable, hash_tree
+from site_gen.build.store import Store, Unsuitable, hash_tree, save_digests
 from site_gen.core.config import Config
 
 _KIND = "sites"
@@ -96,6 +96,7 @@ def record(config: Config, key: str | None, result) -> None:
     """After a build: what it wrote, under the inputs' key, if the inputs did not change meanwhile."""
     if not key or inputs_key(config) != key:
         return
+    save_digests()
     try:
         # The build's own listing of what it swapped in, else the folder read back file by file.
         files = result.listing if getattr(result, "listing", None) is not None else _listing(config.site_dir)

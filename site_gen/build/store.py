@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import stat
 import sys
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -53,8 +55,55 @@ def hash_tree(root: Path | None, h) -> None:
             if not stat.S_ISREG(st.st_mode):
                 raise Unsuitable(path)
             h.update(os.path.relpath(path, root).encode("utf-8", "surrogateescape") + b"\0")
-            with open(path, "rb") as f:
-                h.update(hashlib.sha256(f.read()).digest())
+            h.update(_digest(path, st))
+
+
+# Each file's digest by its path, kept while its size, times, inode and device are unchanged (as
+# git's index keeps them). A build hashes the receipts three times (the inputs' key before and
+# after, each folder's record's name): with this, once; the second pass and the forked workers only
+# stat them. A build whose store is on keeps them in the store too (`load_digests`, `save_digests`):
+# the next build reads only the files changed since. The change time is in the signature, and no
+# process can set it; a file changed within the clock tick of its hashing is not kept (`_RACY_NS`).
+_digests: dict[str, tuple[tuple[int, ...], bytes]] = {}
+_DIGESTS = "digests"
+_RACY_NS = 2_000_000_000
+
+
+def _digest(path: str, st: os.stat_result) -> bytes:
+    sig = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    kept = _digests.get(path)
+    if kept is not None and kept[0] == sig:
+        return kept[1]
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).digest()
+    _digests[path] = (sig, digest)
+    return digest
+
+
+def load_digests() -> None:
+    """The digests the last build with a store kept (`save_digests`), where this process has none."""
+    data = cache.read(_DIGESTS, cache.key(_DIGESTS)) if cache.folder() is not None else None
+    if data is None:
+        return
+    try:
+        entry = json.loads(data)
+        at, files = entry["at"], entry["files"]
+        for path, (size, mtime, ctime, ino, dev, digest) in files.items():
+            if all(isinstance(v, int) for v in (size, mtime, ctime, ino, dev)) and isinstance(path, str):
+                _digests.setdefault(path, ((size, mtime, ctime, ino, dev), bytes.fromhex(digest)))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return
+
+
+def save_digests() -> None:
+    """Keeps this process's digests in the store for the next build, but those of files changed in
+    the last moments (their next change could fall in the same clock tick, unseen)."""
+    if cache.folder() is None or not _digests:
+        return
+    now = time.time_ns()
+    files = {path: [*sig, digest.hex()] for path, (sig, digest) in _digests.items()
+             if sig[1] < now - _RACY_NS and sig[2] < now - _RACY_NS}
+    cache.write(_DIGESTS, cache.key(_DIGESTS), json.dumps({"at": now, "files": files}).encode("utf-8"))
 
 
 def packages() -> list[str]:
@@ -131,6 +180,8 @@ class Store:
     tests, may have patched the pipeline, and would be served what it did not make)."""
 
     def __init__(self, config: Config, *, enabled: bool = False):
+        if enabled and cache.folder() is not None and not _digests:
+            load_digests()
         self.base = environment_key(config) if enabled and cache.folder() is not None else None
 
     @property
@@ -175,5 +226,26 @@ class Store:
             return None
         return files, list(warnings), charts
 
-    def put_files(self, files: dict[str, bytes], warnings: list[str], charts: bool, *inputs: object) -> None:
-        self.put("files", cache.pack({"warnings": [str(w) for w in warnings], "charts": charts}, files), *inputs)
+    def put_files(self, files: dict[str, bytes], warnings: list[str], charts: bool, *inputs: object,
+                  hashes: dict[str, str] | None = None, index_only: bool = False) -> None:
+        head = {"warnings": [str(w) for w in warnings], "charts": charts}
+        if not index_only:
+            self.put("files", cache.pack(head, files), *inputs)
+        if hashes is not None:  # and what they are, without their bytes (`files_index`)
+            self.put("files-index", json.dumps({**head, "hashes": hashes}, sort_keys=True).encode("utf-8"), *inputs)
+
+    def files_index(self, *inputs: object) -> tuple[dict[str, str], list[str], bool] | None:
+        """(each file's sha256 by name, warnings, whether a page draws charts) of the files made from
+        `inputs`, without their bytes: what a build needs to link them from the previous site."""
+        data = self.get("files-index", *inputs)
+        if data is None:
+            return None
+        try:
+            head = json.loads(data)
+            hashes, warnings, charts = head["hashes"], head["warnings"], head["charts"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not (isinstance(hashes, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in hashes.items())
+                and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings) and isinstance(charts, bool)):
+            return None
+        return hashes, warnings, charts

@@ -64,14 +64,25 @@ class Streamed:
     warnings: list
     charts: bool
     hashes: dict[str, str] = dataclasses.field(default_factory=dict)  # each file's sha256, as written
+    stats: dict[str, tuple] = dataclasses.field(default_factory=dict)  # and its signature (write.signature)
 
 
 def files_inputs(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str]) -> tuple:
     """What a report's files are made from besides the build's environment: its receipt and lede,
     the site's own navigation entries (page_context draws no report entries), the assets' names and
     what its pages show of the reports they link to: the persistent store's name for its files."""
-    shown_nav = [item for item in nav if not item.get("report")]
-    return (r.id, r.sha256, r.lede, repr(shown_nav), sorted(asset_urls.items()), b.report_deps(r).links)
+    return (r.id, r.sha256, r.lede, _shown_nav(nav), sorted(asset_urls.items()), b.report_deps(r).links)
+
+
+_shown: tuple[list, str] | None = None  # (a build's navigation, what of it a report's pages show)
+
+
+def _shown_nav(nav: list[dict[str, str]]) -> str:
+    """The navigation's site entries, once per build (it lists every report: a thousand entries)."""
+    global _shown
+    if _shown is None or _shown[0] is not nav:
+        _shown = (nav, repr([item for item in nav if not item.get("report")]))
+    return _shown[1]
 
 
 def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str], out: Staging,
@@ -79,9 +90,15 @@ def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict
     """Every file of one report, rendered and written to `out` at once, nothing kept: taken from the
     persistent store when an earlier build made them from the same inputs."""
     inputs = files_inputs(b, r, nav, asset_urls)
+    # Made before from the same inputs, and still in the previous site as written: linked, unread.
+    if out.previous and (index := b.persist.files_index(*inputs)) is not None and out.link_previous(index[0]):
+        hashes = index[0]
+        return Streamed(r.sha256, sorted(hashes), index[1], index[2], hashes=hashes, stats=_stats(out, hashes))
     if (cached := b.persist.files(*inputs)) is not None:
         out.write(cached[0])
-        return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes={n: out.hashes[n] for n in cached[0]})
+        hashes = {n: out.hashes[n] for n in cached[0]}
+        b.persist.put_files(*cached, *inputs, hashes=hashes, index_only=True)
+        return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes=hashes, stats=_stats(out, hashes))
     a = b.store.analysis_of(r.id)
     rp = ReportPages(a, b.config, nav, related=related or NO_RELATED)
     pages = rp.pages()
@@ -90,8 +107,13 @@ def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict
         files[page.url] = render_page(page, b.config, nav, asset_urls)
     out.write(files)
     charts = any(p.charts for p in pages)
-    b.persist.put_files(files, rp.warnings, charts, *inputs)
-    return Streamed(r.sha256, sorted(files), rp.warnings, charts, {n: out.hashes[n] for n in files})
+    hashes = {n: out.hashes[n] for n in files}
+    b.persist.put_files(files, rp.warnings, charts, *inputs, hashes=hashes)
+    return Streamed(r.sha256, sorted(files), rp.warnings, charts, hashes, _stats(out, hashes))
+
+
+def _stats(out: Staging, names) -> dict[str, tuple]:
+    return {n: out.stats[n] for n in names if n in out.stats}
 
 
 def prefill(config: Config, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,
@@ -105,8 +127,10 @@ def prefill(config: Config, folders: list[Path], nav: list[dict[str, str]], out:
     size = max(4, min(16, len(folders) // (workers * 8) or 4))
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
     results, done = [], 0
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start) as pool:
-        for result in pool.imap(_prefill_chunk, [(builder, persist, config, chunk, nav, out) for chunk in chunks]):
+    # The staging folder goes to each worker once, at its fork (not pickled with every share: it
+    # carries the previous site's listing, thousands of entries).
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out,)) as pool:
+        for result in pool.imap(_prefill_chunk, [(builder, persist, config, chunk, nav) for chunk in chunks]):
             results.append(result)
             done += len(result[1]) if result[0] == "ok" else 0
             progress("reports", done, len(folders))
@@ -117,7 +141,12 @@ def prefill(config: Config, folders: list[Path], nav: list[dict[str, str]], out:
     return [item for _, items in results for item in items]
 
 
-def _worker_start() -> None:
+_out: Staging | None = None  # in a worker: the staging folder its shares write into
+
+
+def _worker_start(out: Staging | None) -> None:
+    global _out
+    _out = out
     # What the worker inherited is never garbage: keep the collector off it. Each share collects
     # once at its end instead of every few thousand allocations (pandas allocates a great many).
     gc.freeze()
@@ -129,9 +158,9 @@ def _worker_start() -> None:
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    builder, persist, config, folders, nav, stream = args
+    builder, persist, config, folders, nav = args
     try:
-        return _prefill_share(builder(config, persist=persist), folders, nav, stream)
+        return _prefill_share(builder(config, persist=persist), folders, nav, _out)
     finally:
         gc.collect()
 

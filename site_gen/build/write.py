@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from site_gen.build import aside
+from site_gen.build.listing import previous_files, remember_files, signature
 from site_gen.build.aside import (PREFIX, STALE_SECONDS, _exchange, _lock, _remove_stale, _remove_tree,  # noqa: F401
                                   defer_removal, remove_aside)
 from site_gen.build.manifest import (_FILE_MODE, MANIFEST, _files, _manifest, _manifest_bytes, _open_folder,  # noqa: F401
@@ -37,33 +38,60 @@ def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
             raise SitegenError(f"site_dir lies inside {path}, a source of the site; choose another output folder", site_dir)
 
 
-def write_tree(files: dict[str, bytes], root: Path, previous: Path | None = None) -> None:
-    """Writes `files` under root; one whose bytes the `previous` site holds already is linked from it."""
+def write_tree(files: dict[str, bytes], root: Path, previous: Path | None = None,
+               stats: dict[str, tuple[int, ...]] | None = None) -> None:
+    """Writes `files` under root; one whose bytes the `previous` site holds already is linked from it.
+    `stats` gets each file's signature (`signature`) as it now stands."""
     for rel in sorted(files):
-        parts = PurePosixPath(rel).parts
-        if not parts or PurePosixPath(rel).is_absolute() or ".." in parts or "\\" in rel:
-            raise ValueError(f"refusing to write outside the site folder: {rel!r}")
+        _check_name(rel)
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        if previous is None or not _link_same(previous / rel, target, files[rel]):
-            target.write_bytes(files[rel])
+        linked = _link_same(previous / rel, target, files[rel]) if previous is not None else None
+        if linked is None:
+            linked = _write_new(target, files[rel])
+        if stats is not None:
+            stats[rel] = signature(linked)
 
 
-def _link_same(old: Path, target: Path, data: bytes) -> bool:
+def _write_new(target: Path, data: bytes) -> os.stat_result:
+    """A new file at `target`. A name written twice in one build (a report written again for its
+    links) is unlinked first: its first copy may be a hard link to the previous site's file, which
+    is never written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags, 0o666)
+    except FileExistsError:
+        os.unlink(target)
+        fd = os.open(target, flags, 0o666)
+    with open(fd, "wb", buffering=0) as f:  # unbuffered: the status below is of every byte written
+        view = memoryview(data)
+        while view:
+            view = view[f.write(view):]
+        return os.fstat(fd)
+
+
+def _check_name(rel: str) -> None:
+    parts = PurePosixPath(rel).parts
+    if not parts or PurePosixPath(rel).is_absolute() or ".." in parts or "\\" in rel:
+        raise ValueError(f"refusing to write outside the site folder: {rel!r}")
+
+
+def _link_same(old: Path, target: Path, data: bytes) -> os.stat_result | None:
     """Links the previous site's copy of a file when it is a plain file with the same bytes and mode:
-    an unchanged file is not written again and keeps its time (rsync and deploy tools see it unchanged)."""
+    an unchanged file is not written again and keeps its time (rsync and deploy tools see it
+    unchanged). Its status when linked, else None."""
     try:
         st = os.lstat(old)
         if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or stat.S_IMODE(st.st_mode) != _FILE_MODE:
-            return False
+            return None
         fd = os.open(old, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with open(fd, "rb") as f:
             if f.read(len(data) + 1) != data:
-                return False
+                return None
         os.link(old, target, follow_symlinks=False)
-        return True
+        return st
     except OSError:  # gone, unreadable, another file system, no hard links: write it
-        return False
+        return None
 
 
 class Staging:
@@ -82,7 +110,7 @@ class Staging:
     `clean`, so nothing but the site's own files is ever deleted.
     """
 
-    def __init__(self, site_dir: Path, *, clean: bool = False):
+    def __init__(self, site_dir: Path, *, clean: bool = False, remember: bool = False):
         self.site_dir = Path(site_dir).resolve()
         self.clean, self.committed, self.warnings = clean, False, []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
@@ -110,14 +138,53 @@ class Staging:
         # of the site (site_cache.py) without reading back every file just written.
         self.hashes: dict[str, str] = {}
         self.listing: dict[str, str] | None = None
+        # With `remember` (a build whose store is on), each file's signature as staged, and the
+        # previous site's files as the last such build left them (`previous_files`): an unchanged
+        # report's files are then linked from the previous site by name, without reading them.
+        self.remember = remember
+        self.stats: dict[str, tuple[int, ...]] = {}
+        self.previous = previous_files(self.site_dir) if remember and self.beside and self.site_dir.is_dir() else {}
+        self._folders: set[str] = set()
 
     def write(self, files: dict[str, bytes]) -> None:
         try:
-            write_tree(files, self.path, self.site_dir if self.beside and self.site_dir.is_dir() else None)
+            write_tree(files, self.path, self.site_dir if self.beside and self.site_dir.is_dir() else None, self.stats)
         except OSError as exc:  # disk full, permissions: the machine's problem, not a bug
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
                                exc.filename or self.site_dir) from exc
         self.hashes.update((name, hashlib.sha256(data).hexdigest()) for name, data in files.items())
+
+    def link_previous(self, hashes: dict[str, str]) -> bool:
+        """Links every one of these files (name -> sha256) from the previous site, where the last
+        build left each with these bytes and it is still the file that build wrote (its signature:
+        size, modification time, inode, device); False, and nothing linked, when one is not."""
+        site, staged = f"{self.site_dir}/", f"{self.path}/"  # joined as text: tens of thousands of names
+        for name, sha in hashes.items():
+            kept = self.previous.get(name)
+            if kept is None or kept[0] != sha:
+                return False
+            try:
+                st = os.lstat(site + name)
+            except OSError:
+                return False
+            if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != _FILE_MODE or signature(st) != kept[1]:
+                return False
+        made = []
+        try:
+            for name in hashes:
+                folder = name.rpartition("/")[0]
+                if folder and folder not in self._folders:
+                    os.makedirs(staged + folder, exist_ok=True)
+                    self._folders.add(folder)
+                os.link(site + name, staged + name, follow_symlinks=False)
+                made.append(staged + name)
+        except OSError:
+            for target in made:
+                os.unlink(target)
+            return False
+        self.hashes.update(hashes)
+        self.stats.update((name, self.previous[name][1]) for name in hashes)
+        return True
 
     def _listing(self, names: list[str]) -> dict[str, str] | None:
         """The staged files by hash, as site_cache lists a site folder (its top-level dot entries aside,
@@ -145,6 +212,8 @@ class Staging:
                 self._carry_dot_entries(set(names))
                 self._swap()
                 self.committed, self.listing = True, listing
+                if self.remember and listing is not None:
+                    remember_files(self.site_dir, listing, self.stats)
                 return
             except OSError as exc:
                 if exc.errno not in _CANNOT_SWAP:
