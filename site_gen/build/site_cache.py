@@ -49,10 +49,14 @@ def inputs_key(config: Config) -> str | None:
     return store.name(_KIND, h.hexdigest())
 
 
-def _listing(site_dir: Path) -> dict[str, str] | None:
-    """Each file of the site folder (its top-level dot entries aside, the manifest in) by its hash."""
+def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | None = None) -> dict[str, str] | None:
+    """Each file of the site folder (its top-level dot entries aside, the manifest in) by its hash:
+    read, but where `known` (listing.previous_files) has the file as the last build left it, by its
+    signature (a thousand reports are 700 MB to read)."""
+    from site_gen.build.listing import signature
     from site_gen.build.write import MANIFEST
 
+    known = known or {}
     out = {}
     for folder, dirs, names in os.walk(site_dir):
         top = Path(folder) == site_dir
@@ -61,16 +65,23 @@ def _listing(site_dir: Path) -> dict[str, str] | None:
             names = [n for n in names if not n.startswith(".") or n == MANIFEST]
         for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             path = os.path.join(folder, name)
-            if not stat.S_ISREG(os.lstat(path).st_mode):
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
                 return None
+            rel = os.path.relpath(path, site_dir).replace(os.sep, "/")
+            kept = known.get(rel)
+            if kept is not None and kept[1] == signature(st):
+                out[rel] = kept[0]
+                continue
             with open(path, "rb") as f:
-                out[os.path.relpath(path, site_dir).replace(os.sep, "/")] = hashlib.sha256(f.read()).hexdigest()
+                out[rel] = hashlib.sha256(f.read()).hexdigest()
     return out
 
 
 def unchanged(config: Config, key: str | None) -> Reused | None:
     """The last build's report when the site folder holds, byte for byte, what `key`'s inputs give."""
     from site_gen.core.errors import SitegenError
+    from site_gen.build.listing import previous_files
     from site_gen.build.write import check_site_dir
 
     start = time.perf_counter()
@@ -85,7 +96,7 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
         if not (isinstance(files, dict) and isinstance(pages, int) and isinstance(reports, int)
                 and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
             return None
-        if not config.site_dir.is_dir() or _listing(config.site_dir) != files:
+        if not config.site_dir.is_dir() or _listing(config.site_dir, previous_files(config.site_dir)) != files:
             return None
     except (ValueError, KeyError, TypeError, OSError, SitegenError):
         return None  # the full build says what is wrong, if anything is
