@@ -7,7 +7,7 @@ travels with the data instead of being recovered from HTML afterwards.
 """
 from __future__ import annotations
 
-from markupsafe import Markup, escape
+from site_gen.render.escaping import escape_str, escape_text
 
 
 class Fig:
@@ -45,19 +45,20 @@ class Fig:
         return f"computed: {self.how}" + (f"; {self.detail}" if self.detail else "")
 
     def __html__(self) -> str:
-        # escape() on each part, as Markup.format would do, without its formatter (a page has hundreds).
+        # Plain escaped text (render/escaping.py), as markupsafe escapes each part: a page has
+        # hundreds of figures, and a Markup object of each part would be made for nothing.
         if self.dense and (self.path or self.how):
             # Its place in the receipt only: the original file and lines are the row's (its title) and
             # on the Numbers page, not repeated in each of hundreds of cells; so is a computed figure's detail.
             short = f"SUMMARY.json {self.path}" if self.path else f"computed: {self.how}"
-            return Markup(f'<span class="fig" title="{escape(short)}">{escape(self.text)}</span>')
+            return f'<span class="fig" title="{escape_str(short)}">{escape_text(self.text)}</span>'
         if self.path:
-            return Markup(f'<span class="fig" tabindex="0" data-source="{escape(self.path)}" '
-                          f'title="{escape(self.source)}">{escape(self.text)}</span>')
+            return (f'<span class="fig" tabindex="0" data-source="{escape_str(self.path)}" '
+                    f'title="{escape_str(self.source)}">{escape_text(self.text)}</span>')
         if self.how:
-            return Markup(f'<span class="fig" tabindex="0" data-computed="{escape(self.how)}" '
-                          f'title="{escape(self.source)}">{escape(self.text)}</span>')
-        return str(escape(self.text))
+            return (f'<span class="fig" tabindex="0" data-computed="{escape_str(self.how)}" '
+                    f'title="{escape_str(self.source)}">{escape_text(self.text)}</span>')
+        return escape_text(self.text)
 
 
 class Parts(list):
@@ -70,7 +71,7 @@ class Parts(list):
         return "".join(str(p) for p in self)
 
     def __html__(self) -> str:
-        return Markup("".join(str(escape(p)) for p in self))
+        return "".join(escape_text(p) for p in self)
 
 
 # What a view holds most of and never holds a Fig in: passed over without a call (a report's views
