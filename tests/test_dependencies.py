@@ -231,3 +231,41 @@ def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(p
     assert content.get_template("_probe.html").render() == "one"  # not looked at between builds
     refresh()
     assert content.get_template("_probe.html").render() == "two"
+
+
+
+def test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit(
+        project, forked_builds):
+    """The live builder's first build forks workers: their pages are taken whole (a report whose
+    pages show another would be made again here: its worker saw no other). A prose edit afterwards analyses that report from its
+    receipt (an analysis kept without its record lists, and without the views drawn from them,
+    could not draw them: KeyError in tool calling's view) and gives what a fresh build gives."""
+    import shutil
+
+    seed = project / "seed"
+    shutil.move(project / "data" / REPORT, seed)
+    shutil.rmtree(project / "docs")  # its pages draw on the reports removed here
+    for other in (project / "data").iterdir():  # the others: reports the copies would link to
+        if other.is_dir():
+            shutil.rmtree(other)
+    for i in range(forked_builds):  # copies of the seed report, each with its lede file
+        folder = project / "data" / f"copy-{i}"
+        shutil.copytree(seed, folder)
+        receipt = json.loads((folder / "SUMMARY.json").read_text())
+        receipt["report"]["title"] = f"Copy {i}"
+        receipt["versions"]["previous"]["version"] = "0.0.0-unreleased"  # no report of it: no link
+        receipt["report"]["engines"]["candidate"]["version"] = f"4.0.0-copy{i}"  # none of another report either
+        (folder / "SUMMARY.json").write_text(json.dumps(receipt))
+    config = load_config(project / "mkdocs.yml")
+    b = Builder(config, watched=True)
+    b.build()
+    assert not any(b.report_deps(r).links for r in b.env.values())  # no report's pages show another
+    assert b.stats.get("analysed", 0) == 0
+    copy = "copy-3"
+    lede = project / "data" / copy / "lede.md"
+    lede.write_text(lede.read_text() + "\n\nA sentence added while serving.\n")
+    b.changed([lede])
+    after = b.build().files
+    assert b"A sentence added while serving." in after[f"reports/{copy}/index.html"]
+    assert after == build_files(config).files
+    assert b.stats.get("analysed", 0) == 1

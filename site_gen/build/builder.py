@@ -164,6 +164,12 @@ class Builder:
         return self.records.get(output)
 
     # -- a report's files ---------------------------------------------------------------------
+    def unchanged_pages(self, r: ReportRecord) -> Made | None:
+        """A report's pages and files as last made (here, or by a forked worker), when nothing they
+        are made from changed: found without its analysis."""
+        whole = self._report_whole.get(r.id)
+        return whole[1] if whole is not None and whole[0] == self.report_deps(r) else None
+
     def report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> Made:
         r = a.report
         record = self.env.get(r.id) or collect(a)
@@ -216,7 +222,7 @@ class Builder:
             self.render(page, site, nav, asset_urls, cache=False)
         rid = a.report.id
         return ({k: v for k, v in self._pages.items() if k[0] == rid}, self._report_files[rid],
-                {p.url: (self._rendered[p.url], self.records.get(p.url)) for p in made.pages})
+                {p.url: (self._rendered[p.url], self.records.get(p.url)) for p in made.pages}, self._report_whole[rid])
 
     def _adopt(self, items: list[tuple]) -> None:
         """Keeps what the workers made, as if this builder had made it: each report's record (the
@@ -227,9 +233,10 @@ class Builder:
             if isinstance(made, Streamed):
                 self.streamed[rid] = made
                 continue
-            pages, files, rendered = made
+            pages, files, rendered, whole = made
             self._pages.update(pages)
             self._report_files[rid] = files
+            self._report_whole[rid] = whole  # made without the other reports: kept while its links are none
             for url, (html, deps) in rendered.items():
                 self._rendered[url] = html
                 self.records.record(url, deps)

@@ -49,14 +49,17 @@ class SiteBuild:
                 self._stream(r)
                 self.b.store.drop(r.id)  # written out: the record is all the rest of the build needs
             elif not self._reuse(r):
-                a = self.b.store.analysis_of(r.id)
-                made = self.b.report_pages(a, self.site_nav)
+                # Pages a forked worker made from what they are still made from need no analysis here.
+                a, made = None, self.b.unchanged_pages(r)
+                if made is None:
+                    a = self.b.store.analysis_of(r.id)
+                    made = self.b.report_pages(a, self.site_nav)
                 self.pages.extend(made.pages)
                 self.cached.update(id(p) for p in made.pages)
                 self.files.update(made.files)
                 self.warnings.extend(made.warnings)
                 self.remade.append((r.id, made))
-                if a.report.raw:  # analysed and published: keep the analysis, drop the records
+                if a is not None and a.report.raw:  # analysed and published: keep the analysis, drop the records
                     self.b.store.keep(lighten(a))
 
     def _stream(self, r: ReportRecord) -> None:
