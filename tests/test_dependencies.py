@@ -23,6 +23,7 @@ def with_overrides(project):
     """The example project with a custom_dir holding a copy of the overview template."""
     (project / "overrides").mkdir()
     (project / "overrides" / "overview.html").write_text((ROOT / "site_gen" / "templates" / "overview.html").read_text())
+    (project / "overrides" / "_macros.html").write_text((ROOT / "site_gen" / "templates" / "_macros.html").read_text())
     text = (project / "mkdocs.yml").read_text()
     (project / "mkdocs.yml").write_text(text.replace("data_dir: data", "data_dir: data\n      custom_dir: overrides"))
     return load_config(project / "mkdocs.yml")
@@ -102,12 +103,15 @@ def test_incremental_equals_fresh_after_each_kind_of_edit(project):
     lede = project / "data" / REPORT / "lede.md"
     template = project / "overrides" / "overview.html"
     docs_page = project / "docs" / "highlights.md"
+    macros = project / "overrides" / "_macros.html"
     edits = [  # (file, its new text, a page that shows it, (loaded, analysed) or None: not counted)
         (lede, lede.read_text() + "\n\nA sentence added while serving.\n", f"reports/{REPORT}/index.html", (0, 0)),
         (summary, json.dumps(receipt), f"reports/{REPORT}/speed.html", (1, 1)),
         (template, template.read_text().replace("{% block content %}", "{% block content %}<p>override</p>", 1),
          f"reports/{OTHER}/index.html", None),
         (docs_page, docs_page.read_text() + "\n\nA closing line.\n", "highlights.html", None),
+        (macros, macros.read_text().replace('<tr><th scope="row" data-sort', '<tr class="edited"><th scope="row" data-sort', 1),
+         "index.html", None),  # the dashboard's rows: the home page is made again
     ]
     for path, text, shows, work in edits:
         path.write_text(text)

@@ -89,6 +89,7 @@ class Builder:
         self.docs_pages: dict = {}        # DocsPages.pages' cache
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
         self._history: tuple[Dependencies, Page] | None = None
+        self.home: tuple[tuple, Page] | None = None  # (the receipts and row macro it was made from, the home page)
         self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
         self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
