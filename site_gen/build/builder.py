@@ -89,6 +89,7 @@ class Builder:
         self.docs_pages: dict = {}        # DocsPages.pages' cache
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
         self._history: tuple[Dependencies, Page] | None = None
+        self._relations: tuple[tuple, dict] | None = None
         self.home: tuple[tuple, Page] | None = None  # (the receipts and row macro it was made from, the home page)
         self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
@@ -165,12 +166,6 @@ class Builder:
         return self.records.get(output)
 
     # -- a report's files ---------------------------------------------------------------------
-    def unchanged_pages(self, r: ReportRecord) -> Made | None:
-        """A report's pages and files as last made (here, or by a forked worker), when nothing they
-        are made from changed: found without its analysis."""
-        whole = self._report_whole.get(r.id)
-        return whole[1] if whole is not None and whole[0] == self.report_deps(r) else None
-
     def report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> Made:
         r = a.report
         record = self.env.get(r.id) or collect(a)
@@ -347,7 +342,10 @@ class Builder:
         entries = self.store.entries()
         records = settle([self.store.record_of(e) for e in entries])
         self.env = {r.id: r for r in records}
-        self.related = relations(records)
+        made_from = tuple((r.id, r.sha256, r.lede) for r in records)  # which reports link to which: found again
+        if self._relations is None or self._relations[0] != made_from:  # when a receipt or lede changed
+            self._relations = (made_from, relations(records))
+        self.related = self._relations[1]
         self._links_memo = {}
         docs = self._docs_for(records)
         site = SiteBuild(self, records, docs.nav + report_nav(records), theme_assets(self.config), out)

@@ -38,6 +38,7 @@ class SiteBuild:
         self.written: set[str] = set()  # files already in `out`
         self.charts = False
         self.remade: list[tuple[str, Made]] = []  # reports whose files were made (or looked at) in this build
+        self._templates_current: dict[tuple, bool] = {}  # a record's templates -> whether each is unchanged
 
     def reports(self) -> None:
         """Each report's own files: taken whole when nothing they are made from changed."""
@@ -50,7 +51,7 @@ class SiteBuild:
                 self.b.store.drop(r.id)  # written out: the record is all the rest of the build needs
             elif not self._reuse(r):
                 # Pages a forked worker made from what they are still made from need no analysis here.
-                a, made = None, self.b.unchanged_pages(r)
+                a, made = None, self._unchanged_pages(r)
                 if made is None:
                     a = self.b.store.analysis_of(r.id)
                     made = self.b.report_pages(a, self.site_nav)
@@ -61,6 +62,11 @@ class SiteBuild:
                 self.remade.append((r.id, made))
                 if a is not None and a.report.raw:  # analysed and published: keep the analysis, drop the records
                     self.b.store.keep(lighten(a))
+
+    def _unchanged_pages(self, r: ReportRecord) -> Made | None:
+        """A report's pages and files as last made (here, or by a worker), if still current: no analysis needed."""
+        whole = self.b._report_whole.get(r.id)
+        return whole[1] if whole is not None and whole[0] == self.b.report_deps(r) else None
 
     def _stream(self, r: ReportRecord) -> None:
         made = self.b.streamed.pop(r.id, None)
@@ -82,9 +88,15 @@ class SiteBuild:
         if recorded is None or done is None:
             return False
         now = self.b.report_deps(r)
-        templates = tuple((name, self.b.templates.hash(name)) for name, _ in recorded.templates)
-        if (now.receipts, now.ledes, now.links, self.site, templates) != (recorded.receipts, recorded.ledes, recorded.links,
-                                                                           recorded.site, recorded.templates):
+        if (now.receipts, now.ledes, now.links, self.site) != (recorded.receipts, recorded.ledes, recorded.links, recorded.site):
+            return False
+        # Whether its templates are as they were: asked once per build for each set of them (a
+        # thousand reports share a few).
+        current = self._templates_current.get(recorded.templates)
+        if current is None:
+            current = all(self.b.templates.hash(name) == h for name, h in recorded.templates)
+            self._templates_current[recorded.templates] = current
+        if not current:
             return False
         self.files.update(done[0])
         self.warnings.extend(done[1])

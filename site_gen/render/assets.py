@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from functools import lru_cache
 from importlib import resources
@@ -38,6 +39,21 @@ def compact(name: str, data: bytes) -> bytes:
     return b"\n".join(line for line in lines if line and not (name.endswith(".js") and line.startswith(b"//"))) + b"\n"
 
 
+_assets: dict[tuple, tuple[str, bytes]] = {}  # by path and status: read, compacted and named once
+
+
+def _asset(path: Path, name: str, own: bool) -> tuple[str, bytes]:
+    """(its name in the site, its bytes): sitegen's own files compacted, a user's served as written."""
+    st = os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, own)
+    if key not in _assets:
+        data = path.read_bytes()
+        if own:
+            data = compact(name, data)
+        _assets[key] = (asset_name(name, data), data)
+    return _assets[key]
+
+
 def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
     """Stylesheet and script of the theme (a user's custom_dir may override either)."""
     out = {}
@@ -47,10 +63,7 @@ def theme_assets(config: Config) -> dict[str, tuple[str, bytes]]:
         path = theme_dir("static") / name
         if config.custom_dir and (config.custom_dir / name).is_file():
             path = config.custom_dir / name
-        data = path.read_bytes()
-        if path.parent == theme_dir("static"):  # sitegen's own files only: a user's are served as written
-            data = compact(name, data)
-        out[key] = (asset_name(name, data), data)
+        out[key] = _asset(path, name, path.parent == theme_dir("static"))
     if config.charts == "plotly":
         # Plotly's own bundle from the plotly package, served from the site (never a CDN).
         import plotly
