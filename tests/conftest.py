@@ -244,6 +244,7 @@ SLOW_TESTS = frozenset({
     "test_bad_block_names_page_and_line_both_ways", "test_preview_follows_new_renamed_and_deleted_reports_and_config",
     "test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on", "test_example_site_pages",
     "test_build_reports_progress_to_its_callback", "test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure",
+    "test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit",
 })
 
 
