@@ -17,6 +17,7 @@ from pathlib import Path
 
 from site_gen.build import cache
 from site_gen.build.manifest import MANIFEST, manifest_name_ok
+from site_gen.build.store import RACY_NS
 
 
 def signature(st: os.stat_result) -> tuple[int, ...]:
@@ -26,10 +27,7 @@ def signature(st: os.stat_result) -> tuple[int, ...]:
 
 
 _FILES_KIND = "site-files"
-# A file whose modification time lies this close before the listing was made could have been
-# edited in the same tick of the clock as it was written (same size, same time): its bytes are
-# compared instead (git's "racy" entries).
-_RACY_NS = 2_000_000_000
+_RACY_NS = RACY_NS  # a file written this close before the listing: its bytes are compared instead
 
 
 def _files_name(site_dir: Path) -> str:

@@ -63,10 +63,12 @@ def hash_tree(root: Path | None, h) -> None:
 # after, each folder's record's name): with this, once; the second pass and the forked workers only
 # stat them. A build whose store is on keeps them in the store too (`load_digests`, `save_digests`):
 # the next build reads only the files changed since. The change time is in the signature, and no
-# process can set it; a file changed within the clock tick of its hashing is not kept (`_RACY_NS`).
+# process can set it; a file changed within the clock tick of its hashing is not kept (`RACY_NS`).
 _digests: dict[str, tuple[tuple[int, ...], bytes]] = {}
 _DIGESTS = "digests"
-_RACY_NS = 2_000_000_000
+# A file changed this close before a listing of it was made could change again within the same
+# tick of the clock, unseen by its status (git's "racy" entries): such a file is read, not trusted.
+RACY_NS = 2_000_000_000
 
 
 def _digest(path: str, st: os.stat_result) -> bytes:
@@ -102,7 +104,7 @@ def save_digests() -> None:
         return
     now = time.time_ns()
     files = {path: [*sig, digest.hex()] for path, (sig, digest) in _digests.items()
-             if sig[1] < now - _RACY_NS and sig[2] < now - _RACY_NS}
+             if sig[1] < now - RACY_NS and sig[2] < now - RACY_NS}
     cache.write(_DIGESTS, cache.key(_DIGESTS), json.dumps({"at": now, "files": files}).encode("utf-8"))
 
 
