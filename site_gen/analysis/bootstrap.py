@@ -95,13 +95,15 @@ def resampled(values: np.ndarray, idx: np.ndarray, qs: tuple[float, ...]) -> np.
 
     The resamples are sorted as ranks, not values: the k-th smallest of a resample's ranks names
     its k-th smallest value (equal values have neighbouring ranks, NaN the last ones), so each
-    figure is the one the sorted values give, and the matrix sorted is of 16-bit integers (a few
-    times faster than floats, and NaN needs no special order)."""
+    figure is the one the sorted values give, and the matrix sorted is of 32-bit integers (NaN
+    needs no special order). Not 16-bit: numpy sorts those with vector code only where the CPU has
+    AVX-512 (VBMI2); on an AVX2-only host a 16-bit sort took 83 ms where 32-bit took 16 ms, on a
+    2,000 x 1,000 matrix."""
     n = values.size
     order = np.argsort(values, kind="stable")  # NaN last
     ordered = values[order]
     measured = n - int(np.count_nonzero(np.isnan(values)))
-    ranks = np.empty(n, np.int16 if n <= np.iinfo(np.int16).max else np.int32)
+    ranks = np.empty(n, np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     ranks[order] = np.arange(n, dtype=ranks.dtype)
     rows = ranks[idx]
     rows.sort(axis=1)
