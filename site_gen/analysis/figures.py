@@ -113,8 +113,14 @@ def arguments(name: str) -> dict[str, bool]:
 def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     """The figure `name` of a report, from arguments as a page writes them (every value text).
 
-    The arguments are checked here, so that an error inside a figure is a bug, not bad input."""
+    The arguments are checked here, so that an error inside a figure is a bug, not bad input.
+    A figure is a function of the analysis and its arguments only: each is made once per analysis
+    (`Analysis.figures`; a figure that failed is not kept, so it fails again)."""
     known_figures = registry()
+    memo = (_filled_for[0], name, tuple(sorted(args.items()))) if all(type(v) is str for v in args.values()) else None
+    found = a.figures.get(memo) if memo is not None else None
+    if found is not None:
+        return found
     if name not in known_figures:
         raise FigureError(f"unknown figure '{name}'; known: {', '.join(sorted(known_figures))}")
     known = arguments(name)
@@ -127,4 +133,7 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     missing = [key for key, required in known.items() if required and key not in args]
     if missing:
         raise FigureError(f"figure '{name}' needs {missing[0]}=…; arguments: {listed}")
-    return known_figures[name][0](a, **args)
+    figure = known_figures[name][0](a, **args)
+    if memo is not None:
+        a.figures[memo] = figure
+    return figure

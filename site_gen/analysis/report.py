@@ -32,6 +32,10 @@ class Analysis:
     # Display data made from this analysis (render/views.py), kept by whoever draws it first: a
     # report's own pages and the author pages that show its blocks then share one computation.
     displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Each figure resolved from this analysis, by name and arguments (figures.resolve): a page drawn
+    # again while its report is unchanged (a preview edit of its prose, an author page that shows
+    # other reports' figures) looks them up instead of reading the frames again.
+    figures: dict[tuple, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, name: str) -> Any:
         """The result of the section `name`, or None."""

@@ -286,7 +286,32 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
         pieces.append(str(piece.html))
         pos = end
     source = "".join(parts) + text[pos:]
-    converter = _markdown(resolve_page, trusted) if trusted else _receipt_markdown(resolve_page)
+    html = _converted(source, resolve_page, trusted)
+    if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return MarkdownResult(Markup(put_back(html, marker, pieces)), failed)
+
+
+# Markdown already converted, by (text with its figures taken out, trusted): the same text converts
+# to the same HTML unless a link in it named a page (`page:`), whose address depends on the page it
+# is on: such a text is converted each time. A page drawn again with its texts unchanged (a preview
+# edit elsewhere on it, a receipt edit that leaves the notes alone) converts none of them again.
+_CONVERTED: dict[tuple[str, bool], str] = {}
+_CONVERTED_MAX = 4096
+
+
+def _converted(source: str, resolve_page: Callable[[str], str | None], trusted: bool) -> str:
+    key = (source, trusted)
+    html = _CONVERTED.get(key)
+    if html is not None:
+        return html
+    named = []
+
+    def resolving(name: str) -> str | None:
+        named.append(name)
+        return resolve_page(name)
+
+    converter = _markdown(resolving, trusted) if trusted else _receipt_markdown(resolving)
     holder = getattr(converter, "sitegen_holder", None)
     if holder is not None:
         holder["busy"] = True
@@ -297,9 +322,11 @@ def render(text: str, *, resolve_page: Callable[[str], str | None], resolve_figu
             holder["busy"] = False
     # Python-Markdown's placeholder marks (STX, ETX) can leak from malformed links: never into a page.
     html = html.replace("\x02", "").replace("\x03", "")
-    if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
-        html = html[3:-4]
-    return MarkdownResult(Markup(put_back(html, marker, pieces)), failed)
+    if not named:
+        if len(_CONVERTED) >= _CONVERTED_MAX:
+            _CONVERTED.clear()
+        _CONVERTED[key] = html
+    return html
 
 
 def line_of(text: str, offset: int) -> int:
