@@ -42,7 +42,7 @@ from site_gen.sections import BlockSpec, all_sections
 def _imports() -> str:
     """The macros every block may call: each section's own (`MACROS` of its view) and the dashboard's."""
     return "".join(f'{{% from "{template}" import {", ".join(names)} with context %}}' for template, names in parts.macros()) \
-        + '{% from "_macros.html" import dashboard_table with context %}'
+        + '{% from "_macros.html" import dashboard_table %}'
 
 
 # The site-wide blocks; each section brings its own (`BLOCKS` of its view).
