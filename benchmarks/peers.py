@@ -48,6 +48,12 @@ from build import EXAMPLE, ROOT, _pss_mb, _tree, make_site  # noqa: E402  (bench
 
 PY = sys.executable
 DEVNULL = subprocess.DEVNULL
+# Every command runs with Python's bytecode caches on, as a user's shell has them: with
+# PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it) and a venv installed without
+# compiling (uv), each process would compile every module it imports from source, a cost that
+# depends on what the installer did, not on the tool (the import floor: 0.6 s with them, 2.9 s
+# without, measured on 2026-12-02). `warm_up` runs each command once, untimed, to write them.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 QUICK_SKIP = "not measured (--quick)"
 
 
@@ -60,7 +66,7 @@ def run(argv: list[str], cwd: Path, limit: float | None = None) -> tuple[float, 
     one command, which must succeed; past `limit` seconds it is killed and Stopped raised."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=DEVNULL, stderr=err)
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=DEVNULL, stderr=err, env=ENV)
         together, sampled = 0.0, 0.0
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -173,6 +179,7 @@ def example_goals(tmp: Path, runs: int, t: Table) -> None:
     project = ROOT
     cold = lambda: run(sitegen(project, fresh(tmp) / "site", "--no-cache"), project)  # noqa: E731
     floor = lambda: run([PY, "-c", "import pandas, jinja2, markdown"], tmp)  # noqa: E731
+    cold(), floor()  # untimed: each writes the bytecode caches it reads (see ENV)
     a, f = pairs(cold, floor, runs)
     r = ratio_of(a, f)
     t.goal("example site, cold, vs `python -c \"import pandas, jinja2, markdown\"`", secs(x[0] for x in a),
@@ -181,6 +188,7 @@ def example_goals(tmp: Path, runs: int, t: Table) -> None:
     run(sitegen(project, probe, "--no-cache"), project)
     pages = html_pages(probe)
     peer = mkdocs_site(fresh(tmp), pages)
+    run(mkdocs(peer, fresh(tmp) / "site"), peer)  # untimed, as above
     a2, b2 = pairs(cold, lambda: run(mkdocs(peer, fresh(tmp) / "site"), peer), runs)
     r = ratio_of(a2, b2)
     t.goal(f"example site ({pages} pages), cold, vs MkDocs on {pages} pages", secs(x[0] for x in a2),
