@@ -88,3 +88,28 @@ def test_a_text_converted_again_is_the_same_html_as_converted_afresh(trusted, mo
     monkeypatch.setattr(md, "_CONVERTED", {})
     afresh = [md.render(t, resolve_page=lambda name: None, trusted=trusted).html for t in texts]
     assert afresh == first and converted >= 1
+
+
+def test_a_record_after_a_prose_edit_equals_a_fresh_one_and_a_receipt_edit_is_seen(analysis):
+    """The record's parts made from the analysis are kept with it: a lede edit (the same analysis,
+    another report text) gives the record a fresh analysis gives; a receipt edit, a new analysis,
+    gives its own."""
+    import dataclasses
+    import json
+
+    from site_gen.build.environment import collect
+    from site_gen.receipts.load import load_report as load
+
+    first = collect(analysis)
+    edited = dataclasses.replace(analysis, report=dataclasses.replace(analysis.report, lede="Another lede."))
+    again, fresh = collect(edited), collect(analyse(edited.report))
+    assert repr(again) == repr(fresh) and again.lede != first.lede  # repr: NaN equals NaN there
+    assert repr((again.dashboard, again.history, again.pages)) == repr((first.dashboard, first.history, first.pages))
+
+    folder = ROOT / "data" / "cuteafd-v4.0.0"
+    data = json.loads((folder / "SUMMARY.json").read_text())
+    for cell in data["speed"]["cells"]:
+        cell["candidate"]["rate"] *= 3
+    changed = dataclasses.replace(load(folder, ROOT / "data"), data=data)
+    record = collect(analyse(changed))
+    assert repr(record.dashboard) != repr(first.dashboard)  # the speed column moved: nothing kept from the old analysis

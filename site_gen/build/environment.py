@@ -57,13 +57,26 @@ class ReportRecord:
 def collect(a: Analysis) -> ReportRecord:
     """The record of an analysed report."""
     r = a.report
+    checkpoints, pages, own, row, history = _analysed(a)
     return ReportRecord(
         id=r.id, sha256=r.sha256, lede=content_hash(r.lede), folder=str(r.folder), file=str(r.file),
         title=r.title, date=r.date, supersedes=r.meta.get("supersedes"), attribution=r.meta.get("attribution", ""),
         candidate=(r.candidate.name, r.candidate.version, r.candidate.label), baseline=r.baseline.label,
-        checkpoints=list(a.checkpoints), pages=[tuple(p) for p in present_sections(a)],
-        own=asdict(own_facts(a)), dashboard=_plain(dashboard.row(a, url="")), history=_plain(report_rows(a)),
+        checkpoints=checkpoints, pages=pages, own=own, dashboard=row, history=history,
         warnings=list(r.warnings), inputs=_inputs(r))
+
+
+def _analysed(a: Analysis) -> tuple:
+    """The parts of a record made from the analysis alone (its pages, dashboard row, history rows):
+    once per analysis, which a prose edit keeps (the receipt unchanged), so the preview's record of
+    a report whose lede changed does not read the frames again. Records never change these parts
+    (the dashboard copies each row before adding to it), so records may share them."""
+    parts = a.displayed.get("record parts")
+    if parts is None:
+        parts = (list(a.checkpoints), [tuple(p) for p in present_sections(a)], asdict(own_facts(a)),
+                 _plain(dashboard.row(a, url="")), _plain(report_rows(a)))
+        a.displayed["record parts"] = parts
+    return parts
 
 
 def _inputs(r) -> list[str]:
