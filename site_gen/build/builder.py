@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -32,29 +31,13 @@ from site_gen.render.docs import DocsPages
 from site_gen.render.environment import refresh as refresh_templates
 from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, template_dirs
 from site_gen.build.reports import ReportStore
+from site_gen.build.results import BuildResult, Made
+from site_gen.sections import generation
 from site_gen.build.write import Staging, check_site_dir
 
 # Below this many reports, forking workers costs more than it saves. The tests lower it (the
 # environment variable reaches the CLI they run too) to take the forked path with a few reports.
 PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 48)
-
-
-@dataclass
-class BuildResult:
-    files: dict[str, bytes]
-    pages: int
-    reports: int
-    warnings: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    listing: dict[str, str] | None = None  # the site folder's files by hash, when the build knows them (`Staging`)
-
-
-@dataclass
-class Made:
-    """One report's part of the site: its pages (and their warnings) and its other files (CSVs, receipt)."""
-    pages: list[Page]
-    files: dict[str, bytes]
-    warnings: list[str]
 
 
 class Builder:
@@ -85,6 +68,7 @@ class Builder:
         self.report_done: dict[str, tuple[dict[str, bytes], list, bool]] = {}  # id -> (files, warnings, charts)
         self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
         self._docs_gen = 0  # bumped when a file under docs_dir changes
+        self._resolved: tuple | None = None  # (sections' generation, what `_roots` found)
         self.docs: tuple[Dependencies, DocsPages, dict[str, bytes] | None] | None = None
         self.docs_pages: dict = {}        # DocsPages.pages' cache
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
@@ -103,15 +87,21 @@ class Builder:
     def template_roots(self) -> list[Path]:
         return template_dirs(self.config.custom_dir)
 
+    def _roots(self) -> tuple[Path, Path, list[Path]]:
+        """data_dir, docs_dir, the template folders: resolved once per registry of sections (a folder
+        replaced by a link makes the preview start a new builder: serve.py)."""
+        if self._resolved is None or self._resolved[0] != generation():
+            c, roots = self.config, [r.resolve() for r in self.template_roots()]
+            self._resolved = (generation(), (c.data_dir.resolve(), c.docs_dir.resolve(), roots))
+        return self._resolved[1]
+
     def changed(self, paths) -> None:
         """Marks files as changed (the preview's watcher calls this); the next `build()` rereads them.
 
         Changes are also noticed without it, from file sizes and times, but a second save within
         the file system's timestamp granularity can look unchanged: the watcher's word settles it.
         """
-        data = self.config.data_dir.resolve()
-        docs = self.config.docs_dir.resolve()
-        roots = [r.resolve() for r in self.template_roots()]
+        data, docs, roots = self._roots()
         templates: set[str] = set()
         real = [Path(os.path.realpath(p)) for p in paths]  # not resolve(): a path in a symlink loop raises there
         for path in real:

@@ -20,7 +20,8 @@ from site_gen.render.docs import DocsPages
 from site_gen.render.pages import Page
 
 if TYPE_CHECKING:
-    from site_gen.build.builder import Builder, Made
+    from site_gen.build.builder import Builder
+    from site_gen.build.results import Made
 
 
 class SiteBuild:

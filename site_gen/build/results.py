@@ -1,0 +1,26 @@
+"""What a build gives back: the whole site's result, and one report's part of it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from site_gen.render.pages import Page
+
+
+@dataclass
+class BuildResult:
+    files: dict[str, bytes]
+    pages: int
+    reports: int
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    listing: dict[str, str] | None = None  # the site folder's files by hash, when the build knows them (`Staging`)
+
+
+@dataclass
+class Made:
+    """One report's part of the site: its pages (and their warnings) and its other files (CSVs, receipt)."""
+    pages: list[Page]
+    files: dict[str, bytes]
+    warnings: list[str]
