@@ -69,6 +69,7 @@ class Builder:
         self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
         self._docs_gen = 0  # bumped when a file under docs_dir changes
         self._resolved: tuple | None = None  # (sections' generation, what `_roots` found)
+        self._ids: set[str] | None = None  # the reports of the last build (`_forget`)
         self.docs: tuple[Dependencies, DocsPages, dict[str, bytes] | None] | None = None
         self.docs_pages: dict = {}        # DocsPages.pages' cache
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
@@ -332,8 +333,10 @@ class Builder:
         entries = self.store.entries()
         records = settle([self.store.record_of(e) for e in entries])
         self.env = {r.id: r for r in records}
-        made_from = tuple((r.id, r.sha256, r.lede) for r in records)  # which reports link to which: found again
-        if self._relations is None or self._relations[0] != made_from:  # when a receipt or lede changed
+        # Which reports link to which: found again when a receipt changed (relations() reads the
+        # records' parts made from the receipt alone, never the lede: a prose edit keeps them).
+        made_from = tuple((r.id, r.sha256, r.file) for r in records)
+        if self._relations is None or self._relations[0] != made_from:
             self._relations = (made_from, relations(records))
         self.related = self._relations[1]
         self._links_memo = {}
@@ -349,18 +352,24 @@ class Builder:
                            warnings=site.warnings, seconds=time.perf_counter() - start)
 
     def _forget(self, site: SiteBuild) -> None:
-        """Forgets what no longer exists (a deleted or renamed report, a section gone)."""
+        """Forgets what no longer exists (a deleted or renamed report, a section gone). The reports'
+        caches are swept only when the set of reports changed (at a thousand reports each sweep
+        walks tens of thousands of entries: most of a preview edit's time)."""
         ids = {r.id for r in site.records}
+        gone = [url for url in self._rendered if url not in site.files]
+        for url in gone:
+            del self._rendered[url]
+        if ids == self._ids:
+            self.records.forget(gone)
+            return
+        self._ids = ids
         self.store.forget(ids)
         for cache in (self._report_files, self._report_whole, self.report_done):
             for rid in set(cache) - ids:
                 del cache[rid]
         for k in [k for k in self._pages if k[0] not in ids]:
             del self._pages[k]
-        gone = set(self._rendered) - set(site.files)
-        for url in gone:
-            del self._rendered[url]
-        self.records.forget(gone | {f"report:{rid}" for rid in self._gone_reports(ids)})
+        self.records.forget({*gone, *(f"report:{rid}" for rid in self._gone_reports(ids))})
 
     def _gone_reports(self, ids: set[str]) -> list[str]:
         return [o[7:] for o in self.records.outputs() if o.startswith("report:") and o[7:] not in ids]
