@@ -117,8 +117,10 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     A figure is a function of the analysis and its arguments only: each is made once per analysis
     (`Analysis.figures`; a figure that failed is not kept, so it fails again)."""
     known_figures = registry()
-    memo = (_filled_for[0], name, tuple(sorted(args.items()))) if all(type(v) is str for v in args.values()) else None
-    found = a.figures.get(memo) if memo is not None else None
+    kept = getattr(a, "figures", None)  # (a stand-in for an analysis may have none)
+    memo = (_filled_for[0], name, tuple(sorted(args.items()))) if kept is not None and all(
+        type(v) is str for v in args.values()) else None
+    found = kept.get(memo) if memo is not None else None
     if found is not None:
         return found
     if name not in known_figures:
@@ -135,5 +137,5 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
         raise FigureError(f"figure '{name}' needs {missing[0]}=…; arguments: {listed}")
     figure = known_figures[name][0](a, **args)
     if memo is not None:
-        a.figures[memo] = figure
+        kept[memo] = figure
     return figure
