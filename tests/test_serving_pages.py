@@ -85,7 +85,7 @@ def rows_percentile(m: np.ndarray, q: float) -> np.ndarray:
 
 
 def test_rows_percentile_is_numpys_nanpercentile_exactly():
-    """The helper above against numpy on every row (not just its first 16), drawn: sizes 1 to 60,
+    """The helper above against numpy on every row (not just its first 16), on 200 drawn matrices: sizes 1 to 60,
     no NaN to all NaN, repeated values, every percentile the pages use and the ends."""
     rng = np.random.default_rng(3)
     for _ in range(200):
@@ -94,7 +94,7 @@ def test_rows_percentile_is_numpys_nanpercentile_exactly():
         x[rng.choice(n, int(rng.integers(0, n + 1)), replace=False)] = np.nan
         if rng.random() < 0.3:
             x = np.round(x, 1)
-        m, q = x[rng.integers(0, n, (100, n))], float(rng.choice([*QS, 2.5, 97.5, 0, 100]))
+        m, q = x[rng.integers(0, n, (40, n))], float(rng.choice([*QS, 2.5, 97.5, 0, 100]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             assert np.array_equal(rows_percentile(m, q), np.nanpercentile(m, q, axis=1), equal_nan=True), (n, q)
