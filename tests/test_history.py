@@ -171,6 +171,33 @@ def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
     assert files == plain
 
 
+def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_path, monkeypatch):
+    """Reports are weighed by their receipt's bytes: three copies of the example's 225 kB receipt,
+    each worth 225 reports when a report's unit is 1 kB, fork workers under the default threshold
+    of 48, and the site equals a sequential build's; one report alone never forks."""
+    from site_gen.build import workers
+    from site_gen.build.builder import PARALLEL_MIN_REPORTS, Builder
+    from site_gen.core.config import load_config
+
+    project = many_reports(tmp_path, 3)
+    folders = sorted(p.parent for p in (project / "data").glob("*/SUMMARY.json"))
+    sizes = [(f / "SUMMARY.json").stat().st_size for f in folders]
+    assert workers.weight(folders) == sum(max(1.0, n / workers.REPORT_BYTES) for n in sizes)
+    assert workers.workers_for(workers.weight(folders), PARALLEL_MIN_REPORTS) == 0  # 3 of 225 kB: not enough
+    monkeypatch.setattr(workers, "REPORT_BYTES", 1024)
+    assert workers.weight(folders) >= PARALLEL_MIN_REPORTS and workers.weight(folders[:1]) == 1.0
+    config = load_config(project / "mkdocs.yml")
+    parallel = Builder(config)
+    parallel._prefill()
+    assert len(parallel.store.loaded) == 3  # the workers did the reports
+    files = parallel.build().files
+    monkeypatch.setattr(workers, "REPORT_BYTES", 1 << 40)
+    plain = Builder(config)
+    plain._prefill()
+    assert not plain.store.loaded  # weighed as one each: no workers
+    assert files == plain.build().files
+
+
 def test_parallel_build_reports_the_first_bad_receipt(tmp_path, forked_builds):
     project = many_reports(tmp_path, FORKED_REPORTS)
     # Each in its own worker's share of four; r005, second in its share, fails before r002 does.

@@ -16,7 +16,7 @@ from typing import Callable
 from site_gen.analysis.report import Analysis
 from site_gen.build.assembly import history_nav, report_nav, report_url, settle
 from site_gen.build.site import SiteBuild
-from site_gen.build.workers import Streamed, prefill, workers_for
+from site_gen.build.workers import Streamed, prefill, weight, workers_for
 from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash
 from site_gen.build.environment import ReportRecord, collect
@@ -242,7 +242,7 @@ class Builder:
             folders = report_folders(self.config.data_dir)
         except SitegenError:
             return
-        workers = workers_for(len(folders), PARALLEL_MIN_REPORTS)
+        workers = workers_for(weight(folders), PARALLEL_MIN_REPORTS)
         if not workers:
             return
         nav = DocsPages(self.config, []).nav if self.config.docs_dir.is_dir() else []
