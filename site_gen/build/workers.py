@@ -213,7 +213,7 @@ def weight(folders: list[Path]) -> float:
 
 
 def workers_for(reports: float, minimum: int) -> int:
-    """How many workers a cold build of `reports` (weighed by size: builder.REPORT_BYTES) forks:
+    """How many workers a cold build of `reports` (weighed by size: `weight`) forks:
     none below `minimum`, at most four."""
     workers = min(os.cpu_count() or 1, 4)
     return workers if workers >= 2 and hasattr(os, "fork") and reports >= minimum else 0
