@@ -62,19 +62,27 @@ EDGE_FIGURES_JS = r"""() => {
   return pick.size;
 }"""
 
-# Table rows whose cells carry the same classes as an earlier row's are styled alike (no rule of the
-# stylesheet looks at a row's position): axe checks the first of each kind and skips the rest.
+# Table rows whose cells carry the same classes as an earlier row's of their table are styled alike (no
+# rule of the stylesheet looks at a row's position, and no table cell takes a colour from a style
+# attribute): axe checks the first of each kind in each table (so no table is left without rows, nor
+# a scrolling box without what it scrolls) and not the rest. They are taken out of the page once its
+# layout has been checked at every width, not passed to axe as an exclude list: excluded nodes cost axe
+# nearly what checked ones do (its tree still holds them, each tested against the list). A run on a
+# Numbers page of 1,273 such rows took 3.7 s with them, 2.5 s with them excluded and 0.2 s without
+# them (2-core host of 2026-12-02); the whole test, 292 s before and 228 s after.
 SAME_ROWS_JS = r"""() => {
-  const seen = new Set(); let n = 0;
+  const seen = new Map(), same = [];
   for (const tr of document.querySelectorAll("tbody tr")) {
-    const sig = tr.closest("table").className + "|" + tr.className + "|" +
-      [...tr.querySelectorAll("*")].map(e => e.tagName + "." + (e.getAttribute("class") || "")).join(",");
-    if (seen.has(sig)) { tr.setAttribute("data-axe-same", ""); n++; } else seen.add(sig);
+    const table = tr.closest("table");
+    if (!seen.has(table)) seen.set(table, new Set());
+    const sig = tr.className + "|" + [...tr.querySelectorAll("*")].map(e => e.tagName + "." + (e.getAttribute("class") || "")).join(",");
+    if (seen.get(table).has(sig)) same.push(tr); else seen.get(table).add(sig);
   }
-  return n;
+  same.forEach(tr => tr.remove());
+  return same.length;
 }"""
 # Every rule in both schemes: a dark block that sets colours only today may not tomorrow (issue 32).
-AXE_RUN = "axe.run({exclude: [['[data-axe-same]']]}, {resultTypes: ['violations'], preload: false})"
+AXE_RUN = "axe.run(document, {resultTypes: ['violations'], preload: false})"
 
 # Each edge figure takes keyboard focus in turn (what Playwright's focus() does: element.focus(),
 # whose focusin opens the tooltip), and the tooltip's box is read: in one call, not two per figure.
@@ -165,6 +173,31 @@ def tooltip_problems(pg, where: str) -> list[str]:
     return out
 
 
+def set_width(pg, width: int) -> None:
+    pg.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+    pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def axe_problems(pg, axe, name: str, totals: dict) -> list[str]:
+    """axe's violations of the page as loaded, in each scheme and width of AXE_RUNS, its repeated
+    table rows taken out first (SAME_ROWS_JS)."""
+    problems = []
+    pg.evaluate(axe.axe_script)
+    totals["rows skipped"] = totals.get("rows skipped", 0) + pg.evaluate(SAME_ROWS_JS)
+    for scheme, width in AXE_RUNS:
+        set_width(pg, width)
+        pg.emulate_media(color_scheme=scheme)
+        result = pg.evaluate(AXE_RUN)
+        totals["axe runs"] += 1
+        for v in result["violations"]:
+            impact = v["impact"] if v["impact"] in ("serious", "critical") else "moderate/minor"
+            totals[impact] += len(v["nodes"])
+            targets = ", ".join(str(n["target"]) for n in v["nodes"][:3])
+            problems.append(f"{name} {scheme} @{width}: axe {v['impact']} {v['id']}: {targets}")
+    pg.emulate_media(color_scheme="light")
+    return problems
+
+
 def check_site(pg, site: Path, axe=None, links: Links | None = None) -> tuple[list[str], dict]:
     """Layout problems (with `axe`, its violations of any impact; with `links`, console errors,
     failed requests and link problems) of every page of `site`."""
@@ -179,28 +212,14 @@ def check_site(pg, site: Path, axe=None, links: Links | None = None) -> tuple[li
         if links is not None:
             links.page(pg, name)
             problems += [f"{name}: {e}" for e in pg.errors]
-        if axe is not None:
-            pg.evaluate(axe.axe_script)
-            totals["rows skipped"] = totals.get("rows skipped", 0) + pg.evaluate(SAME_ROWS_JS)
         for width in LAYOUT_WIDTHS:
-            pg.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
-            pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            set_width(pg, width)
             where = f"{name} @{width}"
             problems += [f"{where}: {p}" for p in pg.evaluate(LAYOUT_JS)]
             if width in (1280, 390):  # the tooltip's rules (flip, shift, width) act at the edges: 390 and 1280 test them
                 problems += tooltip_problems(pg, where)
-            for scheme in ("light", "dark"):
-                if axe is None or (scheme, width) not in AXE_RUNS:
-                    continue
-                pg.emulate_media(color_scheme=scheme)
-                result = pg.evaluate(AXE_RUN)
-                totals["axe runs"] += 1
-                for v in result["violations"]:
-                    impact = v["impact"] if v["impact"] in ("serious", "critical") else "moderate/minor"
-                    totals[impact] += len(v["nodes"])
-                    targets = ", ".join(str(n["target"]) for n in v["nodes"][:3])
-                    problems.append(f"{name} {scheme} @{width}: axe {v['impact']} {v['id']}: {targets}")
-                pg.emulate_media(color_scheme="light")
+        if axe is not None:
+            problems += axe_problems(pg, axe, name, totals)
     if links is not None:
         problems += links.judge()
     return problems, totals
@@ -334,3 +353,22 @@ def test_verdict_glyphs_and_bars_contrast_in_both_themes(example_site, one_page)
             assert {"glyph faster", "glyph level", "bar faster vs track"} <= set(ratios) and not low, (scheme, low)
     finally:
         pg.emulate_media(color_scheme="light")
+
+
+def test_axe_pass_finds_a_planted_violation_in_a_table_whose_repeated_rows_it_leaves_out(tmp_path, one_page):
+    """The check can fail: grey-on-white text in the first row of a long table is found in each scheme
+    and width, the table's 39 rows like it are left out, and its one row of another kind is kept."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    rows = "".join(f"<tr><th scope='row'>r{i}</th><td class='faint'>value {i}</td></tr>" for i in range(40))
+    (tmp_path / "index.html").write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>t</title>"
+        "<style>.faint{color:#bbb;background:#fff} .ok{color:#000;background:#fff}</style></head>"
+        "<body><main><h1>t</h1><table><caption>c</caption><thead><tr><th scope='col'>a</th><th scope='col'>b</th></tr></thead>"
+        f"<tbody>{rows}<tr><th scope='row'>last</th><td class='ok'>fine</td></tr></tbody></table></main></body></html>",
+        encoding="utf-8")
+    problems, totals = check_site(one_page, tmp_path, Axe())
+    assert totals["rows skipped"] == 39 and totals["axe runs"] == len(AXE_RUNS)
+    contrast = [p for p in problems if "color-contrast" in p]
+    assert len(contrast) == len(AXE_RUNS), problems
+    assert one_page.locator("tbody tr").count() == 2  # the first of each kind, both checked
