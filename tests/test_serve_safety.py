@@ -195,8 +195,8 @@ def test_a_save_during_the_first_build_is_followed(project, monkeypatch):
     real_build = Builder.build
     calls = []
 
-    def build_then_save(self):
-        result = real_build(self)
+    def build_then_save(self, **kwargs):
+        result = real_build(self, **kwargs)
         if not calls:  # the first build has read every file: a save lands before it is served
             lede.write_text(lede.read_text(encoding="utf-8") + "\n\nSaved during the first build.\n", encoding="utf-8")
         calls.append(1)
@@ -221,14 +221,14 @@ def test_any_error_in_a_rebuild_shows_the_overlay_and_the_thread_keeps_running(p
     with serving(project) as preview:
         good = dict(preview.files)
 
-        def bad_input(self):
+        def bad_input(self, **kwargs):
             raise SitegenError("a symbolic link loop", lede, "line 1")
 
         monkeypatch.setattr(Builder, "build", bad_input)
         edit_and_wait(preview, lambda: touch(1), until=lambda: preview.error)
         assert preview.error.endswith("lede.md: line 1: a symbolic link loop") and preview.files == good
 
-        def bug(self):
+        def bug(self, **kwargs):
             raise RuntimeError("no such thing\nsecond line")
 
         monkeypatch.setattr(Builder, "build", bug)
@@ -244,7 +244,7 @@ def test_any_error_in_a_rebuild_shows_the_overlay_and_the_thread_keeps_running(p
 
 
 def test_internal_error_traceback_only_with_traceback(project, monkeypatch, capfd):
-    monkeypatch.setattr(Builder, "build", lambda self: 1 / 0)
+    monkeypatch.setattr(Builder, "build", lambda self, **kwargs: 1 / 0)
     preview = Preview(project / "mkdocs.yml", out=lambda m: None, err=lambda m: None, show_traceback=True)
     preview.rebuild(None)
     assert preview.error == "internal error: ZeroDivisionError: division by zero"

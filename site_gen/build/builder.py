@@ -18,12 +18,12 @@ from site_gen.build.assembly import history_nav, report_nav, report_url, settle
 from site_gen.build.site import SiteBuild
 from site_gen.build.workers import Streamed, prefill, weight, workers_for
 from site_gen.core.config import Config
-from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash
+from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, folder_stamp
 from site_gen.build.environment import ReportRecord, collect
 from site_gen.build.store import Store
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import report_folders
-from site_gen.render.related import NONE as NO_RELATED, relations
+from site_gen.render.related import NONE as NO_RELATED, Memo as RelationsMemo, relations_again
 from site_gen.render import history as history_view
 from site_gen.render.assets import theme_assets
 from site_gen.render.contexts import HistoryContext, as_context
@@ -74,7 +74,7 @@ class Builder:
         self.docs_pages: dict = {}        # DocsPages.pages' cache
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
         self._history: tuple[Dependencies, Page] | None = None
-        self._relations: tuple[tuple, dict] | None = None
+        self._relations = RelationsMemo()
         self.home: tuple[tuple, Page] | None = None  # (the receipts and row macro it was made from, the home page)
         self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
@@ -157,16 +157,19 @@ class Builder:
         return self.records.get(output)
 
     # -- a report's files ---------------------------------------------------------------------
-    def report_pages(self, a: Analysis, site_nav: list[dict[str, str]]) -> Made:
+    def report_pages(self, a: Analysis, site_nav: list[dict[str, str]], only: set[str] | None = None) -> Made:
+        """A report's pages (their contexts) and files; `only`: just its pages of these URLs, first (the preview's open ones)."""
         r = a.report
         record = self.env.get(r.id) or collect(a)
         deps = self.report_deps(record)
         whole = self._report_whole.get(r.id)
-        if whole is not None and whole[0] == deps:
+        if whole is not None and whole[0] == deps and only is None:
             return whole[1]  # nothing of this report changed: skip even listing its sections
         rp = ReportPages(a, self.config, site_nav, related=self.related.get(r.id, NO_RELATED))
         made = Made([], {}, [])
         for key, title, file in rp.sections:
+            if only is not None and rp.base + file not in only:
+                continue
             # A page's context depends on the receipt only; the overview's also on the lede.
             version = deps if key == "overview" else self.report_deps(record, lede=False)
             cached = self._pages.get((r.id, key))
@@ -178,6 +181,8 @@ class Builder:
                 self.stats["contexts"] = self.stats.get("contexts", 0) + 1
             made.pages.append(cached[1])
             made.warnings.extend(cached[2])
+        if only is not None:
+            return made
         present = {key for key, _, _ in rp.sections}
         for key, _, _ in all_pages():
             if key not in present:
@@ -288,25 +293,11 @@ class Builder:
             self._history = (receipts, page)
         return self._history[1]
 
-    def _docs_stamp(self) -> tuple[tuple[str, str], ...]:
-        """The files of docs_dir with their sizes and times (docs are found again when this changes)."""
-        root = self.config.docs_dir
-        if not root.is_dir():
-            return ()
-        out = []
-        for path in sorted(root.rglob("*")):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            out.append((path.as_posix(), f"{st.st_mtime_ns}:{st.st_size}"))
-        return tuple(out)
-
     def _docs_for(self, records: list[ReportRecord]) -> DocsPages:
         """docs_dir's pages, found and read again when docs, the set of reports or a template changed;
         each page remade only when it or a report it draws on changed (see DocsPages.pages)."""
         ids = content_hash(repr(sorted(r.id for r in records)) + f":{self._docs_gen}")
-        deps = Dependencies(docs=self._docs_stamp(), templates=self.templates.record("*")[0], site=ids)
+        deps = Dependencies(docs=folder_stamp(self.config.docs_dir), templates=self.templates.record("*")[0], site=ids)
         if self.docs is None or self.docs[0] != deps:
             self.docs = (deps, DocsPages(self.config, records, self.store.analysis_of), None)
             self.docs_pages = {}
@@ -319,13 +310,13 @@ class Builder:
             self.progress(what, done, total)
 
     # -- the whole site -----------------------------------------------------------------------
-    def build(self, *, out: Staging | None = None) -> BuildResult:
+    def build(self, *, out: Staging | None = None, early: tuple[Callable, Callable] | None = None) -> BuildResult:
         """Every file of the site, in memory. Raises SitegenError on bad input; writes nothing.
 
-        With `out`, a one-shot build for publishing: each report's files are written to `out` as
-        soon as they are made and are not kept, so memory does not grow with the number of pages;
-        the site-wide files are written at the end, and `files` holds only those.
-        """
+        With `out`, a one-shot build for publishing: each report's files are written to `out` as soon as
+        they are made and are not kept, so memory does not grow with the number of pages; the site-wide
+        files are written at the end, and `files` holds only those. `early` (open_pages, show): the
+        preview's open pages are shown first (SiteBuild.early)."""
         start = time.perf_counter()
         self.stats.clear()
         refresh_templates()  # a template edited since the last build is compiled again
@@ -333,17 +324,16 @@ class Builder:
         entries = self.store.entries()
         records = settle([self.store.record_of(e) for e in entries])
         self.env = {r.id: r for r in records}
-        # Which reports link to which: found again when a receipt changed (relations() reads the
-        # records' parts made from the receipt alone, never the lede: a prose edit keeps them).
-        made_from = tuple((r.id, r.sha256, r.file) for r in records)
-        if self._relations is None or self._relations[0] != made_from:
-            self._relations = (made_from, relations(records))
-        self.related = self._relations[1]
+        # Which reports link to which: searched again when a record's part that says so changed
+        # (made from the receipt alone, never the lede: a prose edit keeps them all).
+        self.related = relations_again(records, self._relations)
         self._links_memo = {}
         docs = self._docs_for(records)
-        site = SiteBuild(self, records, docs.nav + report_nav(records), theme_assets(self.config), out)
+        site = SiteBuild(self, records, docs.nav + report_nav(records), theme_assets(self.config), out, early)
         site.reports()
-        site.site_pages(docs)
+        site.home_and_history()
+        site.early(docs)
+        site.docs_pages(docs)
         site.render()
         site.extra()
         self._forget(site)

@@ -183,3 +183,17 @@ class Templates:
         from site_gen.render.environment import forget
 
         forget(names)
+
+
+def folder_stamp(root: Path) -> tuple[tuple[str, str], ...]:
+    """The files under `root` with their sizes and times (docs are found again when this changes)."""
+    if not root.is_dir():
+        return ()
+    out = []
+    for path in sorted(root.rglob("*")):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out.append((path.as_posix(), f"{st.st_mtime_ns}:{st.st_size}"))
+    return tuple(out)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from site_gen.build.environment import ReportRecord
 from site_gen.build.workers import lighten, write_report
@@ -18,6 +18,7 @@ from site_gen.render import dashboard, publish
 from site_gen.render.contexts import HomeContext, as_context
 from site_gen.render.docs import DocsPages
 from site_gen.render.pages import Page
+from site_gen.render.where import report_base
 
 if TYPE_CHECKING:
     from site_gen.build.builder import Builder
@@ -27,8 +28,13 @@ if TYPE_CHECKING:
 class SiteBuild:
     """One `Builder.build()`: the site's files as they are made, and the state the steps share."""
 
-    def __init__(self, builder: Builder, records: list[ReportRecord], site_nav: list[dict], assets: dict, out):
+    def __init__(self, builder: Builder, records: list[ReportRecord], site_nav: list[dict], assets: dict, out,
+                 early: tuple[Callable[[], Iterable[str]], Callable[[dict[str, bytes]], None]] | None = None):
         self.b, self.records, self.site_nav, self.assets, self.out = builder, records, site_nav, assets, out
+        # The preview's (open_pages, show): the open pages this build remakes are shown as soon as they are made.
+        self.open = set(early[0]()) if early else set()
+        self.show = early[1] if early else None
+        self.shown: set[str] = set()
         self.asset_urls = {k: v[0] for k, v in assets.items()}
         self.site = builder.site_hash(site_nav, self.asset_urls)
         self.receipts = Dependencies(receipts=tuple((r.id, r.sha256) for r in records))
@@ -55,6 +61,7 @@ class SiteBuild:
                 a, made = None, self._unchanged_pages(r)
                 if made is None:
                     a = self.b.store.analysis_of(r.id)
+                    self._first(a)
                     made = self.b.report_pages(a, self.site_nav)
                 self.pages.extend(made.pages)
                 self.cached.update(id(p) for p in made.pages)
@@ -104,8 +111,31 @@ class SiteBuild:
         self.charts |= done[2]
         return True
 
-    def site_pages(self, docs: DocsPages) -> None:
-        """The home page (or docs/index.md), the history page, and the docs pages and files."""
+    def _first(self, a) -> None:
+        """A remade report's open pages, made (their contexts kept for `report_pages`) and shown
+        before its other pages: the overview of a report whose receipt was just saved, say."""
+        wanted = {url for url in self.open if url.startswith(report_base(a.report.id))}
+        if wanted and self.show is not None:
+            self._show(self.b.report_pages(a, self.site_nav, only=wanted).pages)
+
+    def _show(self, pages: list[Page]) -> None:
+        """Renders `pages` now and hands them to the preview; `render()` then takes them from the
+        render cache (the same page objects, the same records): the same bytes, rendered once."""
+        pages = [page for page in pages if page.url not in self.shown]
+        if pages and self.show is not None:
+            self.cached.update(id(page) for page in pages)
+            self.shown.update(page.url for page in pages)
+            self.show({page.url: self.b.render(page, self.site, self.site_nav, self.asset_urls, cache=True)
+                       for page in pages})
+
+    def early(self, docs: DocsPages) -> None:
+        """The open pages made so far (the home and history pages too) shown before the docs pages
+        are expanded and the rest rendered."""
+        made = self.pages if docs.has_home else [*self.pages, self.b.home[1]]
+        self._show([page for page in made if page.url in self.open])
+
+    def home_and_history(self) -> None:
+        """The home page (docs/index.md's blocks may show its dashboard) and the history page."""
         b = self.b
         # Both made again only when some receipt (or the rows' macro) changed: the same page object
         # is then rendered from the render cache (at a thousand reports, ~50 ms of every preview rebuild).
@@ -115,15 +145,18 @@ class SiteBuild:
                         context=as_context(HomeContext(dashboard.split(b.dashboard_rows(self.records)))))
             home.deps = self.receipts
             b.home = (made_from, home)
-        home = b.home[1]
         if len(self.records) > 1:
             history = b.history_page(self.records, self.receipts)
             self.pages.append(history)
             self.cached.add(id(history))
+
+    def docs_pages(self, docs: DocsPages) -> None:
+        """The docs pages and files (docs/index.md, when there is one, is the home page)."""
+        b = self.b
         if b.docs[2] is None:
             b.docs = (b.docs[0], docs, docs.files())
         docs.warnings = []
-        docs_pages, docs_files = docs.pages(home, b.docs_pages), b.docs[2]
+        docs_pages, docs_files = docs.pages(b.home[1], b.docs_pages), b.docs[2]
         self.pages.extend(docs_pages)  # docs/index.md, when there is one, is the home page
         self.cached.update(id(p) for p in docs_pages)
         self.files.update(docs_files)

@@ -23,6 +23,8 @@ from site_gen.preview.server import Client, Server, Snapshot, parse_addr
 from site_gen.preview.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
 
 _SCRIPTS = ("preview.js", "preview-worker.js")
+OPEN_PAGES = 8  # the pages last served that a rebuild shows first: a few tabs
+EARLY_WAIT = 0.1  # seconds a rebuild waits for browsers to fetch the open pages it showed first
 
 
 def preview_client() -> Client:
@@ -65,6 +67,13 @@ class Preview:
         self._moved_from: set[str] = set()
         self._moved_lock = threading.Lock()
         self.client = preview_client()
+        # The pages browsers asked for last (the server tells), newest last: a rebuild renders those of
+        # them it remakes first and shows them before the rest of the site is done (`_show_early`).
+        self._open: dict[str, None] = {}
+        self._open_lock = threading.Lock()
+        self._served = threading.Condition(self._open_lock)  # notified as the server serves a page
+        self._fetched: set[str] = set()  # pages served since the last early showing
+        self._early_from: tuple[dict[str, bytes], list[str]] | None = None  # the files before an early showing
 
     # -- building ----------------------------------------------------------------------------
     def _display(self, path: str | Path) -> str:
@@ -94,17 +103,63 @@ class Preview:
                          + ("" if self.show_traceback else " (run with --traceback for details)"))
 
     def _failed(self, error: str) -> None:
-        """The last good pages stay; the error is shown (and printed) once, not again on every save."""
+        """The last good pages stay; the error is shown (and printed) once, not again on every save.
+        Pages this build showed early are taken back: the last good build is the one shown."""
         self.builds += 1
         with self.cond:
-            again = error == self.error
+            undone = self._undo_early()
+            again = error == self.error and not undone
             self.error = error
             if not again:
-                self.changed = []
+                self.changed = undone
                 self.version += 1
                 self.cond.notify_all()
         if not again:
             self.err(error)
+
+    # -- the open pages first ---------------------------------------------------------------
+    def viewed(self, key: str) -> None:
+        """The server served page `key` to a browser (on opening it, or on patching it after a rebuild)."""
+        with self._open_lock:
+            self._open.pop(key, None)
+            self._open[key] = None
+            while len(self._open) > OPEN_PAGES:
+                del self._open[next(iter(self._open))]
+            self._fetched.add(key)
+            self._served.notify_all()
+
+    def open_pages(self) -> list[str]:
+        with self._open_lock:
+            return list(self._open)
+
+    def _show_early(self, pages: dict[str, bytes]) -> None:
+        """Serves the open pages a rebuild has rendered so far, as their own version, and waits (a
+        moment at most) until browsers have fetched them: a request served while the rest of the
+        build runs waits for the interpreter's lock at every step. A page not fetched in that time is
+        no longer open anywhere: it is dropped from the open pages until it is served again."""
+        with self.cond:
+            changed = sorted(k for k, v in pages.items() if self.files.get(k) != v)
+            if not changed:
+                return
+            with self._open_lock:
+                self._fetched = set()
+            self._early_from = (self.files, changed)
+            self.files = {**self.files, **pages}
+            self.version += 1
+            self.changed = changed
+            self.cond.notify_all()
+        with self._open_lock:
+            self._served.wait_for(lambda: self._fetched.issuperset(changed), EARLY_WAIT)
+            for key in set(changed) - self._fetched:
+                self._open.pop(key, None)
+
+    def _undo_early(self) -> list[str]:
+        """Called with `cond` held: the files as they were before this rebuild showed pages early."""
+        if self._early_from is None:
+            return []
+        self.files, shown = self._early_from
+        self._early_from = None
+        return shown
 
     def _rebuild(self, paths: list[str] | None, start: float) -> None:
         # realpath, not resolve: a changed path may be a symlink loop, which resolve() raises on.
@@ -124,7 +179,10 @@ class Preview:
             self.builder = api.live_builder(self.config)
         else:
             self.builder.changed(paths or [])
-        result = self.builder.build()
+        # Not with --strict (a warning refuses the build after the pages are made), nor over an error.
+        early = (self.open_pages, self._show_early) if paths and not self.strict and self.error is None else None
+        self._early_from = None
+        result = self.builder.build(early=early)
         if self.strict:  # decided here, once, on every warning of this rebuild: shown as its error
             api.refuse_warnings(result.warnings)
         seconds = time.perf_counter() - start
@@ -136,16 +194,21 @@ class Preview:
             # were unfrozen before it): freezing after every edit would keep each edit's cyclic
             # garbage forever.
             gc.freeze()
-        old = self.files
-        changed = sorted(k for k, v in result.files.items() if old.get(k) != v)
-        removed = sorted(set(old) - set(result.files))
         with self.cond:
+            # What the rebuild changed (the message says it all); the version only what an early
+            # showing of the open pages has not shown already.
+            shown, early = self.files, set(self._early_from[1]) if self._early_from else set()
+            old = self._early_from[0] if self._early_from else shown
+            changed = sorted(k for k, v in result.files.items() if old.get(k) != v)
+            removed = sorted(set(old) - set(result.files))
             had_error = self.error is not None
+            self._early_from = None
             self.files = result.files
             self.error = None
-            if changed or removed or had_error or paths is None:
+            news = [k for k in changed if k not in early or shown.get(k) != result.files[k]] + removed
+            if news or had_error or paths is None:
                 self.version += 1
-                self.changed = (changed + removed) if paths is not None else []
+                self.changed = news if paths is not None else []
                 self.cond.notify_all()
         new_warnings = [w for w in result.warnings if w not in self.warnings]
         self.warnings = set(result.warnings)

@@ -167,7 +167,10 @@ class _Handler(BaseHTTPRequestHandler):
         files = snap.files
         if key is not None and key in files:
             ctype = content_type(key)
-            data = self._page(files[key], snap) if ctype.startswith("text/html") else files[key]
+            html = ctype.startswith("text/html")
+            if html and hasattr(self.server.source, "viewed"):
+                self.server.source.viewed(key)  # a page a browser has open: the next rebuild shows it first
+            data = self._page(files[key], snap) if html else files[key]
             cache = "max-age=3600" if key.startswith("assets/") else "no-store"
             return self._send(HTTPStatus.OK, data, ctype, cache, body)
         if key is not None and not key.endswith("index.html") and key + "/index.html" in files:

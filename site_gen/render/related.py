@@ -12,7 +12,7 @@ Pages that show such a link draw on the other report's receipt, so the builder a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from site_gen.analysis.report import Analysis
@@ -125,3 +125,38 @@ def relations(records: list) -> dict[str, Related]:
                 receipts=tuple(sorted({(t, by_id[t].sha256) for t in consulted} | {(t, "") for t in linked if t not in by_id})),
                 files=frozenset(str(by_id[t].file) for t in consulted))
     return out
+
+
+def _shape(r) -> tuple:
+    """All of a record that `relations` reads but its receipt's hash: what links exist, and how they look."""
+    return (r.id, r.file, r.title, r.candidate[2], tuple(map(tuple, r.pages)), repr(r.own))
+
+
+@dataclass
+class Memo:
+    """`relations` of the last build, with what they were found from, for the next (the preview's)."""
+    made_from: tuple = ()   # (id, sha256, file) of each record
+    shapes: tuple = ()      # `_shape` of each
+    found: dict[str, Related] = field(default_factory=dict)
+    # (id, sha256, file) -> its shape: a record is made from its receipt and file (the lede aside)
+    _shapes: dict[tuple, tuple] = field(default_factory=dict)
+
+
+def relations_again(records: list, memo: Memo) -> dict[str, Related]:
+    """`relations(records)`, from `memo` where it can be: a receipt edited without changing what
+    links to what (the usual preview edit) changes only the hashes that the records of the pages
+    consulting it hold, not a search through every report (at a thousand reports, ~40 ms an edit)."""
+    made_from = tuple((r.id, r.sha256, r.file) for r in records)
+    if made_from == memo.made_from:
+        return memo.found
+    shapes = {key: memo._shapes.get(key) or _shape(r) for key, r in zip(made_from, records)}
+    ordered = tuple(shapes.values())
+    if ordered == memo.shapes and len(shapes) == len(records):
+        sha = {r.id: r.sha256 for r in records}
+        found = {rid: rel if all(not h or sha[t] == h for t, h in rel.receipts) else
+                 replace(rel, receipts=tuple(sorted((t, sha[t] if h else h) for t, h in rel.receipts)))
+                 for rid, rel in memo.found.items()}
+    else:
+        found = relations(records)
+    memo.made_from, memo.shapes, memo.found, memo._shapes = made_from, ordered, found, shapes
+    return found
