@@ -168,11 +168,14 @@ class _Handler(BaseHTTPRequestHandler):
         if key is not None and key in files:
             ctype = content_type(key)
             html = ctype.startswith("text/html")
-            if html and hasattr(self.server.source, "viewed"):
-                self.server.source.viewed(key)  # a page a browser has open: the next rebuild shows it first
             data = self._page(files[key], snap) if html else files[key]
             cache = "max-age=3600" if key.startswith("assets/") else "no-store"
-            return self._send(HTTPStatus.OK, data, ctype, cache, body)
+            self._send(HTTPStatus.OK, data, ctype, cache, body)
+            if html and hasattr(self.server.source, "viewed"):
+                # A page a browser has open: the next rebuild shows it first. Said once it is sent, so
+                # a rebuild waiting for it (serve.py `_show_early`) does not contend with the sending.
+                self.server.source.viewed(key)
+            return
         if key is not None and not key.endswith("index.html") and key + "/index.html" in files:
             self.send_response(HTTPStatus.MOVED_PERMANENTLY)
             self.send_header("Location", request_path(self.path) + "/")
