@@ -175,3 +175,37 @@ def test_relations_again_equals_relations_after_every_kind_of_change():
     assert relations_again(gone, memo) == relations(gone)
     back = relations_again(records, memo)
     assert back == relations(records) == first
+
+
+def test_pages_shown_early_in_two_steps_are_all_named_and_all_taken_back(project, monkeypatch):
+    """A report's open page is shown as soon as the report is made, the History page once the
+    site-wide pages are: a failure after both puts both back, and a success names neither again."""
+    preview = Watched(project)
+    preview.rebuild(None)
+    good = dict(preview.files)
+    preview.viewed(OVERVIEW)
+    preview.viewed("history.html")
+    preview.rebuild([str(slower(project))])
+    kinds = [kind for kind, snap in preview.published[-3:]]
+    assert kinds == ["early", "early", "done"]
+    first, second, done = (snap for _, snap in preview.published[-3:])
+    assert first.changed == (OVERVIEW,) and second.changed == ("history.html",)
+    assert second.files[OVERVIEW] == done.files[OVERVIEW] and second.files["history.html"] == done.files["history.html"]
+    assert not {OVERVIEW, "history.html"} & set(done.changed) and SPEED in done.changed
+
+    def fails(self, docs):
+        raise SitegenError("a docs page names a figure the receipt no longer has", project / "docs" / "x.md", "line 3")
+
+    after = dict(preview.files)
+    monkeypatch.setattr(site_module.SiteBuild, "docs_pages", fails)
+    preview.viewed(OVERVIEW)
+    preview.viewed("history.html")
+    receipt = project / "data" / REPORT / "SUMMARY.json"
+    data = json.loads(receipt.read_bytes())
+    cell = data["speed"]["cells"][0]
+    cell["candidate"]["rate"] = round(cell["baseline"]["rate"] * 0.4, 3)  # slower still: History's median moves
+    receipt.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    preview.rebuild([str(receipt)])
+    (_, first), (_, second), (_, failed) = preview.published[-3:]
+    assert first.changed == (OVERVIEW,) and second.changed == ("history.html",)
+    assert dict(failed.files) == after and set(failed.changed) == {OVERVIEW, "history.html"} and failed.error

@@ -143,7 +143,10 @@ class Preview:
                 return
             with self._open_lock:
                 self._fetched = set()
-            self._early_from = (self.files, changed)
+            # A build may show pages twice (a report's first, then the home page): the files before
+            # the first showing are the ones to go back to, and every page shown is named.
+            before, shown = self._early_from or (self.files, [])
+            self._early_from = (before, sorted({*shown, *changed}))
             self.files = {**self.files, **pages}
             self.version += 1
             self.changed = changed
