@@ -224,7 +224,7 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py",
 })
 SLOW_TESTS = frozenset({
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
