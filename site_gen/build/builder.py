@@ -18,7 +18,7 @@ from site_gen.build.assembly import history_nav, report_nav, report_url, settle
 from site_gen.build.site import SiteBuild
 from site_gen.build.workers import Streamed, prefill, weight, workers_for
 from site_gen.core.config import Config
-from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, folder_stamp
+from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
 from site_gen.build.environment import ReportRecord, collect
 from site_gen.build.store import Store
 from site_gen.core.errors import SitegenError
@@ -297,7 +297,7 @@ class Builder:
         """docs_dir's pages, found and read again when docs, the set of reports or a template changed;
         each page remade only when it or a report it draws on changed (see DocsPages.pages)."""
         ids = content_hash(repr(sorted(r.id for r in records)) + f":{self._docs_gen}")
-        deps = Dependencies(docs=folder_stamp(self.config.docs_dir), templates=self.templates.record("*")[0], site=ids)
+        deps = Dependencies(docs=tree_stamp(self.config.docs_dir), templates=self.templates.record("*")[0], site=ids)
         if self.docs is None or self.docs[0] != deps:
             self.docs = (deps, DocsPages(self.config, records, self.store.analysis_of), None)
             self.docs_pages = {}

@@ -185,8 +185,9 @@ class Templates:
         forget(names)
 
 
-def folder_stamp(root: Path) -> tuple[tuple[str, str], ...]:
-    """The files under `root` with their sizes and times (docs are found again when this changes)."""
+def tree_stamp(root: Path) -> tuple[tuple[str, str], ...]:
+    """Every file under `root`, at any depth, with its size and time (docs_dir's pages are found again
+    when this changes); reports.folder_stamp is one report folder's, one level deep."""
     if not root.is_dir():
         return ()
     out = []
