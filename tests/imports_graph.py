@@ -11,9 +11,19 @@ PACKAGE = Path(__file__).resolve().parent.parent / "site_gen"
 LAYERS = ("core", "receipts", "analysis", "views", "build", "api", "front ends")
 
 
+# What the packaging step generates there (each template's compiled code, render/precompiled.py):
+# not source anyone writes or reads, so none of the source's rules apply to it.
+GENERATED = "_templates_compiled"
+
+
+def sources() -> list[Path]:
+    """site_gen/'s own Python files, those generated when it is packaged left out."""
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if GENERATED not in p.relative_to(PACKAGE).parts]
+
+
 def modules() -> dict[str, Path]:
     out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sources():
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path

@@ -6,8 +6,9 @@ import re
 import tokenize
 
 from conftest import ROOT
+from imports_graph import sources
 
-SOURCES = sorted((ROOT / "site_gen").rglob("*.py"))
+SOURCES = sources()
 
 
 def numbers(path) -> list[tuple[str, int]]:

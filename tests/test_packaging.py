@@ -3,6 +3,7 @@ each package under site_gen/, the theme and every section's templates, the schem
 as a folder is packaged with no edit of pyproject.toml."""
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -15,8 +16,10 @@ BUILD = "from setuptools import build_meta; print(build_meta.build_wheel('dist')
 
 def test_the_wheel_holds_every_file_of_site_gen_and_a_new_sections_folder(tmp_path):
     src = tmp_path / "src"
-    shutil.copytree(ROOT / "site_gen", src / "site_gen", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("pyproject.toml", "README.md"):
+    # Without what an editable install generated in the checkout: the wheel's build makes its own.
+    shutil.copytree(ROOT / "site_gen", src / "site_gen",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "_templates_compiled"))
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, src / name)
     # A section added as a folder, as tests/test_section_package.py adds it.
     shutil.copytree(ROOT / "tests" / "toy_section", src / "site_gen" / "sections" / "toy",
@@ -30,3 +33,10 @@ def test_the_wheel_holds_every_file_of_site_gen_and_a_new_sections_folder(tmp_pa
     assert tree - packed == set()
     assert {"site_gen/templates/base.html", "site_gen/static/sitegen.css", "site_gen/sections/toy/templates/toy.html",
             "site_gen/sections/toy/templates/overview/toy.html", "site_gen/sections/serving/__init__.py"} <= packed
+    # Every template compiled into the package (render/precompiled.py), the new section's included:
+    # the index names each template's file and its module, and each module is packed.
+    index = ast.parse(zipfile.ZipFile(wheel).read("site_gen/_templates_compiled/__init__.py").decode())
+    compiled = ast.literal_eval(next(n.value for n in index.body if isinstance(n, ast.Assign)))
+    templates = {p.relative_to(src / "site_gen").as_posix() for p in (src / "site_gen").rglob("*.html")}
+    assert set(compiled) == templates and "sections/toy/templates/toy.html" in compiled
+    assert {f"site_gen/_templates_compiled/{module}.py" for _, module in compiled.values()} <= packed

@@ -14,6 +14,7 @@ import site_gen
 from site_gen.core.errors import SitegenError
 from site_gen.render import format as fmt
 from site_gen.render.parts import dashboard_columns
+from site_gen.render.precompiled import OPTIONS, Compiling, code_for
 from site_gen.render.where import template_dirs
 
 
@@ -21,7 +22,7 @@ from site_gen.render.where import template_dirs
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
-class _Environment(jinja2.Environment):
+class _Environment(Compiling):
     """Jinja's environment, with `view.key` looked up as an item first on a plain dict whose
     attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
     end with the item: the same value, without the failed attribute lookup (thousands a page)."""
@@ -37,17 +38,6 @@ class _Environment(jinja2.Environment):
         except NotText as exc:
             raise SitegenError("is not UTF-8 text, so it cannot be a template (a template includes or extends it)",
                                exc.filename) from None
-
-    def _generate(self, source, name, filename, defer_init=False):
-        # Each `{{ value }}` of a compiled template is written through `escape`: markupsafe's makes a
-        # Markup object of every value (thousands a page, ~13% of rendering). Jinja joins what a page,
-        # a macro or a block writes and makes the result Markup itself, so plain escaped text does:
-        # the same bytes (markupsafe's own escaping), without the objects.
-        # (`_generate` is Jinja's own step from template to Python source, the same in Jinja 3.x; its
-        # first line is the runtime import, which this `escape` follows and so replaces.)
-        code = super()._generate(source, name, filename, defer_init=defer_init)
-        head, newline, rest = code.partition("\n")
-        return f"{head}\nfrom site_gen.render.escaping import escape_text as escape{newline}{rest}"
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -68,7 +58,17 @@ class NotText(jinja2.TemplateError):
 
 class _Loader(jinja2.FileSystemLoader):
     """Templates are UTF-8 text: any other file found (custom_dir may hold images beside its
-    templates) is refused as a template, never decoded as one."""
+    templates) is refused as a template, never decoded as one. A template of the package itself is
+    taken compiled from the package when it was compiled from this very text (render/precompiled.py)."""
+
+    def load(self, environment, name, globals=None):
+        source, filename, uptodate = self.get_source(environment, name)
+        code = code_for(environment, name, filename, source)
+        if code is None:
+            code = environment.compile(source, name, filename)
+        template = environment.template_class.from_code(environment, code, {} if globals is None else globals, uptodate)
+        template.filename = filename  # the template's file, as compiled in memory, not the generated module's
+        return template
 
     def get_source(self, environment, template):
         try:
@@ -81,16 +81,10 @@ class _Loader(jinja2.FileSystemLoader):
 @lru_cache(maxsize=8)
 def environment(custom_dir: str | None) -> jinja2.Environment:
     paths = [str(p) for p in template_dirs(custom_dir)]
-    # optimized=False: Jinja's optimizer folds constant expressions at compile time, ~10% of the
-    # compile time of every template a cold build compiles, for expressions this theme barely has.
-    # auto_reload=False: Jinja's own check stats a template's file each time it is asked for, and a
-    # page asks ~10 times (includes, imports): ~13% of a cold build's time. A build asks once, at
-    # its start (`refresh`), and the preview's watcher drops what it saw change (Templates.changed).
-    options = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, optimized=False,
-                   auto_reload=False)
-    # Compiled in memory only: no bytecode cache (Jinja's bytecode is marshalled code, and code
-    # read from a cache folder is code whoever can write that folder runs).
-    env = _Environment(loader=_Loader(paths), undefined=jinja2.StrictUndefined, **options)
+    # Compiled in memory, or taken from the package (precompiled.py): never a bytecode cache (Jinja's
+    # bytecode is marshalled code, and code read from a cache folder is code whoever can write that
+    # folder runs).
+    env = _Environment(loader=_Loader(paths), **OPTIONS)
     env.filters.update(fmt.FILTERS)
     env.filters["json_attribute"] = json_attribute
     env.filters["css_string"] = css_string

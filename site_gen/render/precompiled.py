@@ -1,0 +1,207 @@
+"""The theme's and the sections' templates compiled when sitegen is packaged, not on every run.
+
+Compiling the ~50 templates a build uses is Jinja's parser and code generator in pure Python:
+~0.5 s of CPU in every process that builds (a quarter of the example site's cold build). The
+package's own templates are the same in every run, so the packaging step (setup.py's build_py, for
+a wheel and for an editable install alike) writes each one's generated Python into the package,
+beside the code it belongs to (`site_gen/_templates_compiled/`), and a run takes a template from
+there when, and only when, it was generated from the very text the loader just read (its SHA-256,
+with the template's name and everything of Jinja and of this environment that shapes the code).
+Anything else (a template edited since, one of custom_dir, another Jinja) is compiled as before.
+
+Nothing here reads code from a cache: the modules are part of the installed package, found by
+Python's import system inside it, as trusted as sitegen's own `.py` files (and bytecode-cached by
+Python as those are). This module imports Jinja alone, so the packaging step can run it without
+sitegen's dependencies.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import jinja2
+
+# The package of generated modules, and the version of what is generated: raised when the code a
+# template compiles to changes in any way the fingerprint below cannot see.
+PACKAGE = "_templates_compiled"
+FORMAT = "1"
+
+# Each `{{ value }}` of a compiled template is written through `escape`: markupsafe's makes a Markup
+# object of every value (thousands a page, ~13% of rendering). Jinja joins what a page, a macro or a
+# block writes and makes the result Markup itself, so plain escaped text does: the same bytes
+# (markupsafe's own escaping), without the objects. (`_generate` is Jinja's own step from template
+# to Python source, the same in Jinja 3.x; its first line is the runtime import, which this import
+# follows and so replaces.)
+ESCAPE_IMPORT = "from site_gen.render.escaping import escape_text as escape"
+
+# optimized=False: Jinja's optimizer folds constant expressions at compile time, ~10% of the compile
+# time of every template, for expressions this theme barely has. auto_reload=False: Jinja's own
+# check stats a template's file each time it is asked for, and a page asks ~10 times (includes,
+# imports): ~13% of a cold build's time. A build asks once, at its start (`environment.refresh`),
+# and the preview's watcher drops what it saw change (Templates.changed).
+OPTIONS = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, optimized=False,
+               auto_reload=False, undefined=jinja2.StrictUndefined)
+
+
+class Compiling(jinja2.Environment):
+    """Jinja's environment with sitegen's one change to the code a template compiles to."""
+
+    def _generate(self, source, name, filename, defer_init=False):
+        code = super()._generate(source, name, filename, defer_init=defer_init)
+        head, newline, rest = code.partition("\n")
+        return f"{head}\n{ESCAPE_IMPORT}{newline}{rest}"
+
+
+def fingerprint(env: jinja2.Environment) -> str | None:
+    """Everything besides a template's name and text that shapes the code it compiles to: Jinja's
+    version, the syntax and whitespace options, autoescape, the optimizer, the extensions, the
+    filters and tests that take a context (their calls compile differently), and this module's
+    change to the code. None for an environment of another kind (its code is not ours)."""
+    if not isinstance(env, Compiling) or type(env)._generate is not Compiling._generate:
+        return None
+    if callable(env.autoescape) or env.is_async:
+        return None
+    passing = sorted((kind, name, repr(getattr(f, "jinja_pass_arg", None)))
+                     for kind, table in (("filter", env.filters), ("test", env.tests))
+                     for name, f in table.items() if getattr(f, "jinja_pass_arg", None) is not None)
+    parts = (jinja2.__version__, FORMAT, ESCAPE_IMPORT, env.block_start_string, env.block_end_string,
+             env.variable_start_string, env.variable_end_string, env.comment_start_string, env.comment_end_string,
+             env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks,
+             env.newline_sequence, env.keep_trailing_newline, env.autoescape, env.optimized,
+             sorted(env.extensions), passing)
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def key_of(print_: str, name: str, source: str) -> str:
+    """The key a template's generated code is kept under: its environment, name and exact text."""
+    return hashlib.sha256(f"{print_}\0{name}\0".encode() + source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _package_dir() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+# -- at run time -----------------------------------------------------------------------------------
+
+_index: dict[str, tuple[str, str]] | None = None  # template file (relative to the package) -> (key, module)
+
+
+def _the_index() -> dict[str, tuple[str, str]]:
+    global _index
+    if _index is None:
+        try:
+            module = importlib.import_module(f"site_gen.{PACKAGE}")
+            _index = dict(getattr(module, "TEMPLATES", {}))
+        except ImportError:  # not generated (a checkout never installed): every template is compiled
+            _index = {}
+    return _index
+
+
+def code_for(env: jinja2.Environment, name: str, filename: str | None, source: str):
+    """The code object the package holds for this template, or None: none generated, or not from
+    this exact text, name and environment (it is then compiled as Jinja always does)."""
+    index = _the_index()
+    if not index or not filename:
+        return None
+    try:
+        relative = Path(filename).resolve().relative_to(_package_dir()).as_posix()
+    except ValueError:  # not a file of the package (custom_dir)
+        return None
+    entry = index.get(relative)
+    if entry is None:
+        return None
+    print_ = getattr(env, "_sitegen_fingerprint", False)
+    if print_ is False:
+        print_ = fingerprint(env)
+        env._sitegen_fingerprint = print_
+    if print_ is None or entry[0] != key_of(print_, name, source):
+        return None
+    spec = importlib.util.find_spec(f"site_gen.{PACKAGE}.{entry[1]}")
+    if spec is None or spec.loader is None:
+        return None
+    # The module's code, not the module: each environment runs it in a namespace of its own (Jinja
+    # binds `environment` there), as a template compiled in memory is. Python's own bytecode cache
+    # of the package serves it when there is one.
+    return spec.loader.get_code(spec.name)
+
+
+def uses_none() -> None:
+    """Forgets the index (tests: a build as if nothing were generated, or generated again)."""
+    global _index
+    _index = None
+
+
+# -- when packaged ---------------------------------------------------------------------------------
+
+class _AnyFilter(dict):
+    """The filters and tests at packaging time: sitegen's own (render/format.py and the rest) need
+    pandas, which packaging does not have. Compiling asks only whether a name exists and whether its
+    function takes a context; none of sitegen's does (the fingerprint checks it at run time), so any
+    name not Jinja's own is a plain function here."""
+
+    def get(self, name, default=None):
+        return super().get(name, _plain)
+
+
+def _plain(value, *args, **kwargs):  # pragma: no cover - never called, only looked up
+    return value
+
+
+def template_files(package: Path) -> list[tuple[str, Path]]:
+    """(name, file) of every template of the theme and of each section, as the loader names them."""
+    roots = [package / "templates"] + sorted(p / "templates" for p in (package / "sections").iterdir()
+                                             if (p / "templates").is_dir())
+    out = []
+    for root in roots:
+        if root.is_dir():
+            for path in sorted(root.rglob("*.html")):
+                out.append((path.relative_to(root).as_posix(), path))
+    return out
+
+
+def generate(package: Path) -> int:
+    """Writes `package`/_templates_compiled/: one module of generated code per template and the
+    index of their keys. Returns how many. A template Jinja cannot compile is left out (a run
+    compiles it, and says what is wrong)."""
+    env = Compiling(**OPTIONS)
+    env.filters = _AnyFilter(env.filters)
+    env.tests = _AnyFilter(env.tests)
+    print_ = fingerprint(env)
+    out = package / PACKAGE
+    out.mkdir(exist_ok=True)
+    index, written = {}, set()
+    for name, path in template_files(package):
+        source = path.read_text("utf-8")
+        try:
+            code = env.compile(source, name, str(path), raw=True)
+        except jinja2.TemplateError:
+            continue
+        relative = path.relative_to(package).as_posix()
+        module = "t_" + hashlib.sha256(relative.encode()).hexdigest()[:16]
+        _write(out / f"{module}.py", f"# Generated from site_gen/{relative} by site_gen/render/precompiled.py.\n{code}")
+        written.add(f"{module}.py")
+        index[relative] = (key_of(print_, name, source), module)
+    lines = ['"""Generated by site_gen/render/precompiled.py when sitegen was packaged: each template\'s',
+             'compiled code, with the key of the text it was compiled from."""', "TEMPLATES = {"]
+    lines += [f"    {rel!r}: {entry!r}," for rel, entry in sorted(index.items())]
+    _write(out / "__init__.py", "\n".join(lines + ["}", ""]))
+    for stale in out.glob("t_*.py"):
+        if stale.name not in written:
+            stale.unlink()
+    return len(index)
+
+
+def _write(path: Path, text: str) -> None:
+    """Written whole or not at all (a process reading the package meanwhile sees one or the other)."""
+    if path.exists() and path.read_text("utf-8") == text:
+        return  # unchanged: its modification time (and Python's bytecode of it) stays valid
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, "utf-8")
+    os.replace(tmp, path)
+
+
+if __name__ == "__main__":  # python -m site_gen.render.precompiled: generate again (a checkout)
+    print(f"{generate(_package_dir())} templates compiled into site_gen/{PACKAGE}/", file=sys.stderr)
