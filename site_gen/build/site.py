@@ -18,7 +18,7 @@ from site_gen.render import dashboard, publish
 from site_gen.render.contexts import HomeContext, as_context
 from site_gen.render.docs import DocsPages
 from site_gen.render.pages import Page
-from site_gen.render.where import report_base
+from site_gen.render.where import REPORTS_DIR, report_base
 
 if TYPE_CHECKING:
     from site_gen.build.builder import Builder
@@ -35,6 +35,8 @@ class SiteBuild:
         self.open = set(early[0]()) if early else set()
         self.show = early[1] if early else None
         self.shown: set[str] = set()
+        self._open_reports = {url.split("/")[1] for url in self.open if url.startswith(f"{REPORTS_DIR}/")
+                              and url.count("/") >= 2} if self.show is not None and out is None else set()
         self.asset_urls = {k: v[0] for k, v in assets.items()}
         self.site = builder.site_hash(site_nav, self.asset_urls)
         self.receipts = Dependencies(receipts=tuple((r.id, r.sha256) for r in records))
@@ -49,6 +51,10 @@ class SiteBuild:
 
     def reports(self) -> None:
         """Each report's own files: taken whole when nothing they are made from changed."""
+        # The preview's open pages first: a report with an open page is remade (and that page shown)
+        # before the others are looked at (at a thousand reports, walking the records before it took
+        # ~20 ms). The rest is done in folder order as always, so the site is the same.
+        first = {r.id: self._make(r) for r in self.records if self._open_in(r) and self._reusable(r) is None}
         for i, r in enumerate(self.records):
             if i % 10 == 0:
                 self.b.step("reports", i, len(self.records))
@@ -56,13 +62,8 @@ class SiteBuild:
             if self.out is not None:
                 self._stream(r)
                 self.b.store.drop(r.id)  # written out: the record is all the rest of the build needs
-            elif not self._reuse(r):
-                # Pages a forked worker made from what they are still made from need no analysis here.
-                a, made = None, self._unchanged_pages(r)
-                if made is None:
-                    a = self.b.store.analysis_of(r.id)
-                    self._first(a)
-                    made = self.b.report_pages(a, self.site_nav)
+            elif r.id in first or not self._reuse(r):
+                a, made = first.pop(r.id, None) or self._make(r)
                 self.pages.extend(made.pages)
                 self.cached.update(id(p) for p in made.pages)
                 self.files.update(made.files)
@@ -70,6 +71,36 @@ class SiteBuild:
                 self.remade.append((r.id, made))
                 if a is not None and a.report.raw:  # analysed and published: keep the analysis, drop the records
                     self.b.store.keep(lighten(a))
+
+    def _reusable(self, r: ReportRecord) -> tuple | None:
+        """A report's files, warnings and charts flag as last made, if its record still holds."""
+        recorded, done = self.b.records.get(f"report:{r.id}"), self.b.report_done.get(r.id)
+        if recorded is None or done is None:
+            return None
+        now = self.b.report_deps(r)
+        if (now.receipts, now.ledes, now.links, self.site) != (recorded.receipts, recorded.ledes, recorded.links, recorded.site):
+            return None
+        # Whether its templates are as they were: asked once per build for each set of them (a
+        # thousand reports share a few).
+        current = self._templates_current.get(recorded.templates)
+        if current is None:
+            current = all(self.b.templates.hash(name) == h for name, h in recorded.templates)
+            self._templates_current[recorded.templates] = current
+        return done if current else None
+
+    def _open_in(self, r: ReportRecord) -> bool:
+        """Whether a page of this report is open in the preview (and this build shows pages early)."""
+        return r.id in self._open_reports
+
+    def _make(self, r: ReportRecord) -> tuple:
+        """(analysis or None, made): a report's pages made again, its open ones shown first. Pages a
+        forked worker made from what they are still made from need no analysis here."""
+        a, made = None, self._unchanged_pages(r)
+        if made is None:
+            a = self.b.store.analysis_of(r.id)
+            self._first(a)
+            made = self.b.report_pages(a, self.site_nav)
+        return a, made
 
     def _unchanged_pages(self, r: ReportRecord) -> Made | None:
         """A report's pages and files as last made (here, or by a worker), if still current: no analysis needed."""
@@ -91,20 +122,8 @@ class SiteBuild:
     def _reuse(self, r: ReportRecord) -> bool:
         """Takes a report's files whole if its record still holds, without even looking at its pages
         (a thousand reports are nine thousand pages)."""
-        output = f"report:{r.id}"
-        recorded, done = self.b.records.get(output), self.b.report_done.get(r.id)
-        if recorded is None or done is None:
-            return False
-        now = self.b.report_deps(r)
-        if (now.receipts, now.ledes, now.links, self.site) != (recorded.receipts, recorded.ledes, recorded.links, recorded.site):
-            return False
-        # Whether its templates are as they were: asked once per build for each set of them (a
-        # thousand reports share a few).
-        current = self._templates_current.get(recorded.templates)
-        if current is None:
-            current = all(self.b.templates.hash(name) == h for name, h in recorded.templates)
-            self._templates_current[recorded.templates] = current
-        if not current:
+        done = self._reusable(r)
+        if done is None:
             return False
         self.files.update(done[0])
         self.warnings.extend(done[1])
