@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from site_gen.analysis.report import Analysis
-from site_gen.build.assembly import history_nav, report_nav, report_url, settle
+from site_gen.build.assembly import Settled, history_nav, report_url
 from site_gen.build.site import SiteBuild
 from site_gen.build.workers import Streamed, prefill, weight, workers_for
 from site_gen.core.config import Config
@@ -75,6 +75,7 @@ class Builder:
         self.extra_files: tuple[Dependencies, dict[str, bytes]] | None = None  # 404.html, sitemap.xml, share cards
         self._history: tuple[Dependencies, Page] | None = None
         self._relations = RelationsMemo()
+        self._settled = Settled()  # the records settled and their navigation, while they are the same
         self.home: tuple[tuple, Page] | None = None  # (the receipts and row macro it was made from, the home page)
         self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
@@ -322,14 +323,14 @@ class Builder:
         refresh_templates()  # a template edited since the last build is compiled again
         self._prefill(out)
         entries = self.store.entries()
-        records = settle([self.store.record_of(e) for e in entries])
+        records, nav = self._settled([self.store.record_of(e) for e in entries])
         self.env = {r.id: r for r in records}
         # Which reports link to which: searched again when a record's part that says so changed
         # (made from the receipt alone, never the lede: a prose edit keeps them all).
         self.related = relations_again(records, self._relations)
         self._links_memo = {}
         docs = self._docs_for(records)
-        site = SiteBuild(self, records, docs.nav + report_nav(records), theme_assets(self.config), out, early)
+        site = SiteBuild(self, records, docs.nav + nav, theme_assets(self.config), out, early)
         site.reports()
         site.home_and_history()
         site.early(docs)

@@ -125,8 +125,12 @@ class ReportStore:
                 out.append(cached)  # the watcher said nothing of it: unchanged
                 continue
             out.append(self._entry(folder, cached))
-        for gone in set(self.loaded) - set(folders):
-            del self.loaded[gone]
+        # Every folder listed has its entry now, so a size that differs means some entry is of a folder
+        # gone. Keyed again by this listing's own folder objects after each full listing: a lookup by
+        # the same object is an identity test, by an equal one (a forked worker's, unpickled, or an
+        # earlier listing's) pathlib's comparison of parts (~3 ms a rebuild at a thousand reports).
+        if named is None or len(self.loaded) != len(folders):
+            self.loaded = {folder: self.loaded[folder] for folder in folders}
         return out
 
     def reports(self) -> list[Report]:
