@@ -128,12 +128,6 @@ def code_for(env: jinja2.Environment, name: str, filename: str | None, source: s
     return spec.loader.get_code(spec.name)
 
 
-def uses_none() -> None:
-    """Forgets the index (tests: a build as if nothing were generated, or generated again)."""
-    global _index
-    _index = None
-
-
 # -- when packaged ---------------------------------------------------------------------------------
 
 class _AnyFilter(dict):
