@@ -35,6 +35,7 @@ class SiteBuild:
         self.open = set(early[0]()) if early else set()
         self.show = early[1] if early else None
         self.shown: set[str] = set()
+        # The reports with a page open in the preview, when this build shows pages early.
         self._open_reports = {url.split("/")[1] for url in self.open if url.startswith(f"{REPORTS_DIR}/")
                               and url.count("/") >= 2} if self.show is not None and out is None else set()
         self.asset_urls = {k: v[0] for k, v in assets.items()}
@@ -54,7 +55,7 @@ class SiteBuild:
         # The preview's open pages first: a report with an open page is remade (and that page shown)
         # before the others are looked at (at a thousand reports, walking the records before it took
         # ~20 ms). The rest is done in folder order as always, so the site is the same.
-        first = {r.id: self._make(r) for r in self.records if self._open_in(r) and self._reusable(r) is None}
+        first = {r.id: self._make(r) for r in self.records if r.id in self._open_reports and self._reusable(r) is None}
         for i, r in enumerate(self.records):
             if i % 10 == 0:
                 self.b.step("reports", i, len(self.records))
@@ -87,10 +88,6 @@ class SiteBuild:
             current = all(self.b.templates.hash(name) == h for name, h in recorded.templates)
             self._templates_current[recorded.templates] = current
         return done if current else None
-
-    def _open_in(self, r: ReportRecord) -> bool:
-        """Whether a page of this report is open in the preview (and this build shows pages early)."""
-        return r.id in self._open_reports
 
     def _make(self, r: ReportRecord) -> tuple:
         """(analysis or None, made): a report's pages made again, its open ones shown first. Pages a
