@@ -84,6 +84,25 @@ SAME_ROWS_JS = r"""() => {
 # Every rule in both schemes: a dark block that sets colours only today may not tomorrow (issue 32).
 AXE_RUN = "axe.run(document, {resultTypes: ['violations'], preload: false})"
 
+# axe parses every colour it reads (each element's computed background-color and color, for each text
+# node whose contrast it checks) through a general CSS colour library and gamut mapping: a page names a
+# few dozen distinct colour strings, parsed tens of thousands of times. The parse is a function of its
+# string alone (it reads nothing but its argument and sets r, g, b and alpha), so each string's result
+# is kept and set again; what fails to parse still fails, and is not kept. axe's results are the same
+# (test_axe_colour_memo_*); on 12 pages of the example, 4 runs each, the runs took 0.81 of their time
+# with every check's data compared, and color-contrast alone on the speed page about half.
+AXE_COLOUR_MEMO_JS = r"""() => {
+  const Color = axe.commons.color.Color, parse = Color.prototype.parseString, kept = new Map();
+  if (Color.prototype.parseString.kept) return;
+  Color.prototype.parseString = function (text) {
+    const hit = kept.get(text);
+    if (hit === undefined) { parse.call(this, text); kept.set(text, [this.r, this.g, this.b, this.alpha]); return this; }
+    [this.r, this.g, this.b, this.alpha] = hit;
+    return this;
+  };
+  Color.prototype.parseString.kept = kept;
+}"""
+
 # Each edge figure takes keyboard focus in turn (what Playwright's focus() does: element.focus(),
 # whose focusin opens the tooltip), and the tooltip's box is read: in one call, not two per figure.
 EDGE_TIPS_JS = r"""() => [...document.querySelectorAll("[data-edge-figure='1']")].map(e => {
@@ -183,6 +202,7 @@ def axe_problems(pg, axe, name: str, totals: dict) -> list[str]:
     table rows taken out first (SAME_ROWS_JS)."""
     problems = []
     pg.evaluate(axe.axe_script)
+    pg.evaluate(AXE_COLOUR_MEMO_JS)
     totals["rows skipped"] = totals.get("rows skipped", 0) + pg.evaluate(SAME_ROWS_JS)
     for scheme, width in AXE_RUNS:
         set_width(pg, width)
@@ -372,3 +392,85 @@ def test_axe_pass_finds_a_planted_violation_in_a_table_whose_repeated_rows_it_le
     contrast = [p for p in problems if "color-contrast" in p]
     assert len(contrast) == len(AXE_RUNS), problems
     assert one_page.locator("tbody tr").count() == 2  # the first of each kind, both checked
+
+
+# Every colour string a page's elements compute, in the scheme emulated, and some spellings the page
+# does not use (other colour spaces, angles, a string no parser takes).
+COLOUR_STRINGS_JS = r"""() => {
+  const props = ["color", "background-color", "border-top-color", "border-right-color", "border-bottom-color",
+                 "border-left-color", "outline-color", "text-decoration-color", "fill", "stroke", "caret-color"];
+  const out = new Set(["transparent", "rgba(0, 0, 0, 0)", "#abc", "#aabbcc80", "hsl(0.5turn 40% 60%)",
+                       "hsl(3rad 40% 60%)", "oklch(70% 0.3 200)", "color(display-p3 1 0 0 / 0.5)", "lab(50 90 -90)"]);
+  for (const e of document.querySelectorAll("*")) {
+    const s = getComputedStyle(e);
+    for (const p of props) { const v = s.getPropertyValue(p); if (v && !v.startsWith("url(") && v !== "none") out.add(v); }
+  }
+  return [...out];
+}"""
+
+# Each string parsed by axe's own parse on a new colour, then by the kept parse twice (once to keep,
+# once from what it kept): the same four numbers, and the same error where the parse fails.
+COLOUR_PARSES_JS = r"""(texts) => {
+  const Color = axe.commons.color.Color;
+  const parse = (t) => { try { const c = new Color(); c.parseString(t); return [c.r, c.g, c.b, c.alpha, c.red, c.green, c.blue]; }
+                         catch (e) { return String(e); } };
+  return texts.map(parse);
+}"""
+
+
+def test_axe_colour_memo_parses_each_colour_of_a_page_as_axe_does(example_site, one_page):
+    from axe_playwright_python.sync_playwright import Axe
+
+    pg = one_page
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+    texts = set()
+    try:
+        for scheme in ("light", "dark"):
+            pg.emulate_media(color_scheme=scheme)
+            texts |= set(pg.evaluate(COLOUR_STRINGS_JS))
+    finally:
+        pg.emulate_media(color_scheme="light")
+    texts = sorted(texts) + ["not a colour"]
+    pg.evaluate(Axe().axe_script)
+    own = pg.evaluate(COLOUR_PARSES_JS, texts)
+    pg.evaluate(AXE_COLOUR_MEMO_JS)
+    first, second = pg.evaluate(COLOUR_PARSES_JS, texts), pg.evaluate(COLOUR_PARSES_JS, texts)
+    assert len(texts) > 20 and sum(isinstance(o, list) for o in own) == len(texts) - 1
+    assert own[-1] == first[-1] == second[-1] and "not a colour" in own[-1]
+    assert first == own and second == own, [(t, o, f, s) for t, o, f, s in zip(texts, own, first, second) if not o == f == s]
+
+
+# axe's whole answer: every rule's violations, passes and incomplete nodes, with each check's data.
+AXE_WHOLE = ("axe.run(document, {preload: false}).then(r => [r.violations, r.passes, r.incomplete].map(l => l.map(v =>"
+             " [v.id, v.nodes.map(n => [n.target, ...[n.any, n.all, n.none].map(cs => cs.map(c => [c.id, c.data]))])])))")
+
+
+def test_axe_colour_memo_leaves_axe_s_answer_as_it_was(tmp_path, one_page):
+    """On a page of colours in several spellings, text on tinted boxes, a faint row: axe's whole
+    answer, without and with the kept parse, in each scheme."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    (tmp_path / "index.html").write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>t</title><style>"
+        ".a{color:#767676;background:hsl(0.5turn 40% 96%)} .b{color:oklch(45% 0.2 30);background:rgba(255,255,0,.3)}"
+        " .c{color:#bbb} @media (prefers-color-scheme: dark){body{background:#111;color:#eee} .c{color:#333}}"
+        "</style></head><body><main><h1>t</h1><p class='a'>one <a href='#x'>link</a></p><p class='b'>two</p>"
+        "<p class='c' id='x'>three</p><div style='background:color(srgb 0 0 0.5 / 0.8)'><span style='color:lab(90 0 0)'>four</span></div>"
+        "</main></body></html>", encoding="utf-8")
+    pg, axe = one_page, Axe()
+    answers = {}
+    try:
+        for scheme in ("light", "dark"):
+            for kept in (False, True):
+                pg.goto((tmp_path / "index.html").as_uri())
+                pg.emulate_media(color_scheme=scheme)
+                pg.evaluate(axe.axe_script)
+                if kept:
+                    pg.evaluate(AXE_COLOUR_MEMO_JS)
+                answers[scheme, kept] = pg.evaluate(AXE_WHOLE)
+    finally:
+        pg.emulate_media(color_scheme="light")
+    assert any(v[0] == "color-contrast" for v in answers["light", False][0])  # the faint text was found
+    assert answers["light", False] != answers["dark", False]  # the schemes differ
+    assert answers["light", True] == answers["light", False] and answers["dark", True] == answers["dark", False]
