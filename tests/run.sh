@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Installs what the tests need (a venv with sitegen and its test extras, Debian's chromium)
-# and runs the whole suite. README's test command and .ci/run both call this script.
+# Installs what the tests need (a venv with sitegen and its test extras, Debian's chromium and its
+# headless shell) and runs the whole suite. README's test command and .ci/run both call this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian's chromium, and its headless shell (the same Blink, without the browser's window) that the
+# browser tests drive: tests/conftest.py says why.
+missing=""
+command -v chromium >/dev/null 2>&1 || missing="chromium"
+[ -x /usr/lib/chromium/chromium-headless-shell ] || missing="$missing chromium-headless-shell"
+if [ -n "$missing" ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  # shellcheck disable=SC2086 # one word per package
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 # uv (installed by pip into the venv) installs what pip would, the newest releases pyproject.toml

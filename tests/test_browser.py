@@ -97,3 +97,46 @@ def test_narrow_screen_has_no_page_level_horizontal_scroll(example_site, browser
         overflow = pg.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, name
     context.close()
+
+
+# Where each heading, table, chart and figure of a page sits, and the page's own size: what a
+# difference between two builds of Blink would move.
+LAYOUT_JS = r"""() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight,
+  ...[...document.querySelectorAll("h1, h2, h3, table, figure, svg, .fig, nav a")].map(e => {
+    const r = e.getBoundingClientRect(); return [e.tagName, Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]; })]"""
+
+
+def test_debian_chromium_lays_pages_out_as_the_headless_shell_the_tests_drive(example_site, browser):
+    """The suite's browser (conftest.CHROMIUM, Debian's chromium-headless-shell) and the browser a
+    person opens (Debian's `chromium`) place every heading, table, chart and figure of a report's
+    pages at the same pixels, at a phone's width and a desktop's, in both schemes, with no console
+    error in either."""
+    from conftest import CHROMIUM, CHROMIUM_ARGS, DEBIAN_CHROMIUM, need_browser, watched_page
+
+    need_browser(DEBIAN_CHROMIUM)
+    pages = [example_site / "index.html", example_site / "reports" / "cuteafd-v4.0.0" / "speed.html",
+             example_site / "reports" / "vllm-tp4pp2-ib-aa" / "latency.html"]
+    views = [(1280, "light"), (390, "dark")]
+
+    def layouts(b) -> dict:
+        out = {}
+        for width, scheme in views:
+            context = b.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+            pg = watched_page(context)
+            for path in pages:
+                pg.goto(path.as_uri())
+                pg.wait_for_selector("[data-figure].ready svg", timeout=10000) if pg.locator("[data-figure]").count() else None
+                out[path.name, width, scheme] = pg.evaluate(LAYOUT_JS)
+            assert pg.errors == [], pg.errors
+            context.close()
+        return out
+
+    shell = layouts(browser)
+    full = browser.browser_type.launch(executable_path=DEBIAN_CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    try:
+        person = layouts(full)
+    finally:
+        full.close()
+    assert all(len(v) > 10 for v in shell.values()), {k: len(v) for k, v in shell.items()}
+    for key in shell:
+        assert person[key] == shell[key], (key, CHROMIUM, [(a, b) for a, b in zip(person[key], shell[key]) if a != b][:5])
