@@ -371,3 +371,34 @@ def test_a_blank_field_of_a_part_only_schema_1_1_has_is_one_error(tmp_path):
     (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - sitegen:\n      data_dir: data\n")
     r = sitegen_here("check", "-q", cwd=tmp_path)
     refused(r, "data/r/SUMMARY.json: $.report.differs[0].field: must not be empty")
+
+
+def _ledger_interval_as_python_draws_it(hits: list[int], sizes: list[int]) -> tuple[float, float]:
+    """The ledger's loop itself (tools/verify.py's rule): random.Random(0).randrange, int / int."""
+    import random
+
+    draw, n, means = random.Random(0).randrange, len(hits), []
+    for _ in range(2000):
+        picks = [draw(n) for _ in range(n)]
+        means.append(sum(hits[j] for j in picks) / sum(sizes[j] for j in picks))
+    means.sort()
+    return round(means[50], 4), round(means[1949], 4)
+
+
+def test_the_ledger_interval_draws_what_pythons_random_draws_for_every_size():
+    """numpy's draws are randrange's, output for output, for sizes at and around each power of two
+    (where the kept share of outputs is lowest and highest), and the intervals are the loop's."""
+    import random
+
+    from site_gen.importers.ledger_protocols import ledger_draws, ledger_interval
+
+    sizes = sorted({1, 2, 3, 5, 7, 198, 1000} | {2 ** k + d for k in range(1, 11) for d in (-1, 0, 1)})
+    for n in sizes:
+        python = random.Random(0)
+        assert ledger_draws(n, 5 * n + 300).tolist() == [python.randrange(n) for _ in range(5 * n + 300)], n
+    rng = random.Random(7)
+    for n in (1, 2, 3, 17, 64, 65, 198):
+        passes = [rng.choice((1, 1, 4)) for _ in range(n)]
+        hits = [rng.randint(0, p) for p in passes]
+        by = {f"q{i:03d}": [(0, {"ok": j < h}) for j in range(p)] for i, (h, p) in enumerate(zip(hits, passes))}
+        assert ledger_interval(by, "ok") == _ledger_interval_as_python_draws_it(hits, passes), n
