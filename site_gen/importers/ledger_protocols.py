@@ -259,7 +259,12 @@ LEDGER_SEED = 0
 
 
 def ledger_draws(n: int, count: int) -> np.ndarray:
-    """The first `count` of `random.Random(LEDGER_SEED).randrange(n)`, drawn with numpy.
+    """The first `count` of `random.Random(LEDGER_SEED).randrange(n)`, drawn with numpy."""
+    return np.concatenate(list(_ledger_blocks(n, count, count)) or [np.empty(0, np.intp)])
+
+
+def _ledger_blocks(n: int, count: int, block: int):
+    """`random.Random(LEDGER_SEED).randrange(n)`, `count` of them, in blocks of `block` (the last shorter).
 
     The same Mersenne Twister seeded the same way (numpy's RandomState seeded with a sequence
     initialises by array, as Python's seed does with an int), and randrange's own rule: take the top
@@ -270,22 +275,30 @@ def ledger_draws(n: int, count: int) -> np.ndarray:
     bits = n.bit_length()
     if bits > 32:  # randrange's rule differs above 32 bits; no ledger run holds 4 billion questions
         raise ValueError(f"{n} questions: too many to draw as the ledger does")
-    stream, kept, have = np.random.RandomState([LEDGER_SEED]), [], 0
-    while have < count:
-        # Enough outputs for what is still missing, at the least likely rate of keeping (n / 2**bits).
-        raw = stream.randint(0, 2 ** 32, size=(count - have) * (1 << bits) // n + 64, dtype=np.uint32) >> np.uint32(32 - bits)
-        kept.append(raw[raw < n])
-        have += len(kept[-1])
-    return np.concatenate(kept)[:count].astype(np.intp)
+    stream, kept, made = np.random.RandomState([LEDGER_SEED]), np.empty(0, np.intp), 0
+    while made < count:
+        want = min(block, count - made)
+        if len(kept) < want:
+            # Enough outputs for what is still missing, at the least likely rate of keeping (n / 2**bits).
+            raw = stream.randint(0, 2 ** 32, size=(want - len(kept)) * (1 << bits) // n + 64, dtype=np.uint32)
+            raw >>= np.uint32(32 - bits)
+            kept = np.concatenate([kept, raw[raw < n].astype(np.intp)])
+            continue
+        yield kept[:want]
+        kept, made = kept[want:], made + want
 
 
 def ledger_interval(by: dict[Any, list[tuple[int, dict]]], key: str) -> tuple[float, float]:
     ids = sorted(by)
     hits = np.array([sum(1 for _, r in by[i] if r[key]) for i in ids], dtype=np.int64)
     sizes = np.array([len(by[i]) for i in ids], dtype=np.int64)
-    picks = ledger_draws(len(ids), len(ids) * LEDGER_RESAMPLES).reshape(LEDGER_RESAMPLES, len(ids))
-    # Sums of whole counts: exact, then one division each, as the ledger's int / int.
-    means = np.sort(hits[picks].sum(axis=1) / sizes[picks].sum(axis=1))
+    # Resamples a block at a time (about a million draws): a run of many questions holds no
+    # resamples x questions matrix.
+    rows = max(1, 1_000_000 // len(ids))
+    means = np.concatenate([hits[picks].sum(axis=1) / sizes[picks].sum(axis=1)  # whole counts, then int / int
+                            for picks in (b.reshape(-1, len(ids)) for b in
+                                          _ledger_blocks(len(ids), len(ids) * LEDGER_RESAMPLES, rows * len(ids)))])
+    means.sort()
     return (round(float(means[int(0.025 * LEDGER_RESAMPLES)]), 4), round(float(means[int(0.975 * LEDGER_RESAMPLES) - 1]), 4))
 
 
