@@ -390,15 +390,17 @@ def test_the_ledger_interval_draws_what_pythons_random_draws_for_every_size():
     (where the kept share of outputs is lowest and highest), and the intervals are the loop's."""
     import random
 
-    from site_gen.importers.ledger_protocols import _ledger_blocks, ledger_draws, ledger_interval
+    import numpy as np
+
+    from site_gen.importers.ledger_protocols import ledger_blocks, ledger_interval
 
     python = random.Random(0)
-    blocks = list(_ledger_blocks(100, 1000, 333))
+    blocks = list(ledger_blocks(100, 1000, 333))
     assert [len(b) for b in blocks] == [333, 333, 333, 1] and [int(x) for b in blocks for x in b] == [python.randrange(100) for _ in range(1000)]
     sizes = sorted({1, 2, 3, 5, 7, 198, 1000} | {2 ** k + d for k in range(1, 11) for d in (-1, 0, 1)})
     for n in sizes:
         python = random.Random(0)
-        assert ledger_draws(n, 5 * n + 300).tolist() == [python.randrange(n) for _ in range(5 * n + 300)], n
+        assert np.concatenate(list(ledger_blocks(n, 5 * n + 300, 5 * n + 300))).tolist() == [python.randrange(n) for _ in range(5 * n + 300)], n
     rng = random.Random(7)
     for n in (1, 2, 3, 17, 64, 65, 198, 600):  # 600: the resamples drawn in two blocks
         passes = [rng.choice((1, 1, 4)) for _ in range(n)]

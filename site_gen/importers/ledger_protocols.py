@@ -258,12 +258,7 @@ LEDGER_RESAMPLES = 2000
 LEDGER_SEED = 0
 
 
-def ledger_draws(n: int, count: int) -> np.ndarray:
-    """The first `count` of `random.Random(LEDGER_SEED).randrange(n)`, drawn with numpy."""
-    return np.concatenate(list(_ledger_blocks(n, count, count)) or [np.empty(0, np.intp)])
-
-
-def _ledger_blocks(n: int, count: int, block: int):
+def ledger_blocks(n: int, count: int, block: int):
     """`random.Random(LEDGER_SEED).randrange(n)`, `count` of them, in blocks of `block` (the last shorter).
 
     The same Mersenne Twister seeded the same way (numpy's RandomState seeded with a sequence
@@ -293,12 +288,13 @@ def ledger_interval(by: dict[Any, list[tuple[int, dict]]], key: str) -> tuple[fl
     hits = np.array([sum(1 for _, r in by[i] if r[key]) for i in ids], dtype=np.int64)
     sizes = np.array([len(by[i]) for i in ids], dtype=np.int64)
     # Resamples a block at a time (about a million draws): a run of many questions holds no
-    # resamples x questions matrix.
-    rows = max(1, 1_000_000 // len(ids))
-    means = np.concatenate([hits[picks].sum(axis=1) / sizes[picks].sum(axis=1)  # whole counts, then int / int
-                            for picks in (b.reshape(-1, len(ids)) for b in
-                                          _ledger_blocks(len(ids), len(ids) * LEDGER_RESAMPLES, rows * len(ids)))])
-    means.sort()
+    # resamples x questions matrix. Sums of whole counts, then one int / int each, as the ledger's.
+    n = len(ids)
+    parts = []
+    for drawn in ledger_blocks(n, n * LEDGER_RESAMPLES, max(1, 1_000_000 // n) * n):
+        picks = drawn.reshape(-1, n)
+        parts.append(hits[picks].sum(axis=1) / sizes[picks].sum(axis=1))
+    means = np.sort(np.concatenate(parts))
     return (round(float(means[int(0.025 * LEDGER_RESAMPLES)]), 4), round(float(means[int(0.975 * LEDGER_RESAMPLES) - 1]), 4))
 
 
