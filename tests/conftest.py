@@ -67,16 +67,18 @@ def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) ->
                           env={**os.environ, **(env or {})}, timeout=120)
 
 
-# The tests take the forked build (site_gen.build.builder's workers) from this many reports, not from the 48
-# a real site needs: the same code path, with a sixth of the reports to load and render.
+# The tests that are about the forked build (site_gen.build.builder's workers) take it from this many
+# reports, whatever the default (PARALLEL_MIN_REPORTS, 8 too since it weighs reports by size).
 FORKED_REPORTS = 8
 
 
 @pytest.fixture
 def forked_builds(monkeypatch) -> int:
-    """Builds of FORKED_REPORTS reports or more fork workers, here and in the CLI the test runs."""
-    monkeypatch.setattr(build_module, "PARALLEL_MIN_REPORTS", FORKED_REPORTS)
-    monkeypatch.setenv("SITEGEN_PARALLEL_MIN_REPORTS", str(FORKED_REPORTS))
+    """Builds of FORKED_REPORTS reports or more fork workers, cold or beside a previous site, here and
+    in the CLI the test runs."""
+    for name in ("PARALLEL_MIN_REPORTS", "PARALLEL_MIN_WARM_REPORTS"):
+        monkeypatch.setattr(build_module, name, FORKED_REPORTS)
+        monkeypatch.setenv(f"SITEGEN_{name}", str(FORKED_REPORTS))
     return FORKED_REPORTS
 
 

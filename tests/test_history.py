@@ -172,9 +172,10 @@ def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
 
 
 def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_path, monkeypatch):
-    """Reports are weighed by their receipt's bytes: three copies of the example's 225 kB receipt,
-    each worth 225 reports when a report's unit is 1 kB, fork workers under the default threshold
-    of 48, and the site equals a sequential build's; one report alone never forks."""
+    """Reports are weighed by their receipt's bytes: three copies of the example's 225 kB receipt
+    (1.7 reports each) do not reach the default threshold, but each is worth 225 reports when a
+    report's unit is 1 kB, and they fork workers; the site equals a sequential build's; one report
+    alone never forks."""
     from site_gen.build import workers
     from site_gen.build.builder import PARALLEL_MIN_REPORTS, Builder
     from site_gen.core.config import load_config
@@ -182,10 +183,12 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
     project = many_reports(tmp_path, 3)
     folders = sorted(p.parent for p in (project / "data").glob("*/SUMMARY.json"))
     sizes = [(f / "SUMMARY.json").stat().st_size for f in folders]
-    assert workers.weight(folders) == sum(max(1.0, n / workers.REPORT_BYTES) for n in sizes)
-    assert workers.workers_for(workers.weight(folders), PARALLEL_MIN_REPORTS) == 0  # 3 of 225 kB: not enough
+    assert workers.weights(folders) == [max(1.0, n / workers.REPORT_BYTES) for n in sizes]
+    assert workers.weight(workers.weights(folders)) == sum(n / workers.REPORT_BYTES for n in sizes)
+    assert workers.workers_for(workers.weight(workers.weights(folders)), PARALLEL_MIN_REPORTS) == 0  # not enough
     monkeypatch.setattr(workers, "REPORT_BYTES", 1024)
-    assert workers.weight(folders) >= PARALLEL_MIN_REPORTS and workers.weight(folders[:1]) == 1.0
+    assert workers.weight(workers.weights(folders)) >= PARALLEL_MIN_REPORTS
+    assert workers.weight(workers.weights(folders[:1])) == 1.0
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
     parallel._prefill()
@@ -200,13 +203,63 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
 
 def test_parallel_build_reports_the_first_bad_receipt(tmp_path, forked_builds):
     project = many_reports(tmp_path, FORKED_REPORTS)
-    # In shares of one (8 reports on 2 workers), r005's share may fail before r002's does: the
-    # first in folder order is the one reported, whichever worker finishes first.
+    # In shares of one (8 reports on 2 workers), r005's share may fail before r002's does, and it
+    # is padded to weigh more, so it is given out first: the first in folder order is the one
+    # reported, whichever worker finishes first.
     for name in ("r002", "r005"):
         path = project / "data" / name / "SUMMARY.json"
         data = json.loads(path.read_text())
         data["speed"]["cells"][2]["baseline"]["rate"] = 0
-        path.write_text(json.dumps(data))
+        path.write_text(json.dumps(data) + " " * (300_000 if name == "r005" else 0))
     result = sitegen_here("build", cwd=project)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "r002/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr
+
+
+def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process_builds():
+    """The example's 12 reports (6 kB to 267 kB) reach the default threshold by weight. The workers
+    are given the largest receipts first (the last in folder order), and the site, links between
+    reports included, is byte for byte the one a single process builds."""
+    import os
+
+    from site_gen.build import builder as b, workers
+    from site_gen.receipts.load import report_folders
+    from site_gen.core.config import load_config
+
+    config = load_config(ROOT / "mkdocs.yml")
+    folders = report_folders(config.data_dir)
+    sizes = workers.weights(folders)
+    assert len(folders) == 12 and b.PARALLEL_MIN_REPORTS <= workers.weight(sizes)
+    assert workers.workers_for(workers.weight(sizes), b.PARALLEL_MIN_REPORTS) == min(os.cpu_count(), 4)
+    bytes_ = [(f / "SUMMARY.json").stat().st_size for f in folders]
+    given = [i for share in workers.shares(folders, sizes, 2) for i, _ in share]
+    assert given == sorted(range(12), key=lambda i: (-max(bytes_[i], workers.REPORT_BYTES), i))
+    assert given[:4] == sorted(range(12), key=lambda i: -bytes_[i])[:4] != list(range(4))
+    parallel = b.Builder(config)
+    parallel._prefill()
+    assert len(parallel.store.loaded) == 12
+    files = parallel.build().files
+    saved, b.PARALLEL_MIN_REPORTS = b.PARALLEL_MIN_REPORTS, 10 ** 9
+    try:
+        plain = b.Builder(config).build().files
+    finally:
+        b.PARALLEL_MIN_REPORTS = saved
+    assert files == plain and len(files) > 100
+
+
+def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():
+    import random
+
+    from site_gen.build import workers
+
+    rng = random.Random(5)
+    folders = [ROOT / f"f{i:03d}" for i in range(300)]
+    sizes = [rng.choice([1.0, 1.0, 1.0, 2.5, 7.0]) for _ in folders]
+    chunks = workers.shares(folders, sizes, 2)
+    assert sorted(i for c in chunks for i, _ in c) == list(range(300))
+    assert all(f == folders[i] for c in chunks for i, f in c)
+    assert all([i for i, _ in c] == list(range(c[0][0], c[0][0] + len(c))) for c in chunks)
+    assert sorted(len(c) for c in chunks) == [12] + [16] * 18  # 300 // (2 workers x 8), at most 16 a share
+    weight = [sum(sizes[i] for i, _ in c) for c in chunks]
+    keys = [(-w, c[0][0]) for w, c in zip(weight, chunks)]
+    assert keys == sorted(keys) and weight[0] > weight[-1]

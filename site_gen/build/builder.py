@@ -16,7 +16,7 @@ from typing import Callable
 from site_gen.analysis.report import Analysis
 from site_gen.build.assembly import Settled, history_nav, report_url
 from site_gen.build.site import SiteBuild
-from site_gen.build.workers import Streamed, prefill, weight, workers_for
+from site_gen.build.workers import Streamed, prefill, weight, weights, workers_for
 from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
 from site_gen.build.environment import ReportRecord, collect
@@ -35,9 +35,17 @@ from site_gen.build.results import BuildResult, Made
 from site_gen.sections import generation
 from site_gen.build.write import Staging, check_site_dir
 
-# Below this many reports, forking workers costs more than it saves. The tests lower it (the
-# environment variable reaches the CLI they run too) to take the forked path with a few reports.
-PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 48)
+# Below this many reports (weighed by size: workers.weight), forking workers costs more than it
+# saves. Measured on 2 cores (cold builds, alternating, since the workers inherit what `_warm`
+# prepares): copies of a 28 kB receipt broke even at 8 and took 0.89x at 12; copies of the 225 kB
+# one (1.7 each) 0.90x at 4 and 6; the example site (12 reports, weight 17) 1.7 s against 2.4.
+# SITEGEN_PARALLEL_MIN_REPORTS sets it (the environment reaches a CLI a test runs too).
+PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 8)
+# A build beside a previous site whose listing it keeps (with its store) links most reports' files
+# from it, a few milliseconds a report whatever its size: forking pays only for many. Measured with
+# one receipt changed: the example (12 reports) 1.05 s forked against 0.94 s in one process; 1,000
+# reports 2.5-2.7 s against 2.8-2.9 s. Counted in reports (SITEGEN_PARALLEL_MIN_WARM_REPORTS).
+PARALLEL_MIN_WARM_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_WARM_REPORTS") or 48)
 
 
 class Builder:
@@ -248,13 +256,17 @@ class Builder:
             folders = report_folders(self.config.data_dir)
         except SitegenError:
             return
-        workers = workers_for(weight(folders), PARALLEL_MIN_REPORTS)
+        sizes = weights(folders)
+        if out is not None and out.previous:
+            workers = workers_for(len(folders), PARALLEL_MIN_WARM_REPORTS)
+        else:
+            workers = workers_for(weight(sizes), PARALLEL_MIN_REPORTS)
         if not workers:
             return
         nav = DocsPages(self.config, []).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
             nav = nav + [history_nav()]
-        self._adopt(prefill(self.config, folders, nav, out, workers, self.step, type(self), self.persist))
+        self._adopt(prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist))
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:

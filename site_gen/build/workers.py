@@ -21,9 +21,11 @@ from site_gen.core.errors import SitegenError
 from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
+from site_gen.render.parts import view_of
 from site_gen.build.environment import ReportRecord
 from site_gen.build.reports import Loaded, folder_stamp
 from site_gen.receipts.load import SUMMARY
+from site_gen.receipts.validate import _fast_validator as fast_validator
 from site_gen.sections import all_sections
 from site_gen.build.write import Staging
 
@@ -117,11 +119,9 @@ def _stats(out: Staging, names) -> dict[str, tuple]:
     return {n: out.stats[n] for n in names if n in out.stats}
 
 
-def prefill(config: Config, folders: list[Path], nav: list[dict[str, str]], out: Staging | None,
-            workers: int, progress, builder: type, persist) -> list[tuple]:
-    """Every folder's share, done by `workers` forked processes; raises the first folder's error, in folder order."""
-    import multiprocessing
-
+def shares(folders: list[Path], sizes: list[float], workers: int) -> list[list[tuple[int, Path]]]:
+    """The folders, numbered in folder order, cut into the shares the workers take one at a time,
+    heaviest first (`sizes`: each folder's weight)."""
     numbered = list(enumerate(folders))
     # Small interleaved shares: the work stays balanced, results stream back (less memory held at
     # once), and progress can be shown as shares finish. A few heavy reports (receipts with
@@ -129,19 +129,46 @@ def prefill(config: Config, folders: list[Path], nav: list[dict[str, str]], out:
     # worker 12 and the other 8 (10.6 s; one a share, 9.0-9.6 s).
     size = max(1, min(16, len(folders) // (workers * 8)))
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
+    # The heaviest first (a stable sort: shares of equal weight keep folder order), so that no
+    # worker starts a heavy report when the others are nearly done: in the example, the three
+    # largest receipts come last in folder order, and one worker spent its last 0.2 s on one alone.
+    chunks.sort(key=lambda chunk: -sum(sizes[i] for i, _ in chunk))
+    return chunks
+
+
+def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[dict[str, str]],
+            out: Staging | None, workers: int, progress, builder: type, persist) -> list[tuple]:
+    """Every folder's share (`sizes`: their `weights`), done by `workers` forked processes; raises
+    the first folder's error, in folder order."""
+    import multiprocessing
+
+    chunks = shares(folders, sizes, workers)
+    _warm()
     results, done = [], 0
     # The staging folder goes to each worker once, at its fork (not pickled with every share: it
     # carries the previous site's listing, thousands of entries).
     with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out,)) as pool:
-        for result in pool.imap(_prefill_chunk, [(builder, persist, config, chunk, nav) for chunk in chunks]):
-            results.append(result)
+        for chunk, result in zip(chunks, pool.imap(_prefill_chunk, [(builder, persist, config, chunk, nav)
+                                                                       for chunk in chunks])):
+            results.append((chunk[0][0], result))
             done += len(result[1]) if result[0] == "ok" else 0
             progress("reports", done, len(folders))
+    results = [result for _, result in sorted(results, key=lambda r: r[0])]  # back in folder order
     errors = [r[1] for r in results if r[0] == "error"]
     if errors:
         index, message, file, where = min(errors, key=lambda e: e[0])
         raise SitegenError(message, file, where)
     return [item for _, items in results for item in items]
+
+
+def _warm() -> None:
+    """What every worker would otherwise do for itself on its first report, done once before the
+    fork so that each inherits it: the sections' analysis and view modules imported, the receipt
+    checker of the current schema version written and compiled."""
+    for s in all_sections():
+        analysis_of(s)
+        view_of(s)
+    fast_validator()
 
 
 _out: Staging | None = None  # in a worker: the staging folder its shares write into
@@ -193,23 +220,26 @@ def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
 # A report counts as one, or as its receipt's bytes in units of this many when larger: a receipt
 # with per-request rows costs in proportion to its size (20 serving receipts of 0.5 MB, 4 units
 # each, took 0.8 s apiece where the example's reports take 0.15 s), so a few such reports are
-# worth forking for, as 48 of the example's are.
+# worth forking for, as many small ones are (builder.PARALLEL_MIN_REPORTS).
 REPORT_BYTES = 128 << 10
 
 
-def weight(folders: list[Path]) -> float:
-    """The reports in `folders` as many reports of the example's size (`REPORT_BYTES`); a single
-    report counts as one whatever its size (one worker would do all the work)."""
-    if len(folders) < 2:
-        return float(len(folders))
-    total = 0.0
+def weights(folders: list[Path]) -> list[float]:
+    """Each report in `folders` as so many reports of the example's size (`REPORT_BYTES`), at least one."""
+    out = []
     for folder in folders:
         try:
             size = (folder / SUMMARY).stat().st_size
         except OSError:
             size = 0  # the build itself says what is wrong with it
-        total += max(1.0, size / REPORT_BYTES)
-    return total
+        out.append(max(1.0, size / REPORT_BYTES))
+    return out
+
+
+def weight(sizes: list[float]) -> float:
+    """Reports of these `weights` as so many reports of the example's size; a single report counts
+    as one whatever its size (one worker would do all the work)."""
+    return float(len(sizes)) if len(sizes) < 2 else sum(sizes)
 
 
 def workers_for(reports: float, minimum: int) -> int:
