@@ -338,6 +338,56 @@ def test_manifest_names_are_checked_one_by_one():
     assert [n for n in bad if write.manifest_name_ok(n)] == []
 
 
+def test_manifest_name_rule_holds_for_every_short_name():
+    """Every name of up to five characters from the characters that matter, against the rule as
+    written part by part."""
+    import itertools
+
+    def rule(name):
+        parts = name.split("/")
+        return (name != "" and "\\" not in name and "\0" not in name and not parts[0].startswith(".")
+                and all(part not in ("", ".", "..") for part in parts))
+
+    names = ["".join(t) for n in range(6) for t in itertools.product("/.ab\\\0", repeat=n)]
+    assert len(names) == 9331 and sum(map(rule, names)) == 420
+    assert [n for n in names if write.manifest_name_ok(n) != rule(n)] == []
+
+
+def test_the_site_listing_is_what_walking_it_gives(tmp_path):
+    """`_files` lists each folder's files and links (a link to a folder is listed, not followed), then
+    its folders, in name order, top-level dot entries only when asked: as os.walk finds them."""
+    from site_gen.build.manifest import _files
+
+    root = tmp_path / "site"
+    for name in ("index.html", "b/2.html", "b/1.html", "a/x/y/z.csv", "a/x/w.csv", "a/k.html", ".git/config",
+                 ".well-known/s.txt", "b/.hidden", "c d/é.html", "10.html", "9.html"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    (root / "empty" / "inner").mkdir(parents=True)
+    (root / "a" / "to-b").symlink_to(root / "b", target_is_directory=True)
+    (root / "a" / "to-index").symlink_to(root / "index.html")
+    (root / "dangling").symlink_to(root / "nowhere")
+    (root / ".htaccess").write_text("x")
+
+    def walked(hidden):
+        out = []
+        for folder, dirs, names in os.walk(root):
+            rel = os.path.relpath(folder, root)
+            prefix = "" if rel == "." else rel + "/"
+            if not hidden and not prefix:
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                names = [n for n in names if not n.startswith(".")]
+            links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+            dirs[:] = sorted(d for d in dirs if d not in links)
+            out += [prefix + n for n in sorted(names + links)]
+        return out
+
+    for hidden in (False, True):
+        assert list(_files(root, hidden=hidden)) == walked(hidden)
+    assert "a/to-b" in walked(False) and "a/to-b/1.html" not in walked(False) and ".git/config" in walked(True)
+    assert list(_files(tmp_path / "missing", hidden=True)) == []
+
+
 # -- 5. staging folders of killed builds -------------------------------------------------------------
 
 def test_staging_of_a_killed_build_is_ignored_by_git_and_removed_later(tmp_path, capsys):

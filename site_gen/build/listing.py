@@ -51,8 +51,8 @@ def previous_files(site_dir: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
         at, files = entry["at"], entry["files"]
         out = {}
         for name, (sha, *sig) in files.items():
-            if not (manifest_name_ok(name) and isinstance(sha, str) and len(sig) == 4
-                    and all(isinstance(v, int) for v in sig)):
+            if not (len(sig) == 4 and type(sha) is str and type(sig[0]) is int and type(sig[1]) is int
+                    and type(sig[2]) is int and type(sig[3]) is int and manifest_name_ok(name)):
                 return {}
             if sig[1] < at - _RACY_NS:
                 out[name] = (sha, tuple(sig))

@@ -27,26 +27,34 @@ _FILE_MODE = _new_file_mode()
 
 def _files(root: Path, *, hidden: bool):
     """Files (and links) under root, as relative names in a stable order; `hidden=False` leaves out
-    the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete."""
-    top = os.fspath(root)
-    for folder, dirs, names in os.walk(top):
-        # Names joined as text (a site of a thousand reports has tens of thousands of files).
-        rel = os.path.relpath(folder, top).replace(os.sep, "/")
-        prefix = "" if rel == "." else rel + "/"
-        if not hidden and not prefix:
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            names = [n for n in names if not n.startswith(".")]
-        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        dirs[:] = sorted(d for d in dirs if d not in links)
-        yield from (prefix + n for n in sorted(names + links))
+    the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete.
+
+    Each folder's files and links in name order, then each of its folders in name order; a link to
+    a folder is listed, never followed; a folder that cannot be read is passed over (as os.walk
+    does). One scandir a folder, names joined as text: a site of a thousand reports has 2,000
+    folders and 20,000 files, and os.walk's extra work per folder was half the time of listing them."""
+    yield from _listed(os.fspath(root), "", hidden)
+
+
+def _listed(folder: str, prefix: str, hidden: bool):
+    try:
+        with os.scandir(folder) as entries:
+            found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    except OSError:
+        return
+    if not hidden and not prefix:
+        found = [f for f in found if not f[0].startswith(".")]
+    yield from sorted(prefix + name for name, is_dir in found if not is_dir)
+    for name in sorted(name for name, is_dir in found if is_dir):
+        yield from _listed(f"{folder}/{name}", f"{prefix}{name}/", hidden)
 
 
 def manifest_name_ok(name: str) -> bool:
     """A name the manifest may hold: a plain relative path inside the site, as `_files` lists one
     (no `..`, `.`, empty or absolute part, no backslash or NUL, no top-level dot entry)."""
-    parts = name.split("/")
-    return (bool(name) and "\\" not in name and "\0" not in name and not parts[0].startswith(".")
-            and all(part not in ("", ".", "..") for part in parts))
+    parts = name.split("/")  # an empty name is one empty part; an absolute one starts with one
+    return ("" not in parts and "." not in parts and ".." not in parts and name[0] != "." and "\\" not in name
+            and "\0" not in name)
 
 
 class _BadManifest(Exception):
@@ -88,10 +96,11 @@ def _manifest(site_dir: Path) -> set[str] | None:
         return None
 
 
-def check_manifest(site_dir: Path) -> None:
-    """Refuses a site folder whose manifest was tampered with, before anything is deleted or written."""
+def check_manifest(site_dir: Path) -> set[str] | None:
+    """Refuses a site folder whose manifest was tampered with, before anything is deleted or written;
+    else what it lists (None: no list)."""
     try:
-        _read_manifest(site_dir)
+        return _read_manifest(site_dir)
     except _BadManifest as exc:
         raise SitegenError(f"{exc}; the list is not to be trusted: delete it and build with --clean, "
                            "which removes every file in the site folder that this build does not write", site_dir) from None
@@ -165,8 +174,9 @@ def _open_folder(site_fd: int, parts, *, make: bool = False) -> int | None:
         raise
 
 
-def strays(site_dir: Path):
-    """Files in site_dir the last build did not write (all of them when no build wrote there)."""
+def strays(site_dir: Path, written: set[str] | None = None):
+    """Files in site_dir the last build did not write (all of them when no build wrote there);
+    `written`: its manifest's list, when already read."""
     if site_dir.is_dir():
-        written = _manifest(site_dir) or set()
+        written = (written if written is not None else _manifest(site_dir)) or set()
         yield from (n for n in _files(site_dir, hidden=False) if n not in written)

@@ -115,9 +115,8 @@ class Staging:
         self.clean, self.committed, self.warnings = clean, False, []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
             raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
-        if not clean:
-            check_manifest(self.site_dir)
-        found = None if clean else next(strays(self.site_dir), None)  # one is enough: a home folder is large
+        written = None if clean else check_manifest(self.site_dir)
+        found = None if clean else next(strays(self.site_dir, written), None)  # one is enough: a home folder is large
         if found is not None:
             raise SitegenError(f"the site folder holds files the last build did not write, such as {found}; "
                                "move them away, or pass --clean to delete them", self.site_dir)

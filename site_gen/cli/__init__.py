@@ -45,6 +45,28 @@ def _terminate(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs one command: `argv`, or the process's own command line (then the process ends here)."""
+    code = _main(argv)
+    if argv is None:
+        _leave(code)
+    return code
+
+
+def _leave(code: int):
+    """Ends sitegen's own process now, with `code`. The interpreter's shutdown would free every
+    object one by one, which an exiting process need not do: ~160 ms after a one-changed build of a
+    thousand reports (of 2.4 s). Nothing is left to close: every file sitegen writes is written
+    through `with`, its workers are stopped and the previous site's removal has its own process by
+    then; only the standard streams are flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a pipe closed by its reader (`sitegen summary | head -1`): nothing more to say there
+    os._exit(code)
+
+
+def _main(argv: list[str] | None) -> int:
     p = parser(sys.argv[1:]) if argv is None else parser()  # a caller in this process may want every command
     args = p.parse_args(argv)
     if not getattr(args, "run", None):
