@@ -186,11 +186,12 @@ def key(*parts: object) -> str:
     return h.hexdigest()
 
 
-def _path(kind: str, name: str) -> Path | None:
+def _path(kind: str, name: str) -> str | None:
     root = folder()
     if root is None or not name.isalnum() or not kind.replace("-", "").isalnum():
         return None
-    return root / kind / name[:2] / name
+    # Joined as text: a build of a thousand reports reads two entries a report.
+    return f"{root}/{kind}/{name[:2]}/{name}"
 
 
 def _mac(kind: str, name: str, payload: bytes) -> bytes:
@@ -226,6 +227,7 @@ def write(kind: str, name: str, payload: bytes) -> None:
     path = _path(kind, name)
     if path is None:
         return
+    path = Path(path)
     try:
         for sub in (path.parent.parent, path.parent):
             sub.mkdir(mode=0o700, exist_ok=True)
