@@ -126,3 +126,28 @@ def test_site_dir_cannot_swallow_sources(project):
     result = sitegen_here("build", "-d", str(project / "data" / ".."), cwd=project)
     assert_one_error(result, "choose another output folder")
     assert (project / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").is_file()
+
+
+def test_the_command_s_own_process_says_all_it_wrote_before_it_ends(tmp_path):
+    """`sitegen` and `python -m site_gen` end their process without the interpreter's shutdown
+    (cli.entry), after flushing: a summary of one report, a write small enough to wait in the
+    stream's buffer, arrives whole through a pipe, and the exit code is the command's."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import ROOT
+    from site_gen import api
+    from site_gen.core.config import load_config
+
+    expected = api.summary(load_config(ROOT / "mkdocs.yml"), "cuteafd-v3.0.1", "text")
+    assert 100 < len(expected.encode()) < 8192
+    for argv in ([sys.executable, "-m", "site_gen"], [str(Path(sys.executable).parent / "sitegen")]):
+        ok = subprocess.run([*argv, "summary", "cuteafd-v3.0.1", "-f", str(ROOT / "mkdocs.yml")], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120,
+                            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
+        assert ok.returncode == 0 and ok.stdout == expected, ok.stderr
+        bad = subprocess.run([*argv, "build", "-f", str(tmp_path / "missing.yml")], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert_one_error(bad, "missing.yml")

@@ -44,12 +44,10 @@ def _terminate(signum, frame):
     raise _Terminated()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Runs one command: `argv`, or the process's own command line (then the process ends here)."""
-    code = _main(argv)
-    if argv is None:
-        _leave(code)
-    return code
+def entry() -> None:
+    """The `sitegen` command and `python -m site_gen`: the process's own command line, run; then the
+    process ends (`_leave`)."""
+    _leave(main())
 
 
 def _leave(code: int):
@@ -66,7 +64,7 @@ def _leave(code: int):
     os._exit(code)
 
 
-def _main(argv: list[str] | None) -> int:
+def main(argv: list[str] | None = None) -> int:
     p = parser(sys.argv[1:]) if argv is None else parser()  # a caller in this process may want every command
     args = p.parse_args(argv)
     if not getattr(args, "run", None):
