@@ -97,3 +97,47 @@ def test_a_valid_build_imports_neither_jsonschema_nor_plotly(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_tree_hashes_as_walking_it_name_by_name_gives(tmp_path):
+    """store.hash_tree: each folder's files in name order, then its folders, `__pycache__` aside,
+    each file's name below the root and its digest; a link anywhere is Unsuitable. Checked against
+    os.walk and hashlib over the files' bytes."""
+    import hashlib
+    import os
+
+    from site_gen.build import store
+
+    def walked(root):
+        h = hashlib.sha256()
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+                path = os.path.join(folder, name)
+                if os.path.islink(path) or not os.path.isfile(path):
+                    raise store.Unsuitable(path)
+                h.update(os.path.relpath(path, root).encode() + b"\0")
+                h.update(hashlib.sha256(open(path, "rb").read()).digest())
+        return h.hexdigest()
+
+    def hashed(root):
+        h = hashlib.sha256()
+        store.hash_tree(root, h)
+        return h.hexdigest()
+
+    root = tmp_path / "data"
+    for name in ("b/SUMMARY.json", "a/SUMMARY.json", "a/lede.md", "a/z/deep.txt", "a/__pycache__/x.pyc",
+                 "a b/é.md", "top.md", "a10/x", "a9/x"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"content of {name}")
+    assert hashed(root) == walked(root)
+    (root / "a" / "lede.md").write_text("edited")
+    assert hashed(root) == walked(root)
+    for link in (root / "a" / "to-b", root / "b" / "to-top"):
+        link.symlink_to(root / "b" if link.name == "to-b" else root / "top.md")
+        with pytest.raises(store.Unsuitable):
+            hashed(root)
+        with pytest.raises(store.Unsuitable):
+            walked(root)
+        link.unlink()
+    assert hashed(root) == walked(root) and hashed(root / "missing") == hashlib.sha256(b"\0missing").hexdigest()
