@@ -36,9 +36,10 @@ from site_gen.sections import generation
 from site_gen.build.write import Staging, check_site_dir
 
 # Below this many reports (weighed by size: workers.weight), forking workers costs more than it
-# saves. Measured on 2 cores (cold builds, alternating, since the workers inherit what `_warm`
-# prepares): copies of a 28 kB receipt broke even at 8 and took 0.89x at 12; copies of the 225 kB
-# one (1.7 each) 0.90x at 4 and 6; the example site (12 reports, weight 17) 1.7 s against 2.4.
+# saves. Measured on 2 cores, cold builds forked and in one process alternating, the workers
+# inheriting what `_warm` prepares: copies of a 28 kB receipt broke even at 8 and took 0.89x at 12;
+# copies of the 225 kB one (1.7 each) 0.90x at 4 and 6; the example site (12 reports, weight 17)
+# 1.42 s forked against 1.54 s in one process (medians of 8).
 # SITEGEN_PARALLEL_MIN_REPORTS sets it (the environment reaches a CLI a test runs too).
 PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 8)
 # A build beside a previous site whose listing it keeps (with its store) links most reports' files

@@ -25,7 +25,7 @@ from site_gen.render.parts import view_of
 from site_gen.build.environment import ReportRecord
 from site_gen.build.reports import Loaded, folder_stamp
 from site_gen.receipts.load import SUMMARY
-from site_gen.receipts.validate import _fast_validator as fast_validator
+from site_gen.receipts.validate import prepare_checker
 from site_gen.sections import all_sections
 from site_gen.build.write import Staging
 
@@ -170,7 +170,7 @@ def _warm() -> None:
     for s in all_sections():
         analysis_of(s)
         view_of(s)
-    fast_validator()
+    prepare_checker()
 
 
 _out: Staging | None = None  # in a worker: the staging folder its shares write into

@@ -186,6 +186,12 @@ def _fast_validator(version: float = SCHEMA_VERSION):
     return _fast_validator_of(version, sections.generation())
 
 
+def prepare_checker() -> None:
+    """Writes and compiles the current schema's checker now, not at the first receipt: a build about
+    to fork workers, so that each inherits it."""
+    _fast_validator()
+
+
 @lru_cache(maxsize=None)
 def _fast_validator_of(version: float, generation: int):
     """A quick yes for the common case, a valid receipt (raises when it cannot say yes).
