@@ -35,12 +35,10 @@ from site_gen.build.results import BuildResult, Made
 from site_gen.sections import generation
 from site_gen.build.write import Staging, check_site_dir
 
-# Below this many reports (weighed by size: workers.weight), forking workers costs more than it
-# saves. Measured on 2 cores, cold builds forked and in one process alternating, the workers
-# inheriting what `_warm` prepares: copies of a 28 kB receipt broke even at 8 and took 0.89x at 12;
-# copies of the 225 kB one (1.7 each) 0.90x at 4 and 6; the example site (12 reports, weight 17)
-# 1.42 s forked against 1.54 s in one process (medians of 8).
-# SITEGEN_PARALLEL_MIN_REPORTS sets it (the environment reaches a CLI a test runs too).
+# Below this many reports (weighed by size: workers.weight), forking workers costs more than it saves.
+# Cold builds on 2 cores, forked and in one process alternating: copies of a 28 kB receipt broke even
+# at 8 and took 0.89x at 12; of the 225 kB one (1.7 each) 0.90x at 4 and 6; the example (12 reports,
+# weight 17) 1.42 s against 1.54 s (medians of 8). SITEGEN_PARALLEL_MIN_REPORTS sets it.
 PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 8)
 # A build beside a previous site whose listing it keeps (with its store) links most reports' files
 # from it, a few milliseconds a report whatever its size: forking pays only for many. Measured with
