@@ -20,7 +20,9 @@ What is compared:
   MkDocs is stopped once it has taken 2.5 times sitegen's time (its nav makes each page cost more as
   the site grows): it would take at least that long, so the ratio is printed as an upper bound.
 - one receipt changed: `sitegen build` with its (data-only) build cache after one receipt's speed
-  cell changed, the site folder kept from the previous build.
+  cell changed, the site folder kept from the previous build; three edits one after another (one
+  with --quick at 100 reports), each once the site the last one swapped out is removed, and their
+  median against the goal.
 - preview: benchmarks/preview.py in headless Chromium, from the write of the file to the new text in
   the DOM of an open page (median of its edits).
 - per-request data: 20 reports of 2 sides x 4 load points x 1,000 requests (tests/serving_receipts.py)
@@ -45,6 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from build import EXAMPLE, ROOT, _pss_mb, _tree, make_site  # noqa: E402  (benchmarks/build.py)
+from site_gen import api  # noqa: E402
 
 PY = sys.executable
 DEVNULL = subprocess.DEVNULL
@@ -207,7 +210,7 @@ def edit_one(project: Path) -> None:
     receipt.write_text(json.dumps(data))
 
 
-def scale_goals(tmp: Path, reports: int, runs: int, t: Table) -> None:
+def scale_goals(tmp: Path, reports: int, runs: int, t: Table, edit_runs: int = 3) -> None:
     project = make_site(fresh(tmp), reports).parent
     cold = lambda: run(sitegen(project, fresh(tmp) / "site", "--no-cache"), project)  # noqa: E731
     probe = fresh(tmp) / "site"
@@ -240,11 +243,24 @@ def scale_goals(tmp: Path, reports: int, runs: int, t: Table) -> None:
     cache, site = fresh(tmp), fresh(tmp) / "site"
     run(sitegen(project, site, "--cache-dir", str(cache)), project)
     run(sitegen(project, site, "--cache-dir", str(cache)), project)
-    edit_one(project)
-    edited = run(sitegen(project, site, "--cache-dir", str(cache)), project)
-    t.goal(f"{reports:,} reports, one receipt changed (`sitegen build` with its cache)", f"{edited[0]:.2f} s", "", "",
-           "under 2 s" + ("" if reports >= 1000 else " (the goal is 1,000 reports')"), edited[0] < 2,
-           f"{edited[1]:.2f} s")
+    edits = []
+    for _ in range(edit_runs):
+        settled(site)
+        edit_one(project)
+        edits.append(run(sitegen(project, site, "--cache-dir", str(cache)), project))
+    wall = med(x[0] for x in edits)
+    t.goal(f"{reports:,} reports, one receipt changed (`sitegen build` with its cache)", secs(x[0] for x in edits),
+           "", "", "under 2 s" + ("" if reports >= 1000 else " (the goal is 1,000 reports')"), wall < 2,
+           f"{med(x[1] for x in edits):.2f} s")
+
+
+def settled(site: Path, limit: float = 120.0) -> None:
+    """Waits until the site swapped out by the last build is removed (`sitegen build` leaves that to a
+    process of its own, after the command): an edit timed meanwhile would share the disk with it."""
+    start = time.perf_counter()
+    old = f"{api.site_prefix()}{site.name}.old-*"
+    while any(site.parent.glob(old)) and time.perf_counter() - start < limit:
+        time.sleep(0.2)
 
 
 # -- per-request data ----------------------------------------------------------------------------------
@@ -324,7 +340,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="sitegen-peers-") as tmp:
         tmp = Path(tmp)
         example_goals(tmp, runs, t)
-        scale_goals(tmp, 100, 1 if args.quick else 3, t)
+        scale_goals(tmp, 100, 1 if args.quick else 3, t, edit_runs=1 if args.quick else 3)
         if args.quick:
             t.goal("1,000 reports, cold, vs MkDocs on as many pages", "", "", "", "at most 0.5x", None)
             t.goal("1,000 reports, cold: time", "", "", "", "under 30 s", None)
