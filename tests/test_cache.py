@@ -133,11 +133,65 @@ def test_a_tree_hashes_as_walking_it_name_by_name_gives(tmp_path):
     assert hashed(root) == walked(root)
     (root / "a" / "lede.md").write_text("edited")
     assert hashed(root) == walked(root)
-    for link in (root / "a" / "to-b", root / "b" / "to-top"):
-        link.symlink_to(root / "b" if link.name == "to-b" else root / "top.md")
-        with pytest.raises(store.Unsuitable):
-            hashed(root)
-        with pytest.raises(store.Unsuitable):
-            walked(root)
+    # Links of every kind, each alone: to a folder, to a file, to nowhere, to itself (ELOOP), through a
+    # file (ENOTDIR), named __pycache__: Unsuitable for both, but a __pycache__ link to a folder, which
+    # both pass over as they pass over the folder itself.
+    for name, target in (("a/to-b", root / "b"), ("b/to-top", root / "top.md"), ("b/nowhere", root / "gone"),
+                         ("b/self", root / "b" / "self"), ("a/through", root / "top.md" / "x"),
+                         ("b/__pycache__", root / "top.md"), ("a/z/__pycache__", root / "b")):
+        link = root / name
+        link.symlink_to(target)
+        if name == "a/z/__pycache__":
+            assert hashed(root) == walked(root)
+        else:
+            with pytest.raises(store.Unsuitable):
+                hashed(root)
+            with pytest.raises(store.Unsuitable):
+                walked(root)
         link.unlink()
     assert hashed(root) == walked(root) and hashed(root / "missing") == hashlib.sha256(b"\0missing").hexdigest()
+
+
+def test_an_entry_whose_kind_cannot_be_told_is_hashed_and_listed_as_os_walk_takes_it(tmp_path, monkeypatch):
+    """On a file system that does not record an entry's kind, telling it may fail (a folder that cannot
+    be entered): os.walk takes such an entry for a file, so hash_tree meets it (and refuses it, as it
+    is no plain file it can read) and the site's listing names it; neither passes the folder over."""
+    import os
+
+    from site_gen.build import scan, store
+    from site_gen.build.manifest import _files
+
+    root = tmp_path / "site"
+    (root / "reports").mkdir(parents=True)
+    for name in ("index.html", "reports/odd", "reports/page.html"):
+        (root / name).write_text(name)
+    real = os.scandir
+
+    class Entry:
+        def __init__(self, e):
+            self._e, self.name, self.path = e, e.name, e.path
+
+        def is_dir(self, follow_symlinks=True):
+            if self.name == "odd":
+                raise PermissionError(13, "Permission denied", self.path)
+            return self._e.is_dir(follow_symlinks=follow_symlinks)
+
+        def is_symlink(self):
+            return self._e.is_symlink()
+
+    class Listing:
+        def __init__(self, path):
+            self._it = real(path)
+
+        def __enter__(self):
+            return (Entry(e) for e in self._it)
+
+        def __exit__(self, *exc):
+            self._it.close()
+
+    monkeypatch.setattr(scan.os, "scandir", Listing)
+    assert list(_files(root, hidden=True)) == ["index.html", "reports/odd", "reports/page.html"]
+    (root / "reports" / "odd").unlink()
+    (root / "reports" / "odd").mkdir()  # a real folder whose kind cannot be told: not a plain file
+    with pytest.raises(store.Unsuitable):
+        store.hash_tree(root, __import__("hashlib").sha256())

@@ -131,7 +131,8 @@ def test_site_dir_cannot_swallow_sources(project):
 def test_the_command_s_own_process_says_all_it_wrote_before_it_ends(tmp_path):
     """`sitegen` and `python -m site_gen` end their process without the interpreter's shutdown
     (cli.entry), after flushing: a summary of one report, a write small enough to wait in the
-    stream's buffer, arrives whole through a pipe, and the exit code is the command's."""
+    stream's buffer, arrives whole through a pipe, and the exit code is the command's; output that
+    cannot be written (a full disk) is said, with exit 120 as Python's own shutdown gives."""
     import os
     import subprocess
     import sys
@@ -151,3 +152,8 @@ def test_the_command_s_own_process_says_all_it_wrote_before_it_ends(tmp_path):
         bad = subprocess.run([*argv, "build", "-f", str(tmp_path / "missing.yml")], cwd=tmp_path,
                              capture_output=True, text=True, timeout=120)
         assert_one_error(bad, "missing.yml")
+        with open("/dev/full", "w") as full:  # the output cannot be written: said, and not exit 0
+            lost = subprocess.run([*argv, "summary", "cuteafd-v3.0.1", "-f", str(ROOT / "mkdocs.yml")], cwd=tmp_path,
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                                  env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
+        assert lost.returncode == 120 and "No space left on device" in lost.stderr, lost.stderr

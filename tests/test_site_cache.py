@@ -268,3 +268,44 @@ def test_a_warm_build_links_an_unchanged_reports_files_unread_and_never_a_file_e
         assert all(p.stat().st_ino == ino for p, ino in inodes.items() if p != page)  # the same bytes: linked
     finally:
         cache.configure()
+
+
+def test_a_build_counts_as_warm_only_when_the_store_holds_most_of_its_reports(tmp_path):
+    """ReportStore.mostly_stored, which decides whether a build beside a previous site forks as a warm
+    one (from 48 reports) or as a cold one (from 8 reports' worth): a sample of the first, middle and
+    last reports' records, as they are now. One receipt edited keeps it warm; an edited config, under
+    which every entry misses, makes it cold."""
+    from conftest import ROOT
+    from site_gen.build.builder import Builder, build as build_site
+    from site_gen.build.store import Store
+    from site_gen.receipts.load import report_folders
+
+    project = tmp_path / "project"
+    for rid in SMALL_REPORTS:
+        shutil.copytree(ROOT / "data" / rid, project / "data" / rid)
+    (project / "mkdocs.yml").write_text("site_name: Sampled\nplugins:\n  - sitegen:\n      data_dir: data\n")
+
+    def stored() -> bool:
+        config = load_config(project / "mkdocs.yml", tmp_path / "site")
+        return Builder(config, persist=Store(config, enabled=True)).store.mostly_stored(report_folders(config.data_dir))
+
+    cache.configure(tmp_path / "cache")
+    try:
+        assert not stored()  # nothing built yet
+        config = load_config(project / "mkdocs.yml", tmp_path / "site")
+        build_site(config, persist=Store(config, enabled=True))
+        assert stored()
+        receipt = project / "data" / SMALL_REPORTS[0] / "SUMMARY.json"
+        receipt.write_text(receipt.read_text().replace('"title": "', '"title": "Edited ', 1))
+        assert stored()  # two of the three sampled as they were
+        receipt = project / "data" / SMALL_REPORTS[2] / "SUMMARY.json"
+        receipt.write_text(receipt.read_text().replace('"title": "', '"title": "Edited ', 1))
+        assert not stored()  # one of three
+        (project / "mkdocs.yml").write_text("site_name: Renamed\nplugins:\n  - sitegen:\n      data_dir: data\n")
+        config = load_config(project / "mkdocs.yml", tmp_path / "site")
+        build_site(config, persist=Store(config, enabled=True))
+        assert stored()
+        (project / "mkdocs.yml").write_text("site_name: Sampled again\nplugins:\n  - sitegen:\n      data_dir: data\n")
+        assert not stored()  # another config: every entry misses
+    finally:
+        cache.configure()

@@ -40,10 +40,10 @@ from site_gen.build.write import Staging, check_site_dir
 # at 8 and took 0.89x at 12; of the 225 kB one (1.7 each) 0.90x at 4 and 6; the example (12 reports,
 # weight 17) 1.42 s against 1.54 s (medians of 8). SITEGEN_PARALLEL_MIN_REPORTS sets it.
 PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 8)
-# A build beside a previous site whose listing it keeps (with its store) links most reports' files
-# from it, a few milliseconds a report whatever its size: forking pays only for many. Measured with
-# one receipt changed: the example (12 reports) 1.05 s forked against 0.94 s in one process; 1,000
-# reports 2.5-2.7 s against 2.8-2.9 s. Counted in reports (SITEGEN_PARALLEL_MIN_WARM_REPORTS).
+# A build beside a previous site whose listing it keeps, most reports' records in its store, links
+# their files, a few milliseconds a report whatever its size: forking pays only for many. One receipt
+# changed: the example (12 reports) 1.05 s forked against 0.94 s in one process; 1,000 reports
+# 2.5-2.7 s against 2.8-2.9 s. Counted in reports (SITEGEN_PARALLEL_MIN_WARM_REPORTS).
 PARALLEL_MIN_WARM_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_WARM_REPORTS") or 48)
 
 
@@ -256,7 +256,7 @@ class Builder:
         except SitegenError:
             return
         sizes = weights(folders)
-        if out is not None and out.previous:
+        if out is not None and out.previous and self.store.mostly_stored(folders):
             workers = workers_for(len(folders), PARALLEL_MIN_WARM_REPORTS)
         else:
             workers = workers_for(weight(sizes), PARALLEL_MIN_REPORTS)

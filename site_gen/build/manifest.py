@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from site_gen.build.aside import PREFIX
+from site_gen.build.scan import entries
 from site_gen.core.errors import SitegenError
 
 # The list of files the last build wrote, kept in the site: a later build deletes only those.
@@ -37,15 +38,13 @@ def _files(root: Path, *, hidden: bool):
 
 
 def _listed(folder: str, prefix: str, hidden: bool):
-    try:
-        with os.scandir(folder) as entries:
-            found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
-    except OSError:
+    found = entries(folder, follow_symlinks=False)
+    if found is None:
         return
     if not hidden and not prefix:
         found = [f for f in found if not f[0].startswith(".")]
-    yield from sorted(prefix + name for name, is_dir in found if not is_dir)
-    for name in sorted(name for name, is_dir in found if is_dir):
+    yield from sorted(prefix + name for name, is_dir, _ in found if not is_dir)
+    for name in sorted(name for name, is_dir, _ in found if is_dir):
         yield from _listed(f"{folder}/{name}", f"{prefix}{name}/", hidden)
 
 

@@ -153,6 +153,16 @@ class ReportStore:
             return cached
         return self._known(folder, stamp)
 
+    def mostly_stored(self, folders: list[Path]) -> bool:
+        """Whether the store holds the records of most of the first, middle and last folders as they
+        are now: a sample that tells a build whose reports are mostly unchanged (most of its work is
+        a few links a report) from one that finds a previous site but whose every entry misses (a
+        config edited, another sitegen)."""
+        if not self.persist.on or not folders:
+            return False
+        sample = {folders[0], folders[len(folders) // 2], folders[-1]}
+        return 2 * sum(self.persist.record(f, folder_hash(f)) is not None for f in sample) > len(sample)
+
     def _known(self, folder: Path, stamp: tuple) -> Loaded:
         """A folder's entry: its record from the persistent store when an earlier build saw this
         content, else its receipt loaded now."""

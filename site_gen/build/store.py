@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_gen.build import cache
+from site_gen.build.scan import entries
 from site_gen.core.config import Config
 
 if TYPE_CHECKING:
@@ -54,10 +55,8 @@ def hash_tree(root: Path | None, h) -> None:
 
 
 def _hash_folder(folder: str, below: str, h) -> None:
-    try:
-        with os.scandir(folder) as entries:
-            found = [(e.name, e.is_dir(), e.is_symlink()) for e in entries]
-    except OSError:
+    found = entries(folder, follow_symlinks=True)
+    if found is None:
         return  # as os.walk: a folder that cannot be listed adds nothing
     dirs = sorted(name for name, is_dir, _ in found if is_dir and name != "__pycache__")
     linked = {name for name, is_dir, link in found if is_dir and link and name != "__pycache__"}

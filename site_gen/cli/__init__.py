@@ -55,12 +55,20 @@ def _leave(code: int):
     object one by one, which an exiting process need not do: ~160 ms after a one-changed build of a
     thousand reports (of 2.4 s). Nothing is left to close: every file sitegen writes is written
     through `with`, its workers are stopped and the previous site's removal has its own process by
-    then; only the standard streams are flushed."""
+    then; only the standard streams are flushed. One that cannot be (a full disk, a pipe its reader
+    closed) ends the process with 120, as Python's own shutdown does: the output did not all arrive."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
-            pass  # a pipe closed by its reader (`sitegen summary | head -1`): nothing more to say there
+        except ValueError:
+            pass  # closed already: nothing was left in it
+        except OSError as exc:
+            if not isinstance(exc, BrokenPipeError):  # its reader stopped reading: nobody to tell
+                try:
+                    os.write(2, f"Error: the output could not be written: {exc.strerror or exc}\n".encode())
+                except OSError:
+                    pass
+            code = 120
     os._exit(code)
 
 
