@@ -256,16 +256,15 @@ class Builder:
         except SitegenError:
             return
         sizes = weights(folders)
-        if out is not None and out.previous and self.store.mostly_stored(folders):
-            workers = workers_for(len(folders), PARALLEL_MIN_WARM_REPORTS)
-        else:
-            workers = workers_for(weight(sizes), PARALLEL_MIN_REPORTS)
+        warm = out is not None and bool(out.previous) and self.store.mostly_stored(folders)
+        workers = (workers_for(len(folders), PARALLEL_MIN_WARM_REPORTS) if warm
+                   else workers_for(weight(sizes), PARALLEL_MIN_REPORTS))
         if not workers:
             return
         nav = DocsPages(self.config, []).nav if self.config.docs_dir.is_dir() else []
         if len(folders) > 1:
             nav = nav + [history_nav()]
-        self._adopt(prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist))
+        self._adopt(prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist, warm))
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:

@@ -137,13 +137,14 @@ def shares(folders: list[Path], sizes: list[float], workers: int) -> list[list[t
 
 
 def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[dict[str, str]],
-            out: Staging | None, workers: int, progress, builder: type, persist) -> list[tuple]:
+            out: Staging | None, workers: int, progress, builder: type, persist, warm: bool = False) -> list[tuple]:
     """Every folder's share (`sizes`: their `weights`), done by `workers` forked processes; raises
-    the first folder's error, in folder order."""
+    the first folder's error, in folder order. `warm`: most reports are linked from the previous
+    site, so few workers analyse anything and nothing is prepared for them before the fork."""
     import multiprocessing
 
     chunks = shares(folders, sizes, workers)
-    if out is None or not out.previous:  # beside a previous site, most reports are linked from it: nothing to warm
+    if not warm:
         _warm()
     results, done = [], 0
     # The staging folder goes to each worker once, at its fork (not pickled with every share: it
