@@ -60,6 +60,40 @@ def test_each_template_compiles_at_packaging_to_the_code_a_run_compiles(generate
     assert precompiled.fingerprint(content_environment(None)) == run_print
 
 
+def _references(package: Path) -> dict[str, tuple]:
+    namespace: dict = {}
+    exec((package / precompiled.PACKAGE / "__init__.py").read_text(), namespace)  # our own generated file
+    return namespace["REFERENCES"]
+
+
+def test_what_each_template_names_is_found_at_packaging_as_a_run_finds_it(generated):
+    """The packaging step lists what each template names (extends, include, import: the closures a
+    page's record holds) under the key of its text, and a run takes that list only for that very
+    text: checked against the names read straight off each template's source, and against the
+    run's own parse."""
+    import re
+
+    env = environment(None)
+    named = _references(generated)
+    files = precompiled.template_files(generated)
+    assert len(named) == len({path.read_text("utf-8") for _, path in files})
+    tag = r"{%-?\s*(?:extends|include|import|from)\s+\"([^\"]+)\""
+    literal, started = re.compile(tag + r"(?!\s*~)"), re.compile(tag + r"\s*~")
+    for name, path in files:
+        source = path.read_text("utf-8")
+        key = precompiled.key_of(precompiled.fingerprint(env), precompiled.REFERENCES_RULE, source)
+        assert named[key] == precompiled.references(env, source), name
+        # Every name written as a quoted string in a tag is there, and every one computed from one.
+        assert [n for n in named[key] if n and not n.endswith("*")] == literal.findall(source), name
+        assert [n for n in named[key] if n and n.endswith("*")] == [f"{x}*" for x in started.findall(source)], name
+    assert any(n.endswith("*") for refs in named.values() for n in refs if n)  # "overview/" ~ key ~ ".html"
+    source = (PACKAGE / "templates" / "overview.html").read_text("utf-8")
+    assert precompiled._the_index(), NOT_GENERATED
+    assert precompiled.packaged_references(env, source) == precompiled.references(env, source)
+    assert precompiled.packaged_references(env, source + "{% include 'x.html' %}") is None  # edited since
+    assert precompiled.packaged_references(jinja2.Environment(), source) is None  # another environment
+
+
 def test_code_is_taken_only_for_the_same_text_name_and_file():
     env = environment(None)
     path = PACKAGE / "templates" / "base.html"
@@ -123,12 +157,18 @@ def compile(self, source, name=None, filename=None, *args, **kwargs):
     compiled.append(name)
     return original(self, source, name, filename, *args, **kwargs)
 jinja2.Environment.compile = compile
+parsed = []
+original_parse = jinja2.Environment.parse
+def parse(self, source, *args, **kwargs):
+    parsed.append(source[:60])
+    return original_parse(self, source, *args, **kwargs)
+jinja2.Environment.parse = parse
 from site_gen.cli import main
 try:
     main(["build", "-q", "-d", sys.argv[1], "--no-cache"])
 except SystemExit as exc:
     assert not exc.code, exc.code
-print(json.dumps(compiled))
+print(json.dumps([compiled, parsed]))
 """
 
 
@@ -136,10 +176,11 @@ def test_a_build_compiles_none_of_the_packages_templates(tmp_path):
     """Installed (tests/run.sh installs sitegen, editable), a build of the example site compiles only
     the blocks written as strings in code: every file template comes from the package, and the site
     is the one a build compiling everything makes (tests/test_determinism.py and the rest check
-    those bytes)."""
+    those bytes). Nor does it parse one to list what it names: that too comes from the package."""
     assert precompiled._the_index(), NOT_GENERATED
     out = subprocess.run([sys.executable, "-c", COUNT, str(tmp_path / "site")], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    names = json.loads(out.stdout.strip().splitlines()[-1])
+    names, parsed = json.loads(out.stdout.strip().splitlines()[-1])
     assert names and all(n is None for n in names), names
+    assert parsed == [], parsed

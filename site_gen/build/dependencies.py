@@ -63,29 +63,17 @@ class DependencyIndex:
 
 @lru_cache(maxsize=256)
 def _references(source: str) -> tuple[str | None, ...]:
-    """The templates a template's source names; `prefix*` for a name computed from a fixed start
-    (`"overview/" ~ key ~ ".html"`), None for one computed whole. Parsing is most of a small build's
-    time, and every Builder (each `sitegen check`, each build of the plugin) asks for the same sources."""
-    from jinja2 import nodes
-
+    """The templates a template's source names (render/precompiled.py `references`): as found when
+    the package was made for its own templates, else kept by the source's hash in the persistent
+    cache. Parsing is most of a small build's time, and every Builder (each `sitegen check`, each
+    build of the plugin) asks for the same sources."""
     from site_gen.render.pages import environment
+    from site_gen.render.precompiled import packaged_references, references as parsed
     from site_gen.build.template_cache import references
 
-    def find() -> list[str | None]:
-        out: list[str | None] = []
-        for node in environment(None).parse(source).find_all((nodes.Extends, nodes.FromImport, nodes.Import, nodes.Include)):
-            name = node.template
-            if isinstance(name, nodes.Const) and isinstance(name.value, str):
-                out.append(name.value)
-            elif isinstance(name, (nodes.Tuple, nodes.List)) and all(isinstance(n, nodes.Const) for n in name.items):
-                out.extend(str(n.value) for n in name.items)
-            elif isinstance(name, nodes.Concat) and isinstance(name.nodes[0], nodes.Const) and name.nodes[0].value:
-                out.append(f"{name.nodes[0].value}*")
-            else:
-                out.append(None)
-        return out
-
-    return references(source, find)
+    env = environment(None)
+    found = packaged_references(env, source)
+    return found if found is not None else references(source, lambda: parsed(env, source))
 
 
 class Templates:
