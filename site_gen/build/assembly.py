@@ -16,6 +16,7 @@ from site_gen.receipts.load import load_reports
 from site_gen.render import dashboard
 from site_gen.render import history as history_view
 from site_gen.render.pages import report_base
+from site_gen.render.related import Memo as RelationsMemo, relations_again
 
 
 def history_nav() -> dict[str, str | None]:
@@ -93,6 +94,15 @@ class Settled:
             self._key, self._order, self._nav = key, [where[id(r)] for r in settled], report_nav(settled)
             return settled, self._nav
         return [records[i] for i in self._order], self._nav
+
+
+def relations_settled(settled: Settled, memo: RelationsMemo, records: list) -> dict:
+    """The reports' links to each other as a build finds them (`settled` order, `memo`: a builder's),
+    from these records in folder order; none when they do not settle (the build then says why)."""
+    try:
+        return relations_again(settled(records)[0], memo)
+    except SitegenError:
+        return {}
 
 
 def report_nav(records: list) -> list[dict[str, str | None]]:

@@ -8,13 +8,14 @@ workers (workers.py).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 from pathlib import Path
 from typing import Callable
 
 from site_gen.analysis.report import Analysis
-from site_gen.build.assembly import Settled, history_nav, report_url
+from site_gen.build.assembly import Settled, history_nav, relations_settled, report_url
 from site_gen.build.site import SiteBuild
 from site_gen.build.workers import Streamed, prefill, weight, weights, workers_for
 from site_gen.core.config import Config
@@ -36,9 +37,9 @@ from site_gen.sections import generation
 from site_gen.build.write import Staging, check_site_dir
 
 # Below this many reports (weighed by size: workers.weight), forking workers costs more than it saves.
-# Cold builds on 2 cores, forked and in one process alternating: copies of a 28 kB receipt broke even
-# at 8 and took 0.89x at 12; of the 225 kB one (1.7 each) 0.90x at 4 and 6; the example (12 reports,
-# weight 17) 1.42 s against 1.54 s (medians of 8). SITEGEN_PARALLEL_MIN_REPORTS sets it.
+# Cold builds on 2 cores, forked against one process: copies of a 28 kB receipt even at 8, 0.89x at 12;
+# of the 225 kB one (1.7 each) 0.90x at 4 and 6; the example (12 reports, weight 17) 1.42 s against
+# 1.54 s. SITEGEN_PARALLEL_MIN_REPORTS sets it.
 PARALLEL_MIN_REPORTS = int(os.environ.get("SITEGEN_PARALLEL_MIN_REPORTS") or 8)
 # A build beside a previous site whose listing it keeps, most reports' records in its store, links
 # their files, a few milliseconds a report whatever its size: forking pays only for many. One receipt
@@ -74,6 +75,7 @@ class Builder:
         self._rendered: dict[str, tuple[Page, bytes]] = {}     # URL -> (the page rendered, its HTML)
         self.report_done: dict[str, tuple[dict[str, bytes], list, bool]] = {}  # id -> (files, warnings, charts)
         self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
+        self.kept: set[str] = set()  # ids of reports whose light analysis a worker sent back (docs pages name them)
         self._docs_gen = 0  # bumped when a file under docs_dir changes
         self._resolved: tuple | None = None  # (sections' generation, what `_roots` found)
         self._ids: set[str] | None = None  # the reports of the last build (`_forget`)
@@ -225,30 +227,29 @@ class Builder:
                 {p.url: (self._rendered[p.url], self.records.get(p.url)) for p in made.pages}, self._report_whole[rid])
 
     def _adopt(self, items: list[tuple]) -> None:
-        """Keeps what the workers made, as if this builder had made it: each report's record (the
-        report itself is loaded again only if need be), and its files or pages."""
-        for folder, loaded, made in items:
+        """Keeps what the workers made, as if this builder had made it: each report's record (its
+        receipt loaded again only if need be), its files or pages, and a light analysis sent back."""
+        for folder, loaded, made, light in items:
             self.store.loaded[folder] = loaded
             rid = loaded.record.id
+            if light is not None:  # for the docs pages: kept as a published report's is
+                self.store.keep(light)
+                self.kept.add(rid)
             if isinstance(made, Streamed):
                 self.streamed[rid] = made
                 continue
             pages, files, rendered, whole = made
             self._pages.update(pages)
             self._report_files[rid] = files
-            self._report_whole[rid] = whole  # made without the other reports: kept while its links are none
+            self._report_whole[rid] = whole  # kept while its links are those it was made with
             for url, (html, deps) in rendered.items():
                 self._rendered[url] = html
                 self.records.record(url, deps)
 
     def _prefill(self, out: Staging | None = None) -> None:
-        """Loads, analyses and renders the reports' own pages in forked workers, filling the caches.
-
-        Only for a fresh builder with many reports. `build()` then finds every report cached and
-        renders just the site-wide pages. With `out`, workers write each report's files straight
-        into it and send back only the light analysis, so neither they nor this process ever hold
-        the site's pages.
-        """
+        """Loads, analyses and renders the reports' own pages in forked workers, filling the caches:
+        only for a fresh builder with many reports; `build()` then renders just the site-wide pages.
+        With `out`, workers write each report's files straight into it, and send back their records."""
         if self.store.loaded:
             return
         try:
@@ -261,10 +262,11 @@ class Builder:
                    else workers_for(weight(sizes), PARALLEL_MIN_REPORTS))
         if not workers:
             return
-        nav = DocsPages(self.config, []).nav if self.config.docs_dir.is_dir() else []
-        if len(folders) > 1:
-            nav = nav + [history_nav()]
-        self._adopt(prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist, warm))
+        docs = DocsPages(self.config, []) if self.config.docs_dir.is_dir() else None
+        nav = (docs.nav if docs else []) + ([history_nav()] if len(folders) > 1 else [])
+        self._adopt(prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist, warm,
+                            functools.partial(relations_settled, self._settled, self._relations),
+                            docs.named([f.name for f in folders]) if docs else frozenset()))
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:

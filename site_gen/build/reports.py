@@ -233,10 +233,11 @@ class ReportStore:
         return a
 
     def keep(self, a: Analysis) -> None:
-        """Keeps `a` (a lighter copy of a report's analysis) in place of the one it was made from."""
+        """Keeps `a` (a lighter copy of a report's analysis) in place of the one it was made from, and
+        its report as the folder's (one known by its record alone too: a worker's)."""
         self.analyses[a.report.id] = (a.report.sha256, a)
         loaded = self.loaded.get(a.report.folder)
-        if loaded is not None and loaded.report is not None and loaded.report.sha256 == a.report.sha256:
+        if loaded is not None and (loaded.report or loaded.record).sha256 == a.report.sha256:
             loaded.report = a.report
 
     def drop(self, report_id: str) -> None:

@@ -62,7 +62,8 @@ class SiteBuild:
             self.warnings.extend(r.warnings)
             if self.out is not None:
                 self._stream(r)
-                self.b.store.drop(r.id)  # written out: the record is all the rest of the build needs
+                if r.id not in self.b.kept:  # written out: the record is all the rest of the build needs
+                    self.b.store.drop(r.id)
             elif r.id in first or not self._reuse(r):
                 a, made = first.pop(r.id, None) or self._make(r)
                 self.pages.extend(made.pages)
@@ -107,8 +108,8 @@ class SiteBuild:
     def _stream(self, r: ReportRecord) -> None:
         made = self.b.streamed.pop(r.id, None)
         related = self.b.related.get(r.id)
-        # A worker wrote the report without the others: one that links to another is written again.
-        if made is None or made.sha256 != r.sha256 or related is not None:
+        # What a worker wrote with other links than this build found (none, say) is written again.
+        if made is None or made.sha256 != r.sha256 or made.related != related:
             made = write_report(self.b, r, self.site_nav, self.asset_urls, self.out, related)
         self.written.update(made.names)
         self.out.hashes.update(made.hashes)  # a worker's files: written there, hashed there

@@ -68,6 +68,7 @@ class Streamed:
     charts: bool
     hashes: dict[str, str] = dataclasses.field(default_factory=dict)  # each file's sha256, as written
     stats: dict[str, tuple] = dataclasses.field(default_factory=dict)  # and its signature (write.signature)
+    related: Related | None = None  # the links to other reports its pages were made with (None: none)
 
 
 def files_inputs(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str]) -> tuple:
@@ -96,12 +97,12 @@ def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict
     # Made before from the same inputs, and still in the previous site as written: linked, unread.
     if out.previous and (index := b.persist.files_index(*inputs)) is not None and out.link_previous(index[0]):
         hashes = index[0]
-        return Streamed(r.sha256, sorted(hashes), index[1], index[2], hashes=hashes, stats=_stats(out, hashes))
+        return Streamed(r.sha256, sorted(hashes), index[1], index[2], hashes, _stats(out, hashes), related)
     if (cached := b.persist.files(*inputs)) is not None:
         out.write(cached[0])
         hashes = {n: out.hashes[n] for n in cached[0]}
         b.persist.put_files(*cached, *inputs, hashes=hashes, index_only=True)
-        return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes=hashes, stats=_stats(out, hashes))
+        return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes, _stats(out, hashes), related)
     a = b.store.analysis_of(r.id)
     rp = ReportPages(a, b.config, nav, related=related or NO_RELATED)
     pages = rp.pages()
@@ -112,7 +113,7 @@ def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict
     charts = any(p.charts for p in pages)
     hashes = {n: out.hashes[n] for n in files}
     b.persist.put_files(files, rp.warnings, charts, *inputs, hashes=hashes)
-    return Streamed(r.sha256, sorted(files), rp.warnings, charts, hashes, _stats(out, hashes))
+    return Streamed(r.sha256, sorted(files), rp.warnings, charts, hashes, _stats(out, hashes), related)
 
 
 def _stats(out: Staging, names) -> dict[str, tuple]:
@@ -137,31 +138,68 @@ def shares(folders: list[Path], sizes: list[float], workers: int) -> list[list[t
 
 
 def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[dict[str, str]],
-            out: Staging | None, workers: int, progress, builder: type, persist, warm: bool = False) -> list[tuple]:
+            out: Staging | None, workers: int, progress, builder: type, persist, warm: bool = False,
+            relate=None, keep: frozenset[str] = frozenset()) -> list[tuple]:
     """Every folder's share (`sizes`: their `weights`), done by `workers` forked processes; raises
     the first folder's error, in folder order. `warm`: most reports are linked from the previous
-    site, so few workers analyse anything and nothing is prepared for them before the fork."""
+    site, so few workers analyse anything and nothing is prepared for them before the fork.
+
+    `relate(records)`: each report's links to the others (render/related.py), found from every
+    record. A worker makes a report without the others; the reports that link to another are made
+    again by the workers, with their links, once every record is back. `keep`: the ids of reports
+    whose light analysis comes back too (docs pages draw on them).
+
+    Each item: (folder, its `Loaded`, what was made for it, its light analysis or None)."""
     import multiprocessing
 
     chunks = shares(folders, sizes, workers)
     if not warm:
         _warm()
-    results, done = [], 0
     # The staging folder goes to each worker once, at its fork (not pickled with every share: it
     # carries the previous site's listing, thousands of entries).
     urls = {k: v[0] for k, v in theme_assets(config).items()}  # the same for every share
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls)) as pool:
-        for chunk, result in zip(chunks, pool.imap(_prefill_chunk, [(builder, persist, config, chunk, nav)
-                                                                       for chunk in chunks])):
-            results.append((chunk[0][0], result))
-            done += len(result[1]) if result[0] == "ok" else 0
-            progress("reports", done, len(folders))
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls, keep)) as pool:
+        items = _round(pool, [(builder, persist, config, chunk, nav, None) for chunk in chunks], len(folders), progress)
+        related = relate([item[1].record for item in items]) if relate is not None else {}
+        # items[i] is folders[i]'s. Left unmade (`linking`), or made without links it has: made
+        # now whole (a worker keeps nothing of a report between shares), one a share, heaviest first.
+        # In the example, a version report and the one before it: ~0.1 s of the main process's time
+        # when it made them again itself after the workers.
+        again = [i for i, (_, loaded, made, _) in enumerate(items) if made is None or loaded.record.id in related]
+        tasks = [(builder, persist, config, [(i, folders[i])], nav, _links_of(items[i][1].record.id, related))
+                 for i in sorted(again, key=lambda i: -sizes[i])]
+        for i, item in zip(again, _round(pool, tasks, None, progress) if tasks else []):
+            items[i] = item
+    return items
+
+
+def _links_of(report_id: str, related: dict[str, Related]) -> dict[str, Related]:
+    """A second round's links for one report: its own, if it has any (a dict, never None: not deferred again)."""
+    return {report_id: related[report_id]} if report_id in related else {}
+
+
+def _round(pool, tasks: list[tuple], total: int | None, progress) -> list[tuple]:
+    """The tasks' results, in folder order; raises the first folder's error. `total`: the number of
+    folders, for progress (None: shown by an earlier round)."""
+    results, done = [], 0
+    for task, result in zip(tasks, pool.imap(_prefill_chunk, tasks)):
+        results.append((task[3][0][0], result))
+        done += len(result[1]) if result[0] == "ok" else 0
+        if total is not None:
+            progress("reports", done, total)
     results = [result for _, result in sorted(results, key=lambda r: r[0])]  # back in folder order
     errors = [r[1] for r in results if r[0] == "error"]
     if errors:
         index, message, file, where = min(errors, key=lambda e: e[0])
         raise SitegenError(message, file, where)
     return [item for _, items in results for item in items]
+
+
+def linking(record: ReportRecord) -> bool:
+    """Whether a report's receipt names other reports or engines (render/related.py `Own`): its
+    pages likely link to others, which only every record together can say."""
+    own = record.own
+    return bool(own.get("engines") or own.get("supersedes") or own.get("mentions"))
 
 
 def _warm() -> None:
@@ -176,15 +214,16 @@ def _warm() -> None:
 
 _out: Staging | None = None  # in a worker: the staging folder its shares write into
 _asset_urls: dict[str, str] = {}  # and the theme's assets' names
+_keep: frozenset[str] = frozenset()  # and the reports whose light analysis goes back (`prefill`)
 # A share that allocated fewer objects than this leaves what it made to the next share's collection:
 # one whose reports were all taken from the store makes little garbage, and a collection each share
 # was 6% of the workers' time in a build of a thousand reports with one changed.
 _COLLECT_AFTER = 50_000
 
 
-def _worker_start(out: Staging | None, asset_urls: dict[str, str]) -> None:
-    global _out, _asset_urls
-    _out, _asset_urls = out, asset_urls
+def _worker_start(out: Staging | None, asset_urls: dict[str, str], keep: frozenset[str]) -> None:
+    global _out, _asset_urls, _keep
+    _out, _asset_urls, _keep = out, asset_urls, keep
     # What the worker inherited is never garbage: keep the collector off it. Shares collect at
     # their end instead of every few thousand allocations (pandas allocates a great many).
     gc.freeze()
@@ -196,18 +235,21 @@ def _worker_start(out: Staging | None, asset_urls: dict[str, str]) -> None:
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    builder, persist, config, folders, nav = args
+    builder, persist, config, folders, nav, related = args
     try:
-        return _prefill_share(builder(config, persist=persist), folders, nav, _out)
+        b = builder(config, persist=persist)
+        b.related = related or {}
+        return _prefill_share(b, folders, nav, _out, defer=related is None)
     finally:
         if gc.get_count()[0] >= _COLLECT_AFTER:
             gc.collect()
 
 
-def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
+def _prefill_share(b, folders, nav, stream: Staging | None, defer: bool = False) -> tuple:
     """One worker's folders (`b`: a builder of its own, of the main process's kind): each report's
     record, and its files written to `stream` or its pages made; what goes back is plain data
-    (records) and the pages, never an analysis."""
+    (records) and the pages, never an analysis. `defer`: a report whose receipt names another
+    report (`linking`) is left unmade (None): it is made with its links in the next round."""
     asset_urls = _asset_urls
     out = []
     for index, folder in folders:
@@ -215,14 +257,17 @@ def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
             entry = b.store._known(folder, folder_stamp(folder))
             record = b.store.record_of(entry)
             b.env[record.id] = record
-            if stream is not None:
-                made = write_report(b, record, nav, asset_urls, stream)
+            if defer and linking(record):
+                made = None
+            elif stream is not None:
+                made = write_report(b, record, nav, asset_urls, stream, b.related.get(record.id))
             else:
                 made = b.report_made(b.store.analysis_of(record.id), nav, asset_urls)
+            light = lighten(b.store.analysis_of(record.id)) if made is not None and record.id in _keep else None
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
         b.store.drop(record.id)
-        out.append((folder, Loaded.of(None, entry.stamp, record, entry.content), made))
+        out.append((folder, Loaded.of(None, entry.stamp, record, entry.content), made, light))
     return ("ok", out)
 
 

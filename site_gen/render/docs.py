@@ -64,6 +64,12 @@ class DocsPages:
         self.nav = [{"title": s.title, "url": s.url, "report": None}
                     for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
 
+    def named(self, ids: list[str], most: int = 32) -> frozenset[str]:
+        """The first `most` of `ids` that a page's text names (a block's `report=`, `report:` in its
+        front matter, a `page:` link): the reports whose analyses its blocks will likely ask for."""
+        texts = [s.text for s in self.sources.values()]
+        return frozenset([rid for rid in ids if any(rid in text for text in texts)][:most])
+
     @property
     def has_home(self) -> bool:
         return any(s.url == "index.html" for s in self.sources.values())
