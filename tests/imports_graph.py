@@ -13,7 +13,7 @@ LAYERS = ("core", "receipts", "analysis", "views", "build", "api", "front ends")
 
 # What the packaging step generates there (each template's compiled code, render/precompiled.py):
 # not source anyone writes or reads, so none of the source's rules apply to it.
-GENERATED = "_templates_compiled"
+GENERATED = "_compiled"
 
 
 def sources() -> list[Path]:

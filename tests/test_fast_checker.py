@@ -11,7 +11,8 @@ import pytest
 
 from conftest import ROOT
 from site_gen.receipts import fastschema
-from site_gen.receipts.validate import _fast_validator, _python_patterns, _validator, is_date, schema
+from site_gen.receipts.fastschema import python_patterns
+from site_gen.receipts.validate import _fast_validator, _validator, is_date, schema
 
 FORMATS = {"date": is_date}
 
@@ -19,7 +20,7 @@ FORMATS = {"date": is_date}
 @pytest.mark.parametrize("version", [1, 1.1])
 def test_the_receipt_schemas_get_the_checker(version):
     """fastjsonschema's code for these schemas costs ~3x the time per receipt, and check_integers more."""
-    assert fastschema.checker(_python_patterns(schema(version)), FORMATS) is not None
+    assert fastschema.checker(python_patterns(schema(version)), FORMATS) is not None
     assert getattr(_fast_validator(version), "exact_integers", False)
 
 
@@ -99,7 +100,7 @@ def test_valid_receipts_and_their_mutants():
     rng = random.Random("mutants")
     for n, r in enumerate(_receipts()):
         version = r.get("schema_version", 1)
-        check = fastschema.checker(_python_patterns(schema(version)), FORMATS)
+        check = fastschema.checker(python_patterns(schema(version)), FORMATS)
         assert check(r) and not list(_validator(version).iter_errors(r)), n
         paths = list(_paths(r))[1:]
         for _ in range(25):
@@ -128,3 +129,55 @@ def test_the_checker_is_never_kept_in_the_cache(tmp_path):
         assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*"))
     finally:
         cache.configure()
+
+
+def _from_module(node, formats=FORMATS):
+    """The checker `module_of` writes for `node`, run as a packaged module is (with `_FORMATS`)."""
+    source, main = fastschema.module_of(node, sorted(formats))
+    scope = {"_FORMATS": dict(formats)}
+    exec(compile(source, "<packaged checker>", "exec"), scope)  # our own generated code
+    return scope[main]
+
+
+@pytest.mark.parametrize("instance, yes", INSTANCES)
+def test_the_checker_written_as_a_module_answers_as_the_one_compiled_in_process(instance, yes):
+    """Each keyword's value written as a literal (sets, patterns, formats given at run time) checks
+    the same as the values the in-process checker holds."""
+    assert _from_module(SMALL)(instance) is yes
+
+
+@pytest.mark.parametrize("version", [1, 1.1, 1.2])
+def test_each_receipt_schema_has_its_checker_in_the_package(version):
+    """tests/run.sh (pip install -e .) generates the package's checkers: each published receipt
+    schema's is taken from there, is the code the process would write itself (its functions, line
+    for line, and its values), and answers as it does on the project's receipts of that version and
+    on their mutants. A schema edited since has none."""
+    from site_gen.receipts.validate import SCHEMA_VERSIONS
+
+    assert version in SCHEMA_VERSIONS
+    node = python_patterns(schema(version))
+    packaged = fastschema._packaged(node, FORMATS)
+    assert packaged is not None, "site_gen/_compiled/ not generated: tests/run.sh (or pip install -e .) does it"
+    writer = fastschema._Writer(FORMATS)
+    main = writer.function(node)
+    module = packaged.__globals__
+    assert packaged.__name__ == main and "\n\n\n".join(writer.functions) in fastschema.module_of(node, ["date"])[0]
+    for name, value in writer.scope.items():
+        if name != "_MISSING":
+            assert module[name] == value or (module[name].pattern == value.pattern), name
+    exec(compile("\n\n".join(writer.functions), "<written here>", "exec"), writer.scope)  # as `checker` does
+    here = writer.scope[main]
+    receipts = [json.loads(f.read_text("utf-8")) for f in sorted((ROOT / "data").glob("*/SUMMARY.json"))]
+    mine = [r for r in receipts if r.get("schema_version", 1) == version]
+    assert mine
+    rng = random.Random(f"packaged {version}")
+    for r in mine:
+        assert packaged(r)
+        for _ in range(10):
+            d = copy.deepcopy(r)
+            key = rng.choice(sorted(d["report"]))
+            d["report"][key] = rng.choice(PLACES)
+            assert packaged(d) is here(d)
+    edited = copy.deepcopy(node)
+    edited["properties"]["report"]["required"] = [*edited["properties"]["report"]["required"], "extra"]
+    assert fastschema._packaged(edited, FORMATS) is None

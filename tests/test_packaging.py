@@ -18,7 +18,7 @@ def test_the_wheel_holds_every_file_of_site_gen_and_a_new_sections_folder(tmp_pa
     src = tmp_path / "src"
     # Without what an editable install generated in the checkout: the wheel's build makes its own.
     shutil.copytree(ROOT / "site_gen", src / "site_gen",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "_templates_compiled"))
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "_compiled"))
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, src / name)
     # A section added as a folder, as tests/test_section_package.py adds it.
@@ -35,8 +35,13 @@ def test_the_wheel_holds_every_file_of_site_gen_and_a_new_sections_folder(tmp_pa
             "site_gen/sections/toy/templates/overview/toy.html", "site_gen/sections/serving/__init__.py"} <= packed
     # Every template compiled into the package (render/precompiled.py), the new section's included:
     # the index names each template's file and its module, and each module is packed.
-    index = ast.parse(zipfile.ZipFile(wheel).read("site_gen/_templates_compiled/__init__.py").decode())
-    compiled = ast.literal_eval(next(n.value for n in index.body if isinstance(n, ast.Assign)))
+    index = ast.parse(zipfile.ZipFile(wheel).read("site_gen/_compiled/__init__.py").decode())
+    tables = {n.targets[0].id: ast.literal_eval(n.value) for n in index.body if isinstance(n, ast.Assign)}
+    compiled = tables["TEMPLATES"]
     templates = {p.relative_to(src / "site_gen").as_posix() for p in (src / "site_gen").rglob("*.html")}
     assert set(compiled) == templates and "sections/toy/templates/toy.html" in compiled
-    assert {f"site_gen/_templates_compiled/{module}.py" for _, module in compiled.values()} <= packed
+    assert {f"site_gen/_compiled/{module}.py" for _, module in compiled.values()} <= packed
+    # And the receipt checker of each published receipt schema (receipts/fastschema.py).
+    schemas = list((src / "site_gen" / "schema").glob("summary-[0-9]*.schema.json"))
+    assert len(tables["CHECKERS"]) == len(schemas) >= 3
+    assert {f"site_gen/_compiled/{module}.py" for module, _ in tables["CHECKERS"].values()} <= packed

@@ -17,7 +17,7 @@ from site_gen.render import precompiled
 from site_gen.render.environment import content_environment, environment
 
 PACKAGE = ROOT / "site_gen"
-NOT_GENERATED = "nothing generated in site_gen/_templates_compiled/: tests/run.sh (or pip install -e .) generates it"
+NOT_GENERATED = "nothing generated in site_gen/_compiled/: tests/run.sh (or pip install -e .) generates it"
 
 
 @pytest.fixture(scope="module")

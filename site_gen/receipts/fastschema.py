@@ -2,15 +2,42 @@
 
 `checker` writes one Python function for the keywords the receipt schemas use (below). For a
 schema it cannot read (a section's part with other keywords), `compiled` gives fastjsonschema's
-validator. Both are code generated from sitegen's own schema and compiled in this process: never
-kept in, nor read from, the persistent cache (code read from a folder is code whoever can write
-that folder runs).
+validator. Both are code generated from sitegen's own schema: never kept in, nor read from, the
+persistent cache (code read from a folder is code whoever can write that folder runs). The checkers
+of the published schemas are written when sitegen is packaged, into the package (`module_of`,
+render/precompiled.py), and taken from there for the very schema they were written from; any
+other schema's is compiled in the process that needs it.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
 import re
 from functools import partial
 from typing import Any, Callable
+
+# The version of what `module_of` writes: raised when the code a schema gives changes in a way its
+# key (the schema's text) cannot see.
+FORMAT = "1"
+
+
+def python_patterns(node: Any) -> Any:
+    """The schema with each pattern's final `$` as `\\Z`.
+
+    JSON Schema patterns are ECMA-262, where `$` is the very end; in Python's `re` it also
+    matches before a final newline, which would let `"Q4\\n"` pass as a checkpoint id. (For the
+    same reason the schema writes digits as `[0-9]`: Python's `\\d` takes any script's digits.)
+    """
+    if isinstance(node, dict):
+        out = {k: python_patterns(v) for k, v in node.items()}
+        pattern = out.get("pattern")
+        if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
+            out["pattern"] = pattern[:-1] + "\\Z"
+        return out
+    if isinstance(node, list):
+        return [python_patterns(v) for v in node]
+    return node
 
 
 def compiled(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> Callable[[Any], Any]:
@@ -194,6 +221,9 @@ def _merged(lines: list[str]) -> list[str]:
 
 def checker(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> Callable[[Any], bool] | None:
     """True when `data` is valid under `schema` (False: perhaps not); None for a schema it cannot write."""
+    packaged = _packaged(schema, formats)
+    if packaged is not None:
+        return packaged
     writer = _Writer(formats)
     try:
         main = writer.function(schema)
@@ -202,3 +232,65 @@ def checker(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -
         return None
     exec(code, writer.scope)
     return writer.scope[main]
+
+
+# -- written when packaged ------------------------------------------------------------------------
+# Writing and compiling the checker of schema 1.2 took ~26 ms, of 1 and 1.1 ~10 and ~15 ms: in every
+# process that reads a receipt of that version (each forked worker of a build too).
+
+def key_of(schema: dict[str, Any], formats) -> str:
+    """What a packaged checker is kept under: the schema's text and the names of the formats it checks."""
+    text = json.dumps([FORMAT, sorted(formats), schema], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class _Format:
+    """A format's place in a packaged module: the function is given when the module runs."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def module_of(schema: dict[str, Any], format_names) -> tuple[str, str] | None:
+    """(the Python source of a module whose function `main` checks `schema`, main), or None for a
+    schema `checker` cannot write. The module's values are written as literals; each format is
+    `_FORMATS[name]`, the functions the module is run with."""
+    writer = _Writer({name: _Format(name) for name in format_names})
+    try:
+        main = writer.function(schema)
+    except (_Unsupported, RecursionError):
+        return None
+    head = ["import re", ""]
+    for name, value in writer.scope.items():
+        if name == "_MISSING":
+            head.append("_MISSING = object()")
+        elif isinstance(value, frozenset):
+            head.append(f"{name} = frozenset({sorted(value)!r})")
+        elif isinstance(value, re.Pattern) and value.flags == re.UNICODE:
+            head.append(f"{name} = re.compile({value.pattern!r})")
+        elif isinstance(value, _Format):
+            head.append(f"{name} = _FORMATS[{value.name!r}]")
+        else:
+            return None
+    return "\n".join(head) + "\n\n\n" + "\n\n\n".join(writer.functions) + "\n", main
+
+
+_index: dict[str, tuple[str, str]] | None = None  # key -> (module, main) of the package's checkers
+
+
+def _packaged(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -> Callable[[Any], bool] | None:
+    """The package's checker of this very schema (and formats), or None."""
+    global _index
+    if _index is None:
+        try:
+            # The package's generated modules (render/precompiled.py PACKAGE; written when packaged).
+            _index = dict(importlib.import_module("site_gen._compiled").CHECKERS)
+        except (ImportError, AttributeError):  # not generated (a checkout never installed)
+            _index = {}
+    entry = _index.get(key_of(schema, formats)) if _index else None
+    spec = importlib.util.find_spec(f"site_gen._compiled.{entry[0]}") if entry else None
+    if spec is None or spec.loader is None:
+        return None
+    scope: dict[str, Any] = {"_FORMATS": dict(formats)}
+    exec(spec.loader.get_code(spec.name), scope)  # the package's own code, as its templates' is
+    return scope[entry[1]]

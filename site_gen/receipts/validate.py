@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 from site_gen import sections
 from site_gen.core.diagnostics import IGNORED, Diagnostic
 from site_gen.core.errors import SitegenError, json_path, suggest
+from site_gen.receipts.fastschema import python_patterns
 from site_gen.receipts.parse import _json_type
 
 SCHEMA_VERSION = 1
@@ -47,24 +48,6 @@ def schema_changed() -> None:
     """Forgets the schema and the validators made from it (a section was registered)."""
     for cached in (_schema, _validator_of, _fast_validator_of, _integer_plan_of):
         cached.cache_clear()
-
-
-def _python_patterns(node: Any) -> Any:
-    """The schema with each pattern's final `$` as `\\Z`.
-
-    JSON Schema patterns are ECMA-262, where `$` is the very end; in Python's `re` it also
-    matches before a final newline, which would let `"Q4\\n"` pass as a checkpoint id. (For the
-    same reason the schema writes digits as `[0-9]`: Python's `\\d` takes any script's digits.)
-    """
-    if isinstance(node, dict):
-        out = {k: _python_patterns(v) for k, v in node.items()}
-        pattern = out.get("pattern")
-        if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
-            out["pattern"] = pattern[:-1] + "\\Z"
-        return out
-    if isinstance(node, list):
-        return [_python_patterns(v) for v in node]
-    return node
 
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -99,7 +82,7 @@ def _validator_of(version: float, generation: int) -> "jsonschema.protocols.Vali
 
     formats = jsonschema.FormatChecker(formats=())
     formats.checks("date")(is_date)
-    return jsonschema.Draft202012Validator(_python_patterns(schema(version)), format_checker=formats)
+    return jsonschema.Draft202012Validator(python_patterns(schema(version)), format_checker=formats)
 
 
 def _shown(value: Any) -> str:
@@ -203,7 +186,7 @@ def _fast_validator_of(version: float, generation: int):
     """
     from site_gen.receipts.fastschema import checker, compiled
 
-    python = _python_patterns(schema(version))
+    python = python_patterns(schema(version))
     check = checker(python, {"date": is_date})
     if check is None:
         return compiled({**python, "$schema": "http://json-schema.org/draft-07/schema#"}, formats={"date": is_date})

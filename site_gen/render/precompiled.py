@@ -4,10 +4,13 @@ Compiling the ~50 templates a build uses is Jinja's parser and code generator in
 ~0.5 s of CPU in every process that builds (a quarter of the example site's cold build). The
 package's own templates are the same in every run, so the packaging step (setup.py's build_py, for
 a wheel and for an editable install alike) writes each one's generated Python into the package,
-beside the code it belongs to (`site_gen/_templates_compiled/`), and a run takes a template from
+beside the code it belongs to (`site_gen/_compiled/`), and a run takes a template from
 there when, and only when, it was generated from the very text the loader just read (its SHA-256,
 with the template's name and everything of Jinja and of this environment that shapes the code).
 Anything else (a template edited since, one of custom_dir, another Jinja) is compiled as before.
+
+The same step writes the receipt checker of each published receipt schema (receipts/fastschema.py)
+into that package, for the same reason (~50 ms of a cold build's processes).
 
 Nothing here reads code from a cache: the modules are part of the installed package, found by
 Python's import system inside it, as trusted as sitegen's own `.py` files (and bytecode-cached by
@@ -26,7 +29,7 @@ import jinja2
 
 # The package of generated modules, and the version of what is generated: raised when the code a
 # template compiles to changes in any way the fingerprint below cannot see.
-PACKAGE = "_templates_compiled"
+PACKAGE = "_compiled"
 FORMAT = "1"
 
 # Each `{{ value }}` of a compiled template is written through `escape`: markupsafe's makes a Markup
@@ -197,7 +200,7 @@ def template_files(package: Path) -> list[tuple[str, Path]]:
 
 
 def generate(package: Path) -> int:
-    """Writes `package`/_templates_compiled/: one module of generated code per template and the
+    """Writes `package`/_compiled/: one module of generated code per template and the
     index of their keys. Returns how many. A template Jinja cannot compile is left out (a run
     compiles it, and says what is wrong)."""
     env = Compiling(**OPTIONS)
@@ -224,11 +227,39 @@ def generate(package: Path) -> int:
              "TEMPLATES = {"]
     lines += [f"    {rel!r}: {entry!r}," for rel, entry in sorted(index.items())]
     lines += ["}", "REFERENCES = {"] + [f"    {key!r}: {refs!r}," for key, refs in sorted(named.items())]
+    checkers = _checkers(package, out, written)
+    lines += ["}", "CHECKERS = {"] + [f"    {key!r}: {entry!r}," for key, entry in sorted(checkers.items())]
     _write(out / "__init__.py", "\n".join(lines + ["}", ""]))
-    for stale in out.glob("t_*.py"):
+    for stale in [*out.glob("t_*.py"), *out.glob("c_*.py")]:
         if stale.name not in written:
             stale.unlink()
     return len(index)
+
+
+# The formats the receipt schemas' checkers are written for (receipts/validate.py gives `is_date`).
+CHECKER_FORMATS = ("date",)
+
+
+def _checkers(package: Path, out: Path, written: set[str]) -> dict[str, tuple[str, str]]:
+    """The receipt checker of each published receipt schema (`schema/summary-VERSION.schema.json`),
+    one module each (receipts/fastschema.py writes it; it needs only the standard library): key of
+    the schema -> (module, its checking function)."""
+    import json
+
+    from site_gen.receipts import fastschema
+
+    found = {}
+    for path in sorted((package / "schema").glob("summary-[0-9]*.schema.json")):
+        schema = fastschema.python_patterns(json.loads(path.read_text("utf-8")))
+        made = fastschema.module_of(schema, CHECKER_FORMATS)
+        if made is None:
+            continue
+        module = "c_" + hashlib.sha256(path.name.encode()).hexdigest()[:16]
+        _write(out / f"{module}.py", f"# Generated from site_gen/schema/{path.name} by site_gen/receipts/fastschema.py.\n"
+                                      + made[0])
+        written.add(f"{module}.py")
+        found[fastschema.key_of(schema, CHECKER_FORMATS)] = (module, made[1])
+    return found
 
 
 def _write(path: Path, text: str) -> None:
