@@ -161,21 +161,23 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
     with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls, keep)) as pool:
         items = _round(pool, [(builder, persist, config, chunk, nav, None) for chunk in chunks], len(folders), progress)
         related = relate([item[1].record for item in items]) if relate is not None else {}
-        # items[i] is folders[i]'s. Left unmade (`linking`), or made without links it has: made
-        # now whole (a worker keeps nothing of a report between shares), one a share, heaviest first.
-        # In the example, a version report and the one before it: ~0.1 s of the main process's time
-        # when it made them again itself after the workers.
-        again = [i for i, (_, loaded, made, _) in enumerate(items) if made is None or loaded.record.id in related]
-        tasks = [(builder, persist, config, [(i, folders[i])], nav, _links_of(items[i][1].record.id, related))
-                 for i in sorted(again, key=lambda i: -sizes[i])]
+        # items[i] is folders[i]'s. A worker made each report without the others: those that link
+        # to another are made again whole, with their links (a worker keeps nothing of a report
+        # between shares), in shares as the first round's, heaviest first. In the example, a
+        # version report and the one before it: ~0.1 s of the builder's own time when it made them
+        # again alone after the workers.
+        again = [i for i, item in enumerate(items) if item[1].record.id in related]
+        tasks = [(builder, persist, config, chunk, nav,
+                  {items[i][1].record.id: related[items[i][1].record.id] for i, _ in chunk})
+                 for chunk in _renumbered(shares([folders[i] for i in again], [sizes[i] for i in again], workers), again)]
         for i, item in zip(again, _round(pool, tasks, None, progress) if tasks else []):
             items[i] = item
     return items
 
 
-def _links_of(report_id: str, related: dict[str, Related]) -> dict[str, Related]:
-    """A second round's links for one report: its own, if it has any (a dict, never None: not deferred again)."""
-    return {report_id: related[report_id]} if report_id in related else {}
+def _renumbered(chunks: list[list[tuple[int, Path]]], numbers: list[int]) -> list[list[tuple[int, Path]]]:
+    """Shares of a subset of the folders, numbered by their place in the whole list."""
+    return [[(numbers[j], folder) for j, folder in chunk] for chunk in chunks]
 
 
 def _round(pool, tasks: list[tuple], total: int | None, progress) -> list[tuple]:
@@ -193,13 +195,6 @@ def _round(pool, tasks: list[tuple], total: int | None, progress) -> list[tuple]
         index, message, file, where = min(errors, key=lambda e: e[0])
         raise SitegenError(message, file, where)
     return [item for _, items in results for item in items]
-
-
-def linking(record: ReportRecord) -> bool:
-    """Whether a report's receipt names other reports or engines (render/related.py `Own`): its
-    pages likely link to others, which only every record together can say."""
-    own = record.own
-    return bool(own.get("engines") or own.get("supersedes") or own.get("mentions"))
 
 
 def _warm() -> None:
@@ -239,17 +234,17 @@ def _prefill_chunk(args) -> tuple:
     try:
         b = builder(config, persist=persist)
         b.related = related or {}
-        return _prefill_share(b, folders, nav, _out, defer=related is None)
+        return _prefill_share(b, folders, nav, _out)
     finally:
         if gc.get_count()[0] >= _COLLECT_AFTER:
             gc.collect()
 
 
-def _prefill_share(b, folders, nav, stream: Staging | None, defer: bool = False) -> tuple:
-    """One worker's folders (`b`: a builder of its own, of the main process's kind): each report's
-    record, and its files written to `stream` or its pages made; what goes back is plain data
-    (records) and the pages, never an analysis. `defer`: a report whose receipt names another
-    report (`linking`) is left unmade (None): it is made with its links in the next round."""
+def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
+    """One worker's folders (`b`: a builder of its own, of the main process's kind, with the
+    links found for them in a second round): each report's record, and its files written to
+    `stream` or its pages made; what goes back is plain data (records), the pages, and the light
+    analysis of a report the docs pages name (`_keep`)."""
     asset_urls = _asset_urls
     out = []
     for index, folder in folders:
@@ -257,13 +252,11 @@ def _prefill_share(b, folders, nav, stream: Staging | None, defer: bool = False)
             entry = b.store._known(folder, folder_stamp(folder))
             record = b.store.record_of(entry)
             b.env[record.id] = record
-            if defer and linking(record):
-                made = None
-            elif stream is not None:
+            if stream is not None:
                 made = write_report(b, record, nav, asset_urls, stream, b.related.get(record.id))
             else:
                 made = b.report_made(b.store.analysis_of(record.id), nav, asset_urls)
-            light = lighten(b.store.analysis_of(record.id)) if made is not None and record.id in _keep else None
+            light = lighten(b.store.analysis_of(record.id)) if record.id in _keep else None
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
         b.store.drop(record.id)
