@@ -248,15 +248,18 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
     assert files == plain and len(files) > 100
 
 
-def _one_shot(config, site: Path):
-    """A `sitegen build` of `config` into `site`, in this process: its builder, to look at."""
+def _one_shot(config, site: Path, result: list | None = None):
+    """A `sitegen build` of `config` into `site`, in this process: its builder, to look at (and
+    its result appended to `result`)."""
     from site_gen.build import builder as b
     from site_gen.build.write import Staging
 
     made = b.Builder(config)
     with Staging(site) as out:
-        made.build(out=out)
+        built = made.build(out=out)
         out.commit()
+    if result is not None:
+        result.append(built)
     return made
 
 
@@ -287,6 +290,63 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     assert plain.stats["analysed"] >= 12
     tree = _tree(config.site_dir)
     assert tree == _tree(tmp_path / "plain") and len(tree) > 100
+
+
+def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_made_again(project, monkeypatch):
+    """The reports made again with their links come back while the builder makes the site-wide
+    pages; their pages' warnings still come in folder order among the others', as one process
+    says them: two linked reports whose receipt markdown states a check that fails, and the other
+    reports each with an unknown field in its receipt."""
+    import os
+
+    from site_gen.build import builder as b
+    from site_gen.core.config import load_config
+
+    data = project / "data"
+    lede = data / "cuteafd-v4.0.0" / "lede.md"
+    lede.write_text(lede.read_text().replace("{{ check looped_replies == 0 :", "{{ check looped_replies != 0 :"))
+    older = json.loads((data / "cuteafd-v3.0.1" / "SUMMARY.json").read_text())
+    older["report"]["lede"] = older["report"]["lede"].replace("precision_unresolved == 0", "precision_unresolved != 0")
+    (data / "cuteafd-v3.0.1" / "SUMMARY.json").write_text(json.dumps(older))
+    for name in sorted(p.name for p in data.iterdir() if (p / "SUMMARY.json").is_file()):
+        if name not in ("cuteafd-v3.0.1", "cuteafd-v4.0.0"):
+            other = json.loads((data / name / "SUMMARY.json").read_text())
+            other["report"]["x_unknown"] = 1
+            (data / name / "SUMMARY.json").write_text(json.dumps(other))
+    config = load_config(project / "mkdocs.yml", site_dir=project / "forked")
+    forked: list = []
+    made = _one_shot(config, config.site_dir, forked)
+    if (os.cpu_count() or 1) >= 2:
+        assert made.stats.get("analysed", 0) == 0  # both made again by the workers
+    monkeypatch.setattr(b, "PARALLEL_MIN_REPORTS", 10 ** 9)
+    plain: list = []
+    _one_shot(config, project / "plain", plain)
+    said = [(str(w.message), str(w.file)) for w in forked[0].warnings]
+    assert said == [(str(w.message), str(w.file)) for w in plain[0].warnings]
+    failed = [i for i, (message, _) in enumerate(said) if "is contradicted by the data" in message]
+    unknown = [i for i, (message, _) in enumerate(said) if "x_unknown" in message]
+    # The linked reports are the first two in the list (the newest): their warnings come first,
+    # though their pages came back after every other report's.
+    assert len(unknown) == 10 and len(failed) == 2 and max(failed) < min(unknown), said
+
+
+def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(project):
+    """A docs page that fails while the workers' second round runs: the build says the page's
+    error, and no worker is left running."""
+    import multiprocessing
+
+    import pytest
+
+    from site_gen.core.config import load_config
+    from site_gen.core.errors import SitegenError
+
+    (project / "docs" / "index.md").write_text("```sitegen\nblock: no-such-block\n```\n")
+    config = load_config(project / "mkdocs.yml", site_dir=project / "site")
+    with pytest.raises(SitegenError) as raised:
+        _one_shot(config, config.site_dir)
+    assert "no-such-block" in str(raised.value) and str(raised.value.file).endswith("index.md")
+    assert multiprocessing.active_children() == []
+    assert not (project / "site").exists()
 
 
 def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():

@@ -17,7 +17,7 @@ from typing import Callable
 from site_gen.analysis.report import Analysis
 from site_gen.build.assembly import Settled, history_nav, relations_settled, report_url
 from site_gen.build.site import SiteBuild
-from site_gen.build.workers import Streamed, prefill, weight, weights, workers_for
+from site_gen.build.workers import Pending, Streamed, prefill, weight, weights, workers_for
 from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
 from site_gen.build.environment import ReportRecord, collect
@@ -76,6 +76,7 @@ class Builder:
         self.report_done: dict[str, tuple[dict[str, bytes], list, bool]] = {}  # id -> (files, warnings, charts)
         self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
         self.kept: set[str] = set()  # ids of reports whose light analysis a worker sent back (docs pages name them)
+        self.pending: Pending | None = None  # the workers' second round, while a one-shot build goes on
         self._docs_gen = 0  # bumped when a file under docs_dir changes
         self._resolved: tuple | None = None  # (sections' generation, what `_roots` found)
         self._ids: set[str] | None = None  # the reports of the last build (`_forget`)
@@ -264,9 +265,10 @@ class Builder:
             return
         docs = DocsPages(self.config, []) if self.config.docs_dir.is_dir() else None
         nav = (docs.nav if docs else []) + ([history_nav()] if len(folders) > 1 else [])
-        self._adopt(prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist, warm,
-                            functools.partial(relations_settled, self._settled, self._relations),
-                            docs.named([f.name for f in folders]) if docs else frozenset()))
+        items, self.pending = prefill(self.config, folders, sizes, nav, out, workers, self.step, type(self), self.persist,
+                                      warm, functools.partial(relations_settled, self._settled, self._relations),
+                                      docs.named([f.name for f in folders]) if docs else frozenset(), out is not None)
+        self._adopt(items)
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:
@@ -343,12 +345,7 @@ class Builder:
         self._links_memo = {}
         docs = self._docs_for(records)
         site = SiteBuild(self, records, docs.nav + nav, theme_assets(self.config), out, early)
-        site.reports()
-        site.home_and_history()
-        site.early(docs)
-        site.docs_pages(docs)
-        site.render()
-        site.extra()
+        site.run(docs)
         self._forget(site)
         names = site.written if out is not None else site.files
         return BuildResult(files=site.files, pages=sum(1 for f in names if f.endswith(".html")), reports=len(records),

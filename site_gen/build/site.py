@@ -14,6 +14,7 @@ from site_gen.build.environment import ReportRecord
 from site_gen.build.workers import lighten, write_report
 from site_gen.build.dependencies import Dependencies, content_hash
 from site_gen.core.diagnostics import Diagnostic
+from site_gen.core.errors import SitegenError
 from site_gen.render import dashboard, publish
 from site_gen.render.contexts import HomeContext, as_context
 from site_gen.render.docs import DocsPages
@@ -48,10 +49,47 @@ class SiteBuild:
         self.written: set[str] = set()  # files already in `out`
         self.charts = False
         self.remade: list[tuple[str, Made]] = []  # reports whose files were made (or looked at) in this build
+        self._later: list[tuple[ReportRecord, int]] = []  # (a report left for `_linked`, where its warnings go)
         self._templates_current: dict[tuple, bool] = {}  # a record's templates -> whether each is unchanged
 
-    def reports(self) -> None:
-        """Each report's own files: taken whole when nothing they are made from changed."""
+    def run(self, docs: DocsPages) -> None:
+        """The build's steps in order. The reports the workers are still making again with their
+        links (workers.Pending) are taken once the site-wide pages are made, which this process
+        makes meanwhile: in the example, ~0.07 s of its time against the 0.07 s of that second round."""
+        pending, self.b.pending = self.b.pending, None
+        try:
+            self.reports(later=set(pending.ids) if pending is not None else set())
+            self.home_and_history()
+            self.early(docs)
+            self.docs_pages(docs)
+            if pending is not None:
+                self._linked(pending.wait())
+        except SitegenError:
+            if pending is not None:
+                pending.wait()  # a report's own error first, as one process says it (it makes them first)
+            raise
+        finally:
+            if pending is not None:
+                pending.close()
+        self.render()
+        self.extra()
+
+    def _linked(self, items: list[tuple]) -> None:
+        """The reports a second round made again (their links known), each with its warnings in
+        its place in folder order."""
+        self.b._adopt(items)
+        for r, at in reversed(self._later):
+            before = len(self.warnings)
+            self._stream(r)
+            added = self.warnings[before:]
+            del self.warnings[before:]
+            self.warnings[at:at] = added
+            if r.id not in self.b.kept:
+                self.b.store.drop(r.id)
+
+    def reports(self, later: set[str] = frozenset()) -> None:
+        """Each report's own files: taken whole when nothing they are made from changed. `later`:
+        reports (written out by a one-shot build) left for `_linked`."""
         # The preview's open pages first: a report with an open page is remade (and that page shown)
         # before the others are looked at (at a thousand reports, walking the records before it took
         # ~20 ms). The rest is done in folder order as always, so the site is the same.
@@ -60,7 +98,9 @@ class SiteBuild:
             if i % 10 == 0:
                 self.b.step("reports", i, len(self.records))
             self.warnings.extend(r.warnings)
-            if self.out is not None:
+            if self.out is not None and r.id in later:
+                self._later.append((r, len(self.warnings)))
+            elif self.out is not None:
                 self._stream(r)
                 if r.id not in self.b.kept:  # written out: the record is all the rest of the build needs
                     self.b.store.drop(r.id)

@@ -139,7 +139,7 @@ def shares(folders: list[Path], sizes: list[float], workers: int) -> list[list[t
 
 def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[dict[str, str]],
             out: Staging | None, workers: int, progress, builder: type, persist, warm: bool = False,
-            relate=None, keep: frozenset[str] = frozenset()) -> list[tuple]:
+            relate=None, keep: frozenset[str] = frozenset(), later: bool = False) -> tuple[list[tuple], Pending | None]:
     """Every folder's share (`sizes`: their `weights`), done by `workers` forked processes; raises
     the first folder's error, in folder order. `warm`: most reports are linked from the previous
     site, so few workers analyse anything and nothing is prepared for them before the fork.
@@ -147,7 +147,8 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
     `relate(records)`: each report's links to the others (render/related.py), found from every
     record. A worker makes a report without the others; the reports that link to another are made
     again by the workers, with their links, once every record is back. `keep`: the ids of reports
-    whose light analysis comes back too (docs pages draw on them).
+    whose light analysis comes back too (docs pages draw on them). `later`: the second round is
+    left running, and returned (`Pending`), while the builder makes the site-wide pages.
 
     Each item: (folder, its `Loaded`, what was made for it, its light analysis or None)."""
     import multiprocessing
@@ -158,7 +159,8 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
     # The staging folder goes to each worker once, at its fork (not pickled with every share: it
     # carries the previous site's listing, thousands of entries).
     urls = {k: v[0] for k, v in theme_assets(config).items()}  # the same for every share
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls, keep)) as pool:
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls, keep))
+    try:
         items = _round(pool, [(builder, persist, config, chunk, nav, None) for chunk in chunks], len(folders), progress)
         related = relate([item[1].record for item in items]) if relate is not None else {}
         # items[i] is folders[i]'s. A worker made each report without the others: those that link
@@ -170,9 +172,40 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
         tasks = [(builder, persist, config, chunk, nav,
                   {items[i][1].record.id: related[items[i][1].record.id] for i, _ in chunk})
                  for chunk in _renumbered(shares([folders[i] for i in again], [sizes[i] for i in again], workers), again)]
+        if tasks and later:
+            pending, pool = Pending(pool, tasks, [items[i][1].record.id for i in again]), None
+            return items, pending
         for i, item in zip(again, _round(pool, tasks, None, progress) if tasks else []):
             items[i] = item
-    return items
+        return items, None
+    finally:
+        if pool is not None:
+            pool.terminate()
+
+
+class Pending:
+    """A second round still running in the pool (`prefill`'s `later`): `wait` gives its items, in
+    folder order, or raises the first folder's error; `close` stops the pool either way."""
+
+    def __init__(self, pool, tasks: list[tuple], ids: list[str]):
+        self.pool, self.tasks, self.ids = pool, tasks, ids
+        self._async = pool.map_async(_prefill_chunk, tasks)
+        self._done: tuple | None = None  # ("ok", items) or ("error", the SitegenError)
+
+    def wait(self) -> list[tuple]:
+        if self._done is None:
+            try:
+                self._done = ("ok", _collected(list(zip(self.tasks, self._async.get()))))
+            except BaseException as exc:  # a bad report, or the pool stopped (Ctrl-C): said again if asked again
+                self._done = ("error", exc)
+            finally:
+                self.close()
+        if self._done[0] == "error":
+            raise self._done[1]
+        return self._done[1]
+
+    def close(self) -> None:
+        self.pool.terminate()
 
 
 def _renumbered(chunks: list[list[tuple[int, Path]]], numbers: list[int]) -> list[list[tuple[int, Path]]]:
@@ -185,11 +218,16 @@ def _round(pool, tasks: list[tuple], total: int | None, progress) -> list[tuple]
     folders, for progress (None: shown by an earlier round)."""
     results, done = [], 0
     for task, result in zip(tasks, pool.imap(_prefill_chunk, tasks)):
-        results.append((task[3][0][0], result))
+        results.append((task, result))
         done += len(result[1]) if result[0] == "ok" else 0
         if total is not None:
             progress("reports", done, total)
-    results = [result for _, result in sorted(results, key=lambda r: r[0])]  # back in folder order
+    return _collected(results)
+
+
+def _collected(results: list[tuple]) -> list[tuple]:
+    """(task, result) pairs as one list of items in folder order; raises the first folder's error."""
+    results = [result for _, result in sorted(results, key=lambda r: r[0][3][0][0])]  # back in folder order
     errors = [r[1] for r in results if r[0] == "error"]
     if errors:
         index, message, file, where = min(errors, key=lambda e: e[0])
