@@ -30,9 +30,10 @@ from site_gen.render.assets import theme_assets
 from site_gen.render.contexts import HistoryContext, as_context
 from site_gen.render.docs import DocsPages
 from site_gen.render.environment import refresh as refresh_templates
-from site_gen.render.pages import Page, ReportPages, all_pages, environment, render_page, template_dirs
+from site_gen.render.pages import Page, ReportPages, all_pages, render_page, template_dirs
 from site_gen.build.reports import ReportStore
 from site_gen.build.results import BuildResult, Made
+from site_gen.build.rows import DashboardRows
 from site_gen.sections import generation
 from site_gen.build.write import Staging, check_site_dir
 
@@ -89,8 +90,7 @@ class Builder:
         self.home: tuple[tuple, Page] | None = None  # (the receipts and row macro it was made from, the home page)
         self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
-        self._row_macro: tuple | None = None      # (hash of _macros.html, its dashboard_row macro)
-        self._row_html: dict[tuple[str, str], object] = {}
+        self._rows = DashboardRows(config, self.templates, self.persist)
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
         self.related: dict = {}  # report id -> its links to other reports (site_gen/render/related.py), this build's
         self._links_memo: dict = {}    # id of a Related of this build -> (it, the hash of what it shows)
@@ -272,30 +272,8 @@ class Builder:
 
     # -- the site-wide pages ------------------------------------------------------------------
     def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:
-        """Every report's row, each with its HTML (`row_html`) when the theme's own macro draws it.
-
-        A thousand rows take ~40 ms to render; kept per receipt, a preview rebuild after one edit
-        renders one. A custom_dir that overrides the macros is rendered whole, as it may use the
-        page's context.
-        """
-        rows = [{**r.dashboard, "url": report_url(r.id)} for r in records]
-        if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
-            return rows
-        version = self.templates.record("_macros.html")[0]
-        if self._row_macro is None or self._row_macro[0] != version:
-            module = environment(None).get_template("_macros.html").module
-            self._row_macro = (version, getattr(module, "dashboard_row", None))
-            self._row_html = {}
-        macro = self._row_macro[1]
-        if macro is None:
-            return rows
-        live = {}
-        for r, row in zip(records, rows):
-            key = (r.id, r.sha256)
-            live[key] = self._row_html.get(key) or macro(row)
-            row["row_html"] = live[key]
-        self._row_html = live
-        return rows
+        """Every report's row, with its HTML as the theme's macro draws it (build/rows.py)."""
+        return self._rows(records)
 
     def history_page(self, records: list[ReportRecord], receipts: Dependencies) -> Page:
         """The history page; its context is remade only when some receipt changed."""
