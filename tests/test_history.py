@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import FORKED_REPORTS, ROOT, sitegen_here
 from htmlutil import NS, cell_text, find_id, parse, tables
 
@@ -330,21 +332,25 @@ def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_
     assert len(unknown) == 10 and len(failed) == 2 and max(failed) < min(unknown), said
 
 
-def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(project):
-    """A docs page that fails while the workers' second round runs: the build says the page's
-    error, and no worker is left running."""
+@pytest.mark.parametrize("docs_file, text, said", [
+    ("index.md", "```sitegen\nblock: no-such-block\n```\n", "no-such-block"),  # while the pages are made
+    ("reports/cuteafd-v4.0.0/extra.md", "# Extra\n", "would replace a file sitegen generates"),  # before
+])
+def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(project, docs_file, text, said):
+    """A docs page that fails while the workers' second round runs (its block, as the site-wide
+    pages are made; or its place, found once the reports are known, before they are): the build
+    says the page's error, and no worker is left running."""
     import multiprocessing
-
-    import pytest
 
     from site_gen.core.config import load_config
     from site_gen.core.errors import SitegenError
 
-    (project / "docs" / "index.md").write_text("```sitegen\nblock: no-such-block\n```\n")
+    (project / "docs" / docs_file).parent.mkdir(parents=True, exist_ok=True)
+    (project / "docs" / docs_file).write_text(text)
     config = load_config(project / "mkdocs.yml", site_dir=project / "site")
     with pytest.raises(SitegenError) as raised:
         _one_shot(config, config.site_dir)
-    assert "no-such-block" in str(raised.value) and str(raised.value.file).endswith("index.md")
+    assert said in str(raised.value) and str(raised.value.file).endswith(docs_file.rsplit("/", 1)[-1])
     assert multiprocessing.active_children() == []
     assert not (project / "site").exists()
 

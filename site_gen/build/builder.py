@@ -90,7 +90,7 @@ class Builder:
         self.home: tuple[tuple, Page] | None = None  # (the receipts and row macro it was made from, the home page)
         self._history_rows: dict = {}     # each report's history rows, by receipt (analysis/history.py `frames`)
         self._history_memo: dict = {}     # the history page's frames, rows and charts, by what they are made from
-        self._rows = DashboardRows(config, self.templates, self.persist)
+        self.dashboard_rows = DashboardRows(config, self.templates, self.persist)  # rows(records): the table's rows
         self._site_key: tuple | None = None       # (ids of nav and assets, their hash, the objects kept alive)
         self.related: dict = {}  # report id -> its links to other reports (site_gen/render/related.py), this build's
         self._links_memo: dict = {}    # id of a Related of this build -> (it, the hash of what it shows)
@@ -271,10 +271,6 @@ class Builder:
         self._adopt(items)
 
     # -- the site-wide pages ------------------------------------------------------------------
-    def dashboard_rows(self, records: list[ReportRecord]) -> list[dict]:
-        """Every report's row, with its HTML as the theme's macro draws it (build/rows.py)."""
-        return self._rows(records)
-
     def history_page(self, records: list[ReportRecord], receipts: Dependencies) -> Page:
         """The history page; its context is remade only when some receipt changed."""
         if self._history is None or self._history[0] != receipts:
@@ -314,16 +310,20 @@ class Builder:
         self.stats.clear()
         refresh_templates()  # a template edited since the last build is compiled again
         self._prefill(out)
-        entries = self.store.entries()
-        records, nav = self._settled([self.store.record_of(e) for e in entries])
-        self.env = {r.id: r for r in records}
-        # Which reports link to which: searched again when a record's part that says so changed
-        # (made from the receipt alone, never the lede: a prose edit keeps them all).
-        self.related = relations_again(records, self._relations)
-        self._links_memo = {}
-        docs = self._docs_for(records)
-        site = SiteBuild(self, records, docs.nav + nav, theme_assets(self.config), out, early)
-        site.run(docs)
+        try:
+            records, nav = self._settled([self.store.record_of(e) for e in self.store.entries()])
+            self.env = {r.id: r for r in records}
+            # Which reports link to which: searched again when a record's part that says so changed
+            # (made from the receipt alone, never the lede: a prose edit keeps them all).
+            self.related = relations_again(records, self._relations)
+            self._links_memo = {}
+            docs = self._docs_for(records)
+            site = SiteBuild(self, records, docs.nav + nav, theme_assets(self.config), out, early)
+            site.run(docs)  # takes the workers' second round (`pending`), and stops it whatever happens
+        finally:
+            if self.pending is not None:  # a step before `run` failed: no worker is left running
+                self.pending.close()
+                self.pending = None
         self._forget(site)
         names = site.written if out is not None else site.files
         return BuildResult(files=site.files, pages=sum(1 for f in names if f.endswith(".html")), reports=len(records),
@@ -347,10 +347,7 @@ class Builder:
                 del cache[rid]
         for k in [k for k in self._pages if k[0] not in ids]:
             del self._pages[k]
-        self.records.forget({*gone, *(f"report:{rid}" for rid in self._gone_reports(ids))})
-
-    def _gone_reports(self, ids: set[str]) -> list[str]:
-        return [o[7:] for o in self.records.outputs() if o.startswith("report:") and o[7:] not in ids]
+        self.records.forget({*gone, *(o for o in self.records.outputs() if o.startswith("report:") and o[7:] not in ids)})
 
 
 def build_files(config: Config, *, progress=None) -> BuildResult:
