@@ -355,6 +355,30 @@ def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(proj
     assert not (project / "site").exists()
 
 
+def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project, tmp_path, monkeypatch):
+    """A forked build with its store: the second build takes the reports' files from the store, so
+    no worker makes the docs page's report's views, and its light analysis cannot (tool calling
+    reads the runs `lighten` drops). The docs page's block is then made from the report itself, and
+    the site equals a one-process build's (a review found this crashed with a KeyError)."""
+    import subprocess
+    import sys
+
+    (project / "docs" / "tools.md").write_text("---\nreport: cuteafd-v4.0.0\n---\n# Tools\n\n"
+                                               "```sitegen\nblock: tool-calling\n```\n")
+    env = {"SITEGEN_PARALLEL_MIN_REPORTS": "8"}
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for site in ("s1", "s2"):
+        out = subprocess.run([sys.executable, "-m", "site_gen", "build", "-q", "-d", str(tmp_path / site), *cache],
+                             cwd=project, capture_output=True, text=True, timeout=300,
+                             env={**__import__("os").environ, **env})
+        assert out.returncode == 0, out.stderr
+    env["SITEGEN_PARALLEL_MIN_REPORTS"] = str(10 ** 9)
+    out = subprocess.run([sys.executable, "-m", "site_gen", "build", "-q", "--no-cache", "-d", str(tmp_path / "plain")],
+                         cwd=project, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, **env})
+    assert out.returncode == 0, out.stderr
+    assert _tree(tmp_path / "s2") == _tree(tmp_path / "plain")
+
+
 def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():
     import random
 

@@ -235,6 +235,14 @@ def _collected(results: list[tuple]) -> list[tuple]:
     return [item for _, items in results for item in items]
 
 
+def _light_if_viewed(a: Analysis) -> Analysis | None:
+    """The light analysis of a report whose pages this worker made (each present section's view
+    made), else None: a report whose files were taken from the store has no views yet, and a light
+    analysis cannot make some of them (tool calling reads the runs `lighten` drops)."""
+    viewed = all(s.view_key in a.displayed for s in all_sections() if s.present(a))
+    return lighten(a) if viewed else None
+
+
 def _warm() -> None:
     """What every worker would otherwise do for itself on its first report, done once before the
     fork so that each inherits it: the sections' analysis and view modules imported, the receipt
@@ -294,7 +302,7 @@ def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
                 made = write_report(b, record, nav, asset_urls, stream, b.related.get(record.id))
             else:
                 made = b.report_made(b.store.analysis_of(record.id), nav, asset_urls)
-            light = lighten(b.store.analysis_of(record.id)) if record.id in _keep else None
+            light = _light_if_viewed(b.store.analysis_of(record.id)) if record.id in _keep else None
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
         b.store.drop(record.id)

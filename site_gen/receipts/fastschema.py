@@ -20,6 +20,10 @@ from typing import Any, Callable
 # The version of what `module_of` writes: raised when the code a schema gives changes in a way its
 # key (the schema's text) cannot see.
 FORMAT = "1"
+# And this module's own text: an edited writer (a checkout pulled without installing again) never
+# takes a checker the package's older writer wrote.
+with open(__file__, "rb") as _source:
+    _WRITER = hashlib.sha256(_source.read()).hexdigest()
 
 
 def python_patterns(node: Any) -> Any:
@@ -240,7 +244,7 @@ def checker(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]]) -
 
 def key_of(schema: dict[str, Any], formats) -> str:
     """What a packaged checker is kept under: the schema's text and the names of the formats it checks."""
-    text = json.dumps([FORMAT, sorted(formats), schema], sort_keys=True, ensure_ascii=False)
+    text = json.dumps([FORMAT, _WRITER, sorted(formats), schema], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
