@@ -379,6 +379,96 @@ def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project
     assert _tree(tmp_path / "s2") == _tree(tmp_path / "plain")
 
 
+def test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running(project, monkeypatch):
+    """Ctrl-C just after the workers' second round has started (as the builder takes the first
+    round's items): the interrupt goes through, and the second round's workers are stopped with it."""
+    import multiprocessing
+    import os
+
+    from site_gen.build import builder as b
+    from site_gen.core.config import load_config
+
+    running = []
+
+    def interrupted(self, items):
+        running.append(self.pending)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(b.Builder, "_adopt", interrupted)
+    config = load_config(project / "mkdocs.yml", site_dir=project / "site")
+    with pytest.raises(KeyboardInterrupt):
+        _one_shot(config, config.site_dir)
+    if (os.cpu_count() or 1) >= 2:
+        assert running and running[0] is not None  # the second round was running when Ctrl-C came
+    assert multiprocessing.active_children() == []
+    assert not (project / "site").exists()
+
+
+# A second-round worker's store entry, written slowly while the builder stops the workers (below).
+_PARENT: list = []
+_WRITING: list = []
+
+
+def _in_second_round(args):
+    """workers._prefill_chunk, telling the slow writer below which round this share is of."""
+    _WRITING[1] = bool(args[5])  # a share of the second round carries its reports' links
+    return _WRITING[2](args)
+
+
+def _slow_mkstemp(*args, **kwargs):
+    import os
+    import time
+
+    made = _WRITING[3](*args, **kwargs)
+    if os.getpid() != _PARENT[0] and _WRITING[1] and str(kwargs.get("dir", "")).startswith(str(_WRITING[4])):
+        _WRITING[0].touch()  # the entry's `.tmp-` file exists: the builder may stop the workers now
+        time.sleep(1.5)
+    return made
+
+
+def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(project, tmp_path, monkeypatch):
+    """A docs file that collides with a report's pages (found once the reports are known, before
+    the site's pages) stops the workers while one of the second round writes a store entry: the
+    entry is finished, and no `.tmp-` file of it is left in the cache folder (a review found one left
+    when SIGTERM killed the worker between the file's creation and its rename)."""
+    import multiprocessing
+    import os
+    import time
+
+    from site_gen.build import builder as b, cache, workers
+    from site_gen.build.store import Store
+    from site_gen.core.config import load_config
+    from site_gen.core.errors import SitegenError
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the build forks no worker")
+    (project / "docs" / "reports" / V4).mkdir(parents=True)
+    (project / "docs" / "reports" / V4 / "extra.md").write_text("# Extra\n")
+    _PARENT[:] = [os.getpid()]
+    _WRITING[:] = [tmp_path / "writing", False, workers._prefill_chunk, cache.tempfile.mkstemp, tmp_path / "cache"]
+    monkeypatch.setattr(workers, "_prefill_chunk", _in_second_round)
+    monkeypatch.setattr(cache.tempfile, "mkstemp", _slow_mkstemp)
+    real_docs = b.Builder._docs_for
+
+    def docs_once_a_worker_writes(self, records):
+        deadline = time.monotonic() + 30
+        while not _WRITING[0].exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real_docs(self, records)  # the docs file collides: the build stops here, and the workers with it
+
+    monkeypatch.setattr(b.Builder, "_docs_for", docs_once_a_worker_writes)
+    cache.configure(tmp_path / "cache")
+    try:
+        config = load_config(project / "mkdocs.yml", site_dir=project / "site")
+        with pytest.raises(SitegenError, match="would replace a file sitegen generates"):
+            b.build(config, persist=Store(config, enabled=True))
+    finally:
+        cache.configure(None)
+    assert _WRITING[0].exists(), "no worker of the second round wrote the store"
+    assert multiprocessing.active_children() == []
+    assert sorted(p.name for p in (tmp_path / "cache").rglob(".tmp-*")) == []
+
+
 def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():
     import random
 

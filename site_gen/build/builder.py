@@ -309,8 +309,9 @@ class Builder:
         start = time.perf_counter()
         self.stats.clear()
         refresh_templates()  # a template edited since the last build is compiled again
-        self._prefill(out)
         try:
+            # Inside: Ctrl-C while the first round's items are taken leaves no second round running.
+            self._prefill(out)
             records, nav = self._settled([self.store.record_of(e) for e in self.store.entries()])
             self.env = {r.id: r for r in records}
             # Which reports link to which: searched again when a record's part that says so changed

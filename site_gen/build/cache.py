@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import json
 import os
+import signal
 import stat
 import sys
 import tempfile
@@ -222,12 +223,25 @@ def read(kind: str, name: str) -> bytes | None:
     return payload
 
 
+# Signals held while an entry is written (`hold_while_writing`): none in the builder process.
+_held: frozenset = frozenset()
+
+
+def hold_while_writing(signals: frozenset) -> None:
+    """In a process that such a signal kills at once (a forked worker, which the builder stops with
+    SIGTERM), the signal waits while an entry is written: it would leave the half-written `.tmp-`
+    file behind, in a folder no build sweeps. It is taken as soon as the entry is in place."""
+    global _held
+    _held = signals if hasattr(signal, "pthread_sigmask") else frozenset()
+
+
 def write(kind: str, name: str, payload: bytes) -> None:
     """Stores an entry whole (a reader sees the old entry or the new one), or not at all."""
     path = _path(kind, name)
     if path is None:
         return
     path = Path(path)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _held) if _held else None
     try:
         for sub in (path.parent.parent, path.parent):
             sub.mkdir(mode=0o700, exist_ok=True)
@@ -241,6 +255,9 @@ def write(kind: str, name: str, payload: bytes) -> None:
             raise
     except OSError:
         pass  # a read-only or full cache folder: the build goes on without it
+    finally:
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def pack(head: dict, files: dict[str, bytes]) -> bytes:

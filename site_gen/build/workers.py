@@ -22,6 +22,7 @@ from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
 from site_gen.render.parts import view_of
+from site_gen.build import cache
 from site_gen.build.environment import ReportRecord
 from site_gen.build.reports import Loaded, folder_stamp
 from site_gen.receipts.load import SUMMARY
@@ -269,9 +270,11 @@ def _worker_start(out: Staging | None, asset_urls: dict[str, str], keep: frozens
     # their end instead of every few thousand allocations (pandas allocates a great many).
     gc.freeze()
     gc.disable()
-    # The builder process answers Ctrl-C and SIGTERM, and stops the pool; a worker just stops.
+    # The builder process answers Ctrl-C and SIGTERM, and stops the pool; a worker just stops,
+    # though not half-way through a store entry.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    cache.hold_while_writing(frozenset({signal.SIGTERM}))
 
 
 def _prefill_chunk(args) -> tuple:
