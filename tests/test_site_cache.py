@@ -309,3 +309,53 @@ def test_a_build_counts_as_warm_only_when_the_store_holds_most_of_its_reports(tm
         assert not stored()  # another config: every entry misses
     finally:
         cache.configure()
+
+
+def test_the_previous_sites_listing_reads_back_as_written_and_a_bad_one_as_nothing(tmp_path, monkeypatch):
+    """listing.py keeps each file's sha256 and signature in one entry of flat lists: read back, each
+    name has its own digest and its own four numbers, a file written too close to the listing is
+    left out (its bytes are compared instead), and an entry of any other shape reads as nothing."""
+    import time
+
+    from site_gen.build import listing
+
+    site = tmp_path / "site"
+    site.mkdir()
+    now = time.time_ns()
+    names = [f"reports/r{i}/page{i}.html" for i in range(50)] + ["index.html"]
+    shas = {n: hashlib.sha256(n.encode()).hexdigest() for n in names}
+    stats = {n: (100 + i, now - 10 ** 12 + i, 5000 + i, 42) for i, n in enumerate(names)}
+    stats["index.html"] = (7, now, 1, 42)  # written just now: racy
+    cache.configure(tmp_path / "cache")
+    try:
+        listing.remember_files(site, {**shas, MANIFEST: "0" * 64}, stats)
+        got = listing.previous_files(site)
+        assert got == {n: (shas[n], stats[n]) for n in names if n != "index.html"}
+        # A file without its signature: the listing is not kept at all (a name could not be linked).
+        listing.remember_files(site, {**shas, "extra.html": "1" * 64}, stats)
+        assert listing.previous_files(site) == got
+        entry_path = next(p for p in (tmp_path / "cache" / "site-files").rglob("*") if p.is_file())
+        good = json.loads(entry_path.read_bytes().split(b"\n", 2)[2])
+        for bad in ({**good, "signatures": good["signatures"][:-1]},                    # one number short
+                    {**good, "signatures": [True] + good["signatures"][1:]},           # not an integer
+                    {**good, "sha256": good["sha256"][:-1]},                             # one digit short
+                    {**good, "names": ["../outside.html"] + good["names"][1:]},         # a name outside the site
+                    {k: v for k, v in good.items() if k != "at"}):                        # a field missing
+            cache.write("site-files", entry_path.name, json.dumps(bad).encode())
+            assert listing.previous_files(site) == {}, bad
+    finally:
+        cache.configure()
+
+
+def test_a_listings_digest_is_of_its_names_and_hashes_whatever_their_order():
+    from site_gen.build.listing import listing_digest
+
+    files = {f"p{i}.html": hashlib.sha256(bytes([i])).hexdigest() for i in range(20)}
+    same = dict(reversed(list(files.items())))
+    assert listing_digest(files) == listing_digest(same)
+    # Independently: the sorted "name NUL sha256 newline" lines, hashed.
+    text = "".join(f"{n}\0{files[n]}\n" for n in sorted(files))
+    assert listing_digest(files) == hashlib.sha256(text.encode()).hexdigest()
+    for changed in ({**files, "p3.html": "0" * 64}, {k: v for k, v in files.items() if k != "p0.html"},
+                    {**files, "p20.html": files["p0.html"]}, {("x" + k if k == "p1.html" else k): v for k, v in files.items()}):
+        assert listing_digest(changed) != listing_digest(files)
