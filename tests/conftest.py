@@ -228,7 +228,8 @@ def page(browser):
 # short files on both workers instead of one long file on one of them.
 LONGEST_FIRST = ("test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py", "test_serve_load.py",
                  "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
-                 "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_one_truth.py",
+                 "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_spare.py",
+                 "test_one_truth.py",
                  "test_large_receipt.py", "test_security.py", "test_history.py", "test_dependencies.py",
                  "test_plotly_charts.py", "test_serve_safety.py", "test_docs_pages.py", "test_escaping.py",
                  "test_browser.py", "test_meaning.py", "test_cli.py", "test_determinism.py")
@@ -242,7 +243,7 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py",
 })
 SLOW_TESTS = frozenset({
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
@@ -266,6 +267,8 @@ SLOW_TESTS = frozenset({
 
     # Over 1.5 s each on the slower host of 2026-12-02 (`pytest --durations`, the quick loop's own run):
     "test_the_recipe_runs_push_then_pull_requests",
+    "test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running",
+    "test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry",
     "test_no_duplicate_ids",
     "test_the_readme_commands_rewrite_the_committed_receipts",
     "test_script_is_injected_only_by_the_preview",

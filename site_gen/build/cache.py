@@ -17,6 +17,9 @@ entry is trusted only when it is this user's own:
 
 Every entry is named by a hash of everything it was made from (sitegen's version among them), so a
 stale entry is never found. Writing the cache never fails a build.
+
+Beside the entries, `site-spare/` holds the site a build swapped out, for the next build to write
+into (spare.py): files that are never read, only kept where they are the site's own (the same inode).
 """
 from __future__ import annotations
 

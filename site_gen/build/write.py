@@ -9,7 +9,7 @@ import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from site_gen.build import aside
+from site_gen.build import aside, spare
 from site_gen.build.listing import previous_files, remember_files, signature
 from site_gen.build.aside import (PREFIX, STALE_SECONDS, _exchange, _lock, _remove_stale, _remove_tree,  # noqa: F401
                                   defer_removal, remove_aside)
@@ -39,13 +39,19 @@ def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
 
 
 def write_tree(files: dict[str, bytes], root: Path, previous: Path | None = None,
-               stats: dict[str, tuple[int, ...]] | None = None) -> None:
+               stats: dict[str, tuple[int, ...]] | None = None, folders: set[str] | None = None,
+               reused: bool = False) -> None:
     """Writes `files` under root; one whose bytes the `previous` site holds already is linked from it.
-    `stats` gets each file's signature (`signature`) as it now stands."""
+    `stats` gets each file's signature (`signature`) as it now stands; `folders`, the folders made
+    (known ready); `reused`: root is a spare tree (spare.py), whatever stands at a name is replaced."""
+    folders = set() if folders is None else folders
+    base = os.fspath(root)
     for rel in sorted(files):
         _check_name(rel)
         target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
+        spare.folder_ready(base, rel.rpartition("/")[0], folders)
+        if reused:
+            spare.clear_for(f"{base}/{rel}")
         linked = _link_same(previous / rel, target, files[rel]) if previous is not None else None
         if linked is None:
             linked = _write_new(target, files[rel])
@@ -131,23 +137,26 @@ class Staging:
                 raise SitegenError(f"cannot write the site: {exc.strerror or exc}", exc.filename or parent) from exc
             self.beside = False  # a parent we cannot write in: build elsewhere, then replace in place
             self.path = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{self.site_dir.name}.new-"))
+        # With `remember` (a build whose store is on), each file's signature as staged, and the
+        # previous site's files as the last such build left them (`previous_files`): an unchanged
+        # report's files are then linked from the previous site by name, without reading them; and
+        # the staging folder starts as the site the last build swapped out (spare.py), when kept.
+        self.remember = remember
+        self.stats: dict[str, tuple[int, ...]] = {}
+        self.previous = previous_files(self.site_dir) if remember and self.beside and self.site_dir.is_dir() else {}
+        self.reused = bool(self.previous) and spare.claim(self.site_dir, self.path)
+        self._folders: set[str] = set()
         self._fd = _lock(self.path)
         # Each file's sha256 as written (a forked worker's files: added by the builder from what the
         # worker sends back), and after a swap the site folder's listing: the build cache's record
         # of the site (site_cache.py) without reading back every file just written.
         self.hashes: dict[str, str] = {}
         self.listing: dict[str, str] | None = None
-        # With `remember` (a build whose store is on), each file's signature as staged, and the
-        # previous site's files as the last such build left them (`previous_files`): an unchanged
-        # report's files are then linked from the previous site by name, without reading them.
-        self.remember = remember
-        self.stats: dict[str, tuple[int, ...]] = {}
-        self.previous = previous_files(self.site_dir) if remember and self.beside and self.site_dir.is_dir() else {}
-        self._folders: set[str] = set()
 
     def write(self, files: dict[str, bytes]) -> None:
         try:
-            write_tree(files, self.path, self.site_dir if self.beside and self.site_dir.is_dir() else None, self.stats)
+            write_tree(files, self.path, self.site_dir if self.beside and self.site_dir.is_dir() else None, self.stats,
+                       self._folders, self.reused)
         except OSError as exc:  # disk full, permissions: the machine's problem, not a bug
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
                                exc.filename or self.site_dir) from exc
@@ -168,13 +177,13 @@ class Staging:
                 return False
             if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != _FILE_MODE or signature(st) != kept[1]:
                 return False
-        made = []
+        made, base = [], os.fspath(self.path)
         try:
             for name in hashes:
-                folder = name.rpartition("/")[0]
-                if folder and folder not in self._folders:
-                    os.makedirs(staged + folder, exist_ok=True)
-                    self._folders.add(folder)
+                spare.folder_ready(base, name.rpartition("/")[0], self._folders)
+                # In a spare tree, a file that is already the site's own (the same inode) stays.
+                if self.reused and spare.clear_for(staged + name, self.previous[name][1][2:]):
+                    continue
                 os.link(site + name, staged + name, follow_symlinks=False)
                 made.append(staged + name)
         except OSError:
@@ -200,6 +209,8 @@ class Staging:
         """Puts the built site in place; anything that could not be cleaned up after is in `warnings`."""
         try:
             names = list(_files(self.path, hidden=True))
+            if self.reused:  # what the spare tree held and this build did not write goes
+                names = spare.drop_leftovers(self.path, names, self.hashes)
             os.chmod(self.path, 0o755)
             _write_manifest(self.path, names)
         except OSError as exc:
@@ -243,8 +254,10 @@ class Staging:
     def _swap(self) -> None:
         site_dir, staging, parent = self.site_dir, self.path, self.site_dir.parent
         if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
-            # The staging path now holds the previous site.
-            if aside._aside is None:
+            # The staging path now holds the previous site: the next build's staging tree, if kept.
+            if self.remember and spare.keep(site_dir, staging):
+                self._release()
+            elif aside._aside is None:
                 self._discard_staging()
             else:
                 old = staging.with_name(staging.name.replace(".new-", ".old-", 1))
