@@ -182,3 +182,27 @@ def test_a_build_that_fails_on_a_kept_tree_leaves_the_site_and_a_later_build_mak
     _edit_lede(three, REPORTS[1], "Two.")
     _build(three, site, "--cache-dir", str(cache))
     _same_as_fresh(three, site)
+
+
+def test_a_kept_tree_another_build_holds_is_left_to_it(three, tmp_path):
+    """A kept tree locked by another build (taking it at the same moment): this build makes its own
+    staging folder, equals a fresh build, and leaves that tree where it is."""
+    import fcntl
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(three, site, "--cache-dir", str(cache))
+    _edit_lede(three, REPORTS[0], "One.")
+    _settle()
+    _build(three, site, "--cache-dir", str(cache))
+    spare = _spare(cache)
+    folders = {f: os.stat(spare / f).st_ino for f in _folders(spare)}
+    fd = os.open(spare, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _edit_lede(three, REPORTS[0], "Two.")
+        _build(three, site, "--cache-dir", str(cache))
+        assert os.stat(site / "reports" / REPORTS[1]).st_ino != folders[f"reports/{REPORTS[1]}"]
+        assert _spare(cache) == spare and {f: os.stat(spare / f).st_ino for f in _folders(spare)} == folders
+    finally:
+        os.close(fd)
+    _same_as_fresh(three, site)

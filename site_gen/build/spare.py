@@ -24,7 +24,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from site_gen.build import cache
+from site_gen.build import aside, cache
 
 _KIND = "site-spare"  # a folder of the cache, not an entry: it holds no data a build reads
 
@@ -35,29 +35,38 @@ def spare_of(site_dir: Path) -> Path | None:
     return None if root is None else root / _KIND / cache.key(_KIND, os.path.realpath(site_dir))[:40]
 
 
-def claim(site_dir: Path, staging: Path) -> bool:
-    """Moves the site's spare tree onto `staging` (an empty folder just made for the build): True
-    when it did. Its top-level dot entries (the old manifest, the copies of .git and the like) go:
-    the build writes or carries its own."""
+def claim(site_dir: Path, staging: Path) -> tuple[bool, int | None]:
+    """Moves the site's spare tree onto `staging` (an empty folder just made for the build):
+    (whether it did, the lock it holds on the tree, which moved with it). Its top-level dot entries
+    (the old manifest, the copies of .git and the like) go: the build writes or carries its own."""
     spare = spare_of(site_dir)
-    if spare is None:
-        return False
+    if spare is None or not os.path.isdir(spare):
+        return False, None
+    # Locked before the move, so that no other build takes it, nor removes it as a dead build's
+    # staging folder (aside._remove_stale) once it is beside the site.
+    fd = aside._lock(spare)
+    if fd is None and aside.fcntl is not None:
+        return False, None  # another build holds it
     try:
         # Onto the empty folder: replaces it. Only a folder moves onto a folder; the cache folder is
         # this user's alone (cache.py), so the tree is what an earlier build of theirs kept.
         os.rename(spare, staging)
     except OSError:
-        return False
+        if fd is not None:
+            os.close(fd)
+        return False, None
     try:
         os.chmod(staging, 0o700)
         for entry in os.scandir(staging):
             if entry.name.startswith("."):
                 remove(entry.path)
-        return True
+        return True, fd
     except OSError:  # a tree that cannot be cleared: an empty staging folder, as without a spare
+        if fd is not None:
+            os.close(fd)
         shutil.rmtree(staging, ignore_errors=True)
         os.mkdir(staging, 0o700)
-        return False
+        return False, None
 
 
 def keep(site_dir: Path, old_site: Path) -> bool:

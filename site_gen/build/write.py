@@ -144,9 +144,10 @@ class Staging:
         self.remember = remember
         self.stats: dict[str, tuple[int, ...]] = {}
         self.previous = previous_files(self.site_dir) if remember and self.beside and self.site_dir.is_dir() else {}
-        self.reused = bool(self.previous) and spare.claim(self.site_dir, self.path)
+        self.reused, self._fd = spare.claim(self.site_dir, self.path) if self.previous else (False, None)
         self._folders: set[str] = set()
-        self._fd = _lock(self.path)
+        if not self.reused:
+            self._fd = _lock(self.path)
         # Each file's sha256 as written (a forked worker's files: added by the builder from what the
         # worker sends back), and after a swap the site folder's listing: the build cache's record
         # of the site (site_cache.py) without reading back every file just written.
