@@ -64,6 +64,18 @@ def _spare(cache: Path) -> Path | None:
     return found[0] if found else None
 
 
+def _kept_tree(project: Path, site: Path, cache: Path) -> Path:
+    """Two builds with the cache, a lede changed between them: the second swapped out the first's
+    site, kept as the next build's tree (its files old enough to be linked from: `_settle`)."""
+    _build(project, site, "--cache-dir", str(cache))
+    _edit_lede(project, REPORTS[0], "One.")
+    _settle()
+    _build(project, site, "--cache-dir", str(cache))
+    spare = _spare(cache)
+    assert spare is not None
+    return spare
+
+
 def _fresh(project: Path) -> dict[str, str]:
     """What a build without any cache writes (in this process, in memory): each file's sha256."""
     from site_gen.api import build_files
@@ -124,12 +136,7 @@ def test_a_tampered_spare_tree_reaches_no_page_and_touches_nothing_outside(three
     outside, a folder where a file goes, a file where a folder goes, files no build wrote, a hard
     link to a file outside): the next build's site is a fresh build's, and what lies outside is as it was."""
     site, cache = tmp_path / "site", tmp_path / "cache"
-    _build(three, site, "--cache-dir", str(cache))
-    _edit_lede(three, REPORTS[0], "One.")
-    _settle()
-    _build(three, site, "--cache-dir", str(cache))
-    spare = _spare(cache)
-    assert spare is not None
+    spare = _kept_tree(three, site, cache)
     folder = os.stat(spare / "reports" / REPORTS[2]).st_ino
     outside = tmp_path / "outside"
     (outside / "folder").mkdir(parents=True)
@@ -164,11 +171,7 @@ def test_a_build_that_fails_on_a_kept_tree_leaves_the_site_and_a_later_build_mak
     """A bad receipt found after the kept tree was taken: the build fails, the site is the one before,
     nothing is left beside it; the receipt mended, the next build equals a fresh one."""
     site, cache = tmp_path / "site", tmp_path / "cache"
-    _build(three, site, "--cache-dir", str(cache))
-    _edit_lede(three, REPORTS[0], "One.")
-    _settle()
-    _build(three, site, "--cache-dir", str(cache))
-    assert _spare(cache) is not None
+    _kept_tree(three, site, cache)
     before = _tree(site)
     receipt = three / "data" / REPORTS[2] / "SUMMARY.json"
     good = receipt.read_text()
@@ -190,11 +193,7 @@ def test_a_kept_tree_another_build_holds_is_left_to_it(three, tmp_path):
     import fcntl
 
     site, cache = tmp_path / "site", tmp_path / "cache"
-    _build(three, site, "--cache-dir", str(cache))
-    _edit_lede(three, REPORTS[0], "One.")
-    _settle()
-    _build(three, site, "--cache-dir", str(cache))
-    spare = _spare(cache)
+    spare = _kept_tree(three, site, cache)
     folders = {f: os.stat(spare / f).st_ino for f in _folders(spare)}
     fd = os.open(spare, os.O_RDONLY)
     try:
@@ -206,3 +205,66 @@ def test_a_kept_tree_another_build_holds_is_left_to_it(three, tmp_path):
     finally:
         os.close(fd)
     _same_as_fresh(three, site)
+
+
+def test_a_kept_tree_publishes_no_folder_the_build_did_not_make_and_each_folder_as_a_new_one(three, tmp_path):
+    """Folders the old site had that this build makes nothing in (empty ones, one holding a planted
+    page, one shut to reading) go whole; a folder the build keeps is made as a new one would be
+    (mode 0777 less the umask), whatever mode it had (open to all, read-only)."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    spare = _kept_tree(three, site, cache)
+    (spare / "junk").mkdir()
+    (spare / "reports" / REPORTS[1] / "empty").mkdir()
+    hidden = spare / "reports" / "h"
+    hidden.mkdir()
+    (hidden / "s.html").write_text("<script>planted</script>")
+    hidden.chmod(0o311)  # no one may list it (but its owner may enter and write)
+    (spare / "reports").chmod(0o777)
+    (spare / "reports" / REPORTS[0]).chmod(0o555)  # read-only, and its report changes below
+    _edit_lede(three, REPORTS[0], "Two.")
+    _build(three, site, "--cache-dir", str(cache))
+    _same_as_fresh(three, site)
+    files = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()]
+    parents = {f.rsplit("/", i)[0] for f in files for i in range(1, f.count("/") + 1)}
+    assert set(_folders(site)) == parents  # no folder but those the site's files are in
+    mask = os.umask(0)
+    os.umask(mask)
+    assert {f: oct(os.stat(site / f).st_mode & 0o7777) for f in parents} == {f: oct(0o777 & ~mask) for f in parents}
+
+
+@pytest.mark.parametrize("docs_file", ["reports", "assets", f"reports/{REPORTS[0]}", "index.html/notes.txt"])
+def test_a_docs_file_that_would_be_a_folder_of_the_site_is_refused(three, tmp_path, docs_file):
+    """A docs file named as a folder of the site (the reports', the assets') or lying in a folder named
+    as one of its pages: refused by name, with the cache and without, the site left as it was
+    (the kept tree would otherwise have had one replace the other)."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _kept_tree(three, site, cache)
+    before = _tree(site)
+    (three / "docs" / docs_file).parent.mkdir(parents=True, exist_ok=True)
+    (three / "docs" / docs_file).write_text("notes")
+    _edit_lede(three, REPORTS[0], "Two.")
+    for extra in (("--cache-dir", str(cache)), ("--no-cache",)):
+        out = run_sitegen("build", "-q", "-d", str(site), *extra, cwd=three)
+        assert out.returncode == 1, out.stderr
+        folder = docs_file.split("/")[0] if docs_file.startswith("index.html") else docs_file
+        assert f"both a file and a folder named {folder} (" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr and _tree(site) == before
+
+
+def test_which_names_are_both_a_file_and_a_folder_against_every_pair():
+    """`file_and_folder` against a check of every pair of names (one is a folder of the other)."""
+    import itertools
+    import random
+
+    from site_gen.build.manifest import file_and_folder
+
+    parts = ["a", "b", "index.html", "x.csv"]
+    rng = random.Random(7)
+    for _ in range(400):
+        names = {"/".join(rng.choice(parts) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 6))}
+        new = {n for n in names if rng.random() < 0.5}
+        clashing = {(a, b) for a, b in itertools.permutations(names, 2) if b.startswith(a + "/") and (a in new or b in new)}
+        got = file_and_folder(names, new)
+        assert (got is None) == (not clashing), (names, new, got)
+        if got is not None:
+            assert got in clashing, (names, new, got)

@@ -56,6 +56,28 @@ def manifest_name_ok(name: str) -> bool:
             and "\0" not in name)
 
 
+def file_and_folder(names: set[str], new) -> tuple[str, str] | None:
+    """A name of `new` that another name of `names` needs as a folder, or that lies in a folder
+    another name takes as a file: (that name, one inside it); None when there is none. A docs file
+    named `reports` or `index.html/x` would otherwise replace what the build wrote under it."""
+    for name in sorted(new):
+        at = name.find("/")
+        while at >= 0:
+            if name[:at] in names:
+                return name[:at], name
+            at = name.find("/", at + 1)
+    tops = {name.split("/", 1)[0] for name in new}
+    folders: set[str] = set()
+    for name in names:
+        if name.split("/", 1)[0] in tops:
+            at = name.find("/")
+            while at >= 0:
+                folders.add(name[:at])
+                at = name.find("/", at + 1)
+    found = min((name for name in new if name in folders), default=None)
+    return (found, min(n for n in names if n.startswith(found + "/"))) if found is not None else None
+
+
 class _BadManifest(Exception):
     """The site's manifest is not a list of names inside the site (a link, a name with `..`)."""
 

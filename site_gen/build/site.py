@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from site_gen.build.environment import ReportRecord
 from site_gen.build.workers import lighten, write_report
 from site_gen.build.dependencies import Dependencies, content_hash
+from site_gen.build.manifest import file_and_folder
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render import dashboard, publish
@@ -251,6 +252,14 @@ class SiteBuild:
         if b.extra_files is None or b.extra_files[0] != deps:
             b.extra_files = (deps, publish.extra_files(b.config, self.records, names))
         self.files.update(b.extra_files[1])
+        # The site-wide files (a report's own never clash): none may need another's name as a folder.
+        ids = {r.id for r in self.records}
+        shared = [n for n in self.files if not (n.startswith(f"{REPORTS_DIR}/") and n.count("/") >= 2
+                                                 and n.split("/", 2)[1] in ids)]
+        clash = file_and_folder(self.written.union(self.files), shared)
+        if clash is not None:
+            raise SitegenError(f"the site would hold both a file and a folder named {clash[0]} ({clash[1]} lies in it); "
+                               "rename the docs file that makes one of them", b.config.docs_dir)
         if self.out is not None:
             self.out.write(self.files)
             self.written.update(self.files)

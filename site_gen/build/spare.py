@@ -19,12 +19,23 @@ spare already kept, no cache) leaves the build as it was without one.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
 from pathlib import Path
 
 from site_gen.build import aside, cache
+from site_gen.build.scan import entries
+
+
+def _new_folder_mode() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o777 & ~mask
+
+
+DIR_MODE = _new_folder_mode()  # what os.mkdir makes a folder here (the build's own folders)
 
 _KIND = "site-spare"  # a folder of the cache, not an entry: it holds no data a build reads
 
@@ -48,6 +59,8 @@ def claim(site_dir: Path, staging: Path) -> tuple[bool, int | None]:
     if fd is None and aside.fcntl is not None:
         return False, None  # another build holds it
     try:
+        if fd is not None and not os.path.samestat(os.fstat(fd), os.lstat(spare)):
+            raise OSError("another tree took its place between the open and the lock")
         # Onto the empty folder: replaces it. Only a folder moves onto a folder; the cache folder is
         # this user's alone (cache.py), so the tree is what an earlier build of theirs kept.
         os.rename(spare, staging)
@@ -91,20 +104,33 @@ def remove(path: str) -> None:
         os.unlink(path)
 
 
-def folder_ready(root: str, folder: str, made: set[str]) -> None:
-    """root/folder made, each part of it a folder of its own: in a spare tree, a file or a link
-    where a folder goes is removed first (never followed). `made`: the folders known ready."""
+def folder_ready(root: str, folder: str, made: set[str], reused: bool = False) -> None:
+    """root/folder made, each part of it a folder (`made`: the folders known ready). In a fresh
+    staging folder, a file where a folder goes is an error, as for os.makedirs. In a spare tree
+    (`reused`), what stands there is the old site's: a file or a link is removed (never followed),
+    and a folder is made as a new one would be, this user's, of the mode a new folder gets (a
+    folder left unreadable or open to all in the old site is not published so)."""
     if not folder or folder in made:
         return
-    folder_ready(root, folder.rpartition("/")[0], made)
+    folder_ready(root, folder.rpartition("/")[0], made, reused)
     path = f"{root}/{folder}"
     try:
-        if stat.S_ISDIR(os.lstat(path).st_mode):
-            made.add(folder)
-            return
-        os.unlink(path)
+        st = os.lstat(path)
     except FileNotFoundError:
-        pass
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        if reused and (stat.S_IMODE(st.st_mode) != DIR_MODE or (hasattr(os, "getuid") and st.st_uid != os.getuid())):
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                remove(path)
+                os.mkdir(path)
+            else:
+                os.chmod(path, DIR_MODE)
+        made.add(folder)
+        return
+    if st is not None:
+        if not reused:
+            raise FileExistsError(errno.EEXIST, "a file stands where the site needs a folder", path)
+        os.unlink(path)
     try:
         os.mkdir(path)
     except FileExistsError:  # another worker made it meanwhile
@@ -126,19 +152,32 @@ def clear_for(path: str, inode: tuple[int, int] | None = None) -> bool:
     return False
 
 
-def drop_leftovers(root: Path, names: list[str], written) -> list[str]:
-    """Deletes the files of a spare tree this build did not write (a report gone, a page no longer
-    made), then the folders they leave empty; returns the names that stay. `names`: the tree's
-    files as manifest._files lists them; `written`: what the build wrote or kept."""
+def tidy(root: Path, written) -> list[str]:
+    """The spare tree made exactly this build's: the files it did not write (a report gone, a page
+    no longer made) deleted, and every folder that holds none of its files removed whole (one the
+    old site had empty, or unreadable); returns the files, as manifest._files lists them.
+    `written`: what the build wrote or kept."""
     base = os.fspath(root)
-    gone = [n for n in names if n not in written]
-    for name in gone:
-        os.unlink(f"{base}/{name}")  # a file or a link, as listed (a link to a folder is a name)
-    emptied = {n.rsplit("/", i)[0] for n in gone for i in range(1, n.count("/") + 1)}
-    for folder in sorted(emptied, key=lambda f: f.count("/"), reverse=True):
-        try:
-            os.rmdir(f"{base}/{folder}")
-        except OSError:
-            pass  # not empty: something of this build is in it
-    dropped = set(gone)
-    return [n for n in names if n not in dropped]
+    names: list[str] = []
+    _tidy(base, "", written, names)
+    return names
+
+
+def _tidy(folder: str, prefix: str, written, names: list[str]) -> bool:
+    """One folder of `tidy`: whether it holds a file of the build's (else the caller removes it)."""
+    found = entries(folder, follow_symlinks=False)
+    if found is None:
+        return False  # unreadable: none of the build's files can be in it (folder_ready made those readable)
+    kept = False
+    for name in sorted(n for n, is_dir, _ in found if not is_dir):
+        if prefix + name in written:
+            names.append(prefix + name)
+            kept = True
+        else:
+            os.unlink(f"{folder}/{name}")  # a file or a link, never followed
+    for name in sorted(n for n, is_dir, _ in found if is_dir):
+        if _tidy(f"{folder}/{name}", f"{prefix}{name}/", written, names):
+            kept = True
+        else:
+            aside._remove_tree(Path(folder, name))  # made writable first where it must be
+    return kept

@@ -49,7 +49,7 @@ def write_tree(files: dict[str, bytes], root: Path, previous: Path | None = None
     for rel in sorted(files):
         _check_name(rel)
         target = root / rel
-        spare.folder_ready(base, rel.rpartition("/")[0], folders)
+        spare.folder_ready(base, rel.rpartition("/")[0], folders, reused)
         if reused:
             spare.clear_for(f"{base}/{rel}")
         linked = _link_same(previous / rel, target, files[rel]) if previous is not None else None
@@ -181,7 +181,7 @@ class Staging:
         made, base = [], os.fspath(self.path)
         try:
             for name in hashes:
-                spare.folder_ready(base, name.rpartition("/")[0], self._folders)
+                spare.folder_ready(base, name.rpartition("/")[0], self._folders, self.reused)
                 # In a spare tree, a file that is already the site's own (the same inode) stays.
                 if self.reused and spare.clear_for(staged + name, self.previous[name][1][2:]):
                     continue
@@ -209,9 +209,8 @@ class Staging:
     def commit(self) -> None:
         """Puts the built site in place; anything that could not be cleaned up after is in `warnings`."""
         try:
-            names = list(_files(self.path, hidden=True))
-            if self.reused:  # what the spare tree held and this build did not write goes
-                names = spare.drop_leftovers(self.path, names, self.hashes)
+            # In a spare tree, what this build did not write goes, and every folder that holds none of it.
+            names = spare.tidy(self.path, self.hashes) if self.reused else list(_files(self.path, hidden=True))
             os.chmod(self.path, 0o755)
             _write_manifest(self.path, names)
         except OSError as exc:
@@ -354,7 +353,7 @@ class Staging:
     def discard(self) -> None:
         if not self.committed:
             self._release()
-            shutil.rmtree(self.path, ignore_errors=True)
+            _remove_tree(self.path)  # a read-only folder of a spare tree made writable first
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_fd": None}  # the lock stays with the process that took it
