@@ -232,23 +232,25 @@ def test_a_kept_tree_publishes_no_folder_the_build_did_not_make_and_each_folder_
     assert {f: oct(os.stat(site / f).st_mode & 0o7777) for f in parents} == {f: oct(0o777 & ~mask) for f in parents}
 
 
-@pytest.mark.parametrize("docs_file", ["reports", "assets", f"reports/{REPORTS[0]}", "index.html/notes.txt"])
-def test_a_docs_file_that_would_be_a_folder_of_the_site_is_refused(three, tmp_path, docs_file):
+def test_a_docs_file_that_would_be_a_folder_of_the_site_is_refused(three, tmp_path):
     """A docs file named as a folder of the site (the reports', the assets') or lying in a folder named
     as one of its pages: refused by name, with the cache and without, the site left as it was
     (the kept tree would otherwise have had one replace the other)."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     _kept_tree(three, site, cache)
     before = _tree(site)
-    (three / "docs" / docs_file).parent.mkdir(parents=True, exist_ok=True)
-    (three / "docs" / docs_file).write_text("notes")
     _edit_lede(three, REPORTS[0], "Two.")
-    for extra in (("--cache-dir", str(cache)), ("--no-cache",)):
-        out = run_sitegen("build", "-q", "-d", str(site), *extra, cwd=three)
-        assert out.returncode == 1, out.stderr
-        folder = docs_file.split("/")[0] if docs_file.startswith("index.html") else docs_file
-        assert f"both a file and a folder named {folder} (" in out.stderr, out.stderr
-        assert "Traceback" not in out.stderr and _tree(site) == before
+    for docs_file in ("reports", "assets", f"reports/{REPORTS[0]}", "index.html/notes.txt"):
+        path = three / "docs" / docs_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("notes")
+        for extra in (("--cache-dir", str(cache)), ("--no-cache",)):
+            out = run_sitegen("build", "-q", "-d", str(site), *extra, cwd=three)
+            assert out.returncode == 1, out.stderr
+            folder = docs_file.split("/")[0] if docs_file.startswith("index.html") else docs_file
+            assert f"both a file and a folder named {folder} (" in out.stderr, (docs_file, out.stderr)
+            assert "Traceback" not in out.stderr and _tree(site) == before
+        shutil.rmtree(three / "docs")
 
 
 def test_which_names_are_both_a_file_and_a_folder_against_every_pair():
