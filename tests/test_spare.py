@@ -1,6 +1,12 @@
 """The swapped-out site kept in the build cache as the next build's staging tree (build/spare.py):
 the site is byte for byte a fresh build's whatever the tree holds, unchanged files keep their
-inode, and a tree tampered with reaches no page and touches nothing outside the staging folder."""
+inode, and a tree tampered with reaches no page and touches nothing outside the staging folder.
+
+The builds run in this process (`sitegen_here`) with the store on, as `sitegen build` in a process
+of its own has it (`own_process_store`), and the listing's racy window cut from 2 s to 0.2 s
+(`short_racy_window`): what is tested is which tree a build starts from and what it keeps of it, not
+the window (tests/test_site_cache.py tests that). A new interpreter and 2 s of waiting for each build
+cost more than the rest of the file: 51 s of it in the suite, where it now takes ~12 s."""
 from __future__ import annotations
 
 import hashlib
@@ -12,9 +18,27 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_sitegen
+import site_gen.build.builder as build_module
+from site_gen import api
+from site_gen.build import listing
+
+from conftest import ROOT, sitegen_here
 
 REPORTS = ("cuteafd-v3.0.1", "ledger-gpqa-k4-v080-v090", "ledger-tool-eval-tailfix")
+RACY_S = 0.2
+
+
+@pytest.fixture(autouse=True)
+def short_racy_window(monkeypatch) -> None:
+    monkeypatch.setattr(listing, "_RACY_NS", int(RACY_S * 1e9))
+
+
+@pytest.fixture(autouse=True)
+def own_process_store(monkeypatch) -> None:
+    """The CLI's builds in this process use the store (and so the listing and the kept tree), as only
+    `sitegen build` in a process of its own does: these tests patch nothing of the pipeline."""
+    real = api.build
+    monkeypatch.setattr(api, "build", lambda config, **kw: real(config, **{**kw, "reuse": True}))
 
 
 @pytest.fixture
@@ -26,8 +50,8 @@ def three(tmp_path) -> Path:
     return project
 
 
-def _build(project: Path, site: Path, *extra: str, env: dict | None = None) -> None:
-    out = run_sitegen("build", "-q", "-d", str(site), *extra, cwd=project, env=env)
+def _build(project: Path, site: Path, *extra: str) -> None:
+    out = sitegen_here("build", "-q", "-d", str(site), *extra, cwd=project)
     assert out.returncode == 0, out.stderr
 
 
@@ -54,8 +78,8 @@ def _edit_lede(project: Path, rid: str, text: str) -> None:
 def _settle() -> None:
     """Waits until the files just written are no longer "racy" (listing.py): a build links from the
     previous site, and so starts from the kept tree, only files the listing saw written more than
-    two seconds before it was made."""
-    time.sleep(2.1)
+    its racy window (`short_racy_window`) before it was made."""
+    time.sleep(RACY_S + 0.05)
 
 
 def _spare(cache: Path) -> Path | None:
@@ -94,16 +118,16 @@ def _same_as_fresh(project: Path, site: Path) -> None:
 
 
 @pytest.mark.parametrize("workers", ["one process", "forked"])
-def test_each_build_writes_into_the_site_it_swapped_out_and_equals_a_fresh_build(three, tmp_path, workers):
+def test_each_build_writes_into_the_site_it_swapped_out_and_equals_a_fresh_build(three, tmp_path, workers, monkeypatch):
     """Builds with the cache, one input changed each time (a lede, a receipt, a report removed, one
     added): from the third on, the staging tree is the site swapped out two builds before, and each
     site is byte for byte (its manifest too) what a build without cache writes; an unchanged report's
     file is the same inode all along, and its folder the same folder two builds apart."""
-    env = {"SITEGEN_PARALLEL_MIN_REPORTS": "2", "SITEGEN_PARALLEL_MIN_WARM_REPORTS": "2"} if workers == "forked" else {
-        "SITEGEN_PARALLEL_MIN_REPORTS": str(10 ** 9), "SITEGEN_PARALLEL_MIN_WARM_REPORTS": str(10 ** 9)}
+    for name in ("PARALLEL_MIN_REPORTS", "PARALLEL_MIN_WARM_REPORTS"):
+        monkeypatch.setattr(build_module, name, 2 if workers == "forked" else 10 ** 9)
     site, cache = tmp_path / "site", tmp_path / "cache"
     steady = site / "reports" / REPORTS[1] / "index.html"
-    _build(three, site, "--cache-dir", str(cache), env=env)
+    _build(three, site, "--cache-dir", str(cache))
     assert _spare(cache) is None  # nothing swapped out yet
     inode = steady.stat().st_ino
     _settle()  # once: the first build's files, linked ever after, are in every later listing
@@ -118,7 +142,7 @@ def test_each_build_writes_into_the_site_it_swapped_out_and_equals_a_fresh_build
         change()
         spare = _spare(cache)
         kept = {f: os.stat(spare / f).st_ino for f in _folders(spare)} if spare is not None else {}
-        _build(three, site, "--cache-dir", str(cache), env=env)
+        _build(three, site, "--cache-dir", str(cache))
         _same_as_fresh(three, site)
         assert steady.stat().st_ino == inode, step  # never written again, never linked again
         if kept:  # the site is the tree kept: its folders are those folders
@@ -176,7 +200,7 @@ def test_a_build_that_fails_on_a_kept_tree_leaves_the_site_and_a_later_build_mak
     receipt = three / "data" / REPORTS[2] / "SUMMARY.json"
     good = receipt.read_text()
     receipt.write_text(good.replace('"', "'", 1))
-    out = run_sitegen("build", "-q", "-d", str(site), "--cache-dir", str(cache), cwd=three)
+    out = sitegen_here("build", "-q", "-d", str(site), "--cache-dir", str(cache), cwd=three)
     assert out.returncode == 1 and "SUMMARY.json" in out.stderr, out.stderr
     assert _tree(site) == before
     assert _spare(cache) is None  # taken by the build, removed with its staging folder
@@ -245,7 +269,7 @@ def test_a_docs_file_that_would_be_a_folder_of_the_site_is_refused(three, tmp_pa
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("notes")
         for extra in (("--cache-dir", str(cache)), ("--no-cache",)):
-            out = run_sitegen("build", "-q", "-d", str(site), *extra, cwd=three)
+            out = sitegen_here("build", "-q", "-d", str(site), *extra, cwd=three)
             assert out.returncode == 1, out.stderr
             folder = docs_file.split("/")[0] if docs_file.startswith("index.html") else docs_file
             assert f"both a file and a folder named {folder} (" in out.stderr, (docs_file, out.stderr)
