@@ -185,6 +185,23 @@ def project(tmp_path) -> Path:
     return tmp_path
 
 
+# The reports a small project keeps: the one the example's docs pages draw on, and its engine's
+# version before it (a report links to its engine's other versions: site_gen/render/related.py).
+FEW_REPORTS = ("cuteafd-v4.0.0", "cuteafd-v3.0.1")
+
+
+@pytest.fixture
+def small_project(tmp_path) -> Path:
+    """The example project (mkdocs.yml, docs/) with FEW_REPORTS of its reports: for what a build, the
+    preview or a deploy does whatever the number of reports, at a fifth of the example's build."""
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    for rid in FEW_REPORTS:
+        shutil.copytree(ROOT / "data" / rid, tmp_path / "data" / rid, ignore=shutil.ignore_patterns("*.py"))
+    if (ROOT / "docs").is_dir():
+        shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    return tmp_path
+
+
 def need_browser(path: str) -> None:
     if not Path(path).exists():
         if os.environ.get("CI"):

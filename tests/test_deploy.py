@@ -31,18 +31,11 @@ def git(cwd: Path, *args: str, env: dict[str, str]) -> str:
     return result.stdout.strip()
 
 
-# What a deploy does with the site does not depend on how many reports made it: two of the
-# example's, and none of its docs pages (which draw on the others), build in a sixth of the time.
-KEPT = ("cuteafd-v4.0.0", "cuteafd-v3.0.1")
-
-
 @pytest.fixture
-def repo(project, tmp_path_factory):
-    """Two of the example's reports committed in a git repository whose `origin` is a local bare repository."""
-    for folder in (project / "data").iterdir():
-        if folder.name not in KEPT:
-            shutil.rmtree(folder)
-    shutil.rmtree(project / "docs", ignore_errors=True)
+def repo(small_project, tmp_path_factory):
+    """A small project (two of the example's reports: what a deploy does with a site does not depend
+    on its size) committed in a git repository whose `origin` is a local bare repository."""
+    project = small_project
     env = git_env(project.parent)
     remote = tmp_path_factory.mktemp("remote") / "site.git"
     git(project.parent, "init", "-q", "--bare", str(remote), env=env)

@@ -32,6 +32,13 @@ WAIT = 30.0  # generous: a loaded 2-core machine may be slow, but never this slo
 # -- helpers ---------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def project(small_project):
+    """What the preview follows and serves does not depend on the number of reports: two of the
+    example's (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
+    return small_project
+
+
 @contextmanager
 def serving(project: Path, **kwargs):
     lines: list[str] = []
