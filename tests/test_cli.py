@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import run_sitegen, sitegen_here
 
 import site_gen
+
+
+@pytest.fixture
+def project(small_project):
+    """What the commands say and write does not depend on the number of reports: two of the example's (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
+    return small_project
 
 
 def receipt(project):

@@ -3,9 +3,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import sitegen_here
 from htmlutil import parse, tables
 from site_gen.render import format as fmt
+
+@pytest.fixture
+def project(small_project):
+    """What the commands do does not depend on the number of reports: two of the example's (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
+    return small_project
+
 
 REPORT = "reports/cuteafd-v4.0.0"
 
