@@ -14,7 +14,8 @@ import site_gen
 
 @pytest.fixture
 def project(small_project):
-    """What the commands say and write does not depend on the number of reports: two of the example's (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
+    """What the commands say and write does not depend on the number of reports: two of the example's
+    (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
     return small_project
 
 

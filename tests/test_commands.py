@@ -9,9 +9,11 @@ from conftest import sitegen_here
 from htmlutil import parse, tables
 from site_gen.render import format as fmt
 
+
 @pytest.fixture
 def project(small_project):
-    """What the commands do does not depend on the number of reports: two of the example's (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
+    """What the commands do does not depend on the number of reports: two of the example's
+    (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
     return small_project
 
 

@@ -11,9 +11,11 @@ from site_gen.analysis import figures
 from site_gen.core.diagnostics import IGNORED, Diagnostic, refuse
 from site_gen.core.errors import SitegenError
 
+
 @pytest.fixture
 def project(small_project):
-    """Where a warning is said does not depend on the number of reports: two of the example's (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
+    """Where a warning is said does not depend on the number of reports: two of the example's
+    (conftest.FEW_REPORTS), whose builds take a fifth of the example's."""
     return small_project
 
 
