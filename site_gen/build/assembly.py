@@ -14,14 +14,14 @@ from site_gen.core.config import Config
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import load_reports
 from site_gen.render import dashboard
-from site_gen.render import history as history_view
 from site_gen.render.pages import report_base
+from site_gen.render.where import HISTORY_URL
 from site_gen.render.related import Memo as RelationsMemo, relations_again
 
 
 def history_nav() -> dict[str, str | None]:
     """The navigation entry of the history page (a site of several reports has one)."""
-    return {"title": "History", "url": history_view.HISTORY_URL, "report": None}
+    return {"title": "History", "url": HISTORY_URL, "report": None}
 
 
 @dataclass

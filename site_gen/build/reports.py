@@ -258,7 +258,7 @@ class ReportStore:
 
 def _carry(old: Analysis, new: Analysis, kept: set[str]) -> None:
     """The display data (view, CSV tables and files) of each section whose piece `new` took from `old`:
-    each is made from that section's own part of the analysis only (render/pages.py `_own`)."""
+    each is made from that section's own part of the analysis only (render/parts.py `own_part`)."""
     from site_gen.sections import all_sections
 
     for s in all_sections():

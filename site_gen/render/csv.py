@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.report import Analysis, own
+from site_gen.analysis.report import Analysis
 from site_gen.render import format as fmt, views
-from site_gen.render.parts import hook
+from site_gen.render.parts import hook, own_part
 from site_gen.sections import Section, all_sections
 
 # Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
@@ -90,18 +90,12 @@ def _written(items: list) -> list:
     return ["" if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v) else v for v in items]
 
 
-def _own(a: Analysis, s: Section) -> Analysis:
-    """What a section's view and tables are given: a named section's own part of the analysis (so
-    they come out the same whatever else changed, and a live builder keeps them: report_store.py)."""
-    return own(a, s.name) if s.name else a
-
-
 def section_tables(a: Analysis, s: Section) -> dict[str, pd.DataFrame]:
     """One section's CSV tables, made once per analysis."""
     key = ("csv", s.key)
     if key not in a.displayed:
         csv = hook(s, "csv")
-        a.displayed[key] = csv(_own(a, s)) if csv else {}
+        a.displayed[key] = csv(own_part(a, s)) if csv else {}
     return a.displayed[key]
 
 

@@ -140,8 +140,9 @@ class DocsPages:
         the pages that show that report (and a page with the dashboard), not every page of docs.
         """
         blocks = AuthorBlocks(self.records, self.analysis_of, self.config, dashboard=home.context.get("reports", []))
-        # A report's lede shows only on its overview, which no block draws on.
-        lede = any(spec.section == "overview" for spec in all_blocks().values())
+        # A report's lede shows only on its overview, which no block draws on. (Asked only of a site
+        # with docs pages: the blocks are declared in the sections' views, which import pandas.)
+        lede = bool(self.sources) and any(spec.section == "overview" for spec in all_blocks().values())
         versions = {r.id: (r.sha256, r.lede if lede else None, r.file) for r in self.records}
         ids = content_hash(repr(sorted(versions)))
         out = [] if self.has_home else [home]

@@ -9,9 +9,6 @@ import math
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from site_gen.analysis.units import tokens_k
 from site_gen.analysis.verdict import verdict_of
 
@@ -192,6 +189,9 @@ def csv_number(value: float) -> float | int:
 def _rounded(values):
     """`values` to RATIO_DECIMALS. Rounding scales up, which overflows to inf near the float limit:
     a value too large to carry those decimals anyway is kept as it is (and NaN stays NaN)."""
+    import numpy as np  # here: the dashboard's and history's process formats numbers without a frame
+    import pandas as pd
+
     if values.dtype != np.float64:
         small = values.abs() < 1e15
         if small.all():

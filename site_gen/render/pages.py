@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import pandas as pd
 from markupsafe import Markup
 
 from site_gen.analysis import figures as figs
@@ -19,12 +18,14 @@ from site_gen.render import opening, publish
 from site_gen.render.provenance import Fig, attach_origins, collect, origin_of, origins
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
-from site_gen.render.csv import _own, csv_files, csv_tables
 from site_gen.render.pagelist import NUMBERS, OVERVIEW, _section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
 from site_gen.render.environment import content_environment, environment  # noqa: F401 (site_gen.render.pages.environment: the builder's)
-from site_gen.render.parts import hook, view_of
+from site_gen.render.parts import hook, own_part, view_of
 from site_gen.sections import all_sections
 from site_gen.sections import section as section_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 @dataclass
 class Page:
@@ -102,6 +103,8 @@ class ReportPages:
     def tables(self) -> dict[str, pd.DataFrame]:
         """The report's CSV tables, made once: every page links them, the numbers page lists them."""
         if self._tables is None:
+            from site_gen.render.csv import csv_tables  # with pandas: see `files`
+
             self._tables = csv_tables(self.a)
         return self._tables
 
@@ -117,7 +120,7 @@ class ReportPages:
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = view_of(section).view(_own(self.a, section))
+            self.a.displayed[name] = view_of(section).view(own_part(self.a, section))
             attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
@@ -235,6 +238,10 @@ class ReportPages:
     def files(self) -> dict[str, bytes]:
         # The bytes that were validated and hashed, not a second read that may differ.
         out = {self.base + "SUMMARY.json": self.a.report.raw or self.a.report.file.read_bytes()}
+        # The CSV writer (and pandas) imported when a report's files are made: a build that takes
+        # them all from the store never loads it.
+        from site_gen.render.csv import csv_files
+
         out.update(csv_files(self.a, self.base))
         out.update(publish.card_file(self.a, self.config))  # its link-preview card, with site_url
         return out

@@ -7,6 +7,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
+from site_gen.analysis.report import Analysis, own
 from site_gen.sections import all_sections
 from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
@@ -19,6 +20,12 @@ def view_of(section: Section) -> ModuleType | None:
         if exc.name == section.view_module:
             return None
         raise
+
+
+def own_part(a: Analysis, section: Section) -> Analysis:
+    """What a section's view and tables are given: a named section's own part of the analysis (so
+    they come out the same whatever else changed, and a live builder keeps them: build/reports.py)."""
+    return own(a, section.name) if section.name else a
 
 
 def hook(section: Section, name: str):

@@ -1,12 +1,14 @@
 """Display helpers every report page shares; each section's own view is in its module (site_gen/sections/)."""
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from site_gen.analysis.report import Analysis
+
+# numpy and pandas are imported by the helpers that read a frame, not here: a build that takes every
+# report's pages from the store makes no frame, and its process never loads them (~0.3 s).
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _short_digest(image: str) -> str:
@@ -62,6 +64,9 @@ def number_word(n: int) -> str:
 def _plain(dtype) -> bool:
     """A column whose `tolist()` holds what `to_dict` gives: numpy's own types, and text whose
     missing value is NaN (pandas' default `str`)."""
+    import numpy as np
+    import pandas as pd
+
     return isinstance(dtype, np.dtype) or (isinstance(dtype, pd.StringDtype) and dtype.na_value is not pd.NA)
 
 
@@ -79,6 +84,9 @@ def arrays(frame: pd.DataFrame) -> list:
 
 
 def _array(frame: pd.DataFrame, i: int, get) -> Any:
+    import numpy as np
+    import pandas as pd
+
     if get is not None:
         a = get(i)
         if len(a) == len(frame) and (isinstance(a, pd.api.extensions.ExtensionArray)
@@ -91,6 +99,8 @@ def _array(frame: pd.DataFrame, i: int, get) -> Any:
 def rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """`frame.to_dict("records")`, the same values: each column is read once as Python objects
     (pandas builds the records value by value, most of a small view's time)."""
+    import numpy as np
+
     names = frame.columns.tolist()
     if not names or not frame.columns.is_unique:
         return frame.to_dict("records")

@@ -1,6 +1,7 @@
-"""Where things are: the theme's folders, a report's folder in the site, the link between two
-site pages. Apart from render/pages.py (which imports pandas) so that the MkDocs plugin can place a
-cached report without loading the pipeline."""
+"""Where things are: the theme's folders, a report's folder in the site, the history page, the link
+between two site pages. Apart from render/pages.py (which imports the templates' environment and
+every section's declarations) so that the MkDocs plugin can place a cached report without loading
+the pipeline."""
 from __future__ import annotations
 
 import importlib
@@ -12,6 +13,7 @@ from pathlib import Path
 
 
 REPORTS_DIR = "reports"
+HISTORY_URL = "history.html"
 
 
 def template_dirs(custom_dir: str | Path | None = None) -> list[Path]:
