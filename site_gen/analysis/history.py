@@ -7,12 +7,16 @@ a series when the engines' names and the checkpoint are the same.
 """
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from site_gen.analysis.frames import rows_of
 from site_gen.analysis.parts import analysis_of
 from site_gen.analysis.report import Analysis
 from site_gen.sections import all_sections
+
+# pandas is imported where a frame is made: the build's records (build/environment.py) take each
+# report's rows from here, and a process that makes no history frame never loads it.
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _engines(a: Analysis) -> dict[str, str]:
@@ -73,6 +77,8 @@ def frames(reports: list, cache: dict | None = None, newest: int | None = None,
     for stale in set(cache) - live:
         del cache[stale]
     if newest is None:
+        import pandas as pd
+
         return {k: _order(pd.DataFrame([row for r in reports for row in cache[(r.id, r.sha256)].get(k, [])], columns=cols))
                 for k, (_, cols) in kinds().items()}
     # Newest reports first: each series takes rows until it has `newest`, then only counts.
@@ -91,6 +97,16 @@ def frames(reports: list, cache: dict | None = None, newest: int | None = None,
 
 def _newest(made_from: list[list[dict]], newest: int, cols: list[str]) -> pd.DataFrame:
     """One kind's frame from each report's rows (newest report first): each series' newest rows."""
+    import pandas as pd
+
+    kept, older = _kept(made_from, newest)
+    return _order(pd.DataFrame([{**r, "older": older.get(series, 0)} for series, got in kept.items() for r in got],
+                               columns=[*cols, "older"]))
+
+
+def _kept(made_from: list[list[dict]], newest: int) -> tuple[dict[str, list[dict]], dict[str, int]]:
+    """Each series' newest rows (`made_from`: each report's rows, newest report first), and how many
+    rows each series leaves out."""
     kept: dict[str, list[dict]] = {}
     older: dict[str, int] = {}
     for rows in made_from:
@@ -100,8 +116,16 @@ def _newest(made_from: list[list[dict]], newest: int, cols: list[str]) -> pd.Dat
                 got.append(row)
             else:
                 older[row["series"]] = older.get(row["series"], 0) + 1
-    return _order(pd.DataFrame([{**r, "older": older.get(series, 0)} for series, got in kept.items() for r in got],
-                               columns=[*cols, "older"]))
+    return kept, older
+
+
+def shown(reports: list, newest: int) -> dict[str, tuple[dict[str, list[dict]], dict[str, int]]]:
+    """What `frames(reports, newest=newest)` makes each kind's frame from (`_kept` of its rows), by
+    kind, without pandas or the sections' analysis modules: a page made from frames is the same
+    while this is (a receipt edited outside each series' newest releases leaves it so)."""
+    ordered = sorted(reports, key=lambda r: (r.date, r.id), reverse=True)
+    kinds = sorted({k for r in reports for k in r.history})
+    return {k: _kept([r.history.get(k, []) for r in ordered], newest) for k in kinds}
 
 
 # -- what changed from one release to the next ----------------------------------------------------
@@ -119,6 +143,8 @@ def step_rules() -> dict[str, object]:
 def steps(kind: str, frame: pd.DataFrame, band: float) -> dict[tuple[str, str], tuple[dict, list]]:
     """For each release of a series after the first one the frame holds: (the release before it, the
     changes from it), keyed by (series, report). The frame is in series, date and report order."""
+    from site_gen.analysis.frames import rows_of
+
     rule = step_rules().get(kind)
     if rule is None or frame.empty:
         return {}

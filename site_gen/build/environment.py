@@ -133,6 +133,12 @@ def _decoded(value: dict) -> Any:
     return value
 
 
+def encoded(value: Any) -> str:
+    """`value` as the records' JSON (every part of a figure, a diagnostic, a tuple kept apart from a
+    list): text that differs whenever the value does, for a store entry's name."""
+    return json.dumps(_encode(value), ensure_ascii=False, allow_nan=False)
+
+
 def dumps(record: ReportRecord) -> bytes:
     return json.dumps(_encode({f.name: getattr(record, f.name) for f in fields(ReportRecord)}),
                       ensure_ascii=False, allow_nan=False).encode("utf-8")

@@ -20,7 +20,7 @@ from site_gen.render import dashboard, publish
 from site_gen.render.contexts import HomeContext, as_context
 from site_gen.render.docs import DocsPages
 from site_gen.render.pages import Page
-from site_gen.render.where import REPORTS_DIR, report_base
+from site_gen.render.where import HISTORY_URL, REPORTS_DIR, report_base
 
 if TYPE_CHECKING:
     from site_gen.build.builder import Builder
@@ -53,6 +53,7 @@ class SiteBuild:
         self.remade: list[tuple[str, Made]] = []  # reports whose files were made (or looked at) in this build
         self._later: list[tuple[ReportRecord, int]] = []  # (a report left for `_linked`, where its warnings go)
         self._templates_current: dict[tuple, bool] = {}  # a record's templates -> whether each is unchanged
+        self.history_key: str | None = None  # the store's name for the history page (`home_and_history`)
 
     def run(self, docs: DocsPages) -> None:
         """The build's steps in order. The reports the workers are still making again with their
@@ -205,7 +206,17 @@ class SiteBuild:
             home.deps = self.receipts
             b.home = (made_from, home)
         if len(self.records) > 1:
-            history = b.history_page(self.records, self.receipts)
+            # Publishing with the store on: the page's HTML as an earlier build made it from the same
+            # rows, given to the render cache (so it is placed, and checked against the docs, as if made).
+            self.history_key = b.history_key(self.records, self.site) if self.out is not None and b.persist.on else None
+            stored = b.persist.page(self.history_key) if self.history_key else None
+            if stored is not None:
+                history = Page(url=HISTORY_URL, title="History", template="history.html", charts=stored[1])
+                history.deps = self.receipts
+                b.seed(history, self.site, stored[0])
+                self.history_key = None  # nothing to store again
+            else:
+                history = b.history_page(self.records, self.receipts)
             self.pages.append(history)
             self.cached.add(id(history))
 
@@ -232,6 +243,8 @@ class SiteBuild:
             self.files[page.url] = b.render(page, self.site, self.site_nav, self.asset_urls,
                                              cache=id(page) in self.cached)
             self.charts |= page.charts
+            if page.url == HISTORY_URL and self.history_key is not None:  # made in this build
+                b.persist.put_page(self.history_key, self.files[page.url], page.charts)
             if n % 50 == 0 or n == len(self.pages):
                 b.step("pages", n, len(self.pages))
         for rid, made in self.remade:

@@ -250,6 +250,17 @@ class Store:
         if hashes is not None:  # and what they are, without their bytes (`files_index`)
             self.put("files-index", json.dumps({**head, "hashes": hashes}, sort_keys=True).encode("utf-8"), *inputs)
 
+    def page(self, key: str) -> tuple[bytes, bool] | None:
+        """(HTML, whether it draws charts) of a site-wide page made from what `key` names (the history
+        page's: Builder.history_key), or None."""
+        entry = cache.unpack(self.get("page", key))
+        if entry is None or set(entry[1]) != {"html"} or not isinstance(entry[0].get("charts"), bool):
+            return None
+        return entry[1]["html"], entry[0]["charts"]
+
+    def put_page(self, key: str, html: bytes, charts: bool) -> None:
+        self.put("page", cache.pack({"charts": charts}, {"html": html}), key)
+
     def files_index(self, *inputs: object) -> tuple[dict[str, str], list[str], bool] | None:
         """(each file's sha256 by name, warnings, whether a page draws charts) of the files made from
         `inputs`, without their bytes: what a build needs to link them from the previous site."""

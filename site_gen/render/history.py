@@ -3,16 +3,19 @@ Each section brings its parts (`HISTORY_PARTS` of its view: a kind's display row
 template `history/<kind>.html`)."""
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from site_gen.analysis import history
 from site_gen.receipts.load import engine_label
-from site_gen.render import compare as compare_view, format as fmt, parts, views
+from site_gen.render import format as fmt, parts, views
+from site_gen.render.where import HISTORY_URL  # noqa: F401  (the page's URL, said where the others are)
 from site_gen.sections import all_sections
 
-HISTORY_URL = "history.html"
+# pandas (and numpy) are imported where a frame is made: a build that takes the page from the store
+# (`made_from`) never loads them.
+if TYPE_CHECKING:
+    import pandas as pd
+
 # Releases shown per series: the newest ones. A site of hundreds of releases keeps a page a reader
 # can take in (and a preview rebuild that does not grow with the site); every report stays on the
 # dashboard and each series' full run is in the history CSVs of its reports.
@@ -47,6 +50,8 @@ class Parts:
             return {"text": "earlier build not shown" if int(row.get("older", 0) or 0) else "first build", "marks": [],
                     "step": False}
         previous, changes = step
+        from site_gen.render import compare as compare_view  # with numpy: only when a page is made
+
         return {**compare_view.history_mark(_release(previous), changes, self.band, phrase), "step": True}
 
     def series(self, frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
@@ -78,6 +83,16 @@ def _parts() -> list[tuple[int, str, Any]]:
     return sorted(found, key=lambda p: p[0])
 
 
+def made_from(reports: list) -> tuple:
+    """What `context` makes the page from besides the band, the scale and the site's fixed layout
+    (`report_url`): each series' rows it shows, how many it leaves out, the credits."""
+    return history.shown(reports, MAX_POINTS), _credits(reports)
+
+
+def _credits(reports: list) -> list[str]:
+    return list(dict.fromkeys(r.attribution for r in reports if r.attribution))
+
+
 def context(reports: list, band: float, scale: tuple[float, float], report_url, cache: dict | None = None,
             memo: dict | None = None) -> dict[str, Any]:
     """Display data for history.html, from the reports' records (site_gen/build/environment.py:
@@ -97,6 +112,5 @@ def context(reports: list, band: float, scale: tuple[float, float], report_url, 
             helper = Parts(band, scale, report_url, memo.setdefault(("part", kind), {}), history.steps(kind, frames[kind], band))
             hit = memo[("rows", kind)] = (frames[kind], (band, scale, report_url), make(frames[kind], helper))
         out.append({"kind": kind, "template": f"history/{kind}.html", "rows": hit[2]})
-    credits = list(dict.fromkeys(r.attribution for r in reports if r.attribution))
-    return {"parts": out, "credits": credits,
+    return {"parts": out, "credits": _credits(reports),
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}
