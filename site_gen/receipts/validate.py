@@ -279,9 +279,14 @@ def receipt_version(data: Any, file: Path) -> float:
     if not isinstance(data, dict) or "schema_version" not in data:
         return SCHEMA_VERSION
     v = data["schema_version"]
+    known = ", ".join(f"{x:g}" for x in SCHEMA_VERSIONS)
+    if isinstance(v, str) and v.strip() in [f"{x:g}" for x in SCHEMA_VERSIONS]:
+        # A version written as text names the right one: say how to write it, not that it is unknown.
+        raise SitegenError(f"schema_version is the text {_shown(v)}; write it as a number, {v.strip()} (versions: {known})",
+                           file, "$.schema_version")
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in SCHEMA_VERSIONS:
-        raise SitegenError(f"unknown schema_version {_shown(v)[:20]}; this sitegen reads versions "
-                           + ", ".join(f"{x:g}" for x in SCHEMA_VERSIONS), file, "$.schema_version")
+        raise SitegenError(f"unknown schema_version {_shown(v)[:20]}; this sitegen reads versions {known}",
+                           file, "$.schema_version")
     return next((x for x in SCHEMA_VERSIONS if x == v), SCHEMA_VERSION)
 
 
