@@ -253,13 +253,16 @@ class Store:
     def page(self, key: str) -> tuple[bytes, bool] | None:
         """(HTML, whether it draws charts) of a site-wide page made from what `key` names (the history
         page's: Builder.history_key), or None."""
-        entry = cache.unpack(self.get("page", key))
-        if entry is None or set(entry[1]) != {"html"} or not isinstance(entry[0].get("charts"), bool):
+        data = self.get("page", key)
+        try:
+            entry = json.loads(data) if data is not None else None
+            html, charts = (entry["html"], entry["charts"]) if isinstance(entry, dict) else (None, None)
+        except (ValueError, KeyError):
             return None
-        return entry[1]["html"], entry[0]["charts"]
+        return (html.encode("utf-8"), charts) if isinstance(html, str) and isinstance(charts, bool) else None
 
     def put_page(self, key: str, html: bytes, charts: bool) -> None:
-        self.put("page", cache.pack({"charts": charts}, {"html": html}), key)
+        self.put("page", json.dumps({"charts": charts, "html": html.decode("utf-8")}, ensure_ascii=False).encode("utf-8"), key)
 
     def files_index(self, *inputs: object) -> tuple[dict[str, str], list[str], bool] | None:
         """(each file's sha256 by name, warnings, whether a page draws charts) of the files made from
