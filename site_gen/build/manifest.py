@@ -60,6 +60,8 @@ def file_and_folder(names: set[str], new) -> tuple[str, str] | None:
     """A name of `new` that another name of `names` needs as a folder, or that lies in a folder
     another name takes as a file: (that name, one inside it); None when there is none. A docs file
     named `reports` or `index.html/x` would otherwise replace what the build wrote under it."""
+    if not new:
+        return None  # a site without docs: nothing to look for among its 20,000 names
     for name in sorted(new):
         at = name.find("/")
         while at >= 0:

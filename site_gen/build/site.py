@@ -227,7 +227,9 @@ class SiteBuild:
             b.docs = (b.docs[0], docs, docs.files())
         docs.warnings = []
         docs_pages, docs_files = docs.pages(b.home[1], b.docs_pages), b.docs[2]
-        self.docs_names = [p.url for p in docs_pages] + list(docs_files)  # checked against the site's folders (`extra`)
+        # Checked against the site's folders (`extra`); the generated home page, in the list when docs
+        # has no index.md, is the site's fixed layout.
+        self.docs_names = [p.url for p in docs_pages if p is not b.home[1]] + list(docs_files)
         self.pages.extend(docs_pages)  # docs/index.md, when there is one, is the home page
         self.cached.update(id(p) for p in docs_pages)
         self.files.update(docs_files)
@@ -267,10 +269,11 @@ class SiteBuild:
         if b.extra_files is None or b.extra_files[0] != deps:
             b.extra_files = (deps, publish.extra_files(b.config, self.records, names))
         self.files.update(b.extra_files[1])
+        names.update(b.extra_files[1])  # every name of the site
         # The docs' pages and files (what the build generates never clashes, a fixed layout): none may
         # need another name as a folder, nor lie in one. Only those are looked at: a preview edit at
         # a thousand reports would otherwise go through 20,000 names.
-        clash = file_and_folder(self.written.union(self.files), self.docs_names)
+        clash = file_and_folder(names, self.docs_names)
         if clash is not None:
             raise SitegenError(f"the site would hold both a file and a folder named {clash[0]} ({clash[1]} lies in it); "
                                "rename the docs file that makes one of them", b.config.docs_dir)
