@@ -174,6 +174,17 @@ def test_docs_cannot_replace_generated_files(tmp_path):
     assert "would replace a file sitegen generates" in error(tmp_path, {f"reports/{REPORT}/index.md": "# X\n"})
 
 
+@pytest.mark.parametrize("name", ["history.md", "history.html"])
+def test_docs_cannot_replace_the_history_page_of_a_site_of_several_reports(tmp_path, name):
+    """A page of that name was rendered after the History page, and silently replaced it; a file was
+    dropped. A site of one report has no History page: the name is free there."""
+    two = (REPORT, "cuteafd-v3.0.1")
+    said = error(tmp_path / "two", {name: "# Mine\n"}, reports=two)
+    assert f"docs/{name}: would replace a file sitegen generates (history.html)" in said, said
+    result = build(tmp_path / "one", {name: "# Mine\n"})
+    assert b"Mine" in result.files["history.html"]
+
+
 def test_report_without_a_section_says_so(tmp_path):
     shutil.copytree(ROOT / "data" / REPORT, tmp_path / "src")
     import json

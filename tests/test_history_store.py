@@ -123,18 +123,6 @@ def test_a_credit_of_a_release_left_out_makes_the_page_again(project, tmp_path, 
     assert "Data from &lt;b&gt;a lab&lt;/b&gt;, CC BY 4.0." in (site / "history.html").read_text()
 
 
-def test_a_docs_file_named_as_the_stored_page_is_still_dropped_with_a_warning(project, tmp_path, made):
-    _build(project, tmp_path)
-    (project / "docs").mkdir()
-    (project / "docs" / "history.html").write_text("<p>an author's page</p>")
-    made[0] = 0
-    out = sitegen_here("build", "-d", str(tmp_path / "site"), "--cache-dir", str(tmp_path / "cache"), cwd=project)
-    assert out.returncode == 0, out.stderr
-    assert made[0] == 0, "the docs file changes nothing the page is made from"
-    assert "is dropped: the page 'History' is generated as history.html" in out.stdout + out.stderr
-    assert b"an author's page" not in (tmp_path / "site" / "history.html").read_bytes()
-
-
 # A `sitegen build` in a process of its own, its reports made by forked workers: whether its own
 # process loaded pandas. The listing's racy window is off (a build right after the last one would
 # otherwise find none of its files to link, and make every report again): tests/test_site_cache.py

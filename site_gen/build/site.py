@@ -54,6 +54,7 @@ class SiteBuild:
         self._later: list[tuple[ReportRecord, int]] = []  # (a report left for `_linked`, where its warnings go)
         self._templates_current: dict[tuple, bool] = {}  # a record's templates -> whether each is unchanged
         self.history_key: str | None = None  # the store's name for the history page (`home_and_history`)
+        self.history_made: Page | None = None  # the history page when made here, to keep under that name
 
     def run(self, docs: DocsPages) -> None:
         """The build's steps in order. The reports the workers are still making again with their
@@ -214,9 +215,9 @@ class SiteBuild:
                 history = Page(url=HISTORY_URL, title="History", template="history.html", charts=stored[1])
                 history.deps = self.receipts
                 b.seed(history, self.site, stored[0])
-                self.history_key = None  # nothing to store again
             else:
                 history = b.history_page(self.records, self.receipts)
+                self.history_made = history if self.history_key else None
             self.pages.append(history)
             self.cached.add(id(history))
 
@@ -245,7 +246,7 @@ class SiteBuild:
             self.files[page.url] = b.render(page, self.site, self.site_nav, self.asset_urls,
                                              cache=id(page) in self.cached)
             self.charts |= page.charts
-            if page.url == HISTORY_URL and self.history_key is not None:  # made in this build
+            if page is self.history_made:  # made in this build, under `history_key`
                 b.persist.put_page(self.history_key, self.files[page.url], page.charts)
             if n % 50 == 0 or n == len(self.pages):
                 b.step("pages", n, len(self.pages))

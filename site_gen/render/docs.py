@@ -22,6 +22,7 @@ from site_gen.render.contexts import DocsPageContext, as_context
 from site_gen.render.blocks import COMMON_OPTIONS, AuthorBlocks, Expanded, all_blocks
 from site_gen.render.frontmatter import file_title, split_front_matter, title_of
 from site_gen.render.pages import Page, rel, report_base
+from site_gen.render.where import HISTORY_URL
 
 __all__ = ["COMMON_OPTIONS", "MARKDOWN_SUFFIXES", "AuthorBlocks", "DocsPages", "Expanded", "all_blocks", "file_title",
            "split_front_matter", "title_of"]
@@ -79,6 +80,9 @@ class DocsPages:
         if not root.is_dir():
             return
         reserved = tuple(report_base(r.id) for r in self.records) + ("assets/",)
+        # The History page of a site of several reports: a docs page or file of its name would
+        # replace it (a page silently, being rendered after it).
+        generated = {HISTORY_URL} if len(self.records) > 1 else set()
         found: list[tuple[str, Path]] = []
         for path in sorted(root.rglob("*")):
             rel_path = path.relative_to(root).as_posix()
@@ -103,7 +107,7 @@ class DocsPages:
                 out = url
             else:
                 out = src
-            if out.startswith(reserved):
+            if out.startswith(reserved) or out in generated:
                 raise SitegenError(f"would replace a file sitegen generates ({out}); move it elsewhere in docs", path)
             if src in md_srcs:
                 if any(s.url == out for s in self.sources.values()):
