@@ -263,6 +263,8 @@ SLOW_FILES = frozenset({
     "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py",
 })
 SLOW_TESTS = frozenset({
+    "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
+    "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
     "test_unpaired_load_points_resample_each_side_on_its_own", "test_the_summary_json_holds_numpys_figures_as_numbers", "test_every_page_of_the_payload_site_runs_nothing",
     "test_two_builds_are_byte_identical", "test_eleven_hundred_idle_connections_do_not_stop_the_server",
