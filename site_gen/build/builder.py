@@ -16,7 +16,7 @@ from typing import Callable
 
 from site_gen.analysis.report import Analysis
 from site_gen.build.assembly import Settled, history_nav, relations_settled, report_url
-from site_gen.build.site import SiteBuild
+from site_gen.build.site import SiteBuild, history_shell
 from site_gen.build.workers import Pending, Streamed, prefill, weight, weights, workers_for
 from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
@@ -281,10 +281,7 @@ class Builder:
         if self._history is None or self._history[0] != receipts:
             ctx = history_view.context(records, self.config.noise_band, self.config.ratio_scale, report_url,
                                        self._history_rows, self._history_memo)
-            page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
-                        context=as_context(HistoryContext(ctx)))
-            page.deps = receipts
-            self._history = (receipts, page)
+            self._history = (receipts, history_shell(receipts, context=as_context(HistoryContext(ctx))))
         return self._history[1]
 
     def history_key(self, records: list[ReportRecord], site: str) -> str:

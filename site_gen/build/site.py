@@ -27,6 +27,14 @@ if TYPE_CHECKING:
     from site_gen.build.results import Made
 
 
+def history_shell(receipts: Dependencies, context: dict | None = None, charts: bool = False) -> Page:
+    """The History page as the site places it: its context made by the builder, or its HTML taken
+    from the store (`SiteBuild.home_and_history`)."""
+    page = Page(url=HISTORY_URL, title="History", template="history.html", context=context or {}, charts=charts)
+    page.deps = receipts
+    return page
+
+
 class SiteBuild:
     """One `Builder.build()`: the site's files as they are made, and the state the steps share."""
 
@@ -212,8 +220,7 @@ class SiteBuild:
             self.history_key = b.history_key(self.records, self.site) if self.out is not None and b.persist.on else None
             stored = b.persist.page(self.history_key) if self.history_key else None
             if stored is not None:
-                history = Page(url=HISTORY_URL, title="History", template="history.html", charts=stored[1])
-                history.deps = self.receipts
+                history = history_shell(self.receipts, charts=stored[1])
                 b.seed(history, self.site, stored[0])
             else:
                 history = b.history_page(self.records, self.receipts)
