@@ -14,6 +14,7 @@ from site_gen.build.environment import ReportRecord
 from site_gen.build.workers import lighten, write_report
 from site_gen.build.dependencies import Dependencies, content_hash
 from site_gen.build.manifest import file_and_folder
+from site_gen.core import collector
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render import dashboard, publish
@@ -125,6 +126,7 @@ class SiteBuild:
                 self.remade.append((r.id, made))
                 if a is not None and a.report.raw:  # analysed and published: keep the analysis, drop the records
                     self.b.store.keep(lighten(a))
+            collector.between()  # what this report's work left in cycles (core/collector.py)
 
     def _reusable(self, r: ReportRecord) -> tuple | None:
         """A report's files, warnings and charts flag as last made, if its record still holds."""
@@ -257,6 +259,7 @@ class SiteBuild:
                 b.persist.put_page(self.history_key, self.files[page.url], page.charts)
             if n % 50 == 0 or n == len(self.pages):
                 b.step("pages", n, len(self.pages))
+            collector.between()
         for rid, made in self.remade:
             html = {p.url: self.files[p.url] for p in made.pages}
             b.report_done[rid] = ({**made.files, **html}, made.warnings, any(p.charts for p in made.pages))

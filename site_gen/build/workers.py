@@ -16,6 +16,7 @@ from pathlib import Path
 
 from site_gen.analysis.parts import analysis_of
 from site_gen.analysis.report import Analysis
+from site_gen.core import collector
 from site_gen.core.config import Config
 from site_gen.core.errors import SitegenError
 from site_gen.render.assets import theme_assets
@@ -257,17 +258,13 @@ def _warm() -> None:
 _out: Staging | None = None  # in a worker: the staging folder its shares write into
 _asset_urls: dict[str, str] = {}  # and the theme's assets' names
 _keep: frozenset[str] = frozenset()  # and the reports whose light analysis goes back (`prefill`)
-# A share that allocated fewer objects than this leaves what it made to the next share's collection:
-# one whose reports were all taken from the store makes little garbage, and a collection each share
-# was 6% of the workers' time in a build of a thousand reports with one changed.
-_COLLECT_AFTER = 50_000
 
 
 def _worker_start(out: Staging | None, asset_urls: dict[str, str], keep: frozenset[str]) -> None:
     global _out, _asset_urls, _keep
     _out, _asset_urls, _keep = out, asset_urls, keep
     # What the worker inherited is never garbage: keep the collector off it. Shares collect at
-    # their end instead of every few thousand allocations (pandas allocates a great many).
+    # their end instead of every few thousand allocations (pandas allocates a great many): core/collector.py.
     gc.freeze()
     gc.disable()
     # The builder process answers Ctrl-C and SIGTERM, and stops the pool; a worker just stops,
@@ -285,8 +282,7 @@ def _prefill_chunk(args) -> tuple:
         b.related = related or {}
         return _prefill_share(b, folders, nav, _out)
     finally:
-        if gc.get_count()[0] >= _COLLECT_AFTER:
-            gc.collect()
+        collector.between(full=True)
 
 
 def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:

@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
     p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("-c", "--clean", action="store_true",
                    help="delete files in the site folder that no build wrote (its dot-files are kept)")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, collect_between=True)  # cli `collector`
 
 
 def run(args) -> int:

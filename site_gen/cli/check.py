@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("check", help=HELP, description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common(p)
     p.add_argument("-s", "--strict", action="store_true", help="treat warnings as errors")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, collect_between=True)  # cli `collector`
 
 
 def run(args) -> int:

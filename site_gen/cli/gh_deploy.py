@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-dirty", action="store_true",
                    help="deploy even with uncommitted changes (the message then says so)")
     p.add_argument("-s", "--strict", action="store_true", help="treat build warnings as errors")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, collect_between=True)  # cli `collector`
 
 
 def git(args: list[str], cwd: Path, *, env: dict | None = None, input: bytes | None = None,

@@ -12,6 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from site_gen.core import collector
 from site_gen.core.config import Config
 from site_gen.core.records import Dependencies, content_hash
 from site_gen.core.diagnostics import Diagnostic
@@ -166,6 +167,7 @@ class DocsPages:
             self.warnings.extend(warnings)
             live[s.src] = (page.deps, page, warnings)
             out.append(page)
+            collector.between()  # a page's markdown converter refers to itself: core/collector.py
         if cache is not None:
             cache.clear()
             cache.update(live)
