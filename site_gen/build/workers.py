@@ -266,7 +266,7 @@ def _worker_start(out: Staging | None, asset_urls: dict[str, str], keep: frozens
     # What the worker inherited is never garbage: keep the collector off it. Shares collect at
     # their end instead of every few thousand allocations (pandas allocates a great many): core/collector.py.
     gc.freeze()
-    gc.disable()
+    collector.take_over(settled=True)
     # The builder process answers Ctrl-C and SIGTERM, and stops the pool; a worker just stops,
     # though not half-way through a store entry.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

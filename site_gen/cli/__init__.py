@@ -11,6 +11,7 @@ import threading
 import traceback
 
 from site_gen import api
+from site_gen.core import collector as core_collector
 from site_gen.cli.util import error, warn
 
 COMMANDS = ["build", "serve", "check", "summary", "compare", "new", "import", "gh-deploy"]
@@ -81,7 +82,7 @@ def collector(args) -> None:
     example. Any other command, the preview among them (it runs for hours), keeps it on, with a pass
     every 50,000 allocations rather than 700 (252 passes in a cold build in one process, 18 so)."""
     if getattr(args, "collect_between", False):
-        gc.disable()
+        core_collector.take_over()
     else:
         gc.set_threshold(50_000, *gc.get_threshold()[1:])
         gc.enable()

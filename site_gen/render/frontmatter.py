@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import threading
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -58,15 +59,29 @@ def title_of(meta: dict[str, Any], body: str, fallback: str) -> str:
     code = md.code_ranges(body)
     for m in _H1.finditer(body):
         if m.start() not in code:
-            import markdown as _markdown
-
             # The closing #s and blanks of an ATX heading are not its text (string methods: a
             # regex for them backtracks over a long run of #).
             heading = m.group(1).lstrip(" \t")
             words = heading.rstrip(" \t").rstrip("#").rstrip(" \t") or heading[:1]
-            html = _markdown.markdown(md.without_inline(words))
+            html = _heading_html(md.without_inline(words))
             return unescape(re.sub(r"<[^>]+>", "", html)).strip() or fallback
     return fallback
+
+
+_TITLES = threading.local()
+
+
+def _heading_html(text: str) -> str:
+    """`markdown.markdown(text)`, with one converter reset each time rather than one made per heading:
+    a converter refers to itself through its processors, so each one left was cyclic garbage (~27 kB a
+    docs page, read twice a build) that only the collector frees, and a build's own process runs
+    with it off until its first report is done (core/collector.py)."""
+    converter = getattr(_TITLES, "md", None)
+    if converter is None:
+        import markdown
+
+        converter = _TITLES.md = markdown.Markdown()
+    return converter.reset().convert(text)
 
 
 def file_title(src: str) -> str:
