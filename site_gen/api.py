@@ -28,7 +28,7 @@ __all__ = [
     "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
     "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
-    "defer_removal", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
+    "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
     "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS",
 ]
 
@@ -131,6 +131,14 @@ def defer_removal() -> None:
     from site_gen.build import write
 
     write.defer_removal()
+
+
+def collect_between_pages() -> None:
+    """A front end's own process that builds a site: the cyclic garbage collector off, a collection
+    between reports and pages instead (core/collector.py). Never in a caller's process."""
+    from site_gen.core import collector
+
+    collector.take_over()
 
 
 def remove_aside(*, detach: bool) -> list[str]:

@@ -11,7 +11,6 @@ import threading
 import traceback
 
 from site_gen import api
-from site_gen.core import collector as core_collector
 from site_gen.cli.util import error, warn
 
 COMMANDS = ["build", "serve", "check", "summary", "compare", "new", "import", "gh-deploy"]
@@ -82,7 +81,7 @@ def collector(args) -> None:
     example. Any other command, the preview among them (it runs for hours), keeps it on, with a pass
     every 50,000 allocations rather than 700 (252 passes in a cold build in one process, 18 so)."""
     if getattr(args, "collect_between", False):
-        core_collector.take_over()
+        api.collect_between_pages()
     else:
         gc.set_threshold(50_000, *gc.get_threshold()[1:])
         gc.enable()
