@@ -83,6 +83,29 @@ def test_blocks_fenced_and_directive_with_ids_made_unique(tmp_path):
     assert t["speed-summary-2"][0] == ["Summary", "K3.25"] and t["k4-only"][0] == ["Summary", "K4"]
 
 
+def test_blocks_of_several_kinds_compile_the_macro_imports_once(tmp_path, monkeypatch):
+    from site_gen.render import blocks
+    from site_gen.render.environment import _Environment
+    compiled = []
+    original = _Environment.from_string
+
+    def counting(self, source, *args, **kwargs):
+        compiled.append(source)
+        return original(self, source, *args, **kwargs)
+    monkeypatch.setattr(_Environment, "from_string", counting)
+    blocks._compiled.cache_clear()  # what an earlier test of this process compiled
+    body = "{{ block memory-table }}\n\n{{ block versions }}\n\n{{ block speed-summary }}\n\n{{ block memory-table id=again }}\n"
+    result = build(tmp_path, {"a.md": body})
+    imports = [c for c in compiled if "import" in c and "with context" in c]
+    assert len(imports) == 1, imports  # one template imports the macros; each block's own is included in it
+    assert sorted(c for c in compiled if c not in imports) == sorted(
+        blocks.all_blocks()[n].template for n in ("memory-table", "versions", "speed-summary"))
+    page = tables(doc(result, "a.html"))  # each block shows what its report page shows
+    for block, on in (("memory-table", "memory"), ("versions-table", "versions"), ("speed-summary", "speed")):
+        assert page[block] == tables(doc(result, f"reports/{REPORT}/{on}.html"))[block], block
+    assert page["again"] == page["memory-table"]
+
+
 def test_speed_cells_one_metric_with_chart(tmp_path):
     result = build(tmp_path, {"a.md": "```sitegen\nblock: speed-cells\ncheckpoint: K4\nmetric: decode\nchart: yes\n```\n"})
     page = doc(result, "a.html")

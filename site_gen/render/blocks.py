@@ -76,6 +76,12 @@ def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
     return out
 
 
+# A block renders through one template that imports every section's macros (`_imports`) and then
+# includes the block's own template, which sees them in its context: the imports compile once per
+# environment, not once per block a build draws (~1.5 ms each of the docs pages' time).
+_BODY = "_sitegen_block_body"
+
+
 @lru_cache(maxsize=64)
 def _compiled(env, source: str):
     """A block's template, compiled once per environment: its macros are imported from `env` when it
@@ -141,11 +147,14 @@ class AuthorBlocks:
             self._contexts[key] = rp.context(section, page_path)
         return self._contexts[key]
 
-    def _template(self, name: str):
+    def _render(self, name: str, ctx: dict[str, Any]) -> str:
+        """Block `name` drawn from `ctx`."""
         if name not in self._templates:
             env = environment(str(self.config.custom_dir) if self.config.custom_dir else None)
-            self._templates[name] = _compiled(env, _imports() + all_blocks()[name].template)
-        return self._templates[name]
+            self._templates[name] = (_compiled(env, _imports() + "{% include " + _BODY + " %}"),
+                                     _compiled(env, all_blocks()[name].template))
+        frame, body = self._templates[name]
+        return frame.render(ctx, **{_BODY: body})
 
     # -- one block ----------------------------------------------------------------------------
     def block(self, options: dict[str, tuple[str, int]], *, file, line: int, page_path: str,
@@ -196,7 +205,7 @@ class AuthorBlocks:
             ident = f"{ident}-{n}"
         used_ids.add(ident)
         ctx["id"] = ident
-        html = self._template(name).render(ctx).strip()
+        html = self._render(name, ctx).strip()
         wrapper = Markup('<div class="sitegen-block" data-block="{}"{}>\n').format(
             name, Markup(' data-report="{}"').format(report_id) if report_id else "")
         return str(wrapper) + html + "\n</div>", charts
