@@ -5,6 +5,7 @@ with numpy, independently of the importers, and compared with the receipt and th
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import math
 import os
@@ -92,6 +93,23 @@ def test_receipts_are_under_a_quarter_of_their_sources(imported):
         base = VLLM if name.startswith("vllm") else SGLANG if name.startswith("sglang") else LMEVAL
         sources = sum((base / s["file"]).stat().st_size for s in doc["provenance"]["sources"])
         assert (root / "data" / name / "SUMMARY.json").stat().st_size < sources / 4, name
+
+
+def test_every_file_a_figure_names_is_a_source_with_the_hash_of_its_bytes(imported):
+    """Provenance runs to the original files: a file named in a figure's place (an lm-eval value is
+    cited to its results file and recomputed from the samples file beside it) is among the sources,
+    and each source's SHA-256 is that of the file in ../shared/real2."""
+    root, _ = imported
+    for name in REPORTS:
+        doc = receipt(root, name)
+        base = VLLM if name.startswith("vllm") else SGLANG if name.startswith("sglang") else LMEVAL
+        listed = {s["file"]: s["sha256"] for s in doc["provenance"]["sources"]}
+        named = {m for f in doc["provenance"]["figures"] for m in re.findall(r"[\w.-]+\.jsonl?\b", f["at"])}
+        assert {Path(f).name for f in listed} >= named, (name, named)
+        for file, digest in listed.items():
+            assert hashlib.sha256((base / file).read_bytes()).hexdigest() == digest, (name, file)
+    lm = receipt(root, REPORTS[4])["provenance"]["sources"]
+    assert sorted(s["file"] for s in lm) == sorted(p.name for p in LMEVAL.glob("*.json"))  # both runs' results and samples
 
 
 # -- vLLM: every row and figure from the source arrays ---------------------------------------------

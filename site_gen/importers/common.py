@@ -189,6 +189,12 @@ class Provenance:
     files: dict[str, Path] = field(default_factory=dict)
 
     def cite(self, path: str, src: Source, at: str) -> None:
+        """`path` of the receipt is the figure at `at` of `src`."""
+        self.figures.append({"path": path, "source": self.source_id(src), "at": at})
+
+    def source_id(self, src: Source) -> str:
+        """The id of `src` among the sources, listed with its hash the first time: also for a file a
+        figure is recomputed from beside the one it is cited to (its place names the other file)."""
         ids = {s["file"]: s["id"] for s in self.sources}
         if src.name not in ids:
             entry = {"id": f"s{len(self.sources) + 1}", "file": src.name, "sha256": src.sha256}
@@ -197,8 +203,8 @@ class Provenance:
             self.origins.append((f"$.provenance.sources[{len(self.sources)}]", src.path, "the file itself"))
             self.sources.append(entry)
             ids[src.name] = entry["id"]
-        self.figures.append({"path": path, "source": ids[src.name], "at": at})
         self.files[ids[src.name]] = src.path
+        return ids[src.name]
 
     def note(self, path: str, file: Path | None, at: str) -> None:
         """`path` of the receipt was made from `file` at `at` (a JSON path or lines)."""

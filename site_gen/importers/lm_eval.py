@@ -254,11 +254,14 @@ def _result(runs: dict[str, Run], task: str, key: tuple[str, str], docs: list[in
         sides[role] = _side(t, f, s)
         cite = f"$.results.{task}[\"{s['key']}\"]"
         prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {t.samples.name}" if f else "; as stated"))
+        if f:
+            prov.source_id(t.samples)  # the file the value is recomputed from, with its hash
     r["baseline"], r["candidate"] = sides["baseline"], sides["candidate"]
     if fbx and fby and docs:
         diff, iv, how = paired(fbx, fby, docs)
         r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
         prov.cite(f"{path}.difference", y.samples, f"$.{metric} of {len(docs)} shared documents (and {x.samples.name})")
+        prov.source_id(x.samples)
     elif all(sides[k].get("stderr") is not None for k in sides):
         diff = sides["candidate"]["value"] - sides["baseline"]["value"]
         se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
