@@ -123,6 +123,30 @@ TIP_JS = r"""() => {
 }"""
 
 
+def test_printed_tables_fit_the_paper_and_caveats_print_whole(example_site, one_page):
+    """Print media at a sheet's width: the wide tables of the serving pages wrap (cells take lines,
+    an interval breaks after its dash, no number is cut in two) instead of running off the paper,
+    and a closed caveat ("About the data") or list of what differs between the sides prints whole."""
+    pg = one_page
+    pg.set_viewport_size({"width": 860, "height": 1000})
+    pg.emulate_media(media="print")
+    pages = ["index.html"] + [f"reports/{r}/{p}.html" for r in ("vllm-tp8-against-tp4pp2-ib", "vllm-tp4pp2-ib-aa",
+                                                                  "sglang-llama-3.3-70b-sweep") for p in ("index", "load", "latency")]
+    try:
+        for name in pages + ["reports/cuteafd-v4.0.0/index.html"]:
+            pg.goto((example_site / name).as_uri())
+            over = pg.evaluate("[...document.querySelectorAll('table')].filter(t => t.checkVisibility()"
+                               " && t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length")
+            assert over == 0, name
+            closed = pg.evaluate("[...document.querySelectorAll('details.about-data, details#differs')].map(d =>"
+                                 " [...d.children].filter(c => c.matches('p:not(.sources-control):not(.scroll-hint), .table-wrap'))"
+                                 ".every(c => c.checkVisibility()))")
+            assert all(closed), (name, closed)
+        assert pg.evaluate("document.querySelectorAll('details.about-data').length") == 1  # the caveat was looked at
+    finally:
+        pg.emulate_media(media="screen")
+
+
 def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 

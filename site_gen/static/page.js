@@ -261,6 +261,17 @@
     });
   }
 
+  // On paper a caveat and what differs between the sides are read whole. The print style opens them
+  // where the browser knows ::details-content; elsewhere they are opened for the print and closed after.
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    each("details.about-data:not([open]), details#differs:not([open])", function (d) { d.open = true; opened.push(d); });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
+
   function start() { sources(); contents(); currentTab(); }
   if (doc.readyState === "loading") { doc.addEventListener("DOMContentLoaded", start); } else { start(); }
   // Again on content swapped in: a host theme's instant navigation (enhance() above calls it) and
