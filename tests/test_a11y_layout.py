@@ -147,6 +147,17 @@ def test_printed_tables_fit_the_paper_and_caveats_print_whole(example_site, one_
         pg.emulate_media(media="screen")
 
 
+def test_scale_labels_stay_on_one_line_on_a_phone(example_site, one_page):
+    """The speed scale's tick labels (0.8 to 1.8) are absolutely placed: the last one, at the right
+    edge, broke into "1" and ".8" on a 390 px screen until they were kept from wrapping."""
+    pg = one_page
+    pg.set_viewport_size({"width": 390, "height": 900})
+    pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+    lines = pg.evaluate("[...document.querySelectorAll('.scale-labels span')].map(s => [s.textContent,"
+                        " Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight || 16))])")
+    assert lines and all(n <= 1 for _, n in lines), [x for x in lines if x[1] > 1]
+
+
 def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 

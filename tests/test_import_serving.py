@@ -190,7 +190,7 @@ def test_the_same_prompts_pair_and_the_aa_report_matches_every_rate(imported):
 def test_what_was_allowed_is_on_the_report(imported):
     _, pages = imported
     overview = pages["reports/vllm-tp4pp2-ib-aa/index.html"]
-    assert "Standard_ND96asr_v4-GPUDirect-RDMA-Infiniband x 2" in overview and "allowed on import (--allow)" in overview
+    assert "Standard_ND96asr_v4-GPUDirect-RDMA-Infiniband x 2" in overview and "allowed on import with --allow" in overview
 
 
 def test_the_high_load_median_ttft_of_the_two_repeats_is_what_issue_30_quotes(imported):
