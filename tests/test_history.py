@@ -21,6 +21,28 @@ def test_example_dashboard_shows_both_versions(example_site):
     assert t[1][3].startswith("75 faster · 13 level · 0 slower")
 
 
+def test_a_row_whose_sides_differ_in_what_the_source_calls_not_comparable_says_so(example_site):
+    """The home table says on the row itself when the two sides differ in a field the source's rules
+    call not comparable (the llm-k8s runs' hardware, allowed on import), with a link to the report's
+    list of what differs; a row of comparable sides says nothing of it. Which rows: from the receipts."""
+    doc = parse(example_site / "index.html")
+    rows = {a.get("href").split("/")[1]: th for th in doc.iter(f"{NS}th") if th.get("scope") == "row"
+            for a in th.iter(f"{NS}a") if a.get("href", "").endswith("/index.html")}
+    for folder in sorted((ROOT / "data").iterdir()):
+        if not (folder / "SUMMARY.json").is_file():
+            continue
+        meta = json.loads((folder / "SUMMARY.json").read_text())["report"]
+        allowed = [d["field"] for d in meta.get("differs", []) if d.get("allowed")]
+        text = cell_text(rows[folder.name])
+        links = [a.get("href") for a in rows[folder.name].iter(f"{NS}a")]
+        if allowed:
+            assert f"the sides differ in {', '.join(allowed)}, not comparable by the source's rules" in text, folder.name
+            assert f"reports/{folder.name}/index.html#differs" in links
+        else:
+            assert "not comparable" not in text and len(links) == 1, folder.name
+    assert "vllm-tp4pp2-ib-aa" in rows and "hardware" in cell_text(rows["vllm-tp4pp2-ib-aa"])
+
+
 def test_history_shows_kv_and_precision_across_releases(example_site):
     doc = parse(example_site / "history.html")
     k4 = [tbl for fig_id, tbl in tables(doc).items() if fig_id and fig_id.startswith("history-kv")]

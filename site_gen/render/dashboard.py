@@ -24,6 +24,9 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
     return {
         "id": r.id, "title": r.title, "date": r.date, "url": url,
         "engines": f"{r.candidate.label} vs {r.baseline.label}",
+        # Fields the two sides differ in that the source's rules call not comparable (allowed on
+        # import or in the receipt): said on the row itself, not only inside the report.
+        "not_comparable": [d["field"] for d in r.meta.get("differs", []) if d.get("allowed")],
         "checkpoints": ", ".join(a.checkpoints), "supersedes": r.meta.get("supersedes"),
         "attribution": r.meta.get("attribution", ""),  # credit a source's licence asks for, under the table
         "superseded_by": None, "cells": cells,
