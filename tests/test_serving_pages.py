@@ -357,6 +357,25 @@ def test_objectives_are_drawn_on_their_curves(tmp_path):
 AA = "vllm-tp4pp2-ib-aa"
 
 
+def test_every_latency_tick_says_its_unit(example_site):
+    """A latency axis' ticks each carry their unit (a bare `100` under `1s` on a log axis read as
+    100 seconds): on the load pages' latency charts (y) and the distributions' (x), a tick is `0`,
+    `<n>ms` or `<n>s`."""
+    seen = 0
+    for page in sorted((example_site / "reports").glob("*/*.html")):
+        if page.name not in ("load.html", "distributions.html"):
+            continue
+        axis = "end" if page.name == "load.html" else "middle"
+        for svg in re.findall(r"<svg[^>]*>.*?</svg>", page.read_text(), re.S):
+            if not re.search(r'aria-label="(TTFT|TPOT|ITL|E2E|Time|End|Inter)', svg):
+                continue
+            labels = re.findall(rf'<g class="tick-label" text-anchor="{axis}">(.*?)</g>', svg, re.S)[0]
+            ticks = re.findall(r"<text[^>]*>([^<]*)</text>", labels)
+            assert ticks and all(t == "0" or re.fullmatch(r"[\d.]+(ms|s)", t) for t in ticks), (page.name, ticks)
+            seen += 1
+    assert seen >= 20  # the example's serving reports draw dozens of latency charts
+
+
 def test_the_a_a_report_has_no_cell_faster_or_slower_anywhere(example_site, tmp_path):
     folder = example_site / "reports" / AA
     for page in ("latency.html", "load.html", "index.html"):

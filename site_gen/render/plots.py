@@ -71,15 +71,17 @@ def ms(value: float) -> str:
 
 
 def _tick_label(v: float) -> str:
-    """A latency tick: ms below a second, then seconds (`500`, `1s`, `20s`)."""
-    return f"{v / 1000:g}s" if v >= 1000 else f"{v:g}"
+    """A latency tick on a log axis: ms below a second, then seconds, each with its unit (`500ms`,
+    `1s`, `20s`): a bare `100` under `1s` read as 100 seconds."""
+    return f"{v / 1000:g}s" if v >= 1000 else f"{v:g}ms"
 
 
 def _ms_label(v: float, top: float) -> str:
-    """A linear latency axis' tick: every tick in seconds when the axis reaches 2 s, else in ms."""
-    if top >= 2000:
-        return "0" if v == 0 else f"{v / 1000:g}s"
-    return f"{v:g}"
+    """A linear latency axis' tick: every tick in seconds when the axis reaches 2 s, else in ms,
+    with its unit (zero needs none)."""
+    if v == 0:
+        return "0"
+    return f"{v / 1000:g}s" if top >= 2000 else f"{v:g}ms"
 
 
 def _count_label(v: float) -> str:
@@ -108,11 +110,11 @@ def ecdf(series: list[dict[str, Any]], marks: tuple[int, ...]) -> dict[str, Any]
                for q, val in s["percentiles"].items() if val == val and q in marks]
         out.append({"role": s["role"], "label": s["label"], "d": d, "marks": pts, **STYLES[s["role"]]})
     return {"width": WIDTH, "height": HEIGHT, "series": out, "log": log,
-            "x_ticks": [{"x": x(t), "label": _tick_label(t) if log else _count_label(t)} for t in ticks],
+            "x_ticks": [{"x": x(t), "label": _tick_label(t) if log else _ms_label(t, hi)} for t in ticks],
             # p95 and p99 lie 4 px apart: p95 keeps its grid line, without a label
             "y_ticks": [{"y": y(q / 100), "label": "" if q == 95 else f"p{q}"} for q in marks] + [{"y": y(0.0), "label": "0"}],
             "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},
-            "x_title": "latency, log scale" if log else "ms"}
+            "x_title": "latency, log scale" if log else "latency"}
 
 
 def _steps(xs: list[int], ys: list[int]) -> str:
