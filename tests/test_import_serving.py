@@ -227,7 +227,11 @@ def test_the_sglang_sweep_is_a_one_setup_report_of_every_line(imported):
         assert stated["output_throughput"]["check"] == "totals"
         assert math.isclose(rec["total_output_tokens"] / rec["duration"], rec["output_throughput"], rel_tol=1e-12)
     overview = pages["reports/sglang-llama-3.3-70b-sweep/index.html"]
-    assert "no baseline" in overview and "rate 16" in overview
+    assert "no baseline" in overview and "16 req/s" in overview and "rate inf" not in overview
+    # The home row of a one-setup sweep names one setup, with no role ("candidate") to tell apart.
+    home = pages["index.html"]
+    assert "SGLang, Llama 3.3 70B, one setup (no baseline)" in home and "vs no baseline" not in home
+    assert "candidate unknown" not in home
 
 
 def sglang_details_line(rng: np.random.Generator, n: int, rate: str) -> str:

@@ -376,6 +376,14 @@ def test_every_latency_tick_says_its_unit(example_site):
     assert seen >= 20  # the example's serving reports draw dozens of latency charts
 
 
+def test_a_one_setup_sweep_s_objectives_line_names_no_role(example_site):
+    """On the home page, the objectives line of a sweep of one setup names no side ("candidate")
+    and says why its figure is unknown; a report of two sides names both."""
+    home = (example_site / "index.html").read_text()
+    assert 'data-sort="Objectives met up to: unknown (a load without a figure of an objective)"' in home
+    assert "candidate unknown" not in home and 'data-sort="Objectives met up to: candidate ' in home
+
+
 def test_the_a_a_report_has_no_cell_faster_or_slower_anywhere(example_site, tmp_path):
     folder = example_site / "reports" / AA
     for page in ("latency.html", "load.html", "index.html"):

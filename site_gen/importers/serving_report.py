@@ -26,7 +26,8 @@ def _rate_order(rate: Any) -> float:
 
 
 def _load_text(rate: Any, conc: int | None) -> str:
-    parts = [] if rate == "inf" and conc is not None else [f"rate {rate}"]
+    """A load point in the words the pages use: `4 req/s`, `all at once` (a rate of inf), `concurrency 16`."""
+    parts = [] if rate == "inf" and conc is not None else ["all at once" if rate == "inf" else f"{rate} req/s"]
     if conc is not None:
         parts.append(f"concurrency {conc}")
     return ", ".join(parts)
@@ -251,7 +252,7 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
         not_covered.append("Figures the files state that their rows cannot give, not imported: " + ", ".join(dropped) + ".")
     if any("requests" not in rep for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]):
         not_covered.append("Some runs have no per-request rows: their latency figures are as the source states them, "
-                           "not recomputed (check: none).")
+                           "neither recomputed nor checked.")
     if not_covered:
         meta["not_covered"] = not_covered
     if differs:

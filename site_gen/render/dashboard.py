@@ -23,7 +23,8 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
         cells[parts.OTHER.key] = {"text": " · ".join(other), "sort": " · ".join(other)}
     return {
         "id": r.id, "title": r.title, "date": r.date, "url": url,
-        "engines": f"{r.candidate.label} vs {r.baseline.label}",
+        "engines": f"{r.candidate.label} vs {r.baseline.label}" if "baseline" in r.meta["engines"]
+        else f"{r.candidate.label}, one setup (no baseline)",
         # Fields the two sides differ in that the source's rules call not comparable (allowed on
         # import or in the receipt): said on the row itself, not only inside the report.
         "not_comparable": [d["field"] for d in r.meta.get("differs", []) if d.get("allowed")],

@@ -266,9 +266,11 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     c = s.capacity[0]
     parts = []
-    for role in ("candidate", "baseline"):
-        e = c.get(role)
-        if e is not None:
+    sides = [(role, c[role]) for role in ("candidate", "baseline") if c.get(role) is not None]
+    for role, e in sides:
+        if len(sides) == 1:  # one setup: no role to tell apart, and room to say why it is unknown
+            parts.append(e["load"] if e["point"] else "none" if e["known"] else "unknown (a load without a figure of an objective)")
+        else:
             parts.append(f"{role} " + (e["load"] if e["point"] else "none" if e["known"] else "unknown"))
     ratio = c.get("ratio", math.nan)
     return [("Objectives met up to:", ", ".join(parts) + (f" ({ratio:.2f}×)" if ratio == ratio else ""), "accent")]
