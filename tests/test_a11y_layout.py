@@ -158,6 +158,41 @@ def test_scale_labels_stay_on_one_line_on_a_phone(example_site, one_page):
     assert lines and all(n <= 1 for _, n in lines), [x for x in lines if x[1] > 1]
 
 
+CUT_LABELS_JS = """() => [...document.querySelectorAll('table.data.stack td[data-label]')].filter(td => {
+  if (!td.checkVisibility()) return false;
+  const s = getComputedStyle(td, '::before'), c = getComputedStyle(td);
+  if (s.content === 'none' || s.whiteSpace !== 'nowrap') return false;
+  const probe = document.createElement('span'); probe.style.font = s.font; probe.style.whiteSpace = 'nowrap';
+  probe.textContent = td.dataset.label; document.body.appendChild(probe);
+  const need = probe.getBoundingClientRect().width; probe.remove();
+  return need > td.clientWidth - parseFloat(c.paddingLeft) - parseFloat(c.paddingRight) + 1; }).map(td => td.dataset.label)"""
+
+
+def test_a_card_s_column_names_wrap_and_are_never_cut(example_site, one_page):
+    """On a phone a table becomes one card per row, each cell named by its column: a long name
+    ("Since the build before") wraps rather than ending in an ellipsis."""
+    pg = one_page
+    pg.set_viewport_size({"width": 390, "height": 900})
+    for name in ("history.html", "index.html", "reports/cuteafd-v4.0.0/speed.html", "reports/vllm-tp4pp2-ib-aa/load.html"):
+        pg.goto((example_site / name).as_uri())
+        assert pg.evaluate(CUT_LABELS_JS) == [], name
+    assert pg.evaluate("document.querySelectorAll('table.data.stack td[data-label]').length") > 0
+
+
+def test_the_home_table_takes_the_page_s_width_and_prose_a_reading_width(example_site, one_page):
+    """At 1280 px the table of reports spreads over the content column (it was held to the prose's
+    60rem and scrolled sideways with room to spare); the home page's paragraphs keep 60rem."""
+    pg = one_page
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    pg.goto((example_site / "index.html").as_uri())
+    wrap = pg.evaluate("(() => { const w = document.querySelector('#reports-wrap'), c = document.querySelector('.content');"
+                       " return [w.scrollWidth, w.clientWidth, c.clientWidth]; })()")
+    assert wrap[0] <= wrap[1] + 1 and wrap[1] > 0.9 * wrap[2], wrap
+    rem = pg.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")
+    widths = pg.evaluate("[...document.querySelectorAll('.doc > p')].map(p => p.getBoundingClientRect().width)")
+    assert widths and max(widths) <= 60 * rem + 1
+
+
 def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
@@ -388,7 +423,10 @@ CONTRAST_JS = r"""() => {
   const ratio = (a, b) => { const x = lum(a), y = lum(b); return ((Math.max(x,y)+0.05)/(Math.min(x,y)+0.05)).toFixed(2); };
   const bg = rgb(getComputedStyle(document.body).backgroundColor);
   const out = {};
-  for (const c of ["faster","level","slower"]) { const e = document.querySelector(".g-"+c); if (e) out["glyph "+c] = ratio(rgb(getComputedStyle(e).color), bg); }
+  // A glyph's colour as drawn: its opacity blends it into the page (the grey of a zero count).
+  for (const c of ["faster","level","slower","none"]) { const e = document.querySelector(".g-"+c); if (!e) continue;
+    const col = rgb(getComputedStyle(e).color), a = (col.length > 3 ? col[3] : 1) * parseFloat(getComputedStyle(e).opacity);
+    out["glyph "+c] = ratio(over([col[0], col[1], col[2], a], bg), bg); }
   const track = document.querySelector(".ratio-bar .track"); const tf = over(rgb(getComputedStyle(track).fill), bg);
   for (const c of ["faster","level"]) { const e = document.querySelector(".ratio-bar.v-"+c+" .bar"); if (e) out["bar "+c+" vs track"] = ratio(rgb(getComputedStyle(e).fill), tf); }
   const band = document.querySelector(".ratio-bar .band"); out["band vs track"] = ratio(over(rgb(getComputedStyle(band).fill), tf), tf);
@@ -405,7 +443,7 @@ def test_verdict_glyphs_and_bars_contrast_in_both_themes(example_site, one_page)
             ratios = pg.evaluate(CONTRAST_JS)
             print(scheme, ratios)
             low = {k: v for k, v in ratios.items() if k != "band vs track" and float(v) < 3}
-            assert {"glyph faster", "glyph level", "bar faster vs track"} <= set(ratios) and not low, (scheme, low)
+            assert {"glyph faster", "glyph level", "glyph none", "bar faster vs track"} <= set(ratios) and not low, (scheme, low)
     finally:
         pg.emulate_media(color_scheme="light")
 
