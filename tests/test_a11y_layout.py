@@ -193,6 +193,19 @@ def test_the_home_table_takes_the_page_s_width_and_prose_a_reading_width(example
     assert widths and max(widths) <= 60 * rem + 1
 
 
+def test_speed_row_labels_are_whole_where_the_chart_has_room(example_site, one_page):
+    """The speed chart's row labels get the room their longest needs: at 1280 px none is shortened
+    ("reasoni… · 1K in · 16 streams" was, with half the chart empty); on a phone they may be, each
+    with its whole text as its title."""
+    pg = one_page
+    pg.set_viewport_size({"width": 1280, "height": 900})
+    pg.goto((example_site / "reports" / "cuteafd-v4.0.0" / "speed.html").as_uri())
+    pg.wait_for_function("document.querySelectorAll('.row-labels text').length > 0")
+    labels = pg.evaluate("[...document.querySelectorAll('.row-labels text')].map(t => t.firstChild.textContent)")
+    assert labels and not [t for t in labels if "…" in t]
+    assert "long-context · 128K in · 2 streams" in labels
+
+
 def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 

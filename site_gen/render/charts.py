@@ -193,7 +193,11 @@ def speed_figure(cells: pd.DataFrame, checkpoint: str, scale: tuple[float, float
         "data": traces,
         "layout": {
             "height": 120 + 22 * len(labels),
-            "margin": {"l": 190, "r": 20, "t": 10, "b": 40},
+            # Room for the longest row label (~6.6 px a character at 12 px, as `forest`); the page
+            # script gives the labels at most 42% of a wide chart, half of a narrow one, and
+            # shortens a label only past that.
+            "margin": {"l": max(120, min(320, round(16 + 6.6 * max((len(short[label]) for label in labels), default=0)))),
+                       "r": 20, "t": 10, "b": 40},
             "xaxis": {"range": [low, high], "title": {"text": f"{html.escape(candidate)} / {html.escape(baseline)}"},
                       "zeroline": False, "fixedrange": False},
             "yaxis": {"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True,
