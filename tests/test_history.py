@@ -43,6 +43,25 @@ def test_a_row_whose_sides_differ_in_what_the_source_calls_not_comparable_says_s
     assert "vllm-tp4pp2-ib-aa" in rows and "hardware" in cell_text(rows["vllm-tp4pp2-ib-aa"])
 
 
+def test_what_was_tested_names_each_side_alike_and_once(example_site):
+    """The Engine and Against rows name each side the same way, from its receipt: its long name,
+    and its label in parentheses only when the long name does not hold it already (an import's
+    long name ends with its label: '… · 0-shot (0-shot)' said it twice)."""
+    for folder in sorted((ROOT / "data").iterdir()):
+        if not (folder / "SUMMARY.json").is_file():
+            continue
+        engines = json.loads((folder / "SUMMARY.json").read_text())["report"]["engines"]
+        rows = {r[0]: r[1] for r in tables(parse(example_site / "reports" / folder.name / "index.html"))["tested-table"]}
+        for role, head in (("candidate", "Engine"), ("baseline", "Against")):
+            if role not in engines:
+                continue
+            e = engines[role]
+            cell = rows[head].split(", image ")[0]
+            assert cell.startswith(e.get("long_name") or e["name"]), (folder.name, head, cell)
+            said, _, label = cell.partition(" (")
+            assert not label or label.rstrip(")") not in said, (folder.name, head, cell)  # no label said twice
+
+
 def test_history_shows_kv_and_precision_across_releases(example_site):
     doc = parse(example_site / "history.html")
     k4 = [tbl for fig_id, tbl in tables(doc).items() if fig_id and fig_id.startswith("history-kv")]

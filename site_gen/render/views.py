@@ -22,6 +22,7 @@ def engines(a: Analysis) -> dict[str, Any]:
     cand, base = r.candidate, r.baseline
     return {
         "candidate": cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
+        "candidate_long": cand.long_name or cand.label,
         "baseline": base.name, "baseline_label": base.label, "baseline_long": base.long_name or base.label,
         "candidate_image": cand.image, "baseline_image": base.image,
         "candidate_image_short": _short_digest(cand.image), "baseline_image_short": _short_digest(base.image),
