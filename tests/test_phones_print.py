@@ -312,3 +312,12 @@ def test_a_running_title_is_a_css_string_no_text_can_leave(text):
     assert out[0] == out[-1] == '"' and re.fullmatch(r'"(?:[A-Za-z0-9 ]|\\[0-9a-f]{1,6} )*"', out), out
     read = re.sub(r"\\([0-9a-f]{1,6}) ", lambda m: chr(int(m.group(1), 16)), out[1:-1])  # CSS's own escape rule
     assert read == text
+
+
+def test_the_home_page_s_running_title_names_the_site_once(example_site):
+    """A printed sheet is titled "Page · Site"; the home page, whose title is the site's name, was
+    titled "Inference engine benchmarks · Inference engine benchmarks"."""
+    title = lambda name: re.search(r"@top-left \{ content: (\"[^\"]*\");", (example_site / name).read_text()).group(1)  # noqa: E731
+    site = re.search(r"<title>([^<]*)</title>", (example_site / "index.html").read_text()).group(1)
+    assert title("index.html") == f'"{site}"'
+    assert title("history.html") == f'"History \\b7  {site}"'
