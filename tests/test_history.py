@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -526,3 +527,22 @@ def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():
     weight = [sum(sizes[i] for i, _ in c) for c in chunks]
     keys = [(-w, c[0][0]) for w, c in zip(weight, chunks)]
     assert keys == sorted(keys) and weight[0] > weight[-1]
+
+
+def test_the_largest_precision_gap_states_its_two_sizes_and_they_make_its_share(example_site):
+    """"The largest is 38% of the gap between checkpoints" names the two sizes it divides, each read
+    back here from the receipt: the largest resolved engine gap of that measure, and the spread of
+    the candidate's values between the checkpoints (the Checkpoints page lists them)."""
+    import html as html_module
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", (example_site / "reports" / V4 / "precision.html").read_text()))
+    m = re.search(r"the largest is (\d+)% of the gap between checkpoints on the same measure, teacher and rows "
+                  r"\((\d\.\d{4}) of (\d\.\d{4}), ([^;]+); each checkpoint's values: Checkpoints\)", " ".join(text.split()))
+    assert m, "the sentence names no sizes"
+    share, gap, spread, label = int(m[1]), float(m[2]), float(m[3]), m[4]
+    p = json.loads((ROOT / "data" / V4 / "SUMMARY.json").read_text())["precision"]
+    measure = next(k["id"] for k in p["measures"] if k["label"] == label)
+    rows = [r for r in p["results"] if r["measure"] == measure and "baseline" in r]
+    resolved = [abs(r["difference"]) for r in rows if r["interval"][0] > 0 or r["interval"][1] < 0]
+    values = [r["candidate"]["value"] for r in rows]
+    assert gap == round(max(resolved), 4) and spread == round(max(values) - min(values), 4)
+    assert share == round(100 * max(resolved) / (max(values) - min(values)))

@@ -136,6 +136,7 @@ def checkpoint_gaps(table: pd.DataFrame, identity: list | None = None) -> pd.Dat
     paired = table["paired"].tolist()
     identity = identity if identity is not None else [None] * len(table)
     label, candidate, difference, resolved = (table[c].tolist() for c in ("label", "candidate", "difference", "resolved"))
+    units = table["unit"].tolist() if "unit" in table else [None] * len(table)
     keyed = [(m, ident) if p else None for m, ident, p in zip(table["measure"].tolist(), identity, paired)]
     for key, at in groups(keyed).items():
         measure = key[0][0] if key[0] is not None else None
@@ -145,9 +146,9 @@ def checkpoint_gaps(table: pd.DataFrame, identity: list | None = None) -> pd.Dat
         gaps = [abs(difference[i]) for i in at if not missing(difference[i]) and resolved[i]]
         spread = max(values) - min(values) if values else np.nan
         largest = max(gaps) if gaps else np.nan
-        rows.append({"measure": measure, "label": label[at[0]], "engine_gap": largest,
+        rows.append({"measure": measure, "label": label[at[0]], "unit": units[at[0]], "engine_gap": largest,
                      "checkpoint_gap": spread, "share": largest / spread if spread else np.nan})
-    return from_rows(rows, ["measure", "label", "engine_gap", "checkpoint_gap", "share"])
+    return from_rows(rows, ["measure", "label", "unit", "engine_gap", "checkpoint_gap", "share"])
 
 
 def largest_gap(gaps: pd.DataFrame) -> dict | None:
@@ -159,7 +160,9 @@ def largest_gap(gaps: pd.DataFrame) -> dict | None:
     if not known:
         return None
     top = max(known, key=lambda si: si[0])[1]  # the first of equal largest, as idxmax
-    return {"measure": gaps["measure"].iloc[top], "label": gaps["label"].iloc[top], "share": float(shares[top])}
+    return {"measure": gaps["measure"].iloc[top], "label": gaps["label"].iloc[top], "share": float(shares[top]),
+            "unit": gaps["unit"].iloc[top], "engine_gap": float(gaps["engine_gap"].iloc[top]),
+            "checkpoint_gap": float(gaps["checkpoint_gap"].iloc[top])}
 
 
 def direction(summary_: dict) -> str:

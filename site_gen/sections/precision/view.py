@@ -71,7 +71,12 @@ def view(a) -> dict[str, Any] | None:
         groups.append({"checkpoint": checkpoint, "rows": rows})
     s = result.summary
     top = result.largest_gap
-    largest = {"share": f"{top['share']:.0%}", "label": top["label"]} if top else None
+    largest = None
+    if top:
+        engine_gap, between = fmt.measure_value(top["engine_gap"], top["unit"]), fmt.measure_value(top["checkpoint_gap"], top["unit"])
+        largest = {"share": Fig(f"{top['share']:.0%}", how=f"{engine_gap} (the largest resolved gap between the engines) / "
+                                f"{between} (the spread of {a.report.candidate.label}'s values between checkpoints)"),
+                   "engine_gap": engine_gap, "between": between, "label": top["label"]}
     unpaired = []
     for checkpoint in a.checkpoints:
         if checkpoint not in a.paired_checkpoints:
