@@ -384,6 +384,25 @@ def test_a_one_setup_sweep_s_objectives_line_names_no_role(example_site):
     assert "candidate unknown" not in home and 'data-sort="Objectives met up to: candidate ' in home
 
 
+def test_a_sweep_of_one_load_point_draws_no_curve(example_site):
+    """A curve needs two load points: a sweep with one load point a side draws no chart (four
+    charts of one dot each, twenty on the SGLang page, drew nothing a reader could follow) and says
+    so; a sweep of several draws its curves. The load points are counted in the sweep's own table."""
+    single = several = 0
+    for page in sorted((example_site / "reports").glob("*/load.html")):
+        for body in re.findall(r'<section aria-labelledby="sweep-[^"]*">(.*?)</section>', page.read_text(), re.S):
+            table = re.search(r"<tbody>(.*?)</tbody>", body, re.S)[1]
+            loads = re.findall(r'<tr><th scope="row"[^>]*>(.*?)</th>', table, re.S)
+            charts = body.count('class="chart-svg"')
+            if len(set(loads)) < 2:
+                single += 1
+                assert charts == 0 and "One load point: no curve to draw" in body, page.parent.name
+            else:
+                several += 1
+                assert charts >= 3 and "One load point" not in body, page.parent.name
+    assert single and several
+
+
 def test_the_a_a_report_has_no_cell_faster_or_slower_anywhere(example_site, tmp_path):
     folder = example_site / "reports" / AA
     for page in ("latency.html", "load.html", "index.html"):

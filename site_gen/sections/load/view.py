@@ -206,6 +206,9 @@ def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
     out = {}
     for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
         ids = {role: s.curves[role].get(key, []) for role in s.roles if s.curves[role].get(key)}
+        if all(len(found) < 2 for found in ids.values()):
+            out[_anchor("sweep", *key)] = []  # one load point a side: no curve to draw, the table holds it
+            continue
         marks = [{"x": points[role, found]["x"], "label": f"{n[role]} saturates", "role": role}
                  for role in ids if (found := s.saturation.get((role, key[0]))) in ids[role]]
         charts = []
