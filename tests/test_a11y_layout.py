@@ -142,6 +142,9 @@ def test_printed_tables_fit_the_paper_and_caveats_print_whole(example_site, one_
                                  " [...d.children].filter(c => c.matches('p:not(.sources-control):not(.scroll-hint), .table-wrap'))"
                                  ".every(c => c.checkVisibility()))")
             assert all(closed), (name, closed)
+            larger = pg.evaluate("[...document.querySelectorAll('table.data td .sub')].filter(s => s.checkVisibility() &&"
+                                 " parseFloat(getComputedStyle(s).fontSize) > parseFloat(getComputedStyle(s.closest('td')).fontSize)).length")
+            assert larger == 0, name  # an interval under a figure prints smaller than the figure, not larger
         assert pg.evaluate("document.querySelectorAll('details.about-data').length") == 1  # the caveat was looked at
     finally:
         pg.emulate_media(media="screen")
