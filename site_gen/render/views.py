@@ -17,12 +17,19 @@ def _short_digest(image: str) -> str:
     return image[:15] + "\u2026" if len(image) > 15 else image
 
 
+def _side_name(long: str, label: str) -> str:
+    """A side as "What was tested" names it: its long name, with its label after it unless the long
+    name holds it already (an import's long name ends with its label)."""
+    return long if not long or long == label or label in long else f"{long} ({label})"
+
+
 def engines(a: Analysis) -> dict[str, Any]:
     r = a.report
     cand, base = r.candidate, r.baseline
     return {
         "candidate": cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
-        "candidate_long": cand.long_name or cand.label,
+        "candidate_named": _side_name(cand.long_name or cand.label, cand.label),
+        "baseline_named": _side_name(base.long_name or base.label, base.label),
         "baseline": base.name, "baseline_label": base.label, "baseline_long": base.long_name or base.label,
         "candidate_image": cand.image, "baseline_image": base.image,
         "candidate_image_short": _short_digest(cand.image), "baseline_image_short": _short_digest(base.image),
