@@ -54,6 +54,7 @@ class Run:
     anchor: str = "$"  # the record's place in its file: $ (vLLM, a JSONL line) or $.benchmarks[i] (GuideLLM)
     stated_at: dict = field(default_factory=dict)  # a stated figure's JSON path where it is not $.<key>
     rows_at: str = ""  # where the per-request rows are, where not vLLM's and SGLang's arrays
+    rows_src: Any = None  # the file of the per-request rows, where not the run's own (LLMPerf, AIPerf)
 
     def where(self, path: str = "$") -> str:
         return sc.at(self.line, self.anchor + path[1:] if path.startswith("$") else path)
@@ -213,12 +214,34 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
     return run
 
 
-def read_files(paths: list[Path], root: Path) -> list[Run]:
-    runs = []
-    for p in paths:
+def _wanted(path: Path) -> str | None:
+    """A folder's files: result JSON and JSON lines read (a summary table among them is named when
+    read); the `.commands` sidecars read with their run; anything else left out unsaid."""
+    return None if path.suffix in (".json", ".jsonl") else ""
+
+
+def read_files(paths: list[Path], root: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Run]:
+    """The runs of the files and folders given. vLLM's summary table (`benchmark_results.json`)
+    is no run: skipped, named, and its rows checked against the runs (`vllm_table`)."""
+    from site_gen.importers import inputs, vllm_table
+
+    skipped = [] if skipped is None else skipped
+    picked = inputs.expand(paths, _wanted, "vLLM result JSON or SGLang JSON lines (*.json, *.jsonl)")
+    skipped.extend(picked.skipped)
+    runs, tables = [], []
+    for p, _ in picked.files:
         src = sc.read_source(p, root)
-        for line, rec in sc.json_records(src, allow_infinity=True):
+        records = sc.json_records(src, allow_infinity=True)
+        if len(records) == 1 and vllm_table.is_table(records[0][1]):
+            tables.append((src, records[0][1]))
+            continue
+        for line, rec in records:
             runs.append(read_run(src, line, rec))
+    for src, rows in tables:
+        skipped.append((src.path, vllm_table.check(src, rows, runs)))
+    if not runs:
+        raise SitegenError("no run among the files given: " + "; ".join(f"{p.name}: {why}" for p, why in skipped[-5:]),
+                           paths[0])
     return runs
 
 
@@ -243,12 +266,17 @@ def run_and_write(args) -> Path:
     files = {role: side_files(args, role) for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError("name the candidate's files with --candidate FILE… (and --baseline FILE… to compare two setups)")
+    from site_gen.importers import inputs
+
     root = source_root(files["baseline"] + files["candidate"])
-    runs = {role: read_files(files[role], root) for role in files if files[role]}
+    skipped: list[tuple[Path, str]] = []
+    runs = {role: read_files(files[role], root, skipped) for role in files if files[role]}
+    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     client = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
     fmts = sorted({client[r.fmt] for rs in runs.values() for r in rs})
     doc, prov = serving_report.build(
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts))
+        allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts),
+        notes=inputs.tested_note(skipped, root))
     return common.write(doc, Path(args.output), prov, args.force, args.data_dir)

@@ -177,10 +177,11 @@ GAPS = _obj(["gaps", "mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_
 GAPS["description"] = ("Every inter-token gap of the successful requests, summarised at import (the gaps themselves "
                        "are not kept); numpy's linear percentiles, population standard deviation; ms")
 STATED = _arr(_obj(["key", "value", "check"], key={**TEXT, "maxLength": 100}, value={"type": "number"},
-                   check={"enum": ["rows", "totals", "none"],
+                   check={"enum": ["rows", "totals", "none", "not recomputed"],
                           "description": "rows: recomputed from the per-request rows and equal; totals: equal to the "
                                          "source's own counts over its duration; none: the source has no rows to "
-                                         "recompute it from"}))
+                                         "recompute it from; not recomputed: the rows lack what it is made of (a "
+                                         "tokenizer, a request's own end time), so it is as the source states it"}))
 STATED["description"] = "The source's own summary figures, under its own key names and units"
 REPEAT = _obj(
     ["source", "at", "duration_s", "completed", "stated"],
@@ -203,7 +204,7 @@ ENV_VALUE = _obj(["value", "origin"], value={**TEXT, "maxLength": 2000},
 ENVIRONMENT = _obj([], **{k: ENV_VALUE for k in ("model", "engine", "engine_version", "hardware", "parallelism",
                                                   "dataset", "command", "date")})
 SIDE = _obj(["label", "format", "environment", "load_points"], label={**TEXT, "maxLength": 100},
-            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm"]}, environment=ENVIRONMENT,
+            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm", "llmperf", "aiperf", "genai-perf"]}, environment=ENVIRONMENT,
             load_points=_arr(LOAD_POINT, 1))
 SERVING = _obj(
     ["sides"],

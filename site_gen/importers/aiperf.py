@@ -1,0 +1,548 @@
+"""`sitegen import aiperf` and `sitegen import genai-perf`: NVIDIA AIPerf's and GenAI-Perf's
+artifact folders -> the serving part of a schema 1.2 receipt. One folder (or one summary file with
+its per-request file beside it) is one run, one load point.
+
+AIPerf (read from its source, `aiperf/exporters/json_exporter.py`, `metrics/metric_dicts.py`,
+`metrics/types/*.py`, `post_processors/record_export_results_processor.py`):
+- `profile_export_aiperf.json`: each metric an object of statistics in its display unit (`unit`,
+  `avg`, `p1`...`p99`, `min`, `max`, `std`, and in later releases `count` and `sum`) at the top level
+  (0.2 and later, the shape GenAI-Perf writes), or under `records` with `tag` and `header` (0.1);
+  `input_config` (the load: `loadgen.concurrency`, `loadgen.request_rate`; the model:
+  `endpoint.model_names`), `start_time`.
+- `profile_export.jsonl`: one request a line, `metadata` (`request_start_ns`, `request_end_ns`,
+  `benchmark_phase`), `metrics` (each `{"value", "unit"}` in display units; `inter_chunk_latency`
+  a list) and `error` (null when it succeeded).
+Recomputed from the profiling requests without an error, as AIPerf computes them (numpy: linear
+percentiles, population standard deviation): every statistic of every per-request metric
+(`inter_chunk_latency` over every gap of every request), the request and error counts, the
+token totals, the duration (first request sent to last response, from the requests' own
+timestamps, to the microsecond) and the throughputs over it. Goodput and any metric sitegen has no
+rule for are kept as stated and marked "not recomputed"; none is refused for it.
+
+GenAI-Perf (`genai_perf/metrics/statistics.py`, `profile_data_parser/llm_profile_data_parser.py`):
+- `profile_export_genai_perf.json`: the same statistics objects, `input_config` (its arguments).
+- `profile_export.json`, perf_analyzer's: `experiments[].requests[]`, each with `timestamp` and
+  `response_timestamps` (ns) and the raw `response_outputs`.
+Recomputed (responses without content left out as GenAI-Perf leaves them out; a request with none
+left is skipped): request latency, time to first and to second token, and the request throughput
+over first request to last response (every request counted, as GenAI-Perf counts them). Token
+counts need GenAI-Perf's tokenizer: input and output sequence lengths, inter-token latency and token
+throughputs are kept as stated, "not recomputed", and the requests are checked but not kept as
+rows (a row needs its token counts).
+
+The receipt's per-request columns (AIPerf): TTFT, end-to-end latency (request latency), TPOT as
+(end-to-end - TTFT) / (output tokens - 1), which is AIPerf's inter-token latency, and ITL as the
+mean of the request's own chunk gaps; a summary of every chunk gap. AIPerf's ITL is the receipt's
+TPOT. Rows are never paired across sides.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import UTC, datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from site_gen.core.errors import SitegenError
+from site_gen.importers import common, inputs
+from site_gen.importers import serving_common as sc
+from site_gen.importers.vllm_bench import Run, source_root
+from site_gen.importers.vllm_rows import _gap_summary
+
+STATS = ("avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
+TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
+SUMS = {"total_osl": "output_sequence_length", "total_isl": "input_sequence_length", "total_output_tokens": "output_token_count",
+        "total_reasoning_tokens": "reasoning_token_count", "total_error_isl": "error_isl"}
+NEEDS_TOKENIZER = ("input_sequence_length", "output_sequence_length", "inter_token_latency", "output_token_throughput",
+                   "output_token_throughput_per_user", "output_token_throughput_per_request")
+LABELS = {"aiperf": "NVIDIA AIPerf (profile_export_aiperf.json and profile_export.jsonl)",
+          "genai-perf": "NVIDIA GenAI-Perf (profile_export_genai_perf.json and perf_analyzer's profile_export.json)"}
+
+
+def _wanted(fmt: str):
+    summary = "_aiperf.json" if fmt == "aiperf" else "_genai_perf.json"
+
+    def wanted(path: Path) -> str | None:
+        name = path.name
+        if name.endswith(summary):
+            return None
+        if name == "inputs.json":
+            return "the inputs the client sent, not results"
+        if name.endswith((".csv", "_telemetry_data.json")):
+            return "the same figures as the JSON summary, as CSV" if name.endswith(".csv") else "GPU telemetry, not read"
+        if fmt == "aiperf" and name.endswith(".jsonl"):
+            return None
+        if fmt == "genai-perf" and name.endswith(".json"):
+            return None
+        return f"not an {fmt} export (by its name)" if path.suffix in (".json", ".jsonl") else ""
+    return wanted
+
+
+def _metrics(data: dict) -> tuple[dict[str, dict], str]:
+    """Each metric's statistics object and the JSON path they sit under."""
+    if isinstance(data.get("records"), dict):
+        return {k: v for k, v in data["records"].items() if isinstance(v, dict)}, "$.records"
+    return {k: v for k, v in data.items() if isinstance(v, dict) and "unit" in v and k != "input_config"}, "$"
+
+
+def is_summary(data: Any) -> bool:
+    if not isinstance(data, dict):
+        return False
+    found, _ = _metrics(data)
+    return any(isinstance(v, dict) and "avg" in v for v in found.values())
+
+
+def _find(node: Any, key: str, depth: int = 0) -> Any:
+    """`key`'s value at the shallowest level of a config that has it (AIPerf nests its load under
+    `loadgen`, GenAI-Perf's arguments are flat, or nested by newer releases)."""
+    if not isinstance(node, dict) or depth > 6:
+        return None
+    if key in node and node[key] is not None:
+        return node[key]
+    for v in node.values():
+        found = _find(v, key, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _stat(values: np.ndarray, stat: str) -> float:
+    if stat == "count":
+        return float(len(values))
+    if stat == "sum":
+        return float(values.sum())
+    if len(values) == 0:
+        return math.nan
+    if stat == "avg":
+        return float(np.mean(values))
+    if stat == "std":
+        return float(np.std(values))
+    if stat in ("min", "max"):
+        return float(values.min() if stat == "min" else values.max())
+    return float(np.percentile(values, float(stat[1:])))
+
+
+# -- AIPerf's per-request records ----------------------------------------------------------------
+
+def _records(src: Any) -> dict[str, Any]:
+    """The profiling requests of profile_export.jsonl: per metric the values of those that
+    succeeded (in its unit), the errors' input lengths, the timestamps, and the rows."""
+    ok_rows, err_rows, units = [], [], {}
+    for line, rec in inputs.read_jsonl(src):
+        meta = rec.get("metadata")
+        if not isinstance(meta, dict) or "metrics" not in rec:
+            raise SitegenError("expected an AIPerf record (metadata, metrics, error)", src.path, f"line {line}")
+        if meta.get("benchmark_phase", "profiling") != "profiling":
+            continue
+        metrics = rec.get("metrics") or {}
+        if not isinstance(metrics, dict):
+            raise SitegenError("metrics is not an object", src.path, f"line {line} $.metrics")
+        values = {}
+        for tag, m in metrics.items():
+            if not isinstance(m, dict) or "value" not in m:
+                raise SitegenError(f"metric {tag!r} has no value", src.path, f"line {line} $.metrics.{tag}")
+            v = m["value"]
+            vals = v if isinstance(v, list) else [v]
+            if not all(sc.is_number(x) and math.isfinite(x) and x >= 0 for x in vals):
+                raise SitegenError(f"metric {tag!r} is {json.dumps(v)[:40]}: expected numbers at least 0", src.path,
+                                   f"line {line} $.metrics.{tag}.value")
+            if tag in units and units[tag] != m.get("unit"):
+                raise SitegenError(f"metric {tag!r} in {m.get('unit')!r} here but {units[tag]!r} before", src.path,
+                                   f"line {line} $.metrics.{tag}.unit")
+            units[tag] = m.get("unit")
+            values[tag] = v
+        start, end = meta.get("request_start_ns"), meta.get("request_end_ns")
+        entry = {"line": line, "values": values, "start": start, "end": end}
+        (ok_rows if rec.get("error") is None else err_rows).append(entry)
+    arrays: dict[str, np.ndarray] = {}
+    for tag in units:
+        if tag == "error_isl":
+            vals = [r["values"][tag] for r in err_rows if tag in r["values"]]
+        else:
+            vals = []
+            for r in ok_rows:
+                v = r["values"].get(tag)
+                if v is not None:
+                    vals.extend(v if isinstance(v, list) else [v])
+        arrays[tag] = np.array(vals, dtype=float)
+    return {"ok": ok_rows, "errors": err_rows, "arrays": arrays, "units": units}
+
+
+def _aiperf_stated(src: Any, metrics: dict, base: str, rec: dict | None) -> tuple[list[dict], dict[str, str], float | None]:
+    """Every statistic of the summary, recomputed from the records where AIPerf's rule is known;
+    and the duration the records give (s)."""
+    out, at = [], {}
+    duration = None
+    if rec is not None and rec["ok"]:
+        starts = [r["start"] for r in rec["ok"]]
+        ends = [r["end"] for r in rec["ok"]]
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in starts + ends):
+            duration = (max(ends) - min(starts)) / 1e9
+    for tag, entry in metrics.items():
+        unit = entry.get("unit")
+        for stat, value in entry.items():
+            if stat not in STATS or value is None:
+                continue
+            key, path = f"{tag}.{stat}", f"{base}.{tag}.{stat}"
+            if not sc.is_number(value) or not math.isfinite(value):
+                raise SitegenError(f"{key} is {json.dumps(value)[:40]}, not a finite number", src.path, path)
+            computed, check, tol_key = None, ("none" if rec is None else "rows"), key
+            if rec is not None:
+                arrays, units = rec["arrays"], rec["units"]
+                if tag in arrays and units.get(tag) == unit:
+                    computed = _stat(arrays[tag], stat)
+                    tol_key = key + ("_ms" if unit == "ms" else "")
+                elif tag in arrays and unit in TO_MS and units.get(tag) in TO_MS:
+                    computed = _stat(arrays[tag] * TO_MS[units[tag]] / TO_MS[unit], stat)
+                    tol_key = key + "_ms"
+                elif tag == "request_count" and stat in ("avg", "min", "max"):
+                    computed = float(len(rec["ok"]))
+                elif tag == "error_request_count" and stat in ("avg", "min", "max"):
+                    computed = float(len(rec["errors"]))
+                elif tag in SUMS and stat in ("avg", "min", "max"):
+                    computed = float(rec["arrays"].get(SUMS[tag], np.array([])).sum())
+                elif tag in ("benchmark_duration", "request_throughput", "output_token_throughput") and stat == "avg" \
+                        and duration is not None and unit in (None, "sec", "s", "requests/sec", "tokens/sec"):
+                    total_osl = float(rec["arrays"].get("output_sequence_length", np.array([])).sum())
+                    computed = {"benchmark_duration": duration, "request_throughput": len(rec["ok"]) / duration,
+                                "output_token_throughput": total_osl / duration}[tag]
+                    tol_key = "duration"
+                elif tag == "min_request_timestamp" and stat in ("avg", "min", "max") and unit == "ns":
+                    computed, tol_key = float(min(r["start"] for r in rec["ok"])), "timestamp"
+                elif tag == "max_response_timestamp" and stat in ("avg", "min", "max") and unit == "ns":
+                    computed, tol_key = float(max(r["end"] for r in rec["ok"])), "timestamp"
+                else:
+                    check = "not recomputed"
+            if computed is not None and (math.isnan(computed) or not _agrees(float(value), computed, tol_key)):
+                raise SitegenError(f"{key} says {value}, but the profiling requests of {rec_name(rec)} give {computed}",
+                                   src.path, path)
+            if tag in ("min_request_timestamp", "max_response_timestamp"):
+                continue  # clock readings (ns since 1970), checked above, not figures to keep
+            out.append({"key": key, "value": value, "check": check})
+            at[key] = path
+    return out, at, duration
+
+
+def rec_name(rec: dict) -> str:
+    return rec.get("name", "the per-request file")
+
+
+def _agrees(stated: float, computed: float, key: str) -> bool:
+    """Statistics to 1e-9 relative (latencies in ms to the microsecond); a duration and what is
+    over it to 1e-6 relative (the requests' timestamps are the client's, to the nanosecond, but its
+    duration is of its own clock); timestamps to the microsecond."""
+    if key == "duration":
+        return abs(stated - computed) <= 1e-6 * max(abs(stated), abs(computed))
+    if key == "timestamp":
+        return abs(stated - computed) <= 1e3
+    return sc.agrees(stated, computed, key)
+
+
+def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict]:
+    """The successful requests, then the failed, as the receipt's columns; and every chunk gap's summary."""
+    unit = rec["units"]
+    scale = {t: TO_MS.get(unit.get(t) or "ms", 1.0) for t in unit}
+    cols: dict[str, list] = {k: [] for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")}
+    for r in sorted(rec["ok"] + rec["errors"], key=lambda r: (r["start"] if isinstance(r["start"], int) else 0, r["line"])):
+        v = r["values"]
+        failed = r in rec["errors"]
+        isl = v.get("input_sequence_length", v.get("error_isl", 0))
+        cols["input_tokens"].append(int(isl) if float(isl).is_integer() else round(isl))
+        cols["error"].append(failed)
+        if failed:
+            cols["output_tokens"].append(0)
+            for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+                cols[k].append(None)
+            continue
+        osl = v.get("output_sequence_length", 0)
+        cols["output_tokens"].append(int(osl))
+        e2e = v["request_latency"] * scale["request_latency"] if "request_latency" in v else None
+        ttft = v["time_to_first_token"] * scale["time_to_first_token"] if "time_to_first_token" in v else None
+        if ttft is None:  # not streamed: the whole response is its first token
+            ttft = e2e
+        gaps = v.get("inter_chunk_latency")
+        cols["ttft_ms"].append(sc.r6(ttft))
+        cols["e2e_ms"].append(sc.r6(e2e))
+        cols["tpot_ms"].append(sc.r6((e2e - ttft) / (osl - 1)) if e2e is not None and ttft is not None and osl > 1 else None)
+        cols["itl_ms"].append(sc.r6(float(np.mean(gaps)) * scale["inter_chunk_latency"]) if isinstance(gaps, list) and gaps else None)
+    gaps = rec["arrays"].get("inter_chunk_latency")
+    summary = _gap_summary(gaps * scale.get("inter_chunk_latency", 1.0) / 1000) if gaps is not None else None
+    return cols, summary
+
+
+# -- GenAI-Perf's perf_analyzer export -------------------------------------------------------------
+
+def _content(text: Any) -> str | None:
+    """A streamed or whole response's text as GenAI-Perf reads it (OpenAI completions or chat, or
+    Triton generate), or None where sitegen cannot tell it."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if not text or text.startswith((":", "event:", "id:", "retry:")):
+        return ""
+    if text.startswith("data:"):
+        text = text[5:].strip()
+    if text == "[DONE]":
+        return ""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "text_output" in data:
+        return str(data["text_output"] or "")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return "" if choices == [] else None
+    c = choices[0]
+    for part in ("delta", "message"):
+        if isinstance(c.get(part), dict):
+            return str(c[part].get("content") or "")
+    return str(c.get("text") or "")
+
+
+def _pa_requests(src: Any, data: dict, load: tuple) -> dict[str, Any] | None:
+    """The experiment of perf_analyzer's export that matches the summary's load (or its only one):
+    per request its latency, TTFT and time to second token (ns), and the duration; None where a
+    response's text cannot be told (the figures are then not recomputed)."""
+    exps = data.get("experiments")
+    if not isinstance(exps, list) or not exps:
+        raise SitegenError("no experiments", src.path, "$.experiments")
+    pick = 0
+    if len(exps) > 1:
+        want_mode, want_value = ("concurrency", load[1]) if load[1] is not None else ("request_rate", load[0])
+        found = [i for i, e in enumerate(exps) if isinstance(e, dict) and (e.get("experiment") or {}).get("mode") == want_mode
+                 and (e.get("experiment") or {}).get("value") == want_value]
+        if len(found) != 1:
+            raise SitegenError(f"{len(exps)} experiments, and {len(found)} at the summary's load ({want_mode} {want_value})",
+                               src.path, "$.experiments")
+        pick = found[0]
+    reqs = exps[pick].get("requests") if isinstance(exps[pick], dict) else None
+    if not isinstance(reqs, list):
+        raise SitegenError("no requests", src.path, f"$.experiments[{pick}].requests")
+    lat, ttft, ttst, first, last, gaps = [], [], [], [], [], []
+    for i, r in enumerate(reqs):
+        at = f"$.experiments[{pick}].requests[{i}]"
+        if not isinstance(r, dict) or not isinstance(r.get("timestamp"), int) or not isinstance(r.get("response_timestamps"), list):
+            raise SitegenError("a request needs its timestamp and response_timestamps (ns)", src.path, at)
+        stamps, outs = r["response_timestamps"], r.get("response_outputs") or []
+        if len(outs) != len(stamps) or not all(isinstance(t, int) for t in stamps):
+            raise SitegenError("response_timestamps and response_outputs differ in length", src.path, at)
+        kept = []
+        for t, o in zip(stamps, outs):
+            text = _content(o.get("response") if isinstance(o, dict) and "response" in o else
+                            json.dumps(o) if isinstance(o, dict) and "text_output" in o else None)
+            if text is None:
+                return None
+            if text:
+                kept.append(t)
+        if not kept:
+            continue
+        t0 = r["timestamp"]
+        if kept[0] < t0:
+            raise SitegenError("a response before its request", src.path, at + ".response_timestamps[0]")
+        lat.append(kept[-1] - t0)
+        ttft.append(kept[0] - t0)
+        if len(kept) > 1:
+            ttst.append(kept[1] - kept[0])
+        first.append(t0)
+        last.append(kept[-1])
+        gaps.append([b - a for a, b in pairwise(kept)])
+    if not lat:
+        raise SitegenError("no request has a response with content", src.path, f"$.experiments[{pick}].requests")
+    duration = (max(last) - min(first)) / 1e9
+    return {"request_latency": np.array(lat, float), "time_to_first_token": np.array(ttft, float),
+            "time_to_second_token": np.array(ttst, float), "requests": len(reqs), "kept": len(lat), "duration": duration,
+            "start": min(first), "pick": pick}
+
+
+def _genai_stated(src: Any, metrics: dict, base: str, pa: dict | None, pa_name: str) -> tuple[list[dict], dict[str, str]]:
+    out, at = [], {}
+    for tag, entry in metrics.items():
+        unit = entry.get("unit")
+        for stat, value in entry.items():
+            if stat not in STATS or value is None:
+                continue
+            key, path = f"{tag}.{stat}", f"{base}.{tag}.{stat}"
+            if not sc.is_number(value) or not math.isfinite(value):
+                raise SitegenError(f"{key} is {json.dumps(value)[:40]}, not a finite number", src.path, path)
+            computed, check, tol = None, ("none" if pa is None else "rows"), key
+            if pa is not None:
+                if tag in ("request_latency", "time_to_first_token", "time_to_second_token") and unit == "ms":
+                    computed, tol = _stat(pa[tag], stat) * 1e-6, key + "_ms"
+                elif tag == "request_throughput" and stat == "avg":
+                    computed, tol = pa["requests"] / pa["duration"], "duration"
+                else:
+                    check = "not recomputed"
+            if computed is not None and (math.isnan(computed) or not _agrees(float(value), computed, tol)):
+                raise SitegenError(f"{key} says {value}, but the requests of {pa_name} give {computed}", src.path, path)
+            out.append({"key": key, "value": value, "check": check})
+            at[key] = path
+    return out, at
+
+
+# -- a run ----------------------------------------------------------------------------------------
+
+def _load(cfg: Any, src: Any) -> tuple[Any, int | None]:
+    conc, rate = _find(cfg, "concurrency"), _find(cfg, "request_rate")
+    if isinstance(rate, (int, float)) and not isinstance(rate, bool) and rate > 0 and math.isfinite(rate):
+        r: Any = int(rate) if float(rate).is_integer() else float(rate)
+    else:
+        r = "inf"
+    c = conc if isinstance(conc, int) and not isinstance(conc, bool) and conc >= 1 else None
+    if r == "inf" and c is None:
+        c = 1  # neither given: the clients send one request at a time
+    return r, c
+
+
+def read_run(fmt: str, src: Any, data: dict, other: Any | None, other_data: Any) -> Run:
+    metrics, base = _metrics(data)
+    cfg = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
+    rate, conc = _load(cfg, src)
+    run = Run(src, None, fmt, {"label": None})
+    run.rate, run.concurrency = rate, conc
+    rep: dict[str, Any] = {}
+    date_stamp = None
+    if fmt == "aiperf":
+        rec = _records(other) if other is not None else None
+        if rec is not None:
+            rec["name"] = other.name
+        stated, at, duration = _aiperf_stated(src, metrics, base, rec)
+        count = (metrics.get("request_count") or {}).get("avg")
+        if rec is not None and duration is None:
+            raise SitegenError("no profiling request succeeded, or their request_start_ns and request_end_ns are not whole "
+                               "nanoseconds: the run's duration cannot be told", other.path)
+        if rec is not None:
+            cols, gaps = _aiperf_columns(rec)
+            rep.update(duration_s=duration, completed=len(rec["ok"]), failed=len(rec["errors"]), requests=cols)
+            if gaps is not None:
+                rep["itl_gaps"] = gaps
+            run.rows_src, run.rows_at = other, f"every profiling request of {other.name} (error null where it succeeded)"
+        else:
+            dur = (metrics.get("benchmark_duration") or {}).get("avg")
+            if not (sc.is_number(dur) and dur > 0 and sc.is_number(count)):
+                raise SitegenError("the summary states no benchmark_duration and request_count: pass the profile_export.jsonl "
+                                   "beside it", src.path, base)
+            rep.update(duration_s=float(dur) * TO_MS.get((metrics.get("benchmark_duration") or {}).get("unit") or "sec", 1000.0) / 1000,
+                       completed=int(count))
+            errs = (metrics.get("error_request_count") or {}).get("avg")
+            if sc.is_number(errs):
+                rep["failed"] = int(errs)
+        if isinstance(data.get("start_time"), str):
+            date_stamp = data["start_time"][:10]
+        model = _find(cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else cfg, "model_names") or _find(cfg, "model_names")
+    else:
+        pa = None
+        if other is not None:
+            pa = _pa_requests(other, other_data, (rate, conc))
+        stated, at = _genai_stated(src, metrics, base, pa, other.name if other is not None else "")
+        if pa is not None:
+            rep.update(duration_s=pa["duration"], completed=pa["kept"], failed=pa["requests"] - pa["kept"])
+            run.rows_src = other
+            date_stamp = datetime.fromtimestamp(pa["start"] / 1e9, UTC).date().isoformat()
+        else:
+            thr = (metrics.get("request_throughput") or {}).get("avg")
+            count = (metrics.get("request_count") or {}).get("avg") or _find(cfg, "request_count")
+            if not (sc.is_number(thr) and thr > 0 and sc.is_number(count) and count > 0):
+                raise SitegenError("the summary states no request count to know its duration by: pass perf_analyzer's "
+                                   "profile_export.json beside it", src.path, base)
+            rep.update(duration_s=float(count) / float(thr), completed=int(count))
+        model = _find(cfg, "model") or _find(cfg, "model_names")
+    rep["stated"] = stated
+    run.repeat = rep
+    run.stated_at = at
+    if isinstance(model, list) and model and isinstance(model[0], str):
+        model = model[0]
+    if isinstance(model, str):
+        run.env.put("model", model, f"{src.name} $.input_config")
+    if date_stamp and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date_stamp):
+        run.run_date = date_stamp
+    run.workload = _workload(cfg)
+    run.protocol = (fmt, _find(cfg, "streaming"))
+    return run
+
+
+def _workload(cfg: dict) -> str:
+    """The prompts: synthetic ones by their asked lengths (AIPerf's `input.prompt.input_tokens.mean`,
+    GenAI-Perf's `synthetic_input_tokens_mean`), or the input file named."""
+    prompt = ((cfg.get("input") or {}).get("prompt") or {}) if isinstance(cfg.get("input"), dict) else {}
+    isl = (prompt.get("input_tokens") or {}).get("mean") if isinstance(prompt.get("input_tokens"), dict) else None
+    osl = (prompt.get("output_tokens") or {}).get("mean") if isinstance(prompt.get("output_tokens"), dict) else None
+    isl = isl if isl is not None else _find(cfg, "synthetic_input_tokens_mean")
+    osl = osl if osl is not None else _find(cfg, "output_tokens_mean")
+    if sc.is_number(isl) and sc.is_number(osl):
+        return f"synthetic prompts, {isl:g} input tokens, {osl:g} output tokens asked"
+    file = _find(cfg, "input_file") or _find(cfg, "file")
+    return (f"prompts of {file}" if isinstance(file, str) else "prompts not recorded")[:200]
+
+
+def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path, str]]) -> list[Run]:
+    picked = inputs.expand(given, _wanted(fmt), f"{fmt} summary ({'profile_export_aiperf.json' if fmt == 'aiperf' else 'profile_export_genai_perf.json'})")
+    skipped.extend(picked.skipped)
+    summaries, others = [], []
+    for path, _ in picked.files:
+        src = common.read_source(path, root)
+        if fmt == "aiperf" and path.name.endswith(".jsonl"):
+            others.append((src, None))
+            continue
+        data = inputs.read_json(src)
+        if is_summary(data):
+            summaries.append((src, data))
+        elif fmt == "genai-perf" and isinstance(data, dict) and "experiments" in data:
+            others.append((src, data))
+        else:
+            raise SitegenError(f"not a {fmt} export: a summary has metrics such as time_to_first_token with avg"
+                               + (", perf_analyzer's export has experiments" if fmt == "genai-perf" else ""), path, "$")
+    if not summaries:
+        raise SitegenError(f"a per-request file without its summary: pass the {fmt} summary JSON too", others[0][0].path)
+    used: set[int] = set()
+    runs = []
+    suffix = "_aiperf.json" if fmt == "aiperf" else "_genai_perf.json"
+    for src, data in summaries:
+        stem = src.path.name[: -len(suffix)] if src.path.name.endswith(suffix) else None
+        want = f"{stem}.jsonl" if fmt == "aiperf" else f"{stem}.json"
+        match = [i for i, (o, _) in enumerate(others) if o.path.parent == src.path.parent and o.path.name == want]
+        if not match:
+            match = [i for i, (o, _) in enumerate(others) if o.path.parent == src.path.parent]
+            match = match if len(match) == 1 else []
+        if match:
+            used.add(match[0])
+            runs.append(read_run(fmt, src, data, *others[match[0]]))
+        else:
+            runs.append(read_run(fmt, src, data, None, None))
+    for i, (o, _) in enumerate(others):
+        if i not in used:
+            skipped.append((o.path, "a per-request file of no summary given (it pairs with the summary in its folder)"))
+    return runs
+
+
+def run_and_write(args) -> Path:
+    from site_gen.importers import serving_report
+
+    fmt = args.format
+    if args.sources:
+        raise SitegenError(f"{fmt} takes its folders through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
+                           args.sources[0])
+    files = {role: [Path(p) for p in (getattr(args, role) or [])] for role in ("baseline", "candidate")}
+    if not files["candidate"]:
+        raise SitegenError(f"name the candidate's {fmt} artifact folders with --candidate (one a load point), and --baseline "
+                           "to compare two setups")
+    root = source_root(files["baseline"] + files["candidate"])
+    skipped: list[tuple[Path, str]] = []
+    runs = {role: read_side(fmt, files[role], root, skipped) for role in files if files[role]}
+    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
+    notes = inputs.tested_note(skipped, root)
+    if fmt == "genai-perf" and any(r.rows_src is None and any(s["check"] == "rows" for s in r.repeat["stated"])
+                                   for rs in runs.values() for r in rs):
+        notes.append({"label": "Requests", "text": "perf_analyzer's per-request file was read and checked against the summary; "
+                      "its requests are not kept as rows, for it has no token counts (GenAI-Perf counts them with its tokenizer)"})
+    doc, prov = serving_report.build(
+        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
+        stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
+        allow=set(args.allow), attribution=args.attribution, client=LABELS[fmt], notes=notes)
+    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
