@@ -160,9 +160,7 @@ def _environment(run: Run, side: dict) -> None:
         if isinstance(rec.get(key), str) and rec[key].strip():
             env.put("model", rec[key], f"{sid} {run.where('$.' + key)}")
             break
-    info = rec.get("server_info")
-    if isinstance(info, dict) and isinstance(info.get("version"), str):
-        env.put("engine_version", info["version"], f"{sid} {run.where('$.server_info.version')}")
+    _server_info(run, rec.get("server_info"))
     d = rec.get("date")
     if isinstance(d, str) and (m := re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})-[0-9]{6}", d)):
         try:
@@ -182,6 +180,42 @@ def _environment(run: Run, side: dict) -> None:
                 env.put("parallelism", f"tensor parallel {tp or 1} × pipeline parallel {pp or 1}", f"{f} $.server_command")
         if side.get("client_command"):
             run.repeat["command"] = " ".join(side["client_command"].split())[:4000]
+
+
+def _server_info(run: Run, info: Any) -> None:
+    """SGLang's `server_info` (its server's /server_info): the model it loaded (`model_path`) and its
+    version; a prefill/decode (disaggregated) run's router answers with its servers under `prefill`
+    and `decode`, each read (their versions named apart when they differ)."""
+    if not isinstance(info, dict):
+        return
+    servers = [("", "$.server_info", info)]
+    if not isinstance(info.get("version"), str):
+        for role in ("prefill", "decode"):
+            if isinstance(info.get(role), list):
+                servers += [(role, f"$.server_info.{role}[{i}]", x) for i, x in enumerate(info[role]) if isinstance(x, dict)]
+    found = [(role, at, x) for role, at, x in servers if isinstance(x.get("version"), str) or isinstance(x.get("model_path"), str)]
+    sid = run.src.name
+    models: dict[str, str] = {}
+    for _, at, x in found:
+        if isinstance(x.get("model_path"), str) and x["model_path"].strip():
+            models.setdefault(x["model_path"], at)
+    if len(models) == 1:
+        model, at = next(iter(models.items()))
+        run.env.put("model", model, f"{sid} {run.where(at + '.model_path')}")
+    elif len(models) > 1:
+        raise run.fail(f"the servers of this run loaded other models ({', '.join(sorted(models))}): one run is one model",
+                       "$.server_info")
+    versions: dict[str, list[tuple[str, str]]] = {}
+    for role, at, x in found:
+        if isinstance(x.get("version"), str) and x["version"].strip():
+            versions.setdefault(x["version"], []).append((role, at))
+    if len(versions) == 1:
+        v, places = next(iter(versions.items()))
+        run.env.put("engine_version", v, f"{sid} {run.where(places[0][1] + '.version')}"
+                    + (f" (all {len(places)} prefill and decode servers)" if len(places) > 1 else ""))
+    elif versions:
+        text = "; ".join(f"{'/'.join(sorted({r for r, _ in places}))} {v}" for v, places in sorted(versions.items()))
+        run.env.put("engine_version", text, f"{sid} {run.where('$.server_info')} (its prefill and decode servers)")
 
 
 def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:

@@ -237,6 +237,11 @@ def derive_1_2(v1_1: dict) -> dict:
     results["properties"]["task"] = TEXT
     results["properties"]["paired"] = {"type": "boolean", "description": "the difference is paired over shared items"}
     results["properties"]["interval_method"] = {**TEXT, "description": "how the difference's interval was made"}
+    results["properties"]["aggregation"] = {**TEXT, "description": "how the value is made from the per-document samples "
+                                            "(a mean, or a corpus aggregation such as weighted F1), or that it is as the "
+                                            "results file states it, not recomputed"}
+    # One setup (lm-eval --candidate alone): each result holds the candidate's value, no baseline.
+    results["required"] = [k for k in results["required"] if k != "baseline"]
     p["serving"] = SERVING
     return out
 

@@ -24,7 +24,7 @@ def resolved(low: float, high: float) -> bool:
 
 def analyse(a, part: dict) -> AccuracyResult:
     out = records(part["results"], "$.accuracy.results",
-                  ["difference", "interval", "baseline_interval", "candidate_interval"])
+                  ["difference", "interval", "baseline_value", "baseline_interval", "candidate_interval"])
     out["low"] = [i[0] if isinstance(i, list) else float("nan") for i in out["interval"]]
     out["high"] = [i[1] if isinstance(i, list) else float("nan") for i in out["interval"]]
     out["resolved"] = [resolved(lo, hi) if lo == lo and hi == hi else False for lo, hi in zip(out["low"], out["high"])]
