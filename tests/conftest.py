@@ -263,6 +263,9 @@ SLOW_FILES = frozenset({
     "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py",
 })
 SLOW_TESTS = frozenset({
+    "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
+    "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
+    "test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric",
     "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
     "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",

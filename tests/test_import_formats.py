@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import ROOT, import_here, one_error_line, sitegen_here, strictly
+
 from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 
@@ -512,3 +512,102 @@ def test_lm_eval_one_run_alone_makes_a_one_setup_report(tmp_path):
     page = pages["reports/one/accuracy.html"]
     assert "One run of" in page and "no baseline" in page and "Paired difference" not in page
     assert f"{np.mean(acc) * 100:.1f}%" in page
+
+
+# -- the guide's commands ----------------------------------------------------------------------------------
+
+def guide_commands() -> list[list[str]]:
+    """Every `sitegen import` command of docs/guide/formats.md, variables filled in and globs expanded."""
+    import glob
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / "guide" / "formats.md").read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
+        env: dict[str, str] = {}
+        for line in block.strip().splitlines():
+            if m := re.fullmatch(r"(\w+)=(\S+)", line):
+                env[m.group(1)] = m.group(2).replace("../shared/real2", str(REAL2))
+            elif line.startswith("sitegen import"):
+                words = []
+                for w in shlex.split(line)[1:]:
+                    if m := re.match(r"\$(\w+)", w):
+                        w = env[m.group(1)] + w[m.end():]
+                    if not w.startswith(("/", "-", "data/")) and ("/" in w):
+                        w = str(ROOT / w)
+                    words.extend(sorted(glob.glob(w)) if "*" in w else [w])
+                out.append(words)
+    return out
+
+
+def test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds(tmp_path):
+    need_real2()
+    commands = guide_commands()
+    formats = {c[1] for c in commands}
+    assert formats >= {"vllm-bench", "vllm-sweep", "guidellm", "llmperf", "aiperf", "genai-perf", "lm-eval"}
+    for args in commands:
+        i = args.index("-o")
+        args[i + 1] = str(tmp_path / args[i + 1])
+        r = import_here(*args)
+        assert r.returncode == 0, (args, r.stderr)
+    pages = pages_of(tmp_path)
+    for args in commands:
+        rid = Path(args[args.index("-o") + 1]).name
+        assert f"reports/{rid}/index.html" in pages, rid
+
+
+def test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash(tmp_path):
+    """Seeded damage (a field deleted, or set to null, text, a list, a huge or negative number) to one
+    file of each new format: the import writes a receipt or stops with one `Error:` line, exit 1;
+    never a crash (exit 2)."""
+    import random
+
+    rng = random.Random(54)
+    bad_values = [None, "x", -1, 1e300, [], {}, True, 0, "NaN"]
+
+    def damage(obj, depth=0):
+        if isinstance(obj, dict) and obj:
+            k = rng.choice(list(obj))
+            if rng.random() < 0.3:
+                del obj[k]
+            elif rng.random() < 0.6 or depth > 4:
+                obj[k] = rng.choice(bad_values)
+            else:
+                damage(obj[k], depth + 1)
+        elif isinstance(obj, list) and obj:
+            i = rng.randrange(len(obj))
+            if rng.random() < 0.5:
+                obj[i] = rng.choice(bad_values)
+            else:
+                damage(obj[i], depth + 1)
+
+    cases = [("llmperf", LLMPERF / "tgi/c4", "*_summary.json"), ("llmperf", LLMPERF / "tgi/c4", "*_individual_responses.json"),
+             ("aiperf", AIPERF / "aiperf/c4", "profile_export_aiperf.json"), ("aiperf", AIPERF / "aiperf/c4", "profile_export.jsonl"),
+             ("genai-perf", AIPERF / "genai-perf/c4", "profile_export_genai_perf.json"),
+             ("genai-perf", AIPERF / "genai-perf/c4", "profile_export.json"),
+             ("vllm-sweep", SWEEP / "SERVE-max_num_seqs=32-BENCH-request_rate=2", "run=0.json"),
+             ("guidellm", GUIDELLM_V1, "benchmarks.json")]
+    for n in range(32):
+        fmt, folder, pattern = cases[n % len(cases)]
+        d = tmp_path / f"c{n}" / folder.name
+        shutil.copytree(folder, d)
+        f = next(d.glob(pattern))
+        if f.suffix == ".jsonl":
+            lines = f.read_text().splitlines()
+            i = rng.randrange(len(lines))
+            row = json.loads(lines[i])
+            damage(row)
+            lines[i] = json.dumps(row)
+            f.write_text("\n".join(lines) + "\n")
+        else:
+            data = json.loads(f.read_text())
+            for _ in range(rng.randint(1, 3)):
+                damage(data)
+            f.write_text(json.dumps(data))
+        target = d / "benchmarks.json" if fmt == "guidellm" else d
+        r = import_here("import", fmt, "--candidate", str(target), "--set-candidate", "date=2025-01-01",
+                        "-o", str(tmp_path / "data" / f"r{n}"))
+        assert r.returncode in (0, 1) and "internal error" not in r.stderr, (fmt, f, r.stderr)
+        if r.returncode == 1:
+            one_error_line(r.returncode, r.stderr)

@@ -131,7 +131,9 @@ def _stat(values: np.ndarray, stat: str) -> float:
 def _records(src: Any) -> dict[str, Any]:
     """The profiling requests of profile_export.jsonl: per metric the values of those that
     succeeded (in its unit), the errors' input lengths, the timestamps, and the rows."""
-    ok_rows, err_rows, units = [], [], {}
+    ok_rows: list[dict] = []
+    err_rows: list[dict] = []
+    units: dict[str, Any] = {}
     for line, rec in inputs.read_jsonl(src):
         meta = rec.get("metadata")
         if not isinstance(meta, dict) or "metrics" not in rec:
@@ -155,7 +157,15 @@ def _records(src: Any) -> dict[str, Any]:
                                    f"line {line} $.metrics.{tag}.unit")
             units[tag] = m.get("unit")
             values[tag] = v
-        start, end = meta.get("request_start_ns"), meta.get("request_end_ns")
+        start: Any = meta.get("request_start_ns")
+        end: Any = meta.get("request_end_ns")
+        for key, v in (("request_start_ns", start), ("request_end_ns", end)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise SitegenError(f"{key} is {json.dumps(v)[:40]}: expected whole nanoseconds since 1970", src.path,
+                                   f"line {line} $.metadata.{key}")
+        if end < start:
+            raise SitegenError(f"request_end_ns {end} is before request_start_ns {start}", src.path,
+                               f"line {line} $.metadata.request_end_ns")
         entry = {"line": line, "values": values, "start": start, "end": end}
         (ok_rows if rec.get("error") is None else err_rows).append(entry)
     arrays: dict[str, np.ndarray] = {}
@@ -172,7 +182,7 @@ def _records(src: Any) -> dict[str, Any]:
     return {"ok": ok_rows, "errors": err_rows, "arrays": arrays, "units": units}
 
 
-def _aiperf_stated(src: Any, metrics: dict, base: str, rec: dict | None) -> tuple[list[dict], dict[str, str], float | None]:
+def _aiperf_stated(src: Any, metrics: dict, base: str, rec: Any) -> tuple[list[dict], dict[str, str], float | None]:
     """Every statistic of the summary, recomputed from the records where AIPerf's rule is known;
     and the duration the records give (s)."""
     out, at = [], {}
@@ -180,8 +190,7 @@ def _aiperf_stated(src: Any, metrics: dict, base: str, rec: dict | None) -> tupl
     if rec is not None and rec["ok"]:
         starts = [r["start"] for r in rec["ok"]]
         ends = [r["end"] for r in rec["ok"]]
-        if all(isinstance(x, int) and not isinstance(x, bool) for x in starts + ends):
-            duration = (max(ends) - min(starts)) / 1e9
+        duration = (max(ends) - min(starts)) / 1e9 if max(ends) > min(starts) else None
     for tag, entry in metrics.items():
         unit = entry.get("unit")
         for stat, value in entry.items():
@@ -242,12 +251,12 @@ def _agrees(stated: float, computed: float, key: str) -> bool:
     return sc.agrees(stated, computed, key)
 
 
-def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict]:
+def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict | None]:
     """The successful requests, then the failed, as the receipt's columns; and every chunk gap's summary."""
     unit = rec["units"]
     scale = {t: TO_MS.get(unit.get(t) or "ms", 1.0) for t in unit}
     cols: dict[str, list] = {k: [] for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")}
-    for r in sorted(rec["ok"] + rec["errors"], key=lambda r: (r["start"] if isinstance(r["start"], int) else 0, r["line"])):
+    for r in sorted(rec["ok"] + rec["errors"], key=lambda r: (r["start"], r["line"])):
         v = r["values"]
         failed = r in rec["errors"]
         isl = v.get("input_sequence_length", v.get("error_isl", 0))
@@ -400,14 +409,16 @@ def _load(cfg: Any, src: Any) -> tuple[Any, int | None]:
     return r, c
 
 
-def read_run(fmt: str, src: Any, data: dict, other: Any | None, other_data: Any) -> Run:
+def read_run(fmt: str, src: Any, data: dict, other: Any, other_data: Any) -> Run:
     metrics, base = _metrics(data)
-    cfg = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
+    cfg: dict[str, Any] = data["input_config"] if isinstance(data.get("input_config"), dict) else {}
     rate, conc = _load(cfg, src)
     run = Run(src, None, fmt, {"label": None})
     run.rate, run.concurrency = rate, conc
     rep: dict[str, Any] = {}
-    date_stamp = None
+    date_stamp: str | None = None
+    count: Any
+    model: Any
     if fmt == "aiperf":
         rec = _records(other) if other is not None else None
         if rec is not None:
@@ -415,8 +426,8 @@ def read_run(fmt: str, src: Any, data: dict, other: Any | None, other_data: Any)
         stated, at, duration = _aiperf_stated(src, metrics, base, rec)
         count = (metrics.get("request_count") or {}).get("avg")
         if rec is not None and duration is None:
-            raise SitegenError("no profiling request succeeded, or their request_start_ns and request_end_ns are not whole "
-                               "nanoseconds: the run's duration cannot be told", other.path)
+            raise SitegenError("no profiling request succeeded, or they all began and ended at once: the run's duration "
+                               "cannot be told", other.path)
         if rec is not None:
             cols, gaps = _aiperf_columns(rec)
             rep.update(duration_s=duration, completed=len(rec["ok"]), failed=len(rec["errors"]), requests=cols)
@@ -424,13 +435,13 @@ def read_run(fmt: str, src: Any, data: dict, other: Any | None, other_data: Any)
                 rep["itl_gaps"] = gaps
             run.rows_src, run.rows_at = other, f"every profiling request of {other.name} (error null where it succeeded)"
         else:
-            dur = (metrics.get("benchmark_duration") or {}).get("avg")
+            dur: Any = (metrics.get("benchmark_duration") or {}).get("avg")
             if not (sc.is_number(dur) and dur > 0 and sc.is_number(count)):
                 raise SitegenError("the summary states no benchmark_duration and request_count: pass the profile_export.jsonl "
                                    "beside it", src.path, base)
             rep.update(duration_s=float(dur) * TO_MS.get((metrics.get("benchmark_duration") or {}).get("unit") or "sec", 1000.0) / 1000,
                        completed=int(count))
-            errs = (metrics.get("error_request_count") or {}).get("avg")
+            errs: Any = (metrics.get("error_request_count") or {}).get("avg")
             if sc.is_number(errs):
                 rep["failed"] = int(errs)
         if isinstance(data.get("start_time"), str):
@@ -446,7 +457,7 @@ def read_run(fmt: str, src: Any, data: dict, other: Any | None, other_data: Any)
             run.rows_src = other
             date_stamp = datetime.fromtimestamp(pa["start"] / 1e9, UTC).date().isoformat()
         else:
-            thr = (metrics.get("request_throughput") or {}).get("avg")
+            thr: Any = (metrics.get("request_throughput") or {}).get("avg")
             count = (metrics.get("request_count") or {}).get("avg") or _find(cfg, "request_count")
             if not (sc.is_number(thr) and thr > 0 and sc.is_number(count) and count > 0):
                 raise SitegenError("the summary states no request count to know its duration by: pass perf_analyzer's "
@@ -476,7 +487,7 @@ def _workload(cfg: dict) -> str:
     isl = isl if isl is not None else _find(cfg, "synthetic_input_tokens_mean")
     osl = osl if osl is not None else _find(cfg, "output_tokens_mean")
     if sc.is_number(isl) and sc.is_number(osl):
-        return f"synthetic prompts, {isl:g} input tokens, {osl:g} output tokens asked"
+        return f"synthetic {isl:g}→{osl:g} tokens"
     file = _find(cfg, "input_file") or _find(cfg, "file")
     return (f"prompts of {file}" if isinstance(file, str) else "prompts not recorded")[:200]
 
@@ -484,7 +495,8 @@ def _workload(cfg: dict) -> str:
 def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path, str]]) -> list[Run]:
     picked = inputs.expand(given, _wanted(fmt), f"{fmt} summary ({'profile_export_aiperf.json' if fmt == 'aiperf' else 'profile_export_genai_perf.json'})")
     skipped.extend(picked.skipped)
-    summaries, others = [], []
+    summaries: list[tuple[Any, Any]] = []
+    others: list[tuple[Any, Any]] = []
     for path, _ in picked.files:
         src = common.read_source(path, root)
         if fmt == "aiperf" and path.name.endswith(".jsonl"):

@@ -95,7 +95,8 @@ def _number(v: Any) -> float | None:
 
 def _rows(src: Any, data: list) -> dict[str, Any]:
     """The requests as arrays, every field checked at its place."""
-    ok, cols = [], {k: [] for k in METRICS}
+    ok: list[bool] = []
+    cols: dict[str, list[float]] = {k: [] for k in METRICS}
     for i, r in enumerate(data):
         at = f"$[{i}]"
         if not isinstance(r, dict):
@@ -133,14 +134,20 @@ def _stat(x: np.ndarray, q: str | None, name: str | None) -> float:
         return math.nan
     if q is not None:
         return float(np.percentile(x, float(q)))
-    return float({"mean": np.mean, "min": np.min, "max": np.max}[name](x)) if name != "stddev" else float(np.std(x, ddof=1))
+    if name == "mean":
+        return float(np.mean(x))
+    if name == "min":
+        return float(np.min(x))
+    if name == "max":
+        return float(np.max(x))
+    return float(np.std(x, ddof=1))
 
 
 def _stated(src: Any, summary: dict, rows: dict | None, duration: float) -> tuple[list[dict], dict[str, str]]:
     """Every `results_*` figure the summary states, each recomputed from the rows (refused where one
     disagrees), checked against the summary's own counts, or kept as stated."""
     out, at = [], {}
-    ok = rows["ok"] if rows is not None else None
+    ok: Any = rows["ok"] if rows is not None else None
     for key, raw in summary.items():
         if not key.startswith("results_") or key == "results_error_code_frequency":
             continue
@@ -198,7 +205,7 @@ def _columns(rows: dict) -> dict[str, list]:
             "error": (~ok).tolist()}
 
 
-def read_run(summary_src: Any, summary: dict, responses_src: Any | None, responses: list | None) -> Run:
+def read_run(summary_src: Any, summary: dict, responses_src: Any, responses: list | None) -> Run:
     where = "$"
     conc = summary.get("num_concurrent_requests")
     if not isinstance(conc, int) or isinstance(conc, bool) or conc < 1:
@@ -220,10 +227,9 @@ def read_run(summary_src: Any, summary: dict, responses_src: Any | None, respons
     run.rate, run.concurrency = "inf", conc
     sizes = [summary.get(k) for k in ("mean_input_tokens", "stddev_input_tokens", "mean_output_tokens", "stddev_output_tokens")]
     if all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in sizes):
-        run.workload = (f"LLMPerf sonnet prompts, {sizes[0]:g}±{sizes[1]:g} input tokens, {sizes[2]:g}±{sizes[3]:g} "
-                        "output tokens asked")
+        run.workload = f"sonnet {sizes[0]:g}±{sizes[1]:g}→{sizes[2]:g}±{sizes[3]:g} tokens"
     else:
-        run.workload = "LLMPerf sonnet prompts"
+        run.workload = "sonnet prompts"
     run.protocol = ("llmperf", summary.get("version"))
     errors = _number(summary.get("results_number_errors"))
     rep: dict[str, Any] = {"duration_s": duration, "completed": int(n)}
@@ -250,7 +256,8 @@ def read_side(given: list[Path], root: Path, skipped: list[tuple[Path, str]]) ->
     (or, given one of each, with that one)."""
     picked = inputs.expand(given, _wanted, "LLMPerf summary (*_summary.json)")
     skipped.extend(picked.skipped)
-    summaries, responses = [], []
+    summaries: list[tuple[Any, Any]] = []
+    responses: list[tuple[Any, Any]] = []
     for path, _ in picked.files:
         src = common.read_source(path, root)
         data = _json(src)

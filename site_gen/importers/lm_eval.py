@@ -237,10 +237,10 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
             r, notes = _result(runs, roles, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov)
             results.append(r)
             not_covered.extend(notes)
-    for r in roles:
-        unsampled = sorted(t for t in runs[r].tasks if runs[r].tasks[t].samples is None and t in tb & tc)
+    for role in roles:
+        unsampled = sorted(t for t in runs[role].tasks if runs[role].tasks[t].samples is None and t in tb & tc)
         if unsampled:
-            not_covered.append(f"The {r}'s results file has no samples file beside it for {', '.join(unsampled)} "
+            not_covered.append(f"The {role}'s results file has no samples file beside it for {', '.join(unsampled)} "
                                "(samples_TASK_TIME.jsonl): its values are as the file states them, neither recomputed nor "
                                "paired.")
     if not results:
@@ -301,9 +301,10 @@ def _result(runs: dict[str, Run], roles: list[str], task: str, key: tuple[str, s
         sides[role] = _side(t, f, s)
         cite = f"$.results.{task}[\"{s['key']}\"]"
         recomputed = f is not None and f.recomputed
-        prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {t.samples.name}" if recomputed else "; as stated"))
+        samples: Any = t.samples
+        prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {samples.name}" if recomputed else "; as stated"))
         if f is not None:
-            prov.source_id(t.samples)  # the file the value is recomputed from (or checked against), with its hash
+            prov.source_id(samples)  # the file the value is recomputed from (or checked against), with its hash
         if f is not None and not f.recomputed:
             notes.append(f"{task}: {metric} ({filt}) is imported as the {role}'s results file states it, not recomputed: "
                          f"{f.what}.")
@@ -317,9 +318,11 @@ def _result(runs: dict[str, Run], roles: list[str], task: str, key: tuple[str, s
     pair = paired(fbx, fby, docs) if fbx is not None and fby is not None and docs else None
     if pair is not None:
         diff, iv, how = pair
+        xs: Any = x.samples
+        ys: Any = y.samples
         r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
-        prov.cite(f"{path}.difference", y.samples, f"$.{metric} of {len(docs)} shared documents (and {x.samples.name})")
-        prov.source_id(x.samples)
+        prov.cite(f"{path}.difference", ys, f"$.{metric} of {len(docs)} shared documents (and {xs.name})")
+        prov.source_id(xs)
     elif all(sides[k].get("stderr") is not None for k in sides):
         diff = sides["candidate"]["value"] - sides["baseline"]["value"]
         se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
@@ -363,7 +366,7 @@ def _report(runs: dict[str, Run], roles: list[str], names: dict[str, str], check
                          "long_name": " · ".join(str(v) for v in (f"lm-evaluation-harness {run.data.get('git_hash')}"
                                                                   if run.data.get("git_hash") else "lm-evaluation-harness",
                                                                   cfg.get("model"), run.model, names[role]) if v)}
-    dates = [runs[r].date for r in roles if runs[r].date]
+    dates = [d for d in (runs[r].date for r in roles) if d]
     if not dates:
         raise SitegenError("no date: the results files record none", runs["candidate"].src.path, "$.date")
     title = (f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}" if "baseline" in roles
@@ -374,9 +377,9 @@ def _report(runs: dict[str, Run], roles: list[str], names: dict[str, str], check
         tested.append({"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
                        "unpaired: no per-document samples on both sides"})
     for role in roles:
-        with_samples = sorted(t for t, task in runs[role].tasks.items() if task.samples is not None)
-        tested.append({"label": f"{role.capitalize()} samples", "text": (", ".join(runs[role].tasks[t].samples.name for t in with_samples)
-                                                                           if with_samples else "none found beside the results file")[:2000]})
+        names_of = sorted(task.samples.name for task in runs[role].tasks.values() if task.samples is not None)
+        tested.append({"label": f"{role.capitalize()} samples",
+                       "text": (", ".join(names_of) if names_of else "none found beside the results file")[:2000]})
     return {"title": title, "date": max(dates), "engines": engines, "checkpoints": [checkpoint], "tested": tested}
 
 

@@ -167,7 +167,7 @@ def _stated(run: Run, figs: dict | None, duration: float) -> list[dict]:
     # last token): its end-to-end, TPOT and concurrency figures are not recomputed; nor its ITL where
     # it spread each chunk's gap over the chunk's retokenized tokens (speculative decoding, OpenAI API).
     sglang = run.fmt == "sglang-bench-serving" and figs is not None
-    no_end = sglang and not figs["end_measured"]
+    no_end = figs is not None and sglang and not figs["end_measured"]
     retokenized = sglang and sc.is_number(rec.get("accept_length")) and rec["accept_length"] > 0 \
         and str(rec.get("backend")) in ("sglang-oai", "sglang-oai-chat")
     for key, v in rec.items():
