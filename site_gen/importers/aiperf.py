@@ -41,20 +41,18 @@ import json
 import math
 import re
 from datetime import UTC, datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from site_gen.core.errors import SitegenError
-from site_gen.importers import common, inputs
+from site_gen.importers import common, genai_perf, inputs
+from site_gen.importers import profile_export as pe
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, source_root
 from site_gen.importers.vllm_rows import _gap_summary
 
-STATS = ("avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
-TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
 SUMS = {"total_osl": "output_sequence_length", "total_isl": "input_sequence_length", "total_output_tokens": "output_token_count",
         "total_reasoning_tokens": "reasoning_token_count", "total_error_isl": "error_isl"}
 NEEDS_TOKENIZER = ("input_sequence_length", "output_sequence_length", "inter_token_latency", "output_token_throughput",
@@ -80,50 +78,6 @@ def _wanted(fmt: str):
             return None
         return f"not an {fmt} export (by its name)" if path.suffix in (".json", ".jsonl") else ""
     return wanted
-
-
-def _metrics(data: dict) -> tuple[dict[str, dict], str]:
-    """Each metric's statistics object and the JSON path they sit under."""
-    if isinstance(data.get("records"), dict):
-        return {k: v for k, v in data["records"].items() if isinstance(v, dict)}, "$.records"
-    return {k: v for k, v in data.items() if isinstance(v, dict) and "unit" in v and k != "input_config"}, "$"
-
-
-def is_summary(data: Any) -> bool:
-    if not isinstance(data, dict):
-        return False
-    found, _ = _metrics(data)
-    return any(isinstance(v, dict) and "avg" in v for v in found.values())
-
-
-def _find(node: Any, key: str, depth: int = 0) -> Any:
-    """`key`'s value at the shallowest level of a config that has it (AIPerf nests its load under
-    `loadgen`, GenAI-Perf's arguments are flat, or nested by newer releases)."""
-    if not isinstance(node, dict) or depth > 6:
-        return None
-    if key in node and node[key] is not None:
-        return node[key]
-    for v in node.values():
-        found = _find(v, key, depth + 1)
-        if found is not None:
-            return found
-    return None
-
-
-def _stat(values: np.ndarray, stat: str) -> float:
-    if stat == "count":
-        return float(len(values))
-    if stat == "sum":
-        return float(values.sum())
-    if len(values) == 0:
-        return math.nan
-    if stat == "avg":
-        return float(np.mean(values))
-    if stat == "std":
-        return float(np.std(values))
-    if stat in ("min", "max"):
-        return float(values.min() if stat == "min" else values.max())
-    return float(np.percentile(values, float(stat[1:])))
 
 
 # -- AIPerf's per-request records ----------------------------------------------------------------
@@ -194,7 +148,7 @@ def _aiperf_stated(src: Any, metrics: dict, base: str, rec: Any) -> tuple[list[d
     for tag, entry in metrics.items():
         unit = entry.get("unit")
         for stat, value in entry.items():
-            if stat not in STATS or value is None:
+            if stat not in pe.STATS or value is None:
                 continue
             key, path = f"{tag}.{stat}", f"{base}.{tag}.{stat}"
             if not sc.is_number(value) or not math.isfinite(value):
@@ -203,10 +157,10 @@ def _aiperf_stated(src: Any, metrics: dict, base: str, rec: Any) -> tuple[list[d
             if rec is not None:
                 arrays, units = rec["arrays"], rec["units"]
                 if tag in arrays and units.get(tag) == unit:
-                    computed = _stat(arrays[tag], stat)
+                    computed = pe.stat(arrays[tag], stat)
                     tol_key = key + ("_ms" if unit == "ms" else "")
-                elif tag in arrays and unit in TO_MS and units.get(tag) in TO_MS:
-                    computed = _stat(arrays[tag] * TO_MS[units[tag]] / TO_MS[unit], stat)
+                elif tag in arrays and unit in pe.TO_MS and units.get(tag) in pe.TO_MS:
+                    computed = pe.stat(arrays[tag] * pe.TO_MS[units[tag]] / pe.TO_MS[unit], stat)
                     tol_key = key + "_ms"
                 elif tag == "request_count" and stat in ("avg", "min", "max"):
                     computed = float(len(rec["ok"]))
@@ -226,7 +180,7 @@ def _aiperf_stated(src: Any, metrics: dict, base: str, rec: Any) -> tuple[list[d
                     computed, tol_key = float(max(r["end"] for r in rec["ok"])), "timestamp"
                 else:
                     check = "not recomputed"
-            if computed is not None and (math.isnan(computed) or not _agrees(float(value), computed, tol_key)):
+            if computed is not None and (math.isnan(computed) or not pe.agrees(float(value), computed, tol_key)):
                 raise SitegenError(f"{key} says {value}, but the profiling requests of {rec_name(rec)} give {computed}",
                                    src.path, path)
             if tag in ("min_request_timestamp", "max_response_timestamp"):
@@ -240,21 +194,10 @@ def rec_name(rec: dict) -> str:
     return rec.get("name", "the per-request file")
 
 
-def _agrees(stated: float, computed: float, key: str) -> bool:
-    """Statistics to 1e-9 relative (latencies in ms to the microsecond); a duration and what is
-    over it to 1e-6 relative (the requests' timestamps are the client's, to the nanosecond, but its
-    duration is of its own clock); timestamps to the microsecond."""
-    if key == "duration":
-        return abs(stated - computed) <= 1e-6 * max(abs(stated), abs(computed))
-    if key == "timestamp":
-        return abs(stated - computed) <= 1e3
-    return sc.agrees(stated, computed, key)
-
-
 def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict | None]:
     """The successful requests, then the failed, as the receipt's columns; and every chunk gap's summary."""
     unit = rec["units"]
-    scale = {t: TO_MS.get(unit.get(t) or "ms", 1.0) for t in unit}
+    scale = {t: pe.TO_MS.get(unit.get(t) or "ms", 1.0) for t in unit}
     cols: dict[str, list] = {k: [] for k in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")}
     for r in sorted(rec["ok"] + rec["errors"], key=lambda r: (r["start"], r["line"])):
         v = r["values"]
@@ -285,211 +228,77 @@ def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict | None]:
 
 # -- GenAI-Perf's perf_analyzer export -------------------------------------------------------------
 
-def _content(text: Any) -> str | None:
-    """A streamed or whole response's text as GenAI-Perf reads it (OpenAI completions or chat, or
-    Triton generate), or None where sitegen cannot tell it."""
-    if not isinstance(text, str):
-        return None
-    text = text.strip()
-    if not text or text.startswith((":", "event:", "id:", "retry:")):
-        return ""
-    if text.startswith("data:"):
-        text = text[5:].strip()
-    if text == "[DONE]":
-        return ""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    if "text_output" in data:
-        return str(data["text_output"] or "")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return "" if choices == [] else None
-    c = choices[0]
-    for part in ("delta", "message"):
-        if isinstance(c.get(part), dict):
-            return str(c[part].get("content") or "")
-    return str(c.get("text") or "")
-
-
-def _pa_requests(src: Any, data: dict, load: tuple) -> dict[str, Any] | None:
-    """The experiment of perf_analyzer's export that matches the summary's load (or its only one):
-    per request its latency, TTFT and time to second token (ns), and the duration; None where a
-    response's text cannot be told (the figures are then not recomputed)."""
-    exps = data.get("experiments")
-    if not isinstance(exps, list) or not exps:
-        raise SitegenError("no experiments", src.path, "$.experiments")
-    pick = 0
-    if len(exps) > 1:
-        want_mode, want_value = ("concurrency", load[1]) if load[1] is not None else ("request_rate", load[0])
-        found = [i for i, e in enumerate(exps) if isinstance(e, dict) and (e.get("experiment") or {}).get("mode") == want_mode
-                 and (e.get("experiment") or {}).get("value") == want_value]
-        if len(found) != 1:
-            raise SitegenError(f"{len(exps)} experiments, and {len(found)} at the summary's load ({want_mode} {want_value})",
-                               src.path, "$.experiments")
-        pick = found[0]
-    reqs = exps[pick].get("requests") if isinstance(exps[pick], dict) else None
-    if not isinstance(reqs, list):
-        raise SitegenError("no requests", src.path, f"$.experiments[{pick}].requests")
-    lat, ttft, ttst, first, last, gaps = [], [], [], [], [], []
-    for i, r in enumerate(reqs):
-        at = f"$.experiments[{pick}].requests[{i}]"
-        if not isinstance(r, dict) or not isinstance(r.get("timestamp"), int) or not isinstance(r.get("response_timestamps"), list):
-            raise SitegenError("a request needs its timestamp and response_timestamps (ns)", src.path, at)
-        stamps, outs = r["response_timestamps"], r.get("response_outputs") or []
-        if len(outs) != len(stamps) or not all(isinstance(t, int) for t in stamps):
-            raise SitegenError("response_timestamps and response_outputs differ in length", src.path, at)
-        kept = []
-        for t, o in zip(stamps, outs):
-            text = _content(o.get("response") if isinstance(o, dict) and "response" in o else
-                            json.dumps(o) if isinstance(o, dict) and "text_output" in o else None)
-            if text is None:
-                return None
-            if text:
-                kept.append(t)
-        if not kept:
-            continue
-        t0 = r["timestamp"]
-        if kept[0] < t0:
-            raise SitegenError("a response before its request", src.path, at + ".response_timestamps[0]")
-        lat.append(kept[-1] - t0)
-        ttft.append(kept[0] - t0)
-        if len(kept) > 1:
-            ttst.append(kept[1] - kept[0])
-        first.append(t0)
-        last.append(kept[-1])
-        gaps.append([b - a for a, b in pairwise(kept)])
-    if not lat:
-        raise SitegenError("no request has a response with content", src.path, f"$.experiments[{pick}].requests")
-    duration = (max(last) - min(first)) / 1e9
-    return {"request_latency": np.array(lat, float), "time_to_first_token": np.array(ttft, float),
-            "time_to_second_token": np.array(ttst, float), "requests": len(reqs), "kept": len(lat), "duration": duration,
-            "start": min(first), "pick": pick}
-
-
-def _genai_stated(src: Any, metrics: dict, base: str, pa: dict | None, pa_name: str) -> tuple[list[dict], dict[str, str]]:
-    out, at = [], {}
-    for tag, entry in metrics.items():
-        unit = entry.get("unit")
-        for stat, value in entry.items():
-            if stat not in STATS or value is None:
-                continue
-            key, path = f"{tag}.{stat}", f"{base}.{tag}.{stat}"
-            if not sc.is_number(value) or not math.isfinite(value):
-                raise SitegenError(f"{key} is {json.dumps(value)[:40]}, not a finite number", src.path, path)
-            computed, check, tol = None, ("none" if pa is None else "rows"), key
-            if pa is not None:
-                if tag in ("request_latency", "time_to_first_token", "time_to_second_token") and unit == "ms":
-                    computed, tol = _stat(pa[tag], stat) * 1e-6, key + "_ms"
-                elif tag == "request_throughput" and stat == "avg":
-                    computed, tol = pa["requests"] / pa["duration"], "duration"
-                else:
-                    check = "not recomputed"
-            if computed is not None and (math.isnan(computed) or not _agrees(float(value), computed, tol)):
-                raise SitegenError(f"{key} says {value}, but the requests of {pa_name} give {computed}", src.path, path)
-            out.append({"key": key, "value": value, "check": check})
-            at[key] = path
-    return out, at
-
-
 # -- a run ----------------------------------------------------------------------------------------
 
-def _load(cfg: Any, src: Any) -> tuple[Any, int | None]:
-    conc, rate = _find(cfg, "concurrency"), _find(cfg, "request_rate")
-    if isinstance(rate, (int, float)) and not isinstance(rate, bool) and rate > 0 and math.isfinite(rate):
-        r: Any = int(rate) if float(rate).is_integer() else float(rate)
+def _aiperf_repeat(run: Run, src: Any, data: dict, metrics: dict, base: str, other: Any) -> tuple[dict, str | None]:
+    """An AIPerf run's repeat (from its requests where its JSON lines are given) and its date."""
+    rec = _records(other) if other is not None else None
+    if rec is not None:
+        rec["name"] = other.name
+    stated, run.stated_at, duration = _aiperf_stated(src, metrics, base, rec)
+    rep: dict[str, Any] = {}
+    if rec is not None:
+        if duration is None:
+            raise SitegenError("no profiling request succeeded, or they all began and ended at once: the run's duration "
+                               "cannot be told", other.path)
+        cols, gaps = _aiperf_columns(rec)
+        rep.update(duration_s=duration, completed=len(rec["ok"]), failed=len(rec["errors"]), requests=cols)
+        if gaps is not None:
+            rep["itl_gaps"] = gaps
+        run.rows_src, run.rows_at = other, f"every profiling request of {other.name} (error null where it succeeded)"
     else:
-        r = "inf"
-    c = conc if isinstance(conc, int) and not isinstance(conc, bool) and conc >= 1 else None
-    if r == "inf" and c is None:
-        c = 1  # neither given: the clients send one request at a time
-    return r, c
+        count: Any = (metrics.get("request_count") or {}).get("avg")
+        dur: Any = (metrics.get("benchmark_duration") or {}).get("avg")
+        if not (sc.is_number(dur) and dur > 0 and sc.is_number(count)):
+            raise SitegenError("the summary states no benchmark_duration and request_count: pass the profile_export.jsonl "
+                               "beside it", src.path, base)
+        unit = (metrics.get("benchmark_duration") or {}).get("unit") or "sec"
+        rep.update(duration_s=float(dur) * pe.TO_MS.get(unit, 1000.0) / 1000, completed=int(count))
+        errs: Any = (metrics.get("error_request_count") or {}).get("avg")
+        if sc.is_number(errs):
+            rep["failed"] = int(errs)
+    rep["stated"] = stated
+    return rep, data["start_time"][:10] if isinstance(data.get("start_time"), str) else None
+
+
+def _genai_repeat(run: Run, src: Any, cfg: dict, metrics: dict, base: str, other: Any, other_data: Any) -> tuple[dict, str | None]:
+    """A GenAI-Perf run's repeat (checked against perf_analyzer's requests where given) and its date."""
+    pa = genai_perf.requests(other, other_data, (run.rate, run.concurrency)) if other is not None else None
+    stated, run.stated_at = genai_perf.stated(src, metrics, base, pa, other.name if other is not None else "")
+    if pa is not None:
+        run.rows_src = other
+        return ({"duration_s": pa["duration"], "completed": pa["kept"], "failed": pa["requests"] - pa["kept"],
+                 "stated": stated}, datetime.fromtimestamp(pa["start"] / 1e9, UTC).date().isoformat())
+    thr: Any = (metrics.get("request_throughput") or {}).get("avg")
+    count: Any = (metrics.get("request_count") or {}).get("avg") or pe.find(cfg, "request_count")
+    if not (sc.is_number(thr) and thr > 0 and sc.is_number(count) and count > 0):
+        raise SitegenError("the summary states no request count to know its duration by: pass perf_analyzer's "
+                           "profile_export.json beside it", src.path, base)
+    return {"duration_s": float(count) / float(thr), "completed": int(count), "stated": stated}, None
 
 
 def read_run(fmt: str, src: Any, data: dict, other: Any, other_data: Any) -> Run:
-    metrics, base = _metrics(data)
+    metrics, base = pe.metrics_of(data)
     cfg: dict[str, Any] = data["input_config"] if isinstance(data.get("input_config"), dict) else {}
-    rate, conc = _load(cfg, src)
     run = Run(src, None, fmt, {"label": None})
-    run.rate, run.concurrency = rate, conc
-    rep: dict[str, Any] = {}
-    date_stamp: str | None = None
-    count: Any
+    run.rate, run.concurrency = pe.load(cfg)
     model: Any
     if fmt == "aiperf":
-        rec = _records(other) if other is not None else None
-        if rec is not None:
-            rec["name"] = other.name
-        stated, at, duration = _aiperf_stated(src, metrics, base, rec)
-        count = (metrics.get("request_count") or {}).get("avg")
-        if rec is not None and duration is None:
-            raise SitegenError("no profiling request succeeded, or they all began and ended at once: the run's duration "
-                               "cannot be told", other.path)
-        if rec is not None:
-            cols, gaps = _aiperf_columns(rec)
-            rep.update(duration_s=duration, completed=len(rec["ok"]), failed=len(rec["errors"]), requests=cols)
-            if gaps is not None:
-                rep["itl_gaps"] = gaps
-            run.rows_src, run.rows_at = other, f"every profiling request of {other.name} (error null where it succeeded)"
-        else:
-            dur: Any = (metrics.get("benchmark_duration") or {}).get("avg")
-            if not (sc.is_number(dur) and dur > 0 and sc.is_number(count)):
-                raise SitegenError("the summary states no benchmark_duration and request_count: pass the profile_export.jsonl "
-                                   "beside it", src.path, base)
-            rep.update(duration_s=float(dur) * TO_MS.get((metrics.get("benchmark_duration") or {}).get("unit") or "sec", 1000.0) / 1000,
-                       completed=int(count))
-            errs: Any = (metrics.get("error_request_count") or {}).get("avg")
-            if sc.is_number(errs):
-                rep["failed"] = int(errs)
-        if isinstance(data.get("start_time"), str):
-            date_stamp = data["start_time"][:10]
-        model = _find(cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else cfg, "model_names") or _find(cfg, "model_names")
+        run.repeat, date_stamp = _aiperf_repeat(run, src, data, metrics, base, other)
+        endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else cfg
+        model = pe.find(endpoint, "model_names") or pe.find(cfg, "model_names")
     else:
-        pa = None
-        if other is not None:
-            pa = _pa_requests(other, other_data, (rate, conc))
-        stated, at = _genai_stated(src, metrics, base, pa, other.name if other is not None else "")
-        if pa is not None:
-            rep.update(duration_s=pa["duration"], completed=pa["kept"], failed=pa["requests"] - pa["kept"])
-            run.rows_src = other
-            date_stamp = datetime.fromtimestamp(pa["start"] / 1e9, UTC).date().isoformat()
-        else:
-            thr: Any = (metrics.get("request_throughput") or {}).get("avg")
-            count = (metrics.get("request_count") or {}).get("avg") or _find(cfg, "request_count")
-            if not (sc.is_number(thr) and thr > 0 and sc.is_number(count) and count > 0):
-                raise SitegenError("the summary states no request count to know its duration by: pass perf_analyzer's "
-                                   "profile_export.json beside it", src.path, base)
-            rep.update(duration_s=float(count) / float(thr), completed=int(count))
-        model = _find(cfg, "model") or _find(cfg, "model_names")
-    rep["stated"] = stated
-    run.repeat = rep
-    run.stated_at = at
+        run.repeat, date_stamp = _genai_repeat(run, src, cfg, metrics, base, other, other_data)
+        model = pe.find(cfg, "model") or pe.find(cfg, "model_names")
     if isinstance(model, list) and model and isinstance(model[0], str):
         model = model[0]
     if isinstance(model, str):
         run.env.put("model", model, f"{src.name} $.input_config")
     if date_stamp and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date_stamp):
         run.run_date = date_stamp
-    run.workload = _workload(cfg)
-    run.protocol = (fmt, _find(cfg, "streaming"))
+    run.workload = pe.workload(cfg)
+    run.protocol = (fmt, pe.find(cfg, "streaming"))
     return run
-
-
-def _workload(cfg: dict) -> str:
-    """The prompts: synthetic ones by their asked lengths (AIPerf's `input.prompt.input_tokens.mean`,
-    GenAI-Perf's `synthetic_input_tokens_mean`), or the input file named."""
-    prompt = ((cfg.get("input") or {}).get("prompt") or {}) if isinstance(cfg.get("input"), dict) else {}
-    isl = (prompt.get("input_tokens") or {}).get("mean") if isinstance(prompt.get("input_tokens"), dict) else None
-    osl = (prompt.get("output_tokens") or {}).get("mean") if isinstance(prompt.get("output_tokens"), dict) else None
-    isl = isl if isl is not None else _find(cfg, "synthetic_input_tokens_mean")
-    osl = osl if osl is not None else _find(cfg, "output_tokens_mean")
-    if sc.is_number(isl) and sc.is_number(osl):
-        return f"synthetic {isl:g}→{osl:g} tokens"
-    file = _find(cfg, "input_file") or _find(cfg, "file")
-    return (f"prompts of {file}" if isinstance(file, str) else "prompts not recorded")[:200]
 
 
 def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path, str]]) -> list[Run]:
@@ -503,7 +312,7 @@ def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path,
             others.append((src, None))
             continue
         data = inputs.read_json(src)
-        if is_summary(data):
+        if pe.is_summary(data):
             summaries.append((src, data))
         elif fmt == "genai-perf" and isinstance(data, dict) and "experiments" in data:
             others.append((src, data))

@@ -19,16 +19,24 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-
 from site_gen.core.errors import SitegenError
+from site_gen.importers import lm_eval_report
 from site_gen.importers import serving_common as sc
 from site_gen.importers.common import slug
-from site_gen.importers.lm_eval_stats import CORPUS, NOT_RECOMPUTED, RESAMPLES, SEED, Z95, Figures, figures, paired  # noqa: F401
-from site_gen.receipts.load import UNRECORDED
+from site_gen.importers.lm_eval_stats import (  # noqa: F401
+    CORPUS,
+    NOT_RECOMPUTED,
+    RESAMPLES,
+    SEED,
+    Z95,
+    Figures,
+    figures,
+    paired,
+)
 
 RESULTS_NAME = re.compile(r"results_(.+)\.json")
 # The run's time in a results file's name, as the harness writes it: `results_<time>.json`, or
@@ -141,7 +149,7 @@ def read_run(path: Path, root: Path) -> Run:
     elif model is None and isinstance(args, dict):
         model = args.get("pretrained") or args.get("model")
     when = data.get("date")
-    date = datetime.fromtimestamp(when, timezone.utc).date().isoformat() if sc.is_number(when) and when > 0 else None
+    date = datetime.fromtimestamp(when, UTC).date().isoformat() if sc.is_number(when) and when > 0 else None
     return Run(src, data, tasks, model, date)
 
 
@@ -234,18 +242,13 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
                     differ(None, f"{task}: {what}", str(fx), str(fy), "")
         docs = _documents(ts["baseline"], ts["candidate"], b, c, allow, differ) if b is not None else []
         for key in sorted(set.intersection(*(set(t.metrics) for t in ts.values()))):
-            r, notes = _result(runs, roles, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov)
+            r, notes = lm_eval_report.result(runs, roles, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov)
             results.append(r)
             not_covered.extend(notes)
-    for role in roles:
-        unsampled = sorted(t for t in runs[role].tasks if runs[role].tasks[t].samples is None and t in tb & tc)
-        if unsampled:
-            not_covered.append(f"The {role}'s results file has no samples file beside it for {', '.join(unsampled)} "
-                               "(samples_TASK_TIME.jsonl): its values are as the file states them, neither recomputed nor "
-                               "paired.")
+    not_covered.extend(_unsampled(runs, roles, tb & tc))
     if not results:
         raise SitegenError("no task and metric both runs scored" if b is not None else "no task with a metric", c.src.path)
-    meta = _report(runs, roles, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
+    meta = lm_eval_report.report(runs, roles, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
     if not_covered:
         meta["not_covered"] = list(dict.fromkeys(not_covered))
     if differ.entries:
@@ -266,121 +269,15 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
     return doc, prov
 
 
-SHORT = {"f1": "binary F1", "f1_weighted": "weighted F1", "f1_macro": "macro F1", "f1_micro": "micro F1", "mcc": "MCC",
-         "bleu": "BLEU", "chrf": "chrF", "ter": "TER"}
-
-
-def _result(runs: dict[str, Run], roles: list[str], task: str, key: tuple[str, str], docs: list[int], checkpoint: str,
-            path: str, prov: sc.Provenance) -> tuple[dict[str, Any], list[str]]:
-    """One task and metric: each side's value and standard error (recomputed from its samples where
-    it has them, by the aggregation that gives back the file's value), and, with two sides, their
-    difference with its interval, paired where it can be; and what was not recomputed."""
-    metric, filt = key
-    figs: dict[str, Figures | None] = {}
+def _unsampled(runs: dict[str, Run], roles: list[str], tasks: set[str]) -> list[str]:
+    """The lines saying which side's tasks have no samples beside its results file."""
+    out = []
     for role in roles:
-        run = runs[role]
-        t = run.tasks[task]
-        figs[role] = figures(t, metric, filt, t.metrics[key], run.src.path, t.hints.get(metric, ""))
-    t0 = runs[roles[-1]].tasks[task]
-    kinds = {f.kind for f in figs.values() if f is not None}
-    label = f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})")
-    shown = [SHORT[k] for k in kinds if k in SHORT and not (k == "f1" and metric == "f1")]
-    if NOT_RECOMPUTED in kinds:
-        shown.append("not recomputed")
-    r: dict[str, Any] = {"checkpoint": checkpoint, "measure": slug(f"{task}-{metric}-{filt}"),
-                         "label": label + (f" ({', '.join(sorted(shown))})" if shown else ""), "unit": "proportion",
-                         "better": "higher" if t0.higher.get(metric, True) else "lower", "task": task}
-    notes = []
-    whats = {f.what for f in figs.values() if f is not None}
-    if whats:
-        r["aggregation"] = "; ".join(sorted(whats))[:500]
-    sides = {}
-    for role in roles:
-        run, t, f = runs[role], runs[role].tasks[task], figs[role]
-        s = t.metrics[key]
-        sides[role] = _side(t, f, s)
-        cite = f"$.results.{task}[\"{s['key']}\"]"
-        recomputed = f is not None and f.recomputed
-        samples: Any = t.samples
-        prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {samples.name}" if recomputed else "; as stated"))
-        if f is not None:
-            prov.source_id(samples)  # the file the value is recomputed from (or checked against), with its hash
-        if f is not None and not f.recomputed:
-            notes.append(f"{task}: {metric} ({filt}) is imported as the {role}'s results file states it, not recomputed: "
-                         f"{f.what}.")
-    r.update(sides)
-    if len(roles) == 1:
-        r["items"] = sides["candidate"].get("documents") or 1
-        return r, notes
-    b, c = runs["baseline"], runs["candidate"]
-    x, y = b.tasks[task], c.tasks[task]
-    fbx, fby = figs["baseline"], figs["candidate"]
-    pair = paired(fbx, fby, docs) if fbx is not None and fby is not None and docs else None
-    if pair is not None:
-        diff, iv, how = pair
-        xs: Any = x.samples
-        ys: Any = y.samples
-        r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
-        prov.cite(f"{path}.difference", ys, f"$.{metric} of {len(docs)} shared documents (and {xs.name})")
-        prov.source_id(xs)
-    elif all(sides[k].get("stderr") is not None for k in sides):
-        diff = sides["candidate"]["value"] - sides["baseline"]["value"]
-        se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
-        r.update(items=min(sides[k].get("documents") or 1 for k in sides), paired=False, difference=diff,
-                 interval=[diff - Z95 * se, diff + Z95 * se],
-                 interval_method="unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
-        prov.cite(f"{path}.difference", c.src, f"$.results.{task} of both results files (unpaired)")
-    else:
-        r["items"] = min(sides[k].get("documents") or 1 for k in sides)
-    return r, notes
-
-
-def _side(t: Task, f: Figures | None, s: dict) -> dict[str, Any]:
-    """One run's value of a metric, with its standard error and interval."""
-    se = f.stderr if f is not None else s["stderr"]
-    value = f.value if f is not None else s["value"]
-    side: dict[str, Any] = {"value": value}
-    if se is not None:
-        side["interval"] = [value - Z95 * se, value + Z95 * se]
-        side["stderr"] = se
-    if s["stderr"] is not None:
-        side["stated_stderr"] = s["stderr"]
-    n = len(f.docs) if f is not None else t.n
-    if n:
-        side["documents"] = n
-    if t.version is not None:
-        side["task_version"] = t.version
-    if t.fewshot is not None:
-        side["fewshot"] = t.fewshot
-    return side
-
-
-def _report(runs: dict[str, Run], roles: list[str], names: dict[str, str], checkpoint: dict, tasks: str,
-            any_paired: bool) -> dict[str, Any]:
-    """The receipt's report part: title, date, the runs as engines, what was tested."""
-    engines = {}
-    for role in roles:
-        run = runs[role]
-        cfg = run.data.get("config") or {}
-        engines[role] = {"name": names[role], "version": UNRECORDED,
-                         "long_name": " · ".join(str(v) for v in (f"lm-evaluation-harness {run.data.get('git_hash')}"
-                                                                  if run.data.get("git_hash") else "lm-evaluation-harness",
-                                                                  cfg.get("model"), run.model, names[role]) if v)}
-    dates = [d for d in (runs[r].date for r in roles) if d]
-    if not dates:
-        raise SitegenError("no date: the results files record none", runs["candidate"].src.path, "$.date")
-    title = (f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}" if "baseline" in roles
-             else f"{names['candidate']}: {checkpoint['label']}, {tasks}")
-    tested = [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
-              {"label": "Tasks", "text": tasks}]
-    if "baseline" in roles:
-        tested.append({"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
-                       "unpaired: no per-document samples on both sides"})
-    for role in roles:
-        names_of = sorted(task.samples.name for task in runs[role].tasks.values() if task.samples is not None)
-        tested.append({"label": f"{role.capitalize()} samples",
-                       "text": (", ".join(names_of) if names_of else "none found beside the results file")[:2000]})
-    return {"title": title, "date": max(dates), "engines": engines, "checkpoints": [checkpoint], "tested": tested}
+        missing = sorted(t for t in runs[role].tasks if runs[role].tasks[t].samples is None and t in tasks)
+        if missing:
+            out.append(f"The {role}'s results file has no samples file beside it for {', '.join(missing)} "
+                       "(samples_TASK_TIME.jsonl): its values are as the file states them, neither recomputed nor paired.")
+    return out
 
 
 def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> list[int]:

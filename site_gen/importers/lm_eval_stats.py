@@ -193,14 +193,7 @@ def figures(t: Task, metric: str, filt: str, stated: dict, src_path: Path, hint:
     name = metric.split("_")[0]
     pairs = bool(vals) and all(isinstance(v, (list, tuple)) and len(v) == 2 for v in vals)
     if pairs and name in TEXT:
-        value = _text_score(name, vals)
-        if value is None:
-            return made(NOT_RECOMPUTED, stated_value, stated["stderr"], np.array([]), "sacrebleu is not installed here")
-        if agrees(value):
-            return made(name, value, stated["stderr"], np.array([]), f"{'chrF' if name == 'chrf' else name.upper()} of the "
-                        "(reference, prediction) texts, as sacrebleu computes it for the harness")
-        return made(NOT_RECOMPUTED, stated_value, stated["stderr"], np.array([]), f"sacrebleu's {name} of the samples gives "
-                    f"{value}, not the file's value (another tokenizer or setting)")
+        return _text_figures(name, vals, stated, made)
     if pairs:
         flat = [x for v in vals for x in v]
         numeric = all(sc.is_number(x) and math.isfinite(x) for x in flat)
@@ -235,6 +228,19 @@ def figures(t: Task, metric: str, filt: str, stated: dict, src_path: Path, hint:
                     "standard error not recomputed)")
     return made(NOT_RECOMPUTED, stated_value, stated["stderr"], arr, "no known aggregation of its per-document scores "
                 "gives the results file's value")
+
+
+def _text_figures(name: str, vals: list, stated: dict, made: Callable[..., Figures]) -> Figures:
+    """BLEU, chrF or TER of (reference, prediction) texts: recomputed with sacrebleu where it is
+    installed and gives back the file's value; else as the file states it, not recomputed."""
+    value = _text_score(name, vals)
+    if value is None:
+        return made(NOT_RECOMPUTED, stated["value"], stated["stderr"], np.array([]), "sacrebleu is not installed here")
+    if abs(value - stated["value"]) <= 1e-9 * max(1.0, abs(value)):
+        return made(name, value, stated["stderr"], np.array([]), f"{'chrF' if name == 'chrf' else name.upper()} of the "
+                    "(reference, prediction) texts, as sacrebleu computes it for the harness")
+    return made(NOT_RECOMPUTED, stated["value"], stated["stderr"], np.array([]), f"sacrebleu's {name} of the samples gives "
+                f"{value}, not the file's value (another tokenizer or setting)")
 
 
 def _checked(f: Figures, stated: dict, t: Task, src_path: Path) -> Figures:

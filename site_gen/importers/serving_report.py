@@ -249,7 +249,20 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
     hw = {r: envs[r].get("hardware") for r in roles}
     if hw.get("candidate"):
         meta["hardware"] = hw["candidate"] if len(set(hw.values())) == 1 else "; ".join(f"{r}: {hw[r] or 'not recorded'}" for r in roles)
-    not_covered = []
+    not_covered = _not_covered(roles, runs, sides)
+    if not_covered:
+        meta["not_covered"] = not_covered
+    if differs:
+        meta["differs"] = differs
+    credit = attribution or sc.licence_credit([x.src.path for r in roles for x in runs[r]])
+    if credit:
+        meta["attribution"] = credit
+    return meta
+
+
+def _not_covered(roles: list[str], runs: dict[str, list], sides: dict[str, dict]) -> list[str]:
+    """What the report says it does not cover: figures not imported, figures not recomputed, runs without rows."""
+    not_covered: list[str] = []
     dropped = sorted({k for r in roles for x in runs[r] for k in x.rec if k.rstrip(":") in _not_recomputable()
                       and x.rec[k] is not None})
     if dropped:
@@ -264,14 +277,7 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
            for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]):
         not_covered.append("Some runs have no per-request rows: their latency figures are as the source states them, "
                            "neither recomputed nor checked.")
-    if not_covered:
-        meta["not_covered"] = not_covered
-    if differs:
-        meta["differs"] = differs
-    credit = attribution or sc.licence_credit([x.src.path for r in roles for x in runs[r]])
-    if credit:
-        meta["attribution"] = credit
-    return meta
+    return not_covered
 
 
 def _not_recomputable() -> tuple[str, ...]:

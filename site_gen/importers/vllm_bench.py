@@ -272,7 +272,7 @@ def read_files(paths: list[Path], root: Path, skipped: list[tuple[Path, str]] | 
         for line, rec in records:
             runs.append(read_run(src, line, rec))
     for src, rows in tables:
-        skipped.append((src.path, vllm_table.check(src, rows, runs)))
+        skipped.append((src.path, vllm_table.check(src, rows, runs, _flag)))
     if not runs:
         raise SitegenError("no run among the files given: " + "; ".join(f"{p.name}: {why}" for p, why in skipped[-5:]),
                            paths[0])

@@ -5,6 +5,7 @@ against the run it names when that run is among those given (its `.commands` sid
 `--result-filename`, or the run file's own name, ends with the test name)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,26 +25,24 @@ def is_table(data: Any) -> bool:
     return isinstance(data, list) and bool(data) and all(isinstance(r, dict) and "Test name" in r for r in data)
 
 
-def _names(run: Any) -> set[str]:
+def _names(run: Any, flag: Callable[[str, str], str | None]) -> set[str]:
     """The names a table may give a run: its file's stem and its command's --result-filename stem."""
-    from site_gen.importers.vllm_bench import _flag
-
     out = {Path(run.src.name).stem}
     command = run.repeat.get("command")
     if command:
-        given = _flag(command, "--result-filename")
+        given = flag(command, "--result-filename")
         if given:
             out.add(Path(given).stem)
     return out
 
 
-def check(src: Any, rows: list, runs: list) -> str:
+def check(src: Any, rows: list, runs: list, flag: Callable[[str, str], str | None]) -> str:
     """The note on the table: its rows, how many were checked against the runs given (a figure that
     disagrees refuses the import, saying to leave the table out if it is of other runs)."""
     checked = 0
     for i, row in enumerate(rows):
         name = str(row.get("Test name"))
-        match = [r for r in runs if r.src.path.parent == src.path.parent and any(n == name or n.endswith("_" + name) for n in _names(r))]
+        match = [r for r in runs if r.src.path.parent == src.path.parent and any(n == name or n.endswith("_" + name) for n in _names(r, flag))]
         if len(match) != 1:
             continue
         run = match[0]
