@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from site_gen.core.errors import SitegenError
-from site_gen.importers import inputs
+from site_gen.importers import common, inputs
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, read_run, source_root
 
@@ -74,7 +74,7 @@ def read_side(role: str, given: list[Path], root: Path, skipped: list[tuple[Path
     runs: list[Run] = []
     summaries: list[tuple[Any, Any]] = []
     for path, _ in picked.files:
-        src = sc.read_source(path, root)
+        src = common.read_source(path, root)
         records = sc.json_records(src, allow_infinity=True)
         if path.name == "summary.json":
             summaries.append((src, records[0][1] if len(records) == 1 else None))
