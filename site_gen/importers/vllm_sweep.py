@@ -47,8 +47,6 @@ FAILED = "a run that failed"
 
 def _failure(path: Path, root: Path) -> str:
     """Why a run failed, as its failure record says."""
-    from site_gen.importers import common
-
     try:
         data = inputs.read_json(common.read_source(path, root))
     except SitegenError as exc:
@@ -74,7 +72,7 @@ def read_side(role: str, given: list[Path], root: Path, skipped: list[tuple[Path
     runs: list[Run] = []
     summaries: list[tuple[Any, Any]] = []
     for path, _ in picked.files:
-        src = common.read_source(path, root)
+        src: Any = common.read_source(path, root)  # a source as serving_common's readers take it
         records = sc.json_records(src, allow_infinity=True)
         if path.name == "summary.json":
             summaries.append((src, records[0][1] if len(records) == 1 else None))
