@@ -15,6 +15,7 @@ EPILOG = """examples:
   sitegen import vllm-bench --candidate sglang_runs.jsonl --label-candidate "SGLang sweep" -o data/sweep
   sitegen import guidellm --baseline a/benchmarks.json --candidate b/benchmarks.json -o data/guidellm
   sitegen import lm-eval --baseline A/results_X.json --candidate B/results_Y.json -o data/eval
+  sitegen import vllm-bench --candidate tonight/*.json --series vllm-nightly --commit $SHA -o data/nightly-$DATE
 
 Runs the source's rules call not comparable are refused; --allow NAME (comparable, protocol,
 questions, or a config field such as model.revision) lets them through, and the report says so.
@@ -44,6 +45,11 @@ def add_parser(sub) -> None:
                    help="vllm-bench, guidellm: a fact of the baseline's setup its files do not record (model, engine, "
                         "engine_version, hardware, parallelism, dataset, command, date)")
     p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
+    p.add_argument("--series", metavar="NAME",
+                   help="the series this run is a point of (a nightly benchmark of one setup); default: its setup, "
+                        "read from the files")
+    p.add_argument("--commit", metavar="SHA", help="the revision the candidate was built from; names the point in its series "
+                                                  "(default: the version the files record)")
     p.add_argument("--force", action="store_true", help="replace a receipt already in the report folder")
     p.add_argument("--allow", action="append", default=[], metavar="NAME",
                    help="what may differ although the source's rules say not comparable (repeatable)")

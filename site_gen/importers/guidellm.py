@@ -23,6 +23,8 @@ keeps no identity of the prompts, and each side's window selects its own request
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import math
 from datetime import datetime, timezone
 from pathlib import Path
@@ -327,4 +329,4 @@ def run_and_write(args) -> Path:
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client="GuideLLM benchmarks.json (report version 2)")
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

@@ -16,6 +16,8 @@ models are refused unless `--allow tasks`, `--allow documents` or `--allow model
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import math
 import re
 from dataclasses import dataclass, field
@@ -350,4 +352,4 @@ def run_and_write(args) -> Path:
     runs = {role: read_run(p, root) for role, p in files.items()}
     doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
                       args.attribution)
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

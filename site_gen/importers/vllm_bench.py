@@ -13,6 +13,8 @@ stated ("check": "none") and its throughputs checked against its own totals and 
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -251,4 +253,4 @@ def run_and_write(args) -> Path:
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts))
-    return common.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return common.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

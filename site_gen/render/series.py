@@ -1,0 +1,134 @@
+"""`sitegen history --changes`: each series' change points as text, markdown for a pull-request
+comment, or JSON for scripts (`site_gen/schema/history-output-1.schema.json`); and the words the
+History page and the dashboard use for a change ("changed at v0.9.0 (2026-10-08): -12% [-15, -9]")."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from site_gen.analysis import changes as cp
+from site_gen.analysis.series import Series
+from site_gen.render.summary import markdown_text as _md, one_line
+
+VERSION = 1
+SCHEMA = f"history-output-{VERSION}.schema.json"  # in site_gen/schema/
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:+.1f}"
+
+
+def change_text(s: Series, c: cp.ChangePoint) -> str:
+    """-12.0% [-15.1, -9.2] (ratio scale) or +0.0123 [+0.0051, +0.0195] unit (difference scale)."""
+    if c.scale == cp.RATIO:
+        iv = f" [{_pct(c.low)}, {_pct(c.high)}]" if math.isfinite(c.low) else ""
+        return f"{_pct(c.change)}%{iv}"
+    digits = _digits(c.before, c.after, c.change)
+    iv = f" [{c.low:+.{digits}f}, {c.high:+.{digits}f}]" if math.isfinite(c.low) else ""
+    return f"{c.change:+.{digits}f}{iv} {s.unit}".rstrip()
+
+
+def _digits(*xs: float) -> int:
+    m = max((abs(x) for x in xs if math.isfinite(x) and x != 0), default=1.0)
+    return max(0, min(6, 3 - int(math.floor(math.log10(m)))))
+
+
+def level_text(s: Series, v: float) -> str:
+    d = _digits(v)
+    return f"{v:,.{d}f} {s.unit}".rstrip()
+
+
+def at_text(s: Series, c: cp.ChangePoint) -> str:
+    """Where a change begins: 'v0.9.0 (2026-10-08)', its commit named when the receipt gives one."""
+    p = s.at(c)
+    return f"{p.name} ({p.date})" if p.name != p.date else p.date
+
+
+def headline(s: Series, c: cp.ChangePoint) -> str:
+    """The dashboard's and the page's line: 'changed at v0.9.0 (2026-10-08): -12.0% [-15.1, -9.2]'."""
+    word = "changed" if c.status == cp.CONFIRMED else "may have changed"
+    return f"{word} at {at_text(s, c)}: {change_text(s, c)}"
+
+
+def _title(s: Series) -> str:
+    return one_line(f"{s.key} · {s.label}" + (f" ({s.unit})" if s.unit else ""))
+
+
+def _points_text(s: Series) -> str:
+    return f"{len(s.points)} points, {s.points[0].date} to {s.points[-1].date}"
+
+
+def _change_line(s: Series, i: int, c: cp.ChangePoint, failing: set[tuple[int, int]], k: int) -> str:
+    flag = "  FAILS" if (k, i) in failing else ("  new" if i in s.new else "")
+    return (f"  {c.status} {s.direction(c)}: {headline(s, c)}; {level_text(s, c.before)} -> {level_text(s, c.after)}, "
+            f"p = {c.pvalue:.2g}, {c.points_before} points before, {c.points_after} after{flag}")
+
+
+def as_text(all_series: list[Series], shown: list[tuple[int, list[int]]], failing: set[tuple[int, int]], meta: dict) -> str:
+    out = [verdict(all_series, shown, failing, meta)]
+    for k, idx in shown:
+        s = all_series[k]
+        out.append(f"{_title(s)}: {_points_text(s)}")
+        out += [_change_line(s, i, s.changes[i], failing, k) for i in idx]
+    out += [f"note: {n}" for n in meta.get("notes", [])]
+    return "\n".join(out) + "\n"
+
+
+def verdict(all_series: list[Series], shown: list[tuple[int, list[int]]], failing: set[tuple[int, int]], meta: dict) -> str:
+    n = sum(len(idx) for _, idx in shown)
+    since = f" since {meta['since']}" if meta.get("since") else ""
+    head = (f"{n} change point{'s' if n != 1 else ''}{since} in {len(shown)} of {len(all_series)} series"
+            f" ({meta['reports']} reports)")
+    if failing:
+        return head + f"; {len(failing)} fail{'s' if len(failing) == 1 else ''} by --fail-on {meta['fail_on']}."
+    return head + "; none fails" + (f" by --fail-on {meta['fail_on']}." if meta["fail_on"] != "never" else " (--fail-on never).")
+
+
+def as_markdown(all_series: list[Series], shown: list[tuple[int, list[int]]], failing: set[tuple[int, int]], meta: dict) -> str:
+    out = [f"**{_md(verdict(all_series, shown, failing, meta))}**", ""]
+    if shown:
+        out += ["| series | figure | status | at | change [95% interval] | before → after | p |",
+                "|---|---|---|---|--:|--:|--:|"]
+        for k, idx in shown:
+            s = all_series[k]
+            for i in idx:
+                c = s.changes[i]
+                mark = " ❌" if (k, i) in failing else ""
+                out.append(f"| {_md(s.key)} | {_md(s.label)} | {c.status} {s.direction(c)}{mark} | {_md(at_text(s, c))} | "
+                           f"{_md(change_text(s, c))} | {_md(level_text(s, c.before))} → {_md(level_text(s, c.after))} | "
+                           f"{c.pvalue:.2g} |")
+    out += ["", *[f"_{_md(n)}_" for n in meta.get("notes", [])]]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _num(v: float) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None
+
+
+def as_json(all_series: list[Series], shown: list[tuple[int, list[int]]], failing: set[tuple[int, int]], meta: dict) -> str:
+    wanted = dict(shown)
+    doc: dict[str, Any] = {
+        "format": "sitegen history --changes", "version": VERSION, "schema": SCHEMA, "since": meta.get("since"),
+        "fail_on": meta["fail_on"], "failed": bool(failing), "verdict": verdict(all_series, shown, failing, meta),
+        "reports": meta["reports"], "notes": meta.get("notes", []),
+        "detector": {"library": "ruptures", "search": "PELT, least absolute deviation", "min_size": cp.MIN_SIZE,
+                     "penalty": f"{cp.PENALTY:g} x log(n), in noise units", "alpha": cp.ALPHA, "confirm": cp.CONFIRM},
+        "series": []}
+    for k, s in enumerate(all_series):
+        doc["series"].append({
+            "key": s.key, "declared": s.declared or None, "kind": s.kind, "figure": s.label, "unit": s.unit, "where": s.where,
+            "higher_is_better": s.higher_is_better, "scale": s.measure.scale, "spread": s.measure.spread or None,
+            "points": [{"report": p.report, "date": p.date, "version": p.version or None, "commit": p.commit or None,
+                        "value": _num(p.value), "low": _num(p.low), "high": _num(p.high)} for p in s.points],
+            "changes": [{"index": c.index, "report": s.at(c).report, "date": s.at(c).date, "version": s.at(c).version or None,
+                         "commit": s.at(c).commit or None, "status": c.status, "direction": s.direction(c),
+                         "before": _num(c.before), "after": _num(c.after), "change": _num(c.change), "low": _num(c.low),
+                         "high": _num(c.high), "pvalue": _num(c.pvalue), "points_before": c.points_before,
+                         "points_after": c.points_after, "new": i in s.new, "failing": (k, i) in failing,
+                         "text": headline(s, c)}
+                        for i, c in enumerate(s.changes) if i in wanted.get(k, [])]})
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+FORMATS = {"text": as_text, "markdown": as_markdown, "json": as_json}
