@@ -173,14 +173,17 @@ def _dates(name: str, rows: list[dict]) -> None:
 def assemble(reports: list, *, detect: bool = True) -> list[Series]:
     """Every series figure with at least two points, each in date order, with its change points."""
     check(reports)
+    return from_rows(((kind, row, getattr(r, "file", "")) for r in reports
+                      for kind, rows in (getattr(r, "history", None) or {}).items() for row in rows), detect=detect)
+
+
+def from_rows(rows: Iterable[tuple[str, dict, str]], *, detect: bool = True) -> list[Series]:
+    """The series of (kind, history row, receipt file) triples (the History page gives the rows it shows)."""
     kinds = measures()
     by_key: dict[tuple[str, str], list[tuple[dict, str]]] = {}
-    for r in reports:
-        for kind, rows in (getattr(r, "history", None) or {}).items():
-            if kind not in kinds:
-                continue
-            for row in rows:
-                by_key.setdefault((kind, row["series"]), []).append((row, getattr(r, "file", "")))
+    for kind, row, file in rows:
+        if kind in kinds:
+            by_key.setdefault((kind, row["series"]), []).append((row, file))
     out: list[Series] = []
     for (kind, key), got in by_key.items():
         if len(got) < 2:

@@ -132,3 +132,71 @@ def as_json(all_series: list[Series], shown: list[tuple[int, list[int]]], failin
 
 
 FORMATS = {"text": as_text, "markdown": as_markdown, "json": as_json}
+
+
+# -- the History page: each series drawn, its change points marked ------------------------------------
+
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 200, 64, 12, 14, 30
+
+
+def _axis_number(v: float, span: float) -> str:
+    d = max(0, min(4, 2 - int(math.floor(math.log10(span))))) if span > 0 else 2
+    return f"{v:,.{d}f}"
+
+
+def page_series(reports: list, shown: dict) -> list[dict[str, Any]]:
+    """Display data of each series of at least MIN_POINTS points the page shows (`shown`: the rows of
+    each kind it shows, history.shown), with its change points: the chart's geometry (points,
+    whiskers of each point's own interval, each level as a line, a dashed line where a change begins)
+    and its text equivalent (a table and a sentence per change)."""
+    from site_gen.analysis import series as ser
+
+    files = {r.id: getattr(r, "file", "") for r in reports}
+    ser.check(reports)
+    rows = ((kind, row, files.get(row["report"], "")) for kind, (kept, _) in shown.items() for got in kept.values() for row in got)
+    out = []
+    for s in ser.from_rows(rows):
+        if len(s.points) < cp.MIN_POINTS:
+            continue
+        out.append(_drawn(s))
+    return out
+
+
+def _drawn(s: Series) -> dict[str, Any]:
+    n = len(s.points)
+    ys = [v for p in s.points for v in (p.value, p.low, p.high) if math.isfinite(v)]
+    lo, hi = min(ys), max(ys)
+    pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
+    lo, hi = lo - pad, hi + pad
+
+    def x(i: float) -> float:
+        return round(LEFT + (WIDTH - LEFT - RIGHT) * (i + 0.5) / n, 1)
+
+    def y(v: float) -> float:
+        return round(TOP + (HEIGHT - TOP - BOTTOM) * (hi - v) / (hi - lo), 1)
+
+    edges = [0, *[c.index for c in s.changes if c.status == cp.CONFIRMED], n]
+    levels = []
+    for a, b in zip(edges, edges[1:]):
+        vals = [p.value for p in s.points[a:b]]
+        level = (math.exp(sum(math.log(v) for v in vals) / len(vals)) if s.measure.scale == cp.RATIO
+                 else sum(vals) / len(vals))
+        levels.append({"x1": x(a - 0.4), "x2": x(b - 0.6), "y": y(level)})
+    ticks = [{"y": y(v), "text": _axis_number(v, hi - lo)} for v in (lo + pad, (lo + hi) / 2, hi - pad)]
+    changes = []
+    for c in s.changes:
+        changes.append({"x": round((x(c.index - 1) + x(c.index)) / 2, 1), "status": c.status, "direction": s.direction(c),
+                        "text": headline(s, c), "before": level_text(s, c.before), "after": level_text(s, c.after),
+                        "pvalue": f"{c.pvalue:.2g}", "points_after": c.points_after})
+    every = max(1, math.ceil(n / 8))
+    return {
+        "title": f"{s.key} · {s.label}", "label": s.label, "unit": s.unit, "key": s.key, "declared": s.declared,
+        "spread": s.measure.spread, "width": WIDTH, "height": HEIGHT, "left": LEFT, "bottom": HEIGHT - BOTTOM,
+        "right": WIDTH - RIGHT, "ticks": ticks, "levels": levels, "changes": changes,
+        "summary": "; ".join(ch["text"] for ch in changes) or f"no change of level in {n} points",
+        "points": [{"x": x(i), "y": y(p.value), "low": y(p.low) if math.isfinite(p.low) else None,
+                    "high": y(p.high) if math.isfinite(p.high) else None, "name": p.name, "date": p.date,
+                    "report": p.report, "value": level_text(s, p.value),
+                    "interval": (f"{level_text(s, p.low)} to {level_text(s, p.high)}" if math.isfinite(p.low) else "none"),
+                    "label": p.name if i % every == 0 or i == n - 1 else ""} for i, p in enumerate(s.points)],
+    }
