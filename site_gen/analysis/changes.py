@@ -124,13 +124,50 @@ def search(z: np.ndarray, penalty: float = PENALTY, min_size: int = MIN_SIZE) ->
     return [int(e) for e in ends[:-1]]
 
 
+def _apart(short: np.ndarray, other: np.ndarray, sigma: float) -> bool:
+    """Both points of a two-point level lie TAIL_K noise units beyond the other level's median, on one side."""
+    off = (short - float(np.median(other))) / sigma
+    return bool(np.all(off > TAIL_K) or np.all(off < -TAIL_K))
+
+
+def _refined(y: np.ndarray, found: list[int], sigma: float) -> list[int]:
+    """Each boundary moved by at most one point to where Student's t on its two segments is
+    strongest: a median cost puts a level's first point on either side of a three-point tail (two
+    new points and one old have the new median), and the level before must not hold a new point. A
+    level left with two points must be two points apart from the other level (`_apart`): one
+    outlier and a usual point are not a level."""
+    out = list(found)
+    for i, b in enumerate(out):
+        left, right = (out[i - 1] if i else 0), (out[i + 1] if i + 1 < len(out) else y.size)
+
+        def fits(c: int) -> bool:
+            a, z = y[left:c], y[c:right]
+            if a.size < 2 or z.size < 2:
+                return False
+            return (a.size >= MIN_SIZE or _apart(a, z, sigma)) and (z.size >= MIN_SIZE or _apart(z, a, sigma))
+
+        options = [c for c in (b - 1, b, b + 1) if fits(c)]
+        if options:
+            out[i] = min(options, key=lambda c: (student(y[left:c], y[c:right])[3], abs(c - b)))
+    return out
+
+
+def _trim(a: np.ndarray) -> np.ndarray:
+    """A level without its one point farthest from its median (three points or more): a change must
+    hold without any single point, so one outlier cannot carry it."""
+    if a.size < 3:
+        return a
+    return np.delete(a, int(np.argmax(np.abs(a - np.median(a)))))
+
+
 def _significant(y: np.ndarray, found: list[int], alpha: float) -> list[int]:
     """The change points whose two segments differ by Student's t at p < alpha; the weakest dropped
     first and its neighbours tested again on their widened segments."""
     kept = list(found)
     while kept:
         edges = [0, *kept, y.size]
-        ps = [student(y[edges[i]:edges[i + 1]], y[edges[i + 1]:edges[i + 2]])[3] for i in range(len(kept))]
+        ps = [max(student(a, b)[3], student(_trim(a), _trim(b))[3])
+              for a, b in ((y[edges[i]:edges[i + 1]], y[edges[i + 1]:edges[i + 2]]) for i in range(len(kept)))]
         worst = max(range(len(kept)), key=lambda i: ps[i])
         if ps[worst] < alpha:
             break
@@ -150,7 +187,7 @@ def detect(values: Sequence[float], scale: str = RATIO, *, penalty: float = PENA
     if sigma == 0:
         sigma = float(np.std(y)) or 1.0   # a series of equal values but for its steps
     z = (y - float(np.median(y))) / sigma
-    found = _significant(y, search(z, penalty, min_size), alpha)
+    found = _significant(y, _refined(y, search(z, penalty, min_size), sigma), alpha)
     edges = [0, *found, n]
     out = [_change(y[edges[i]:edges[i + 1]], y[edges[i + 1]:edges[i + 2]], edges[i + 1], scale,
                    CONFIRMED if edges[i + 2] - edges[i + 1] >= confirm else SUSPECTED)
