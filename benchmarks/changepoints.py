@@ -25,7 +25,8 @@ nights from a step counts as false.
 
 Detectors, each at its library's defaults and as sitegen runs it:
 - sitegen: `site_gen.analysis.changes.detect` (ruptures PELT, L1 cost, 3-point segments, penalty
-  3 log n in noise units, Student's t p < 0.001);
+  log n in noise units, Student's t p < 0.01 with and without each level's most extreme point,
+  a three-point level then two points 3 noise units apart);
 - ruptures defaults: PELT, L2 cost, its default min_size 2 and jump 5, BIC penalty 2 log n on the
   series in noise units (ruptures has no default penalty);
 - Otava (apache-otava): `compute_change_points`, its defaults (window 50, p < 0.001);

@@ -19,8 +19,11 @@ What sitegen adds around the search, each step checkable with numpy alone:
   robustly from consecutive differences (`noise`: 1.4826 x the median absolute deviation of the
   differences / sqrt 2), so steps themselves barely move it;
 - the significance: each change point keeps only if Student's t on the two segments it divides
-  (pooled variance, two-sided) gives p < `ALPHA`; the weakest is dropped and its neighbours
-  re-tested until all pass (as Otava's merge step does);
+  (pooled variance, two-sided) gives p < `ALPHA`, and again with each segment without its most
+  extreme point; a segment of `MIN_SIZE` points is left with two by that, and those two must both
+  lie `TAIL_K` noise units beyond the other level on one side (the rule for any two-point level):
+  an outlier, one naturally high point and an ordinary one are not a level. The weakest is
+  dropped and its neighbours re-tested until all pass (as Otava's merge step does);
 - confirmed and suspected: a change point with at least `CONFIRM` points on its new level is
   confirmed; the newest `SUSPECT` points both beyond `TAIL_K` noise units from the level on one side
   are a suspected change (the newest points alone show it), never one point alone.
@@ -160,13 +163,22 @@ def _trim(a: np.ndarray) -> np.ndarray:
     return np.delete(a, int(np.argmax(np.abs(a - np.median(a)))))
 
 
-def _significant(y: np.ndarray, found: list[int], alpha: float) -> list[int]:
-    """The change points whose two segments differ by Student's t at p < alpha; the weakest dropped
+def _pvalue(a: np.ndarray, b: np.ndarray, sigma: float) -> float:
+    """The larger p of Student's t on two segments with and without each one's most extreme point;
+    1 when a segment left with two points by that is not two points apart from the other (`_apart`)."""
+    ta, tb = _trim(a), _trim(b)
+    if (a.size > ta.size == 2 and not _apart(ta, b, sigma)) or (b.size > tb.size == 2 and not _apart(tb, a, sigma)):
+        return 1.0
+    return max(student(a, b)[3], student(ta, tb)[3])
+
+
+def _significant(y: np.ndarray, found: list[int], alpha: float, sigma: float) -> list[int]:
+    """The change points whose two segments differ at p < alpha by `_pvalue`; the weakest dropped
     first and its neighbours tested again on their widened segments."""
     kept = list(found)
     while kept:
         edges = [0, *kept, y.size]
-        ps = [max(student(a, b)[3], student(_trim(a), _trim(b))[3])
+        ps = [_pvalue(a, b, sigma)
               for a, b in ((y[edges[i]:edges[i + 1]], y[edges[i + 1]:edges[i + 2]]) for i in range(len(kept)))]
         worst = max(range(len(kept)), key=lambda i: ps[i])
         if ps[worst] < alpha:
@@ -187,7 +199,7 @@ def detect(values: Sequence[float], scale: str = RATIO, *, penalty: float = PENA
     if sigma == 0:
         sigma = float(np.std(y)) or 1.0   # a series of equal values but for its steps
     z = (y - float(np.median(y))) / sigma
-    found = _significant(y, _refined(y, search(z, penalty, min_size), sigma), alpha)
+    found = _significant(y, _refined(y, search(z, penalty, min_size), sigma), alpha, sigma)
     edges = [0, *found, n]
     out = [_change(y[edges[i]:edges[i + 1]], y[edges[i + 1]:edges[i + 2]], edges[i + 1], scale,
                    CONFIRMED if edges[i + 2] - edges[i + 1] >= confirm else SUSPECTED)
