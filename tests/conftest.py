@@ -284,6 +284,10 @@ SLOW_TESTS = frozenset({
     "test_build_reports_progress_to_its_callback", "test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure",
     "test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit",
 
+    # test_series.py: the benchmark's goals at a reduced size and the outlier sweep (480 series a size);
+    # the file's other tests stay in the quick loop.
+    "test_benchmark_goals_at_a_reduced_size", "test_a_single_outlier_never_becomes_a_change_point",
+
     # Over 1.5 s each on the slower host of 2026-12-02 (`pytest --durations`, the quick loop's own run):
     "test_the_recipe_runs_push_then_pull_requests",
     "test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running",
