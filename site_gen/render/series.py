@@ -134,6 +134,28 @@ def as_json(all_series: list[Series], shown: list[tuple[int, list[int]]], failin
 FORMATS = {"text": as_text, "markdown": as_markdown, "json": as_json}
 
 
+# -- the dashboard: the row of a series' newest report says where it changed -----------------------
+
+def dashboard_changes(reports: list, shown: dict) -> dict[str, list[str]]:
+    """Each report id -> its dashboard row's lines: for every series the History page draws (the same
+    rows, `shown`, so the two pages agree) whose newest point is that report, its newest change
+    ("output throughput (tok/s): changed at night07 (2025-05-07): -8.5% [-9.5, -7.5]"). Plain
+    strings: the record-built home page keeps them, and the store keeps them by those rows."""
+    from site_gen.analysis import series as ser
+
+    files = {r.id: getattr(r, "file", "") for r in reports}
+    ser.check(reports)
+    rows = ((kind, row, files.get(row["report"], "")) for kind, (kept, _) in shown.items() for got in kept.values() for row in got)
+    out: dict[str, list[str]] = {}
+    for s in ser.from_rows(rows):
+        if len(s.points) < cp.MIN_POINTS or not s.changes:
+            continue
+        c = s.changes[-1]
+        where = f" at {s.where}" if s.where else ""
+        out.setdefault(s.points[-1].report, []).append(one_line(f"{s.label}{where}: {headline(s, c)}"))
+    return out
+
+
 # -- the History page: each series drawn, its change points marked ------------------------------------
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 200, 64, 12, 14, 30
