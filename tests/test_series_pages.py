@@ -68,3 +68,51 @@ def test_the_dashboard_row_of_the_newest_night_names_each_change(tmp_path):
         expected = _change(np.array([_stated(f, key) for f in NIGHTLY]))
         line = next(x for x in lines if x.startswith(figure + " "))
         assert line.endswith(f": changed at night07 (2025-05-07): {expected}"), line
+
+
+PAGE = """# Tonight
+
+```sitegen
+block: series
+series: vllm-nightly-illustrative
+figure: median TPOT
+```
+"""
+
+
+def _table(figure: str) -> list[tuple[str, str, float]]:
+    """The block's text equivalent: (link, build, value) of each row of its table."""
+    body = figure.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [(link, name, float(value.split()[0].replace(",", "")))
+            for link, name, value in re.findall(r'<tr><th scope="row"><a href="([^"]+)">([^<]+)</a></th><td[^>]*>[^<]*</td>'
+                                                r'<td class="num"[^>]*>([^<]+)</td>', body)]
+
+
+def test_a_docs_page_draws_a_series_block_with_its_chart_and_its_table(tmp_path, capsys):
+    config = _project(tmp_path / "p", NIGHTLY, {"index.md": "# Home\n", "tonight.md": PAGE})
+    site = tmp_path / "site"
+    assert sitegen(["build", "-q", "-f", str(config), "-d", str(site), "--no-cache"]) == 0
+    page = next(p for p in site.rglob("*.html") if "<h1" in p.read_text() and "Tonight" in p.read_text()
+                and 'data-block="series"' in p.read_text())
+    text = page.read_text()
+    (figure,) = re.findall(r'<figure class="series-figure".*?</figure>', text, re.S)
+    # The chart: one dot per night, and its text alternative names the change.
+    svg = re.search(r"<svg.*?</svg>", figure, re.S).group(0)
+    values = np.array([_stated(f, "median_tpot_ms") for f in NIGHTLY])
+    expected = f"changed at night07 (2025-05-07): {_change(values)}"
+    assert svg.count("<circle") == 10 and expected in html.unescape(re.search(r'aria-label="([^"]*)"', svg).group(1))
+    # Its text equivalent: every night's median TPOT as the receipt states it, each linking to its report.
+    rows = _table(figure)
+    assert [name for _, name, _ in rows] == [f"night{i:02d}" for i in range(1, 11)]
+    assert np.allclose([v for _, _, v in rows], values, atol=0.006)
+    for (link, _, _), folder in zip(rows, NIGHTLY):
+        assert (page.parent / link).resolve() == (site / "reports" / folder.name / "index.html").resolve()
+    assert expected in html.unescape(figure.split("<ul class=\"series-changes\">", 1)[1])
+
+
+def test_a_series_block_naming_no_series_says_which_there_are(tmp_path, capsys):
+    config = _project(tmp_path / "p", NIGHTLY, {"index.md": "# Home\n",
+                                                  "tonight.md": PAGE.replace("figure: median TPOT", "figure: median TPT")})
+    assert sitegen(["build", "-q", "-f", str(config), "-d", str(tmp_path / "site"), "--no-cache"]) == 1
+    err = capsys.readouterr().err
+    assert "tonight.md" in err and "line 6" in err and "no figure 'median TPT'" in err and "did you mean 'median TPOT'" in err

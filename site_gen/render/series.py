@@ -184,6 +184,27 @@ def page_series(reports: list, shown: dict) -> list[dict[str, Any]]:
     return out
 
 
+def block_series(reports: list, shown: dict, series: str | None, figure: str | None, report_url) -> list[dict[str, Any]]:
+    """The series a `series` author block draws (render/blocks.py): those the History page draws
+    (`page_series`), named by `series` (the name receipts give, or the series key) and `figure` (its
+    label, "median TPOT"), each left out to take them all; `report_url(id)` links each point.
+    Raises KeyError with what there is when nothing matches."""
+    drawn = page_series(reports, shown)
+    names = sorted({d["declared"] or d["key"] for d in drawn} | {d["key"] for d in drawn})
+    chosen = [d for d in drawn if series is None or series in (d["declared"], d["key"])]
+    if not chosen:
+        raise KeyError(("series", series, names))
+    figures = sorted({d["label"] for d in chosen})
+    chosen = [d for d in chosen if figure is None or figure == d["label"]]
+    if not chosen:
+        raise KeyError(("figure", figure, figures))
+    out = []
+    for d in chosen:
+        d = {**d, "points": [{**p, "url": report_url(p["report"])} for p in d["points"]]}
+        out.append(d)
+    return out
+
+
 def _drawn(s: Series) -> dict[str, Any]:
     n = len(s.points)
     ys = [v for p in s.points for v in (p.value, p.low, p.high) if math.isfinite(v)]
