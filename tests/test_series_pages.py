@@ -116,3 +116,40 @@ def test_a_series_block_naming_no_series_says_which_there_are(tmp_path, capsys):
     assert sitegen(["build", "-q", "-f", str(config), "-d", str(tmp_path / "site"), "--no-cache"]) == 1
     err = capsys.readouterr().err
     assert "tonight.md" in err and "line 6" in err and "no figure 'median TPT'" in err and "did you mean 'median TPOT'" in err
+
+
+# -- a stated dataset names the workload ------------------------------------------------------------
+
+RUN = (ROOT.parent / "shared" / "real2" / "vllm-bench/llm-k8s/results_serving_meta-llama-Llama-3.3-70B-Instruct/03_tp4_pp2_IB/"
+       "serving_meta-llama-Llama-3.3-70B-Instruct_tp4_pp2_sharegpt_qps_04.json")
+
+
+def _import(tmp: Path, doc: dict, *sets: str) -> tuple[int, Path]:
+    src, out = tmp / "run.json", tmp / "data" / "r"
+    src.write_text(json.dumps(doc))
+    config = _project(tmp, []) if not (tmp / "mkdocs.yml").exists() else tmp / "mkdocs.yml"
+    args = ["import", "vllm-bench", "--candidate", str(src), "-f", str(config), "-o", str(out), "-q", "--force"]
+    for s in sets:
+        args += ["--set-candidate", s]
+    return sitegen(args), out / "SUMMARY.json"
+
+
+def test_a_stated_dataset_names_the_workload_of_a_file_that_records_none(tmp_path, capsys):
+    doc = json.loads(RUN.read_text())
+    assert "dataset_name" not in doc   # as vLLM's --save-result wrote it: the dataset is in the file name only
+    code, receipt = _import(tmp_path, doc, "dataset=sharegpt")
+    assert code == 0
+    got = json.loads(receipt.read_text())
+    (point,) = got["serving"]["sides"]["candidate"]["load_points"]
+    assert point["workload"] == "sharegpt"
+    assert {"label": "Workloads", "text": "sharegpt"} in got["report"]["tested"]
+    # Without it the file's workload is unrecorded, as before.
+    code, receipt = _import(tmp_path, doc)
+    assert code == 0 and json.loads(receipt.read_text())["serving"]["sides"]["candidate"]["load_points"][0]["workload"] \
+        == "unrecorded workload"
+    # A stated dataset the file contradicts is refused at the file's field.
+    capsys.readouterr()
+    code, _ = _import(tmp_path, {**doc, "dataset_name": "random"}, "dataset=sharegpt")
+    err = capsys.readouterr().err
+    assert code == 1 and "run.json" in err and "$.dataset_name" in err and "'random'" in err
+    assert _import(tmp_path, {**doc, "dataset_name": "sharegpt"}, "dataset=sharegpt")[0] == 0
