@@ -271,9 +271,9 @@ def run_and_write(args) -> Path:
     client = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
     fmts = sorted({client[r.fmt] for rs in runs.values() for r in rs})
     stated = {role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files}
-    for role in runs:
-        if "dataset" in stated[role]:
-            stated_dataset(runs[role], stated[role]["dataset"], f"--set-{role}")
+    for role, facts in stated.items():
+        if "dataset" in facts and role in runs:
+            stated_dataset(runs[role], facts["dataset"], f"--set-{role}")
     doc, prov = serving_report.build(
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated=stated,

@@ -220,7 +220,8 @@ class AuthorBlocks:
         """The `series` block's series, from the records' history rows (no analysis loaded), as the
         History page draws them; its points link to their reports from this page."""
         from site_gen.analysis import history
-        from site_gen.render import history as history_view, series as series_view
+        from site_gen.render import history as history_view
+        from site_gen.render import series as series_view
 
         records = list(self.records.values())
         shown = history.shown(records, history_view.MAX_POINTS)
