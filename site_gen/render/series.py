@@ -159,6 +159,7 @@ def dashboard_changes(reports: list, shown: dict) -> dict[str, list[str]]:
 # -- the History page: each series drawn, its change points marked ------------------------------------
 
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 640, 200, 64, 12, 14, 30
+MARGIN = 1 / 12   # of the values' span, above and below them
 
 
 def _axis_number(v: float, span: float) -> str:
@@ -209,7 +210,7 @@ def _drawn(s: Series) -> dict[str, Any]:
     n = len(s.points)
     ys = [v for p in s.points for v in (p.value, p.low, p.high) if math.isfinite(v)]
     lo, hi = min(ys), max(ys)
-    pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
+    pad = (hi - lo) * MARGIN or abs(hi) * 0.05 or 1.0
     lo, hi = lo - pad, hi + pad
 
     def x(i: float) -> float:
