@@ -21,6 +21,7 @@ EPILOG = """examples:
   sitegen import genai-perf --candidate artifacts/my-run/ -o data/genai-perf
   sitegen import lm-eval --baseline A/results_X.json --candidate B/results_Y.json -o data/eval
   sitegen import lm-eval --candidate results_X.json -o data/eval-one
+  sitegen import vllm-bench --candidate tonight/*.json --series vllm-nightly --commit $SHA -o data/nightly-$DATE
 
 Runs the source's rules call not comparable are refused; --allow NAME lets them through, and the
 report says so. The names: ledger and cuteafd-study: comparable, protocol, questions, or a config
@@ -52,6 +53,11 @@ def add_parser(sub) -> None:
                    help="serving formats: a fact of the baseline's setup its files do not record (model, engine, "
                         "engine_version, hardware, parallelism, dataset, command, date)")
     p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
+    p.add_argument("--series", metavar="NAME",
+                   help="the series this run is a point of (a nightly benchmark of one setup); default: its setup, "
+                        "read from the files")
+    p.add_argument("--commit", metavar="SHA", help="the revision the candidate was built from; names the point in its series "
+                                                  "(default: the version the files record)")
     p.add_argument("--force", action="store_true", help="replace a receipt already in the report folder")
     p.add_argument("--allow", action="append", default=[], metavar="NAME",
                    help="what may differ although the source's rules say not comparable (repeatable): ledger, "

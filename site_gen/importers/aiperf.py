@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from site_gen.importers.common import stamp
 from site_gen.core.errors import SitegenError
 from site_gen.importers import common, genai_perf, inputs
 from site_gen.importers import profile_export as pe
@@ -366,4 +367,4 @@ def run_and_write(args) -> Path:
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client=LABELS[fmt], notes=notes)
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

@@ -28,6 +28,8 @@ keeps no identity of the prompts, and each side's window selects its own request
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import math
 from datetime import datetime, timezone
 from pathlib import Path
@@ -373,4 +375,4 @@ def run_and_write(args) -> Path:
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution,
         client="GuideLLM benchmarks.json (" + " and ".join(v.replace("guidellm-v", "report version ") for v in versions) + ")")
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

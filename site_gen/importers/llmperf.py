@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from site_gen.importers.common import stamp
 from site_gen.core.errors import SitegenError
 from site_gen.importers import common, inputs
 from site_gen.importers import serving_common as sc
@@ -309,5 +310,5 @@ def run_and_write(args) -> Path:
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client="Ray LLMPerf (summary and individual responses)",
         notes=inputs.tested_note(skipped, root))
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
 

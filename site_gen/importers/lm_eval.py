@@ -16,6 +16,8 @@ models are refused unless `--allow tasks`, `--allow documents` or `--allow model
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import math
 import re
 from dataclasses import dataclass, field
@@ -321,4 +323,4 @@ def run_and_write(args) -> Path:
                   for role, run in runs.items() if any(task.samples is None for task in run.tasks.values())]
     doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
                       args.attribution)
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

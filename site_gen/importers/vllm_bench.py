@@ -13,6 +13,8 @@ stated ("check": "none") and its throughputs checked against its own totals and 
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ class Run:
     fmt: str
     rec: dict
     workload: str = ""
+    dataset: str | None = None  # the dataset's name as the file or its client command records it
     rate: Any = None
     concurrency: int | None = None
     protocol: tuple = ()
@@ -131,11 +134,16 @@ def _flag(command: str, *names: str) -> str | None:
     return None
 
 
-def _workload(run: Run, side: dict) -> str:
+def _dataset(run: Run, side: dict) -> str | None:
+    """The dataset's name from the file's `dataset_name` or its client command's --dataset-name."""
     rec = run.rec
     name = rec.get("dataset_name") if isinstance(rec.get("dataset_name"), str) else None
     if name is None and side.get("client_command"):
         name = _flag(side["client_command"], "--dataset-name", "--dataset")
+    return name
+
+
+def _workload(rec: dict, name: str | None) -> str:
     if name is None:
         return "unrecorded workload"
     out = name
@@ -149,6 +157,20 @@ def _workload(run: Run, side: dict) -> str:
     elif name == "sharegpt" and sc.is_number(rec.get("sharegpt_output_len")):
         out += f", output {rec['sharegpt_output_len']:g} tokens"
     return out
+
+
+def stated_dataset(runs: list[Run], name: str, option: str) -> None:
+    """`--set-candidate dataset=NAME`: the workload of each run whose files record no dataset (a
+    result saved without its dataset's name); a file that records another one is refused, as any
+    stated fact the files contradict is."""
+    for r in runs:
+        if r.dataset is None:
+            r.dataset, r.workload = name, _workload(r.rec, name)
+        elif r.dataset != name:
+            recorded = isinstance(r.rec.get("dataset_name"), str)
+            raise SitegenError(f"{option} dataset={name!r}, but the file records dataset {r.dataset!r}"
+                               + ("" if recorded else " (its client command's --dataset-name)"),
+                               r.src.path, r.where("$.dataset_name" if recorded else "$"))
 
 
 def _environment(run: Run, side: dict) -> None:
@@ -222,7 +244,8 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
     run = Run(src, line, _kind(rec, src, line), rec)
     _load(run)
     side = _sidecar(run)
-    run.workload = _workload(run, side)
+    run.dataset = _dataset(run, side)
+    run.workload = _workload(run.rec, run.dataset)
     _environment(run, side)
     duration = _number(run, "duration", positive=True)
     completed = _number(run, "completed", integer=True)
@@ -308,9 +331,13 @@ def run_and_write(args) -> Path:
     args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     client = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
     fmts = sorted({client[r.fmt] for rs in runs.values() for r in rs})
+    stated = {role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files}
+    for role, facts in stated.items():
+        if "dataset" in facts and role in runs:
+            stated_dataset(runs[role], facts["dataset"], f"--set-{role}")
     doc, prov = serving_report.build(
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
-        stated={role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
+        stated=stated,
         allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts),
         notes=inputs.tested_note(skipped, root))
-    return common.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return common.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from site_gen.importers.common import stamp
 from site_gen.core.errors import SitegenError
 from site_gen.importers import common, inputs
 from site_gen.importers import serving_common as sc
@@ -144,4 +145,4 @@ def run_and_write(args) -> Path:
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
         allow=set(args.allow), attribution=args.attribution, client="vLLM bench sweep serve (result JSON of each run)",
         notes=inputs.tested_note(skipped, root))
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

@@ -20,6 +20,7 @@ HERE = Path(__file__).parent
 V1 = HERE / "summary-1.schema.json"
 V1_1 = HERE / "summary-1.1.schema.json"
 V1_2 = HERE / "summary-1.2.schema.json"
+V1_3 = HERE / "summary-1.3.schema.json"
 
 TEXT = {"type": "string", "minLength": 1, "pattern": "\\S"}
 ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$", "maxLength": 100}
@@ -250,6 +251,35 @@ def text_1_2() -> str:
     return json.dumps(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8")))), indent=1, ensure_ascii=False) + "\n"
 
 
+# -- schema 1.3 ---------------------------------------------------------------------------------
+# A report may name the series it belongs to (a nightly run of one setup) and the commit it measured:
+# two optional fields of `report`, nothing else.
+
+SERIES = {**TEXT, "maxLength": 200,
+          "description": "The series this report is a point of: the runs of one setup over time (engine, model, "
+                         "hardware, workload), ordered by date. Reports naming the same series must be of one setup."}
+COMMIT = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._+/-]*$", "maxLength": 100,
+          "description": "The revision the candidate was built from (a commit hash, a tag): names the point in its "
+                         "series; two reports of one series never name the same commit."}
+
+
+def derive_1_3(v1_2: dict) -> dict:
+    out = copy.deepcopy(v1_2)
+    out["$id"] = "https://sitegen.invalid/schema/summary-1.3.json"
+    out["title"] = "sitegen SUMMARY.json, schema version 1.3"
+    p = out["properties"]
+    p["schema_version"] = {"const": 1.3}
+    p["report"]["properties"]["series"] = SERIES
+    p["report"]["properties"]["commit"] = COMMIT
+    return out
+
+
+def text_1_3() -> str:
+    return json.dumps(derive_1_3(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8"))))), indent=1,
+                      ensure_ascii=False) + "\n"
+
+
 if __name__ == "__main__":
     V1_1.write_text(text(), encoding="utf-8")
     V1_2.write_text(text_1_2(), encoding="utf-8")
+    V1_3.write_text(text_1_3(), encoding="utf-8")
