@@ -75,6 +75,22 @@ def test_code_keeps_braces_and_receipt_markdown_stays_untrusted(tmp_path):
     assert "Real: faster or level in every speed cell." in page
 
 
+def test_a_sitegen_fence_inside_another_fence_is_shown_as_typed(tmp_path):
+    """A page that shows how a block is written (the guide's own pages do) keeps it as code; the block
+    after it is drawn."""
+    shown = "```sitegen\nblock: memory-table\n```"
+    body = (f"````markdown\n{shown}\n````\n\n~~~text\n{shown}\n~~~\n\n"
+            "```sitegen\nblock: speed-summary\ncheckpoint: K4\n```\n")
+    result = build(tmp_path, {"a.md": body})
+    page = doc(result, "a.html")
+    codes = ["".join(el.itertext()) for el in page.iter(f"{NS}code")]
+    assert codes == [shown + "\n", shown + "\n"]
+    assert set(tables(page)) == {"speed-summary"}
+    # An unclosed fence of code runs to the end of the page: nothing after it is a block.
+    page = doc(build(tmp_path / "b", {"a.md": "```text\nopen\n\n```sitegen\nblock: memory-table\n"}), "a.html")
+    assert tables(page) == {}
+
+
 def test_blocks_fenced_and_directive_with_ids_made_unique(tmp_path):
     body = ("```sitegen\nblock: speed-summary\n```\n\n{{ block speed-summary checkpoint=K3.25 }}\n\n"
             "```sitegen\nblock: speed-summary\ncheckpoint: K4\nid: k4-only\n```\n")
