@@ -17,7 +17,7 @@ from site_gen.core.config import Config
 from site_gen.core.records import Dependencies, content_hash
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
-from site_gen.render import markdown as md
+from site_gen.render import markdown as md, sitenav
 from site_gen.render.contexts import DocsPageContext, as_context
 # The block language and MkDocs' title rules, re-exported for the plugin and the tests.
 from site_gen.render.blocks import COMMON_OPTIONS, AuthorBlocks, Expanded, all_blocks
@@ -63,8 +63,15 @@ class DocsPages:
         self._discover()
         for s in self.sources.values():
             self._read(s)
-        self.nav = [{"title": s.title, "url": s.url, "report": None}
-                    for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
+        # The site's own entries: `nav:` of the config (render/sitenav.py), else every page but the home page.
+        self.nav_warnings: list = []
+        if config.nav:
+            pages = {s.src: (s.url, s.title) for s in self.sources.values()}
+            self.nav, self.nav_warnings = sitenav.docs_nav(config.nav, pages, config.config_file,
+                                                           [r.id for r in records] if records else None)
+        else:
+            self.nav = [{"title": s.title, "url": s.url, "report": None}
+                        for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
 
     def named(self, ids: list[str], most: int = 32) -> frozenset[str]:
         """The first `most` of `ids` that a page's text names (a block's `report=`, `report:` in its
@@ -150,6 +157,7 @@ class DocsPages:
         lede = bool(self.sources) and any(spec.section == "overview" for spec in all_blocks().values())
         versions = {r.id: (r.sha256, r.lede if lede else None, r.file) for r in self.records}
         ids = content_hash(repr(sorted(versions)))
+        self.warnings.extend(self.nav_warnings)
         out = [] if self.has_home else [home]
         live = {}
         for s in sorted(self.sources.values(), key=lambda s: s.src):
