@@ -25,6 +25,26 @@ MKDOCS_KEYS = {
     "hooks", "watch", "validation", "exclude_docs", "draft_docs", "not_in_nav", "INHERIT",
 }
 
+# The keys of mkdocs.yml itself that sitegen reads: each one's default (None: required, or none) and
+# what it does. load_config takes the defaults from here; the guide's configuration reference is
+# generated from it (tools/reference.py).
+SITE_SETTINGS: dict[str, tuple[Any, str]] = {
+    "site_name": (None, "required: the site's name, in the top bar and every page's title"),
+    "site_description": ("", "what search engines and link previews show of a page that has no description of its own"),
+    "site_url": ("", "the published address (http:// or https://): canonical links, sitemap.xml, link-preview cards"),
+    "copyright": ("", "a line in every page's footer"),
+    "docs_dir": ("docs", "the folder of markdown pages (and files copied as they are)"),
+    "site_dir": ("site", "the folder the site is written to (`sitegen build -d` names another)"),
+    "nav": (None, "the order, titles and sections of the site's own navigation (else every docs page in file order)"),
+    "markdown_extensions": (None, "Python-Markdown extensions for the docs pages, besides sitegen's own"),
+    "extra": (None, "free-form values a template of `custom_dir` may read (as `site.extra`)"),
+    "dev_addr": ("127.0.0.1:8000", "where `sitegen serve` listens (`-a` names another)"),
+    "remote_name": ("origin", "the git remote `sitegen gh-deploy` pushes to"),
+    "remote_branch": ("gh-pages", "the branch `sitegen gh-deploy` commits the site to"),
+    "plugins": (None, "the `sitegen` entry holds sitegen's options (below)"),
+}
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of the `sitegen` plugin entry: what it holds, its default and what it means.
@@ -105,8 +125,8 @@ def objectives(value: Any, where: str, file: Path | None, high: float | None = N
 
 CHART_ENGINES = ("svg", "plotly")
 # The one table of the plugin's options: `sitegen` reads them from mkdocs.yml with it, the MkDocs
-# plugin's config_scheme is made from it (both check a value with `Option.check`), and README's
-# configuration example shows each with its help.
+# plugin's config_scheme is made from it (both check a value with `Option.check`), and the guide's
+# configuration reference is generated from it (tools/reference.py).
 PLUGIN_OPTIONS: dict[str, Option] = {
     "data_dir": Option("folder", "data", "one folder per report, each with SUMMARY.json"),
     "noise_band": Option("number", 0.08, "|ratio - 1| <= band counts as level", 0.0, 1.0),
@@ -282,8 +302,8 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         site_description=_string(raw, "site_description", file),
         copyright=_string(raw, "copyright", file),
         repo_url=check_url(raw.get("repo_url"), "repo_url", file),
-        site_dir=Path(site_dir).resolve() if site_dir else root / _folder(raw, "site_dir", file, "site"),
-        docs_dir=root / _folder(raw, "docs_dir", file, "docs"),
+        site_dir=Path(site_dir).resolve() if site_dir else root / _folder(raw, "site_dir", file, SITE_SETTINGS["site_dir"][0]),
+        docs_dir=root / _folder(raw, "docs_dir", file, SITE_SETTINGS["docs_dir"][0]),
         data_dir=root / options["data_dir"],
         extra=extra,
         noise_band=options["noise_band"],
@@ -293,9 +313,9 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         charts=options["charts"],
         headline_input=options["headline_input"],
         slo=options["slo"],
-        dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),
-        remote_branch=_string(raw, "remote_branch", file, "gh-pages"),
-        remote_name=_string(raw, "remote_name", file, "origin"),
+        dev_addr=_string(raw, "dev_addr", file, SITE_SETTINGS["dev_addr"][0]),
+        remote_branch=_string(raw, "remote_branch", file, SITE_SETTINGS["remote_branch"][0]),
+        remote_name=_string(raw, "remote_name", file, SITE_SETTINGS["remote_name"][0]),
         markdown_extensions=_extensions(raw.get("markdown_extensions"), file),
         nav=nav_entries(raw.get("nav"), "nav", file),
     )
