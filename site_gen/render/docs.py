@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ __all__ = ["COMMON_OPTIONS", "MARKDOWN_SUFFIXES", "AuthorBlocks", "DocsPages", "
            "split_front_matter", "title_of"]
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+# A report named as the one a page's blocks or figures draw on (see DocsPages.named).
+_REPORT_NAMED = re.compile(r"\breport\s*[:=]\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass
@@ -74,10 +77,11 @@ class DocsPages:
                         for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
 
     def named(self, ids: list[str], most: int = 32) -> frozenset[str]:
-        """The first `most` of `ids` that a page's text names (a block's `report=`, `report:` in its
-        front matter, a `page:` link): the reports whose analyses its blocks will likely ask for."""
-        texts = [s.text for s in self.sources.values()]
-        return frozenset([rid for rid in ids if any(rid in text for text in texts)][:most])
+        """The first `most` of `ids` that a page names as the report of its blocks or figures
+        (`report: ID` in its front matter or a block, `report=ID` in a figure): the reports whose
+        analyses they will likely ask for. A `page:` link needs no analysis, only the report's record."""
+        said = {m.group(1) for s in self.sources.values() for m in _REPORT_NAMED.finditer(s.text)}
+        return frozenset([rid for rid in ids if rid in said][:most])
 
     @property
     def has_home(self) -> bool:
