@@ -296,3 +296,14 @@ def test_every_link_and_anchor_of_the_mkdocs_build_resolves(mkdocs_site):
         built = mkdocs_site / "guide" / (page.stem + "/index.html" if page.stem != "index" else "index.html")
         assert built.is_file(), built
     assert check_links(mkdocs_site, rooted=("404.html",)) > 1000
+
+
+def test_the_commit_message_hook_holds_a_subject_to_72_characters(tmp_path):
+    hook = ROOT / ".githooks" / "commit-msg"
+    for subject, ok in (("a" * 72, True), ("ä" * 72, True), ("a" * 73, False)):
+        message = tmp_path / "COMMIT_EDITMSG"
+        message.write_text(f"# a comment line\n{subject}\n\nThe details, as long as they need to be: {'x' * 200}\n",
+                           encoding="utf-8")
+        done = subprocess.run([sys.executable, str(hook), str(message)], capture_output=True, text=True)
+        assert (done.returncode == 0) == ok, (subject, done.stderr)
+        assert ok or "at most 72" in done.stderr
