@@ -67,6 +67,16 @@ def test_markdown_page_in_site_theme_and_nav(tmp_path):
     assert [(a.get("href"), cell_text(a)) for a in nav.iter(f"{NS}a")] == [("../../guide.html", "The guide")]
 
 
+def test_an_authors_table_scrolls_in_a_box_of_its_own(tmp_path):
+    """A wide table of a docs page scrolls inside its box (which page.js names and makes focusable, as
+    the report pages' tables), not the page; one in a list item too."""
+    table = "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    page = doc(build(tmp_path, {"a.md": f"# A\n\n{table}\n- item\n\n    {table.replace(chr(10), chr(10) + '    ')}\n"}), "a.html")
+    tables_seen = list(page.iter(f"{NS}table"))
+    wraps = [el for el in page.iter(f"{NS}div") if el.get("class") == "table-wrap"]
+    assert len(tables_seen) == 2 and [list(w) for w in wraps] == [[t] for t in tables_seen]
+
+
 def test_code_keeps_braces_and_receipt_markdown_stays_untrusted(tmp_path):
     result = build(tmp_path, {"a.md": "Inline `{{ speed_verdict }}` and\n\n```text\n{{ check x == 0 : y }}\n```\n\n"
                                       "Real: {{ speed_verdict }}.\n"})
