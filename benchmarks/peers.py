@@ -48,7 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -343,7 +343,7 @@ def page(*, machine: str, when: str, commit: str, start_load: str, end_load: str
 def commit() -> str:
     """The checkout's commit, `-dirty` when it has changes."""
     def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
     head = git("rev-parse", "--short", "HEAD") or "unknown"
     return head + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
@@ -375,7 +375,7 @@ def main() -> int:
                    help=f"write the results page here (default: a full run writes {PAGE.relative_to(ROOT)}; --quick, none)")
     args = p.parse_args()
     runs = args.runs or (3 if args.quick else 5)
-    start_load, when, at = load(), datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), commit()
+    start_load, when, at = load(), datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), commit()
     head = f"machine: {machine()}\nload average at start: {start_load}"
     print(head, flush=True)
     started = time.perf_counter()

@@ -39,7 +39,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 
 def _flags(action: argparse.Action) -> str:
     if not action.option_strings:
-        return _code(action.metavar or action.dest)
+        return _code(str(action.metavar or action.dest))
     value = ""
     if action.nargs != 0:
         meta = action.metavar or (("{" + ",".join(action.choices) + "}") if action.choices else action.dest.upper())
@@ -66,10 +66,10 @@ def cli() -> str:
     from site_gen.cli import parser
 
     top = [a for a in parser()._actions if a.option_strings and not isinstance(a, argparse._HelpAction)]
-    out = ["Before any command: " + "; ".join(f"{_code(a.option_strings[0])}, {_text(a.help)}" for a in top) + ".\n"]
+    out = ["Before any command: " + "; ".join(f"{_code(a.option_strings[0])}, {_text(a.help or '')}" for a in top) + ".\n"]
     for name, p in _commands().items():
         out.append(f"## sitegen {name}\n")
-        out.append(f"{_text(p.description)}\n")
+        out.append(f"{_text(p.description or '')}\n")
         out.append("```text\n" + p.format_usage().strip() + "\n```\n")
         rows = [a for a in p._actions if not isinstance(a, argparse._HelpAction) and a.help != argparse.SUPPRESS]
         if rows:

@@ -17,8 +17,8 @@ import posixpath
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from site_gen.core.nav import NavEntry
 from site_gen.core.diagnostics import Diagnostic
+from site_gen.core.nav import NavEntry
 from site_gen.render.contexts import NavItem
 from site_gen.render.where import HISTORY_URL, REPORTS_DIR, rel
 
