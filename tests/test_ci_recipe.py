@@ -181,12 +181,15 @@ def test_the_recipe_runs_push_then_pull_requests(repo, tmp_path):
 
 
 class _Dist:
-    """An installed distribution as importlib.metadata gives it: its version and its direct_url.json."""
+    """A distribution as importlib.metadata gives it: its version, its direct_url.json, and whether it
+    was installed (an INSTALLER record) or is a build's leftover metadata in a checkout."""
 
-    def __init__(self, direct: dict | None):
-        self.version, self._direct = __version__, direct
+    def __init__(self, direct: dict | None, installed: bool = True):
+        self.version, self._direct, self._installed = __version__, direct, installed
 
     def read_text(self, name: str) -> str | None:
+        if name == "INSTALLER":
+            return "pip\n" if self._installed else None
         assert name == "direct_url.json"
         return None if self._direct is None else json.dumps(self._direct)
 
@@ -233,7 +236,9 @@ def test_the_install_line_names_this_project_pinned_or_a_placeholder_the_step_re
     placeholder it refuses to install until the user names the repository and commit."""
     from packaging.requirements import Requirement
 
-    monkeypatch.setattr(starter.metadata, "distribution", lambda name: _Dist(direct) if name == DISTRIBUTION else None)
+    # A checkout's egg-info (no INSTALLER), found first when sitegen runs from the checkout, is passed over.
+    monkeypatch.setattr(starter.metadata, "distributions",
+                        lambda name: [_Dist(None, installed=False), _Dist(direct)] if name == DISTRIBUTION else [])
     assert starter.install_requirement() == expected
     root = tmp_path / "site"
     assert sitegen_here("new", "-q", str(root)).returncode == 0
@@ -249,6 +254,13 @@ def test_the_install_line_names_this_project_pinned_or_a_placeholder_the_step_re
         assert done.returncode == 0, done.stdout + done.stderr
         assert pip == ["-m", "pip", "install", expected]  # and `import site_gen.api` passed: this project
         assert (requirement.url or "").endswith(f"@{COMMIT}") or str(requirement.specifier) == f"=={__version__}"
+
+
+def test_a_checkouts_own_metadata_is_no_install(monkeypatch):
+    monkeypatch.setattr(starter.metadata, "distributions", lambda name: [_Dist(None, installed=False)])
+    assert starter.install_requirement() == PLACEHOLDER  # not "sitegen-bench==VERSION": no index served it
+    monkeypatch.setattr(starter.metadata, "distributions", lambda name: [])
+    assert starter.install_requirement() == PLACEHOLDER
 
 
 def test_the_install_step_refuses_a_requirement_that_could_be_another_project(tmp_path):

@@ -102,10 +102,11 @@ def install_requirement() -> str:
     project: its git repository at the commit it was installed from (PEP 610's record of a VCS
     install), or the exact version when it came from a package index under this project's name.
     Else (a checkout, a wheel file, an editable install) PLACEHOLDER, which the workflow refuses to
-    install until the user names the repository and commit."""
-    try:
-        dist = metadata.distribution(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
+    install until the user names the repository and commit. Only an installed copy counts (one with
+    an INSTALLER record): the metadata a build leaves in a checkout (`sitegen_bench.egg-info`, found
+    first when sitegen runs from there) says nothing of where sitegen came from."""
+    dist = next((d for d in metadata.distributions(name=DISTRIBUTION) if d.read_text("INSTALLER") is not None), None)
+    if dist is None:
         return PLACEHOLDER
     direct = dist.read_text("direct_url.json")
     if direct is None:  # installed from an index, where this name is this project's
