@@ -77,13 +77,22 @@ def as_text(items: list[dict[str, Any]]) -> str:
 # Characters that start markdown syntax anywhere in a line (code, emphasis, links and images,
 # headings, tables, strikethrough, math); `<`, `>` and `&` become entities, so no HTML (nor `<!--`).
 _MD_SYNTAX = re.compile(r"([\\`*_\[\]!#|~$])")
+# GitHub's autolink extension links a bare `scheme://…` and `www.…` with no markup around them:
+# the `:` before `//` and the dot after `www` escaped, they are text.
+_AUTOLINK = re.compile(r"(?i):(?=//)|(?<=www)\.")
+# GitHub links an email address found in a text node after it has joined the node's escapes and
+# entities, so no escape stops it: a word joiner (U+2060, invisible, no line break) after `@` leaves
+# no address to find.
+_AT = "@\u2060"
 # What makes a line a list item or a rule when it starts one.
 _BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
 
 
 def _md(text: str, line_start: bool = False) -> str:
-    """A string from a receipt as markdown text: one line, every character that could make markup escaped."""
+    """A string from a receipt as markdown text: one line, every character that could make markup
+    or a link (GitHub's autolinks included) escaped."""
     out = _MD_SYNTAX.sub(r"\\\1", _one_line(text))
+    out = _AUTOLINK.sub(lambda m: "\\" + m.group(0), out).replace("@", _AT)
     out = html.escape(out, quote=False)
     return _BLOCK_START.sub(r"\1\\\2", out) if line_start else out
 
