@@ -137,11 +137,16 @@ def errors_text(c: dict, baseline: str, candidate: str) -> str:
     """Failed requests over the cells, and on which engine: `1 error in 1 cell: 0 on A, 1 on B.`"""
     if c["errors"] is None:
         return "Error counts were not measured."
+    # A count over some of the cells says which: the others' errors are unknown, not none.
+    some = c["cells_counted"] < c.get("cells", c["cells_counted"])
+    of = f" (of the {c['cells_counted']} of {c['cells']} cells that count them)" if some else ""
     if c["errors"] == 0:
+        if some:
+            return f"0 errors in the {c['cells_counted']} of {c['cells']} cells that count them; the others' were not measured."
         return "0 errors in every cell." if c["cells_counted"] > 1 else "0 errors."
     sides = [f"{c[f'{role}_errors']} on {name}" if c[f"{role}_errors"] is not None else f"not counted on {name}"
              for role, name in (("baseline", baseline), ("candidate", candidate))]
-    return f"{_plural(c['errors'], 'error')} in {_plural(c['cells_with_errors'], 'cell')}: {', '.join(sides)}."
+    return f"{_plural(c['errors'], 'error')} in {_plural(c['cells_with_errors'], 'cell')}{of}: {', '.join(sides)}."
 
 
 def _medians(a, side: str) -> list[dict[str, Any]]:

@@ -86,7 +86,8 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
         "unit": "ratio", "ratio": "candidate rate / baseline rate", "better": "higher", "noise_band": a.band,
         "rule": "level when |ratio - 1| <= noise_band (edges included), faster above, slower below",
         "totals": {k: int(t[k]) for k in ("faster", "level", "slower", "cells")},
-        "errors": {"total": t["errors"], "cells_with_errors": t["cells_with_errors"],
+        # Unknown is null in every field: a receipt that counted no cell's errors has no "0 cells with errors".
+        "errors": {"total": t["errors"], "cells_with_errors": t["cells_with_errors"], "cells_counted": t["cells_counted"],
                    "baseline": t["baseline_errors"], "candidate": t["candidate_errors"]},
         "checkpoints": checkpoints}}
 
@@ -114,7 +115,10 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
                          f"{fmt.seconds(t['candidate'])} vs {fmt.seconds(t['baseline'])}"))
     err = sp["errors"]
     if err["total"]:
-        rows.append(("Speed errors", f"{err['total']} in {err['cells_with_errors']} cell{'s' if err['cells_with_errors'] != 1 else ''}"
+        counted = err.get("cells_counted")
+        cells = sp["totals"]["cells"]
+        of = f" of the {counted} of {cells} cells that count them" if counted is not None and counted < cells else ""
+        rows.append(("Speed errors", f"{err['total']} in {err['cells_with_errors']} cell{'s' if err['cells_with_errors'] != 1 else ''}{of}"
                      f" (baseline {err['baseline'] if err['baseline'] is not None else 'not counted'}, "
                      f"candidate {err['candidate'] if err['candidate'] is not None else 'not counted'})"))
     return rows
