@@ -48,3 +48,56 @@ def test_errors_counted_in_some_cells_say_of_which(tmp_path):
     errors = truly.summary(tmp_path)["reports"][0]["speed"]["errors"]
     assert errors == {"total": 2, "cells_with_errors": 1, "cells_counted": 1, "baseline": 0, "candidate": 2}
     assert "2 in 1 cell of the 1 of 2 cells that count them (baseline 0, candidate 2)" in truly.summary(tmp_path, form="text")
+
+
+# -- item 1: an objective without an interval is met or missed, and says why it has none ------------
+
+def objective_rows(site: Path, report: str = "r") -> list[list[str]]:
+    import htmlutil
+
+    doc = htmlutil.parse(site / "reports" / report / "load.html")
+    return htmlutil.tables(doc)["objectives-table"][1:]
+
+
+def _interval(text: str) -> tuple[float, float] | None:
+    if text in ("", "—"):
+        return None
+    low, high = text.replace(",", "").split("–")
+    return float(low), float(high)
+
+
+def test_an_objective_without_an_interval_is_met_or_missed_and_says_why(tmp_path):
+    """A p99 of 30 requests has no interval (too few beyond it); a p50 of 30 has one. Each row's
+    words follow its own interval: "within its interval's reach" only where an interval crosses the
+    limit, "no interval" and why where there is none; met or missed by numpy's percentile."""
+    import numpy as np
+    import serving_receipts as sr
+
+    doc = sr.pair(seed=3, n=30, points=2, scale=1.0)
+    values = {(role, p["id"]): np.array([v for v in p["repeats"][0]["requests"]["ttft_ms"] if v is not None])
+              for role, side in doc["serving"]["sides"].items() for p in side["load_points"]}
+    base = values["baseline", "rate-1"]
+    p99, p50 = np.percentile(base, 99), np.percentile(base, 50)
+    limits = {"p99": round(p99 / 4.5, 1), "p50": round(p50 * 1.01, 1)}  # p99 missed by ~4.5x; p50 near its limit
+    site = truly.build(tmp_path, {"r": doc}, options=f"      slo:\n        ttft_p99_ms: {limits['p99']}\n"
+                                                      f"        ttft_p50_ms: {limits['p50']}\n")
+    rows = objective_rows(site)
+    names = {"setup baseline": "baseline", "setup candidate": "candidate"}
+    seen_none = seen_reach = 0
+    for load, side, objective, value, interval, state in rows:
+        q = 99 if "p99" in objective else 50
+        x = values[names[side], "rate-1" if "1 req/s" in load else "rate-4"]
+        limit = limits[f"p{q}"]
+        truth = np.percentile(x, q)
+        assert float(value.replace(",", "")) == pytest.approx(truth, abs=0.05)
+        word = "met" if truth <= limit else "missed"
+        iv = _interval(interval)
+        if iv is None:
+            seen_none += 1
+            assert state == f"{word}; no interval: {x.size} measured requests, too few for a p{q} interval", state
+        elif iv[0] <= limit <= iv[1]:
+            seen_reach += 1
+            assert state == f"{word}, within its interval's reach", state
+        else:
+            assert state == word, state
+    assert seen_none == 4 and seen_reach >= 1  # every p99 has no interval; a p50 crosses its limit

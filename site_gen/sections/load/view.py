@@ -11,8 +11,8 @@ from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
-from site_gen.sections.serving.view.tables import (GLYPHS, capacity_lines, interval_figs, ms, objective_text, ratio_text,
-                                                   value_fig)
+from site_gen.sections.serving.view.tables import (GLYPHS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
+                                                   ratio_text, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -167,8 +167,14 @@ def _objective_rows(s, points: dict, pct: dict, n: dict) -> list[dict[str, Any]]
         p = points[r["role"], r["point"]]
         shown = pct.get((r["role"], r["point"], r["metric"], r["percentile"]))
         met = r["met"]
-        state = ("no figure" if met is None or met != met else ("met" if met else "missed")
-                 + ("" if r["sure"] else ", within its interval's reach"))
+        if met is None or met != met:
+            state = "no figure"
+        elif r["low"] != r["low"] or r["high"] != r["high"]:
+            # No interval: met or missed by the figure alone, and why it has none (never "within
+            # its interval's reach": that is an interval crossing the limit).
+            state = ("met" if met else "missed") + f"; no interval: {no_interval_why(shown)}"
+        else:
+            state = ("met" if met else "missed") + ("" if r["sure"] else ", within its interval's reach")
         out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
                     # The objective's percentile is the side's percentile at that load: its figures, as the Latency page's.
                     "value": value_fig(shown) if r["value"] == r["value"] else ms(r["value"]),

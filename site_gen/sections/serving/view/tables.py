@@ -101,6 +101,17 @@ def value_fig(r: dict | None) -> Fig | str:
                detail=f"in {r['path']} (numpy's linear percentile)", dense=True)
 
 
+def no_interval_why(r: dict | None) -> str:
+    """Why a side's percentile (a row of the analysis' percentiles) has no interval, in a few words."""
+    if r is None:
+        return "no figure"
+    if r["method"] == latency.BOOTSTRAP:
+        return f"{r['n']:,} measured requests, too few for a p{r['percentile']} interval"
+    if r["method"] == latency.ONE_RUN:
+        return "one run without per-request rows (the source's own figure)"
+    return f"{r['method']}, none drawn"
+
+
 def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
     """A side's percentile's interval (and, `runs`, the range of its runs), each saying how it was drawn;
     empty when it has neither."""
