@@ -101,3 +101,59 @@ def test_an_objective_without_an_interval_is_met_or_missed_and_says_why(tmp_path
         else:
             assert state == word, state
     assert seen_none == 4 and seen_reach >= 1  # every p99 has no interval; a p50 crosses its limit
+
+
+# -- item 3: "not resolved" and "no interval" counted and worded apart ---------------------------------
+
+def _no_interval_counts(cells: list[dict], kind: str, metric: str | None = None) -> dict[str, int]:
+    out = dict.fromkeys(("faster", "level", "slower", "not_resolved", "cells"), 0)
+    for c in cells:
+        if c["kind"] == kind and (metric is None or c["metric"] == metric) and c["interval"] is None:
+            out[c["verdict"].replace(" ", "_")] += 1
+            out["cells"] += 1
+    return out
+
+
+@pytest.mark.parametrize("shape", ["no rows", "few requests", "enough requests"])
+def test_cells_without_an_interval_are_counted_and_worded_apart(shape, tmp_path):
+    import re
+
+    import htmlutil
+    import serving_receipts as sr
+
+    doc = {"no rows": lambda: sr.stated(sr.pair(seed=5, n=200, points=3, scale=1.1)),
+           "few requests": lambda: sr.pair(seed=3, n=30, points=2, scale=1.3),
+           "enough requests": lambda: sr.pair(seed=3, n=400, points=2, scale=1.3)}[shape]()
+    site = truly.build(tmp_path, {"r": doc})
+    d = truly.summary(tmp_path)["reports"][0]
+    s = d["serving"]
+    cells = s["cells"]
+    lat = [c for c in cells if c["kind"] == "latency"]
+    # The JSON's counts of cells without an interval are those of its own cells.
+    assert s["latency"]["no_interval"] == _no_interval_counts(cells, "latency")
+    assert s["throughput"]["no_interval"] == _no_interval_counts(cells, "throughput")
+    for m, c in s["by_metric"].items():
+        assert c["no_interval"] == _no_interval_counts(cells, "latency", m)
+    none = sum(c["interval"] is None for c in lat)
+    crossing = sum(c["interval"] is not None and c["verdict"] == "not resolved" for c in lat)
+    few = sum(c["interval"] is None and c["verdict"] == "not resolved" for c in lat)
+    # The opening sentence claims whole intervals only where every cell has one.
+    assert ("(each by its whole interval)" in d["verdict"]) == (none == 0), d["verdict"]
+    if none == len(lat):
+        assert "no interval" in d["verdict"] and "whole interval" not in d["verdict"], d["verdict"]
+    text = truly.summary(tmp_path, form="text")
+    assert ("without an interval" in text.split("Latency cells")[1].splitlines()[0]) == (none > 0), text
+    # The page's hover over the not-resolved count of every latency cell: as many with an interval
+    # reaching over a band edge as there are, and the others said to have none.
+    doc_ = htmlutil.parse(site / "reports" / "r" / "latency.html")
+    total = next(tr for tr in doc_.iter(f"{htmlutil.NS}tr") if "Every latency cell" in htmlutil.text(tr))
+    hover = next(el.get("data-computed") for el in total.iter() if el.get("data-label") == "Not resolved"
+                 for el in el.iter() if el.get("data-computed"))
+    said_crossing = re.search(r"(\d+) with the interval reaching over a band edge", hover)
+    said_few = re.search(r"(\d+) with too few requests for an interval", hover)
+    if few:
+        assert said_few and int(said_few.group(1)) == few, hover
+        assert (int(said_crossing.group(1)) if said_crossing else 0) == crossing, hover
+    else:
+        assert said_few is None, hover
+        assert crossing == 0 or "interval reaching over a band edge" in hover, hover

@@ -10,10 +10,10 @@ from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import tables as t
-from site_gen.sections.serving.view.outputs import (card_strip, compare_value, compare_what, csv, dashboard, headlines,  # noqa: F401
-                                                    summary, summary_rows, verdict)
+from site_gen.sections.serving.analysis import NO_INTERVAL
+from site_gen.sections.serving.view.outputs import (EMPTY, card_strip, compare_value, compare_what, csv, dashboard,  # noqa: F401
+                                                    headlines, how_decided, summary, summary_rows, verdict)
 
-EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
 
 
 def names(a) -> dict[str, str]:
@@ -70,6 +70,25 @@ def _scale_end(v: float) -> str:
 def _count_rows(s, band: float) -> list[dict[str, Any]]:
     rule = {"faster": f"whole interval below {1 - band:.2f}", "level": f"whole interval within {1 - band:.2f}–{1 + band:.2f}",
             "slower": f"whole interval above {1 + band:.2f}", UNRESOLVED: "interval reaching over a band edge"}
+    # A cell without an interval: one run a side takes the band rule on its ratio alone; too few
+    # requests leave it not resolved. Never counted as an interval it does not have.
+    alone = {"faster": f"ratio below {1 - band:.2f}", "level": f"ratio within {1 - band:.2f}–{1 + band:.2f}",
+             "slower": f"ratio above {1 + band:.2f}"}
+
+    def how(c: dict[str, int], k: str, what: str) -> str:
+        none = c[NO_INTERVAL + k]
+        if not c[k]:  # none of them: the rule or rules that would have made one
+            banded = c[NO_INTERVAL + "cells"] - c[NO_INTERVAL + UNRESOLVED]
+            rules = ([rule[k]] if c[NO_INTERVAL + "cells"] < c["cells"] else []) + \
+                ([f"{alone[k]}, no interval"] if banded > 0 and k in alone else [])
+            return f"0 {k} of {c['cells']} {what}" + (f" ({'; or '.join(rules)})" if rules else "")
+        if not none:
+            return f"{c[k]} {k}: {c['cells']} {what}, {rule[k]}"
+        parts = [f"{c[k] - none} with the {rule[k]}" if c[k] > none else "",
+                 f"{none} with too few requests for an interval" if k == UNRESOLVED else
+                 f"{none} one run a side with no interval, {alone[k]} (the band rule)"]
+        return f"{c[k]} {k} of {c['cells']} {what}: " + "; ".join(p for p in parts if p)
+
     rows = []
     for metric in (*s.metrics, None):
         key = f"latency:{metric}" if metric else "latency"
@@ -81,7 +100,7 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
         rows.append({"label": METRIC_SHORT[metric] if metric else "Every latency cell", "sub": METRIC_LABELS[metric] if metric else "",
                      "cells": Fig(str(c["cells"]), how=f"{what}: a ratio of each percentile both sides have at each matched load point"),
                      "total": metric is None,
-                     "counts": {k: Fig(str(c[k]), how=f"{c[k]} {k}: {c['cells']} {what}, {rule[k]}") for k in INTERVAL_VERDICTS},
+                     "counts": {k: Fig(str(c[k]), how=how(c, k, what)) for k in INTERVAL_VERDICTS},
                      "range": Fig(fmt.speed_ratio_range(low, high, band),
                                   how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {c['cells']} cells")})
     return rows
@@ -100,4 +119,4 @@ def _sentence(s, n: dict) -> str:
         return f"One setup, {n['candidate']}: {points} load point{'s' if points != 1 else ''}, no comparison."
     c = s.counts.get("latency", EMPTY)
     return (f"Of {c['cells']} latency cells ({n['candidate']} against {n['baseline']}), {c['faster']} faster, {c['level']} level, "
-            f"{c['slower']} slower, {c[UNRESOLVED]} not resolved.")
+            f"{c['slower']} slower, {c[UNRESOLVED]} not resolved ({how_decided(c)}).")

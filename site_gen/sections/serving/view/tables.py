@@ -74,7 +74,7 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
                 "baseline": value_fig(rb), "baseline_interval": interval_figs(rb, s.bootstrap),
                 "candidate": value_fig(rc), "candidate_interval": interval_figs(rc, s.bootstrap),
                 "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
-                "no_interval": "one run, no interval" if c["method"] == latency.ONE_RUN else "no interval",
+                "no_interval": c["method"] if c["method"] in (latency.ONE_RUN, latency.FEW) else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
                 "bar": plots.interval_bar(c["ratio"], c["low"], c["high"], c["verdict"], scale, band)})
         if rows:
