@@ -157,3 +157,37 @@ def test_cells_without_an_interval_are_counted_and_worded_apart(shape, tmp_path)
     else:
         assert said_few is None, hover
         assert crossing == 0 or "interval reaching over a band edge" in hover, hover
+
+
+# -- item 2: the every-gap figures a page promises are there ---------------------------------------
+
+def test_every_gap_figures_are_promised_only_where_shown(tmp_path):
+    """Serving rows without every-gap summaries: ITL equals TPOT, and the Latency page says so, but
+    promises no every-gap figure (there are none); a vLLM import's gap summaries: the page says where
+    they are, and the Distributions page shows each of them, mean included, as the receipt holds it."""
+    import htmlutil
+    import serving_receipts as sr
+    from conftest import ROOT
+
+    vllm = json.loads((ROOT / "data" / "vllm-tp4pp2-ib-aa" / "SUMMARY.json").read_text(encoding="utf-8"))
+    site = truly.build(tmp_path, {"rows": sr.pair(seed=1, n=60, points=2), "vllm": vllm})
+    plain = truly.visible(site / "reports" / "rows" / "latency.html")
+    assert "shown once, as TPOT" in plain
+    assert "every-gap" not in plain and "every gap" not in plain and "inter-token gaps" not in plain, plain
+
+    page = truly.visible(site / "reports" / "vllm" / "latency.html")
+    assert "every gap of every request, pooled, is summarised for each load point on the Distributions page " \
+           "(mean, median, p90, p95, p99 and highest)" in page
+    tables = htmlutil.tables(htmlutil.parse(site / "reports" / "vllm" / "distributions.html"))
+    gaps = {k: v for k, v in tables.items() if k.endswith("-gaps")}
+    assert gaps
+    names = {r: vllm["report"]["engines"][r]["name"] for r in ("baseline", "candidate")}
+    seen = 0
+    for role, side in vllm["serving"]["sides"].items():
+        for lp in side["load_points"]:
+            g = lp["repeats"][0]["itl_gaps"]
+            want = [names[role], f"{g['gaps']:,}"] + [f"{g[k]:,.1f}" for k in ("mean_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms")]
+            assert any(want in rows for rows in gaps.values()), (role, lp["id"], want)
+            seen += 1
+    assert seen == 8
+    assert all(rows[0][:4] == ["Side", "Gaps", "Mean", "Median"] for rows in gaps.values())

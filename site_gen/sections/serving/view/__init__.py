@@ -36,6 +36,7 @@ def view(a) -> dict[str, Any] | None:
                               [c["high"] for c in latency_cells] + [c["ratio"] for c in latency_cells])
     pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
     pairs = []
+    gap_rows = views.rows(s.gaps)
     for m in s.matched:
         mine = [c for c in latency_cells if c["baseline_point"] == m["baseline"] and c["candidate_point"] == m["candidate"]]
         side = {(role, metric, q): pct.get((role, m[role], metric, q)) for role in ("baseline", "candidate")
@@ -43,6 +44,9 @@ def view(a) -> dict[str, Any] | None:
         points = {"baseline": m["baseline"], "candidate": m["candidate"]}
         pairs.append({"anchor": anchor("at", m["workload"], m["load"]), "title": f"{m['workload']} · {m['load']}",
                       "points": points, "method": t.method_text(m, n, s.bootstrap),
+                      # The Distributions page shows a load point's every-gap figures where it has rows and gaps.
+                      "gaps": any((r["role"], r["point"]) in s.samples and points.get(r["role"]) == r["point"]
+                                  for r in gap_rows),
                       "groups": t.pair_rows(s, mine, side, n, scale, a.band)})
     matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
     alone = [{"anchor": anchor(role, r["workload"], r["load"]), "title": f"{r['workload']} · {r['load']}",
@@ -107,10 +111,20 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
 
 
 def _itl_note(s) -> str:
-    if s.itl_is_tpot and "itl" not in s.metrics:
-        return ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
-                "request here, so it is shown once, as TPOT; the every-gap figures below are each load point's own.")
-    return ""
+    """Why ITL is not shown beside TPOT, and where the every-gap figures are, if anywhere: the
+    Distributions page shows those of each load point with request rows; without rows anywhere this
+    page's every-load-point table shows their median. A receipt with none is promised none."""
+    if not (s.itl_is_tpot and "itl" not in s.metrics):
+        return ""
+    note = ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
+            "request here, so it is shown once, as TPOT")
+    shown = [r for r in views.rows(s.gaps) if (r["role"], r["point"]) in s.samples]
+    words = {"mean_ms": "mean", "median_ms": "median", "p90_ms": "p90", "p95_ms": "p95", "p99_ms": "p99", "max_ms": "highest"}
+    said = [w for k, w in words.items() if any(r[k] == r[k] for r in shown)]
+    if not said:
+        return note + "."
+    listed = said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
+    return note + f"; every gap of every request, pooled, is summarised for each load point on the Distributions page ({listed})."
 
 
 def _sentence(s, n: dict) -> str:

@@ -185,7 +185,7 @@ def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
             paths = r["paths"]
             out.append({"side": names[r["role"]] + (f", run {r['repeat'] + 1}" if r["repeat"] else ""),
                         "gaps": _at(fmt.thousands(r["gaps"]), path=paths.get("gaps")),
-                        **{k: _at(ms(r[f"{k}_ms"]), path=paths.get(f"{k}_ms")) for k in ("median", "p90", "p95", "p99", "max")}})
+                        **{k: _at(ms(r[f"{k}_ms"]), path=paths.get(f"{k}_ms")) for k in ("mean", "median", "p90", "p95", "p99", "max")}})
     return out
 
 
