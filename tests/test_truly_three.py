@@ -191,3 +191,62 @@ def test_every_gap_figures_are_promised_only_where_shown(tmp_path):
             seen += 1
     assert seen == 8
     assert all(rows[0][:4] == ["Side", "Gaps", "Mean", "Median"] for rows in gaps.values())
+
+
+# -- item 4: a difference not over shared items is never called paired -------------------------------
+
+def _lm_eval(tmp_path: Path, samples: tuple[bool, bool]) -> tuple[Path, dict]:
+    """An lm-eval import of the real pair of runs, each side's samples file kept or left out; the
+    project's root and the receipt written."""
+    import shutil
+
+    from conftest import import_here
+    from test_compare import REAL2
+
+    src = REAL2 / "lm-eval" / "bias_classification-Meta-Llama-3-8B"
+    if not src.is_dir():
+        pytest.skip(f"{src} not found")
+    files = {}
+    for role, stamp, keep in (("baseline", "2024-06-17T12-20-26.826621", samples[0]),
+                              ("candidate", "2024-06-17T15-44-37.867068", samples[1])):
+        (tmp_path / role).mkdir()
+        files[role] = tmp_path / role / f"results_{stamp}.json"
+        shutil.copy(src / files[role].name, files[role])
+        if keep:
+            shutil.copy(src / f"samples_bias_classification_{stamp}.json", tmp_path / role)
+    out = tmp_path / "p" / "data" / "r"
+    done = import_here("import", "lm-eval", "--baseline", str(files["baseline"]), "--candidate", str(files["candidate"]),
+                       "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "p", json.loads((out / "SUMMARY.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("samples", [(False, True), (False, False), (True, True)])
+def test_a_difference_is_called_paired_only_when_it_is(samples, tmp_path):
+    root, receipt = _lm_eval(tmp_path, samples)
+    results = receipt["accuracy"]["results"]
+    paired = sum(r.get("paired") is True for r in results)
+    unpaired = sum(r.get("paired") is False for r in results)
+    assert paired + unpaired == len(results) == 3
+    assert paired == (3 if all(samples) else 0)  # a difference is paired only over both runs' samples
+    # What the receipt says of how its figures were made.
+    note = receipt["accuracy"]["note"]
+    assert ("recomputed from each run's per-document samples" in note) == all(samples), note
+    assert ("differences paired over" in note) == (unpaired == 0), note
+    assert ("paired" in receipt["accuracy"]["method"]["name"].replace("unpaired", "")) == (paired > 0)
+    # sitegen summary: the counts of each kind.
+    acc = truly.summary(root)["reports"][0]["accuracy"]
+    assert (acc["paired"], acc["unpaired"]) == (paired, unpaired)
+    assert [r["paired"] for r in acc["results"]] == [r["paired"] for r in results]
+    text = truly.summary(root, form="text")
+    assert ("paired" in text.replace("unpaired", "")) == (paired > 0), text
+    # The page: its headline, the table's caption and the difference's column.
+    truly.build(root, {})
+    page = truly.visible(root / "site" / "reports" / "r" / "accuracy.html")
+    assert ("paired over the items both runs hold" in page) == (unpaired == 0), page
+    assert ("Paired difference" in page) == (unpaired == 0)
+    assert ("of 3 paired differences" in page) == (unpaired == 0)
+    if unpaired:
+        assert "of 3 unpaired differences" in page and "unpaired: each difference from the two runs' own standard errors" in page
+    overview = truly.visible(root / "site" / "reports" / "r" / "index.html")
+    assert ("paired" in overview.replace("unpaired", "")) == (paired > 0), overview

@@ -217,7 +217,10 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
             results.append(_result(runs, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov))
     if not results:
         raise SitegenError("no task and metric both runs scored", c.src.path)
-    meta = _report(runs, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
+    sampled = {role: any(t.samples is not None for t in run.tasks.values()) for role, run in runs.items()}
+    paired_n = sum(bool(r.get("paired")) for r in results)
+    unpaired_n = sum(r.get("paired") is False for r in results)
+    meta = _report(runs, names, checkpoint, ", ".join(sorted(tb & tc)), paired_n, unpaired_n, sampled)
     if not_covered:
         meta["not_covered"] = sorted(set(not_covered))
     if differ.entries:
@@ -226,14 +229,46 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
     if credit:
         meta["attribution"] = credit
     doc = {"schema_version": sc.SCHEMA_VERSION, "report": meta,
-           "accuracy": {"note": "Values and standard errors recomputed from each run's per-document samples; differences "
-                                "paired over the documents both runs scored (same doc_id and doc_hash).",
-                        "method": {"name": "normal interval of per-document differences (per-document metrics); paired "
-                                           "bootstrap over documents (corpus metrics)", "resamples": RESAMPLES, "seed": SEED,
-                                   "level": 0.95},
+           "accuracy": {"note": _note(names, sampled, paired_n, unpaired_n),
+                        "method": {"name": _method(results), "resamples": RESAMPLES, "seed": SEED, "level": 0.95},
                         "results": results},
            "provenance": prov.part()}
     return doc, prov
+
+
+def _note(names: dict[str, str], sampled: dict[str, bool], paired: int, unpaired: int) -> str:
+    """What the values and differences were computed from, as this import found it: a run's values
+    from its per-document samples or as its results file states them; differences paired over the
+    documents both runs scored, or not."""
+    if all(sampled.values()):
+        values = "Values and standard errors recomputed from each run's per-document samples"
+    elif any(sampled.values()):
+        has = next(role for role in sampled if sampled[role])
+        other = next(role for role in sampled if not sampled[role])
+        values = (f"Values and standard errors recomputed from {names[has]}'s per-document samples and as {names[other]}'s "
+                  "results file states them (it has no samples)")
+    else:
+        values = "Values and standard errors as each run's results file states them (no per-document samples)"
+    if not unpaired:
+        diffs = "differences paired over the documents both runs scored (same doc_id and doc_hash)"
+    elif not paired:
+        diffs = "differences unpaired: each from the two runs' standard errors (no per-document samples on both sides)"
+    else:
+        diffs = (f"{paired} differences paired over the documents both runs scored (same doc_id and doc_hash), {unpaired} "
+                 "unpaired, from the two runs' standard errors")
+    return f"{values}; {diffs}."
+
+
+def _method(results: list[dict[str, Any]]) -> str:
+    """The intervals' methods that the differences of this import used, in words."""
+    used = []
+    if any(r.get("paired") and "bootstrap" not in r.get("interval_method", "") for r in results):
+        used.append("normal interval of per-document differences (per-document metrics)")
+    if any(r.get("paired") and "bootstrap" in r.get("interval_method", "") for r in results):
+        used.append("paired bootstrap over documents (corpus metrics)")
+    if any(r.get("paired") is False for r in results):
+        used.append("unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
+    return "; ".join(used) or "no interval: no standard error on both sides"
 
 
 def _result(runs: dict[str, Run], task: str, key: tuple[str, str], docs: list[int], checkpoint: str, path: str,
@@ -294,7 +329,8 @@ def _side(t: Task, f: Figures | None, s: dict) -> dict[str, Any]:
     return side
 
 
-def _report(runs: dict[str, Run], names: dict[str, str], checkpoint: dict, tasks: str, any_paired: bool) -> dict[str, Any]:
+def _report(runs: dict[str, Run], names: dict[str, str], checkpoint: dict, tasks: str, paired: int, unpaired: int,
+            sampled: dict[str, bool]) -> dict[str, Any]:
     """The receipt's report part: title, date, the two runs as engines, what was tested."""
     b, c = runs["baseline"], runs["candidate"]
     engines = {}
@@ -309,10 +345,14 @@ def _report(runs: dict[str, Run], names: dict[str, str], checkpoint: dict, tasks
         raise SitegenError("no date: the results files record none", c.src.path, "$.date")
     return {"title": f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}",
             "date": max(dates), "engines": engines, "checkpoints": [checkpoint],
-            "tested": [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
+            "tested": [{"label": "Harness", "text": "lm-evaluation-harness results" + (
+                           " and per-document samples" if all(sampled.values()) else
+                           f" ({', '.join(names[r] for r in sampled if sampled[r])} with per-document samples)"
+                           if any(sampled.values()) else " (no per-document samples)")},
                        {"label": "Tasks", "text": tasks},
-                       {"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
-                        "unpaired: no per-document samples on both sides"}]}
+                       {"label": "Pairing", "text": "paired over the documents both runs scored" if not unpaired else
+                        "unpaired: no per-document samples on both sides" if not paired else
+                        f"{paired} paired over the documents both runs scored, {unpaired} unpaired (no per-document samples on both sides)"}]}
 
 
 def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> list[int]:

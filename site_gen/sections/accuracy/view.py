@@ -61,7 +61,7 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
         if u != "proportion" or abs(k - round(k)) >= 1e-6:
             return ""
         return Fig(f"{round(k)} of {int(r['items'])}", how=f"{src}.{role}.value × {src}.items, a whole count")
-    paired = not pd.isna(r["difference"])
+    paired = not pd.isna(r["difference"])  # a difference to show (paired over shared items, or not: `unpaired`)
     verdict, tone = _verdict(r, candidate)
     return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"],
             "n_items": Fig(str(int(r["items"])), f"{src}.items"),
@@ -72,7 +72,31 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
             "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
             "resolved": bool(r["resolved"]), "verdict": verdict, "tone": tone, "source": src, "paired": paired,
             # schema 1.2: a difference from two standard errors, not over shared items, says so
-            "unpaired": paired and isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]}
+            "unpaired": paired and _unpaired(r)}
+
+
+def _unpaired(r: dict) -> bool:
+    """A result whose receipt says its difference is not over shared items (schema 1.2 `paired: false`)."""
+    return isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]
+
+
+def pairing(paired: int, unpaired: int) -> dict[str, str]:
+    """How a set of differences was drawn, in words: the table's caption, the difference column's
+    head and the counts' qualifier (`paired`, `unpaired`, `2 paired, 1 unpaired`)."""
+    if not unpaired:
+        return {"caption": "paired over the items both runs hold", "head": "Paired difference", "counted": "paired"}
+    if not paired:
+        return {"caption": "unpaired: each difference from the two runs' own standard errors (no per-item samples on both sides)",
+                "head": "Difference", "counted": "unpaired"}
+    return {"caption": f"paired over the items both runs hold where both have per-item samples; {unpaired} unpaired, "
+                       "from the two runs' own standard errors", "head": "Difference", "counted": f"{paired} paired, {unpaired} unpaired"}
+
+
+def counted(compared: int, paired: int, unpaired: int) -> str:
+    """`3 paired differences`, `3 unpaired differences`, `3 differences (2 paired, 1 unpaired)`."""
+    words = pairing(paired, unpaired)["counted"]
+    noun = "difference" if compared == 1 else "differences"
+    return f"{compared} {words} {noun}" if not (paired and unpaired) else f"{compared} {noun} ({words})"
 
 
 def view(a) -> dict[str, Any] | None:
@@ -82,12 +106,21 @@ def view(a) -> dict[str, Any] | None:
         return None
     m = part["method"]
     rows = [_row(r, a.report.candidate.name) for r in views.rows(t.table)]
+    compared = sum(r["paired"] for r in rows)
+    unpaired = sum(r["unpaired"] for r in rows)
+    resolved = sum(r["resolved"] for r in rows)
+    level = f"{m['level'] * 100:g}%"
+    how = pairing(compared - unpaired, unpaired)
     return {"rows": rows, "note": part.get("note", ""),
-            "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
-                       "level": f"{m['level'] * 100:g}%"},
-            "resolved": sum(r["resolved"] for r in rows), "results": len(rows),
-            # Counted over the results that have a paired difference: one without is named, not counted.
-            "paired": sum(r["paired"] for r in rows), "unpaired_labels": [f"{r['label']} ({r['checkpoint']})" for r in rows if not r["paired"]]}
+            "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"], "level": level},
+            "resolved": resolved, "results": len(rows),
+            # Counted over the results that have a difference: one without is named, not counted; a
+            # difference not over shared items is counted as unpaired, never as paired.
+            "compared": compared, "paired": compared - unpaired, "unpaired": unpaired,
+            "caption": how["caption"], "difference_head": how["head"],
+            "headline": f"{resolved} of {counted(compared, compared - unpaired, unpaired)} {'is' if resolved == 1 else 'are'} "
+                        f"resolved (the {level} interval excludes zero; a difference whose interval holds zero is not resolved).",
+            "unpaired_labels": [f"{r['label']} ({r['checkpoint']})" for r in rows if not r["paired"]]}
 
 
 BLOCKS = {"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",
@@ -115,12 +148,14 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
                         "better": r["better"], "items": int(r["items"]), "baseline": _side(r, "baseline"),
                         "candidate": _side(r, "candidate"), "difference": plain.number(r["difference"]),
                         "interval": plain.span(r["low"], r["high"]), "resolved": bool(r["resolved"]) if row["paired"] else None,
+                        "paired": (not row["unpaired"]) if row["paired"] else None,
                         "verdict": {"better": "better", "worse": "worse"}.get(row["tone"],
                                                                               "not resolved" if row["paired"] else "no paired difference")})
     return {"accuracy": {"level": plain.number(m["level"]), "method": {"name": m["name"], "resamples": int(m["resamples"]),
                                                                        "seed": int(m["seed"])},
                          "rule": "resolved when the interval excludes zero; better or worse by the result's `better`",
-                         "paired": shown["paired"], "resolved": shown["resolved"], "results": results}}
+                         "paired": shown["paired"], "unpaired": shown["unpaired"], "resolved": shown["resolved"],
+                         "results": results}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
@@ -128,14 +163,19 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     acc = d["accuracy"]
     level = f"{acc['level'] * 100:g}%"
-    rows = [("Accuracy differences resolved", f"{acc['resolved']} of {acc['paired']} paired ({level} interval)")]
+    unpaired = acc.get("unpaired", 0)
+    n = acc["paired"] + unpaired
+    what = pairing(acc["paired"], unpaired)["counted"]
+    rows = [("Accuracy differences resolved", f"{acc['resolved']} of {n} {what} ({level} interval)" if not (acc["paired"] and unpaired)
+             else f"{acc['resolved']} of {n} ({what}; {level} interval)")]
     for r in acc["results"]:
         if r["difference"] is None:
             rows.append((f"{r['checkpoint']} {r['label']}", f"{_value(r['baseline']['value'], r['unit'])} → "
                                                             f"{_value(r['candidate']['value'], r['unit'])}, no paired difference"))
             continue
         rows.append((f"{r['checkpoint']} {r['label']}", f"{_difference(r['difference'], r['unit'])} "
-                     f"{_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['verdict']} ({r['better']} is better)"))
+                     f"{_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['verdict']}"
+                     f"{', unpaired' if r.get('paired') is False else ''} ({r['better']} is better)"))
     return rows
 
 
@@ -150,11 +190,14 @@ def verdict(a) -> str | None:
     good = [r for r in rows if r["resolved"] and (r["difference"] > 0) == (r["better"] == "higher")]
     bad = [r for r in rows if r["resolved"] and r not in good]
     n = len(rows)
+    unpaired = sum(_unpaired(r) for r in rows)
     if not good and not bad:
-        return f"no accuracy difference resolved ({n} paired)"
+        what = pairing(n - unpaired, unpaired)["counted"]
+        return f"no accuracy difference resolved ({n}: {what})" if n - unpaired and unpaired else \
+            f"no accuracy difference resolved ({n} {what})"
     named = lambda found: ", ".join(r["label"] for r in found[:3]) + (" …" if len(found) > 3 else "")
     parts = [f"better on {len(good)} ({named(good)})" if good else "", f"worse on {len(bad)} ({named(bad)})" if bad else ""]
-    return f"accuracy {' and '.join(p for p in parts if p)} of {n} paired differences"
+    return f"accuracy {' and '.join(p for p in parts if p)} of {counted(n, n - unpaired, unpaired)}"
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
@@ -169,7 +212,9 @@ def headlines(a) -> list[tuple[str, str, str]]:
     bad = sum(1 for r in rows if r["resolved"]) - good
     level = f"{a.report.section('accuracy')['method']['level'] * 100:g}%"
     key = "worse" if bad and not good else "better" if good and not bad else "neutral"
-    return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} paired ({level} intervals)", key)]
+    unpaired = sum(_unpaired(r) for r in rows)
+    what = pairing(len(rows) - unpaired, unpaired)["counted"]
+    return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} {what} ({level} intervals)", key)]
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------
