@@ -250,3 +250,32 @@ def test_a_difference_is_called_paired_only_when_it_is(samples, tmp_path):
         assert "of 3 unpaired differences" in page and "unpaired: each difference from the two runs' own standard errors" in page
     overview = truly.visible(root / "site" / "reports" / "r" / "index.html")
     assert ("paired" in overview.replace("unpaired", "")) == (paired > 0), overview
+
+
+# -- item 9: runs of one setup on one day can be told apart ----------------------------------------------
+
+def test_runs_that_read_alike_are_told_apart(tmp_path):
+    """Three one-setup runs imported as the CI recipe does (one label, one day) and a report of its own:
+    each dashboard row and each summary heading reads differently, the alike ones by their ids."""
+    import htmlutil
+    import serving_receipts as sr
+
+    rng = __import__("numpy").random.default_rng(0)
+    runs = {}
+    for i in range(3):
+        doc = sr.receipt({"candidate": [[sr.rows(rng, 40)]]}, rates=(1,))
+        doc["report"]["engines"] = {"candidate": {"name": "vLLM", "version": "unrecorded"}}
+        runs[f"run-20260101-12000{i}-abc{i}"] = doc
+    other = truly.minimal()
+    site = truly.build(tmp_path, {**runs, "other": other})
+    table = htmlutil.tables(htmlutil.parse(site / "index.html"))["reports"][1:]
+    heads = [row[0] for row in table]
+    assert len(heads) == 4 and len(set(heads)) == 4, heads
+    for rid in runs:
+        assert sum(f"report {rid}" in h for h in heads) == 1, heads
+    assert not any("report other" in h for h in heads)  # a row no other reads like names no id
+    for form in ("text", "markdown"):
+        out = truly.summary(tmp_path, form=form)
+        titles = [line for line in out.splitlines() if line.startswith(("Synthetic", "### Synthetic"))]
+        assert len(titles) == 3 and len(set(titles)) == 3, out
+        assert all(any(rid.replace("_", "\\_") in t or rid in t for t in titles) for rid in runs), titles

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from site_gen.build.assembly import report_url
 from site_gen.build.store import Store
 from site_gen.core.config import Config
+from site_gen.render import dashboard
 from site_gen.render.pages import environment
 
 
@@ -25,7 +26,7 @@ class DashboardRows:
         self._html: dict[str, str] = {}      # "id\0receipt sha256" -> the row's HTML
 
     def __call__(self, records: list) -> list[dict]:
-        rows = [{**r.dashboard, "url": report_url(r.id)} for r in records]
+        rows = dashboard.tell_apart([{**r.dashboard, "url": report_url(r.id)} for r in records])
         if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
             return rows
         version = self.templates.record("_macros.html")[0]
@@ -38,7 +39,7 @@ class DashboardRows:
             return rows
         live, drawn = {}, False
         for r, row in zip(records, rows):
-            key = f"{r.id}\0{r.sha256}"
+            key = f"{r.id}\0{r.sha256}" + ("\0told apart" if row["told_apart"] else "")  # the row names its id
             html = self._html.get(key)
             if html is None:
                 html, drawn = str(macro(row)), True
