@@ -279,3 +279,30 @@ def test_runs_that_read_alike_are_told_apart(tmp_path):
         titles = [line for line in out.splitlines() if line.startswith(("Synthetic", "### Synthetic"))]
         assert len(titles) == 3 and len(set(titles)) == 3, out
         assert all(any(rid.replace("_", "\\_") in t or rid in t for t in titles) for rid in runs), titles
+
+
+# -- item 10: the build's progress never counts back ---------------------------------------------------
+
+@pytest.mark.parametrize("workers", ["1", "99"])
+def test_the_build_progress_never_counts_back(workers, tmp_path, monkeypatch):
+    """A build of twelve reports, forked (their reports made by workers, then their files taken
+    here) and in one process: each step's count rises to its total and never falls."""
+    import shutil
+
+    from conftest import ROOT
+    from site_gen import api
+    from site_gen.build import builder
+
+    monkeypatch.setattr(builder, "PARALLEL_MIN_REPORTS", int(workers))
+    for i in range(12):
+        shutil.copytree(ROOT / "data" / "cuteafd-v3.0.1", tmp_path / "data" / f"r{i:02}")
+    (tmp_path / "mkdocs.yml").write_text("site_name: Progress\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    seen: list[tuple[str, int, int]] = []
+    api.build(api.load_config(tmp_path / "mkdocs.yml"), progress=lambda what, done, total: seen.append((what, done, total)))
+    steps = list(dict.fromkeys(w for w, _, _ in seen))
+    assert "reports" in steps and "pages" in steps, seen
+    for what in steps:
+        counts = [(d, t) for w, d, t in seen if w == what]
+        done = [d for d, _ in counts]
+        assert done == sorted(done), (what, seen)
+        assert counts[-1][0] == counts[-1][1], (what, seen)  # each step ends at its total
