@@ -306,3 +306,31 @@ def test_the_build_progress_never_counts_back(workers, tmp_path, monkeypatch):
         done = [d for d, _ in counts]
         assert done == sorted(done), (what, seen)
         assert counts[-1][0] == counts[-1][1], (what, seen)  # each step ends at its total
+
+
+def test_the_serving_summary_says_where_each_sweep_saturates(tmp_path):
+    """The Load page says where a sweep saturates; sitegen summary says the same, in each format:
+    the lightest load whose median TTFT is over twice the lightest load's, by numpy's median here."""
+    import numpy as np
+    import serving_receipts as sr
+
+    rng = np.random.default_rng(7)
+    scales = {"baseline": (1.0, 1.0, 1.1, 1.2), "candidate": (1.0, 1.3, 3.0, 5.0)}
+    doc = sr.receipt({role: [[sr.rows(rng, 80, k)] for k in ks] for role, ks in scales.items()}, paired=False)
+    names = {"baseline": "setup baseline", "candidate": "setup candidate"}
+    loads = {1: "1 req/s", 4: "4 req/s", 16: "16 req/s", "inf": "all at once"}
+    want = {}
+    for role, side in doc["serving"]["sides"].items():
+        medians = [np.median([v for v in p["repeats"][0]["requests"]["ttft_ms"] if v is not None]) for p in side["load_points"]]
+        found = next((i for i in range(1, 4) if medians[i] > 2 * medians[0]), None)
+        want[role] = None if found is None else loads[sr.RATES[found]]
+    assert want == {"baseline": None, "candidate": "16 req/s"}  # the receipt is what the test means it to be
+    text = "; ".join(f"{names[r]} from {want[r]}" if want[r] else f"{names[r]}: not within the loads tested"
+                     for r in ("baseline", "candidate"))
+    site = truly.build(tmp_path, {"r": doc})
+    assert f"Saturation: {text}." in truly.visible(site / "reports" / "r" / "load.html")
+    s = truly.summary(tmp_path)["reports"][0]["serving"]["saturation"]
+    assert s["sweeps"] == [{"workload": "synthetic", "axis": "rate", "text": text,
+                            "baseline": {"load": None, "x": None}, "candidate": {"load": "16 req/s", "x": 16}}]
+    for form in ("text", "markdown"):
+        assert text in truly.summary(tmp_path, form=form).replace("\\", "")

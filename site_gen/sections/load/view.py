@@ -12,7 +12,7 @@ from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
 from site_gen.sections.serving.view.tables import (GLYPHS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
-                                                   ratio_text, value_fig)
+                                                   ratio_text, saturation_of, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -44,7 +44,7 @@ def view(a) -> dict[str, Any] | None:
         ids = {role: s.curves[role].get(key, []) for role in s.roles}
         sweeps.append({"anchor": _anchor("sweep", *key), "title": f"{key[0]}" + (", by concurrency" if key[1] == "concurrency" else ""),
                        "axis": "requests in flight at most" if key[1] == "concurrency" else "request rate aimed at (req/s)",
-                       "saturation": _saturation(s, key[0], ids, points, n),
+                       "saturation": _saturation(s, key, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
     return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
             "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
@@ -54,15 +54,8 @@ def view(a) -> dict[str, Any] | None:
             "columns": columns(s)}
 
 
-def _saturation(s, workload: str, ids: dict, points: dict, n: dict) -> list[str]:
-    out = []
-    for role, curve in ids.items():
-        found = s.saturation.get((role, workload))
-        if found in curve:
-            out.append(f"{n[role]} from {points[role, found]['load']}")
-        elif len(curve) > 1:
-            out.append(f"{n[role]}: not within the loads tested")
-    return out
+def _saturation(s, key: tuple[str, str], n: dict) -> list[str]:
+    return [e["at"] for e in saturation_of(s, key, n)]
 
 
 def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) -> list[dict[str, Any]]:

@@ -9,8 +9,9 @@ import pandas as pd
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
 from site_gen.render import format as fmt, plain, views
 from site_gen.sections.serving.analysis import NO_INTERVAL
-from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS
+from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
+from site_gen.sections.serving.view.tables import saturation_of
 
 EMPTY = {**{k: 0 for k in (*INTERVAL_VERDICTS, "cells")}, **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
 THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}
@@ -142,6 +143,17 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"ratio": "candidate / baseline", "rule": INTERVAL_RULE, "noise_band": s.band,
                            "bootstrap": {"resamples": s.bootstrap.resamples, "seed": s.bootstrap.seed,
                                          "level": s.bootstrap.level}}
+    # Where each sweep saturates (the Load page's), on each side that ran it at two loads or more.
+    names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
+    sweeps = []
+    for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
+        found = saturation_of(s, key, names)
+        if found:
+            sweeps.append({"workload": key[0], "axis": key[1],
+                           **{e["role"]: {"load": e["load"], "x": plain.number(e["x"])} for e in found},
+                           "text": "; ".join(e["at"] for e in found)})
+    out["saturation"] = {"rule": f"from the lightest load whose median TTFT is more than {SATURATION:g}x that of the sweep's "
+                                 "lightest load; load null: not within the loads tested", "sweeps": sweeps}
     if "latency" not in s.counts:
         out["one_setup"] = {"side": a.report.candidate.label, "load_points": len(s.points)}
         return {"serving": out}
@@ -157,9 +169,11 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if "serving" not in d:
         return []
     s = d["serving"]
+    saturation = [(f"Saturation, {w['workload']}" + (", by concurrency" if w["axis"] == "concurrency" else ""), w["text"])
+                  for w in (s.get("saturation") or {}).get("sweeps", [])]
     if "latency" not in s:
         one = s["one_setup"]
-        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")]
+        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")] + saturation
     band = s["noise_band"]
 
     def line(c: dict[str, Any]) -> str:
@@ -175,7 +189,7 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         t = from_json(s["throughput"])
         none = without_interval(t)
         rows.append(("Throughput cells", f"{counts_text(t, tail=False)} (of {t['cells']}{'; ' + none if none else ''})"))
-    return rows
+    return rows + saturation
 
 
 def verdict(a) -> str | None:

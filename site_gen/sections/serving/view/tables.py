@@ -252,3 +252,19 @@ def capacity_lines(s, n: dict) -> list[dict[str, str]]:
         out.append({"workload": c["workload"], "text": "; ".join(parts),
                     "ratio": f"{ratio:.2f}× the load" if ratio == ratio else ""})
     return out
+
+
+def saturation_of(s, key: tuple[str, str], names: dict) -> list[dict[str, Any]]:
+    """Where a sweep (workload, axis) saturates on each side that ran it at two loads or more: the
+    load (`load`, `x`, `at`: its words) or, `load` None, not within the loads tested."""
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    out = []
+    for role in s.roles:
+        curve = s.curves[role].get(key, [])
+        found = s.saturation.get((role, key[0]))
+        if found in curve:
+            p = points[role, found]
+            out.append({"role": role, "load": p["load"], "x": p["x"], "at": f"{names[role]} from {p['load']}"})
+        elif len(curve) > 1:
+            out.append({"role": role, "load": None, "x": None, "at": f"{names[role]}: not within the loads tested"})
+    return out
