@@ -334,3 +334,87 @@ def test_the_serving_summary_says_where_each_sweep_saturates(tmp_path):
                             "baseline": {"load": None, "x": None}, "candidate": {"load": "16 req/s", "x": 16}}]
     for form in ("text", "markdown"):
         assert text in truly.summary(tmp_path, form=form).replace("\\", "")
+
+
+# -- item 5: the pages print each pair with the digits its ratio needs -----------------------------------
+
+PAIRS = [(1e-6, 5e-5), (0.646, 0.651), (1234.56, 1234.61), (100.04, 100.06), (80.0, 86.4), (2.25e-4, 2.35e-4), (41.04, 44.36)]
+
+
+def _speed_pairs(pairs=PAIRS, scale: float = 1.0) -> dict:
+    r = truly.minimal()
+    cell = r["speed"]["cells"][0]
+    r["speed"]["cells"] = []
+    for i, (b, c) in enumerate(pairs):
+        x = copy.deepcopy(cell)
+        x["concurrency"] = i + 1
+        x["baseline"]["rate"], x["candidate"]["rate"] = b, c * scale
+        r["speed"]["cells"].append(x)
+    return r
+
+
+def test_the_speed_page_prints_each_rate_pair_as_its_ratio_needs(tmp_path):
+    """The trial's rates of 1e-6 and 5e-5 read "0.0 | 0.0 | 50.00x"; requests/s-sized rates of 0.646 and
+    0.651 "0.6 | 0.7 | 1.01x". Each row of the speed page, read back, gives its own ratio."""
+    import htmlutil
+    from test_digits import contradicts
+
+    site = truly.build(tmp_path, {"r": _speed_pairs()})
+    rows = htmlutil.tables(htmlutil.parse(site / "reports" / "r" / "speed.html"))["cells-c1-decode"][1:-1]
+    assert len(rows) == len(PAIRS)
+    for (b, c), row in zip(PAIRS, rows):
+        base, cand, ratio = row[3], row[4], row[5]
+        assert not contradicts(base, cand, ratio, 0.08, c / b), row
+        assert abs(float(base.replace(",", "")) - b) <= 0.05 and abs(float(cand.replace(",", "")) - c) <= 0.05
+    assert rows[0][3:6] == ["0.000001", "0.000050", "50.00x"] and rows[1][3:6] == ["0.646", "0.651", "1.01x"]
+
+
+def test_compare_prints_each_pair_as_its_change_needs(tmp_path):
+    """`sitegen compare` of two releases whose rates moved a little: each line's old → new, read back,
+    gives its printed change (the trial's "0.0 → 0.0" beside 50.00x)."""
+    from test_digits import contradicts
+
+    old = _speed_pairs([(b, b) for b, _ in PAIRS])
+    new = _speed_pairs([(b, c) for b, c in PAIRS])
+    new["report"]["date"] = "2026-03-01"
+    new["report"]["engines"]["candidate"]["version"] = "3"
+    root = truly.project(tmp_path, {"old": old, "new": new})
+    from conftest import sitegen_here
+
+    out = sitegen_here("compare", "old", "new", "--format", "text", "--fail-on", "never", cwd=root)
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if " → " in line]
+    assert len(lines) == len(PAIRS), out.stdout
+    for line in lines:
+        figures = line.split("  ")
+        pair = next(f for f in figures if " → " in f)
+        a, b = pair.strip().split(" → ")
+        change = next(f.strip() for f in figures if f.strip().endswith("x"))
+        assert not contradicts(a, b.split()[0], change, 0.08, float(change[:-1])), line
+
+
+def test_the_load_page_prints_each_throughput_pair_as_its_ratio_needs(tmp_path):
+    """Requests/s of 0.646 and 0.651 read "0.6 | 0.7" beside 1.01x on the Load page's ratios, where the
+    sweep's table printed them to two decimals: now each kind's digits everywhere, and more where the
+    ratio beside them needs them."""
+    import htmlutil
+    import numpy as np
+    import serving_receipts as sr
+    from test_digits import contradicts
+
+    rng = np.random.default_rng(2)
+    doc = sr.receipt({role: [[sr.rows(rng, 40)]] for role in ("baseline", "candidate")}, rates=(1,), paired=False)
+    for role, per_s in (("baseline", 0.646), ("candidate", 0.651)):
+        rep = doc["serving"]["sides"][role]["load_points"][0]["repeats"][0]
+        rep["duration_s"] = rep["completed"] / per_s
+    site = truly.build(tmp_path, {"r": doc})
+    tables = htmlutil.tables(htmlutil.parse(site / "reports" / "r" / "load.html"))
+    ratios = next(rows for rows in tables.values() if rows and "Ratio" in rows[0] and "Throughput" in rows[0])
+    seen = 0
+    for row in ratios[1:]:
+        b, c, ratio = row[2], row[3], row[4].split()[0]
+        assert not contradicts(b, c, ratio, 0.08, float(ratio[:-1])), row
+        if "requests/s" in row[1]:
+            assert (b, c, ratio) == ("0.646", "0.651", "1.01x"), row
+            seen += 1
+    assert seen == 1

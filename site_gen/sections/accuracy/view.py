@@ -223,10 +223,10 @@ def compare_what(item) -> str:
     return f"{item.where['checkpoint']} · {item.where['measure']}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
     if c.unit == "proportion":  # in percent, a change in points (the unit `compare_unit` names)
-        return fmt.signed(v * 100, 1) if signed else fmt.fixed(v * 100, 1)
-    return fmt.signed(v, 4) if signed else fmt.fixed(v, 4)
+        return fmt.signed(v * 100, 1 + more) if signed else fmt.fixed(v * 100, 1 + more)
+    return fmt.signed(v, 4 + more) if signed else fmt.fixed(v, 4 + more)
 
 
 def compare_unit(c) -> str:

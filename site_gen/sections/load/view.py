@@ -11,7 +11,7 @@ from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
-from site_gen.sections.serving.view.tables import (GLYPHS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
+from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
                                                    ratio_text, saturation_of, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
@@ -26,7 +26,7 @@ def _anchor(*parts: str) -> str:
 
 
 def _number(v: float, digits: int = 1) -> str:
-    return fmt.MISSING if v != v else f"{v:,.{digits}f}"
+    return fmt.grouped(v, digits)
 
 
 def view(a) -> dict[str, Any] | None:
@@ -70,7 +70,7 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
                "saturated": s.saturation.get((role, p["workload"])) == pid}
         for k in THROUGHPUTS:
             r = tp.get((role, pid, k))
-            row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2, p, s.bootstrap)
+            row[k] = _with_interval(r, THROUGHPUT_DIGITS[k], p, s.bootstrap)
         row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap) for m in s.metrics for q in _percentiles(s, m)]
         g = good.get((role, pid))
         row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap)} if g else None)
@@ -139,9 +139,13 @@ def _throughput_cells(s, band: float, n: dict, points: dict) -> list[dict[str, A
         ratio = f"{n['candidate']} / {n['baseline']} {label} at {c['load']}"
         how = f"{ratio}; " + ("one run a side, no interval: the band rule" if c["low"] != c["low"] else "95% interval: Welch's t over runs")
         side = {}
+        # Each side's throughput with its kind's digits (as the sweep's table prints it), and as many
+        # more as the ratio beside it needs (format.pair).
+        shown = dict(zip(("baseline", "candidate"), fmt.pair(c["baseline"], c["candidate"], THROUGHPUT_DIGITS[c["metric"]],
+                                                             ratio_text(c["ratio"], band), band=band)))
         for role in ("baseline", "candidate"):
-            how, detail = throughput_how(c["metric"], points[role, c[f"{role}_point"]])
-            side[role] = Fig(_number(c[role], 1), how=how, detail=detail)
+            made, detail = throughput_how(c["metric"], points[role, c[f"{role}_point"]])
+            side[role] = Fig(shown[role], how=made, detail=detail)
         out.append({"load": f"{c['workload']} · {c['load']}", "metric": label,
                     "baseline": side["baseline"], "candidate": side["candidate"],
                     "ratio": Fig(ratio_text(c["ratio"], band), how=how),

@@ -224,8 +224,8 @@ def compare_what(item) -> str:
     return f"{item.where['checkpoint']} · gap in {item.where['measure']}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return fmt.signed(v, 2 if c.unit == "percent" else 4)  # a gap is signed, and so is its change
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    return fmt.signed(v, (2 if c.unit == "percent" else 4) + more)  # a gap is signed, and so is its change
 
 
 def compare_unit(c) -> str:

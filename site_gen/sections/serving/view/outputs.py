@@ -11,7 +11,7 @@ from site_gen.render import format as fmt, plain, views
 from site_gen.sections.serving.analysis import NO_INTERVAL
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
-from site_gen.sections.serving.view.tables import saturation_of
+from site_gen.sections.serving.view.tables import THROUGHPUT_DIGITS, saturation_of
 
 EMPTY = {**{k: 0 for k in (*INTERVAL_VERDICTS, "cells")}, **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
 THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}
@@ -220,5 +220,6 @@ def compare_what(item) -> str:
     return place
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return f"{v:,.1f}" if c.kind == "latency" else f"{v:,.2f}"
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    """A latency in ms with one decimal, a throughput with its kind's (the Load page's), and `more`."""
+    return fmt.grouped(v, (1 if c.kind == "latency" else THROUGHPUT_DIGITS.get(c.measure, 2)) + more)

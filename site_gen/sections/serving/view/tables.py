@@ -12,11 +12,13 @@ from site_gen.sections.serving.analysis import latency
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
 
 GLYPHS = {"faster": "▲", "level": "●", "slower": "▼", UNRESOLVED: "○"}
+# Decimals of each throughput wherever it is printed (the Load page's tables, `sitegen compare`).
+THROUGHPUT_DIGITS = {"output_tokens_per_s": 1, "requests_per_s": 2}
 
 
 def ms(value: float) -> str:
     """A latency in ms with one decimal and thousands separators: `893.1`, `1,213.8`."""
-    return fmt.MISSING if value != value else f"{value:,.1f}"
+    return fmt.grouped(value, 1)
 
 
 def ms_interval(low: float, high: float) -> str:
@@ -69,10 +71,13 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
             q = c["percentile"]
             rb, rc = side.get(("baseline", metric, q)), side.get(("candidate", metric, q))
             ratio, ratio_interval = ratio_figs(c, s.bootstrap, band)
+            # Each side's percentile with one decimal, or as many more as the ratio beside it needs.
+            texts = fmt.pair(rb["value"], rc["value"], 1, ratio_text(c["ratio"], band), band=band) \
+                if rb is not None and rc is not None else (None, None)
             rows.append({
                 "label": f"p{q}",
-                "baseline": value_fig(rb), "baseline_interval": interval_figs(rb, s.bootstrap),
-                "candidate": value_fig(rc), "candidate_interval": interval_figs(rc, s.bootstrap),
+                "baseline": value_fig(rb, texts[0]), "baseline_interval": interval_figs(rb, s.bootstrap),
+                "candidate": value_fig(rc, texts[1]), "candidate_interval": interval_figs(rc, s.bootstrap),
                 "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
                 "no_interval": c["method"] if c["method"] in (latency.ONE_RUN, latency.FEW) else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
@@ -83,13 +88,13 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
     return groups
 
 
-def value_fig(r: dict | None) -> Fig | str:
-    """A side's percentile (a row of the analysis' percentiles) as printed, with where it came from:
-    the source's own figure (its place in the receipt), or how it was computed from the rows or runs.
-    Dense: a page holds hundreds, each a hover but no tab stop."""
+def value_fig(r: dict | None, text: str | None = None) -> Fig | str:
+    """A side's percentile (a row of the analysis' percentiles) as printed (`text`, or `ms`'s), with
+    where it came from: the source's own figure (its place in the receipt), or how it was computed
+    from the rows or runs. Dense: a page holds hundreds, each a hover but no tab stop."""
     if r is None:
         return fmt.MISSING
-    text = ms(r["value"])
+    text = text or ms(r["value"])
     if r["value"] != r["value"] or not r["path"]:
         return text
     if r["method"] == latency.ONE_RUN:

@@ -143,7 +143,10 @@ def _history(frame, h) -> list[dict[str, Any]]:
     """Its history part: each series' median, range and verdict counts, build after build, and what
     changed since the build before."""
     def phrase(c) -> str:
-        return f"median {fmt.speed_ratio(c.old, h.band)} \u2192 {fmt.speed_ratio(c.new, h.band)} ({fmt.speed_ratio(c.change, h.band)})"
+        change = fmt.speed_ratio(c.change, h.band)
+        digits = max(fmt.speed_digits(c.old, h.band), fmt.speed_digits(c.new, h.band))
+        old, new = fmt.pair(c.old, c.new, digits, change, band=h.band, grouping=False)
+        return f"median {old}x \u2192 {new}x ({change})"
 
     return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False), ("Since the build before", False)],
                    lambda r: [
@@ -168,5 +171,6 @@ def compare_what(item) -> str:
     return f"{w['checkpoint']} · {w['workload']} · {size} · {streams} · {METRIC_LABELS.get(w['metric'], w['metric'])}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return fmt.fixed(v, 2) if c.kind == "ttft" else f"{v:,.1f}"
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    """A time to first token in seconds with two decimals, a rate with one (the speed page's), and `more`."""
+    return fmt.fixed(v, 2 + more) if c.kind == "ttft" else fmt.grouped(v, 1 + more)
