@@ -418,3 +418,23 @@ def test_the_load_page_prints_each_throughput_pair_as_its_ratio_needs(tmp_path):
             assert (b, c, ratio) == ("0.646", "0.651", "1.01x"), row
             seen += 1
     assert seen == 1
+
+
+def test_a_startup_time_reads_the_same_in_every_output(tmp_path):
+    """ready_s 120.5 printed "120 s" (Python rounds a half to even) and 95.25 "95 s", while compare
+    printed "95.2": whole seconds, halves away from zero, on the page, in the summary and in compare."""
+    from conftest import sitegen_here
+
+    old, new = truly.losing(), truly.losing()
+    old["memory"]["startup"] = [{"checkpoint": "M1", "engine": "candidate", "ready_s": 95.25}]
+    new["memory"]["startup"] = [{"checkpoint": "M1", "engine": "candidate", "ready_s": 120.5}]
+    new["report"]["date"] = "2026-04-01"
+    new["report"]["engines"]["candidate"]["version"] = "v0.5.4"
+    site = truly.build(tmp_path, {"old": old, "new": new})
+    assert "ready in 121 s" in truly.visible(site / "reports" / "new" / "memory.html")
+    assert "ready in 95 s" in truly.visible(site / "reports" / "old" / "memory.html")
+    text = truly.summary(tmp_path, form="text")
+    assert "ready in 121 s" in text and "ready in 95 s" in text
+    out = sitegen_here("compare", "old", "new", "--fail-on", "never", cwd=tmp_path).stdout
+    line = next(x for x in out.splitlines() if "ready after" in x)
+    assert "95 → 121 s" in line and "1.27x" in line, line
