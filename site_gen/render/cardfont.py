@@ -100,3 +100,37 @@ FONTS = {
          "/vHk+Y/C7/9Bx4u058dh5O/2tuOiyUf/Sf8w8of9Pun/PCaRmzfy7EVHR+jyf+iBdqKbN83kxL8Ke33GvKD/B5lHNi8="
          ),
 }
+
+
+# -- beyond Latin-1: GNU Unifont ------------------------------------------------------------------
+# Spleen draws ASCII and Latin-1. Names from receipts may be Greek (Ω, β), Cyrillic, Chinese (引擎),
+# Japanese or Korean: those are drawn with GNU Unifont 15.0.01's 8x16 and 16x16 glyphs, scaled to
+# Spleen's cell (a narrow glyph one cell, a wide one two), from `unifont.bin` beside this file: the
+# glyphs of the blocks below, taken from Debian's `unifont` package (/usr/share/unifont/unifont.hex)
+# by tools/unifont_subset.py. Unifont is dual-licensed: GNU GPL 2+ with the GNU font embedding
+# exception, and (since 13.0.04) the SIL Open Font License 1.1, under which this subset is
+# distributed: UNIFONT-OFL.txt beside this file holds its copyright notice and the licence.
+#
+# Scripts that need shaping or run right to left (Arabic, Hebrew, Devanagari and the other Indic
+# scripts, Thai) and emoji are not drawn: a glyph drawn alone would misspell them. The card draws a
+# box for such a character and says so (render/card.py).
+UNIFONT_BLOCKS = (
+    ("Latin Extended-A and -B", 0x0100, 0x024F),
+    ("IPA Extensions", 0x0250, 0x02AF),
+    ("Spacing Modifier Letters", 0x02B0, 0x02FF),
+    ("Greek and Coptic", 0x0370, 0x03FF),
+    ("Cyrillic and Cyrillic Supplement", 0x0400, 0x052F),
+    ("Latin Extended Additional", 0x1E00, 0x1EFF),
+    ("Greek Extended", 0x1F00, 0x1FFF),
+    ("General Punctuation", 0x2000, 0x206F),
+    ("Superscripts, Subscripts and Currency Symbols", 0x2070, 0x20CF),
+    ("Letterlike Symbols and Number Forms", 0x2100, 0x218F),
+    ("Arrows", 0x2190, 0x21FF),
+    ("Mathematical Operators", 0x2200, 0x22FF),
+    ("CJK Symbols and Punctuation", 0x3000, 0x303F),
+    ("Hiragana and Katakana", 0x3040, 0x30FF),
+    ("CJK Unified Ideographs", 0x4E00, 0x9FFF),
+    ("Hangul Syllables", 0xAC00, 0xD7A3),
+    ("Halfwidth and Fullwidth Forms", 0xFF00, 0xFFEF),
+)
+UNIFONT_FILE = "unifont.bin"  # zlib: per glyph, its code point (3 bytes), width (8 or 16), 16 rows
