@@ -260,9 +260,10 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_gfm_outputs.py",
 })
 SLOW_TESTS = frozenset({
+    "test_the_build_progress_never_counts_back",
     "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
     "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_publish import png_size_and_pixels
 
 from site_gen.render import card
-from test_publish import png_size_and_pixels
 
 VERDICTS = ("faster", "slower", "level", "not resolved")
 SCALE = (0.8, 1.8)
@@ -36,7 +36,7 @@ def strip_top(lines: int = 0) -> int:
     return max(86 + 68 + 56 + 40 * lines + 54, 452)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(st.one_of(st.floats(0.3, 3.0), st.sampled_from([0.5, 1.0, 1.001, 2.5, 2.6])),
                           st.sampled_from(VERDICTS), st.integers(0, 2)), min_size=1, max_size=40))
 def test_no_mark_hides_a_mark_of_another_verdict(cells):

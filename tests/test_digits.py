@@ -114,7 +114,7 @@ def test_a_figure_rounds_as_a_reader_rounds(units, places_, half):
     rounds the binary value, a tie to even (`120`, `95.2`) and 12.345 (just below in binary) down."""
     written = (Decimal(units) + half) / Decimal(10) ** places_
     value = float(written)
-    for d in range(0, 6):
+    for d in range(6):
         text = fmt.fixed(value, d)
         assert number(text) == half_up(Decimal(repr(value)), d), (value, d, text)
 

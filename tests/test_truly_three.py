@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 import truly
 
 
@@ -290,6 +289,7 @@ def test_the_build_progress_never_counts_back(workers, tmp_path, monkeypatch):
     import shutil
 
     from conftest import ROOT
+
     from site_gen import api
     from site_gen.build import builder
 

@@ -198,7 +198,7 @@ class Canvas:
     def text(self, x: int, y: int, text: str, size: int, colour: Colour) -> int:
         """Draws text with its top-left corner at (x, y); returns the x after it."""
         f = font(size)
-        ink, fills = bytes(colour), {}
+        ink, fills = bytes(colour), {}  # type: bytes, dict[int, bytes]
         for ch in text:
             cells, runs, _ = f.shape(ch)
             for row, start, length in runs:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from site_gen.analysis.units import tokens_k
 from site_gen.analysis.verdict import verdict_of
@@ -229,7 +230,9 @@ def agrees(first: str, second: str, compared: str, scale: str = "ratio", band: f
                 return False
             got = b / a
             edge = Decimal(repr(band))
-            side = lambda x: 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)  # noqa: E731
+
+            def side(x: Decimal) -> int:
+                return 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)
             return got.quantize(unit, ROUND_HALF_UP) == c and side(got) == side(c)
         if scale == "relative":
             return a != 0 and ((b / a - 1) * 100).quantize(unit, ROUND_HALF_UP) == c
@@ -248,7 +251,7 @@ def nonzero_digits(value: Any, digits: int) -> int:
 def useful_more(values: tuple[float, ...], digits: int) -> int:
     """The most decimals worth adding to figures printed with `digits`: up to where a float has no
     more significant digits (sixteen), at most MAX_MORE_DIGITS."""
-    found = [abs(v) for v in values if v == v and v not in (0, math.inf, -math.inf)]
+    found = [abs(v) for v in values if math.isfinite(v) and v != 0]
     if not found:
         return 0
     return max(0, min(MAX_MORE_DIGITS, 16 - math.floor(math.log10(min(found))) - digits))

@@ -124,7 +124,7 @@ def count(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
     kinds, metrics, verdicts, lows, highs = (cells[c].tolist() for c in ("kind", "metric", "verdict", "low", "high"))
     keys = (*INTERVAL_VERDICTS, "cells")
     for kind, metric, v, lo, hi in zip(kinds, metrics, verdicts, lows, highs):
-        none = lo != lo or hi != hi
+        none = math.isnan(lo) or math.isnan(hi)
         for key in (kind, f"{kind}:{metric}"):
             entry = out.setdefault(key, {**{k: 0 for k in keys}, **{NO_INTERVAL + k: 0 for k in keys}})
             entry[v] += 1
