@@ -8,16 +8,13 @@ shaping or runs right to left, an emoji) is drawn as a box, and the card says so
 """
 from __future__ import annotations
 
-import base64
 import re
 import struct
-import unicodedata
 import zlib
-from dataclasses import dataclass
 from functools import lru_cache
 
 from site_gen.render import where
-from site_gen.render.cardfont import FONTS, UNIFONT_FILE
+from site_gen.render.cardfont import Font, drawable, font  # noqa: F401  (the card's text, re-exported for its tests)
 
 Colour = tuple[int, int, int]
 
@@ -25,124 +22,6 @@ Colour = tuple[int, int, int]
 def hex_colour(value: str) -> Colour:
     value = value.lstrip("#")
     return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
-
-
-Runs = tuple[tuple[int, int, int], ...]  # (row, first column, length) of a glyph's lit pixels
-
-
-@lru_cache(maxsize=1)
-def _unifont() -> dict[str, tuple[int, bytes]]:
-    """GNU Unifont's glyphs beyond Latin-1 (cardfont.UNIFONT_BLOCKS): char -> (width, 16 rows).
-    Read only when a card has such a character."""
-    data = zlib.decompress((where.theme_dir("render") / UNIFONT_FILE).read_bytes())
-    out, i = {}, 0
-    while i < len(data):
-        point, width = int.from_bytes(data[i:i + 3], "big"), data[i + 3]
-        size = 16 * (width // 8)
-        out[chr(point)] = (width, data[i + 4:i + 4 + size])
-        i += 4 + size
-    return out
-
-
-def _box(width: int, height: int) -> Runs:
-    """A hollow box in a cell: the mark of a character the card cannot draw."""
-    top, bottom, x0, x1 = height // 5, height - height // 5, width // 8, width - width // 8
-    line = max(1, height // 32)
-    rows = [(r, x0, x1 - x0) for r in range(top, top + line)] + [(r, x0, x1 - x0) for r in range(bottom - line, bottom)]
-    rows += [(r, x, line) for r in range(top + line, bottom - line) for x in (x0, x1 - line)]
-    return tuple(sorted(rows))
-
-
-@dataclass(frozen=True)
-class Font:
-    width: int
-    height: int
-    runs: dict[str, Runs]  # Spleen: char -> its runs
-
-    def _fallback(self, ch: str) -> tuple[int, Runs] | None:
-        """A Unifont glyph scaled to this size: (cells, runs); None where Unifont has none here."""
-        found = _unifont().get(ch)
-        if found is None:
-            return None
-        width, rows = found
-        scale, per_row = self.height // 16, width // 8
-        out = []
-        for row in range(16):
-            bits = int.from_bytes(rows[row * per_row:(row + 1) * per_row], "big")
-            col = 0
-            while col < width:
-                if bits >> (width - 1 - col) & 1:
-                    start = col
-                    while col < width and bits >> (width - 1 - col) & 1:
-                        col += 1
-                    out += [(row * scale + k, start * scale, (col - start) * scale) for k in range(scale)]
-                else:
-                    col += 1
-        return width // 8, tuple(sorted(out))
-
-    def shape(self, ch: str) -> tuple[int, Runs, bool]:
-        """A character's cells (1, or 2 for a wide one), runs, and whether the card can draw it: Spleen,
-        else Unifont, else Spleen's glyph of its base letter; else a box (False)."""
-        if ch in self.runs:
-            return 1, self.runs[ch], True
-        return _shape(self.height, ch)
-
-    def _shape(self, ch: str) -> tuple[int, Runs, bool]:
-        if ch == "—":
-            return 1, self.runs["–"], True
-        found = self._fallback(ch)
-        if found is not None:
-            return found[0], found[1], True
-        folded = unicodedata.normalize("NFKD", ch)[:1]
-        if folded in self.runs:
-            return 1, self.runs[folded], True
-        return 1, _box(self.width, self.height), ch.isspace()
-
-    def glyph(self, ch: str) -> Runs:
-        return self.shape(ch)[1]
-
-    def cells(self, text: str) -> int:
-        return sum(self.shape(ch)[0] for ch in text)
-
-    def measure(self, text: str) -> int:
-        return self.cells(text) * self.width
-
-
-@lru_cache(maxsize=4096)
-def _shape(height: int, ch: str) -> tuple[int, Runs, bool]:
-    return font(height)._shape(ch)
-
-
-def drawable(text: str) -> bool:
-    """Whether the card draws every character of `text` (none as a box)."""
-    f = font(32)
-    return all(f.shape(ch)[2] for ch in text)
-
-
-@lru_cache(maxsize=None)
-def font(height: int) -> Font:
-    """Spleen at 32 or 64 pixels high."""
-    w, h, chars, data = FONTS[height]
-    raw = zlib.decompress(base64.b64decode(data))
-    per_row = (w + 7) // 8
-    size = per_row * h
-    runs: dict[str, tuple[tuple[int, int, int], ...]] = {}
-    for i, ch in enumerate(chars):
-        glyph = raw[i * size:(i + 1) * size]
-        out = []
-        for row in range(h):
-            bits = int.from_bytes(glyph[row * per_row:(row + 1) * per_row], "big")
-            col = 0
-            while col < w:
-                if bits >> (per_row * 8 - 1 - col) & 1:
-                    start = col
-                    while col < w and bits >> (per_row * 8 - 1 - col) & 1:
-                        col += 1
-                    out.append((row, start, col - start))
-                else:
-                    col += 1
-        runs[ch] = tuple(out)
-    return Font(w, h, runs)
 
 
 @lru_cache(maxsize=8)
@@ -338,6 +217,24 @@ def placed(marks: list[tuple[int, str, int]], start: int, end: int) -> list[tupl
     return [(x, v, 0) for x, v in ahead] + out
 
 
+def _marks(card: Canvas, c: dict, strip: tuple, sx, top: int, scale: tuple[float, float], left: int, inner: int) -> None:
+    """The strip's cells, each row's marks where `placed` puts them."""
+    low, high = scale
+    rows_of: dict[int, list[tuple[int, str, int]]] = {}
+    for ratio, verdict, row in strip:
+        # A cell beyond the scale is a triangle inside the strip, its tip on the end it passes.
+        x = left + inner - 1 if ratio > high else left if ratio < low else round(sx(ratio))
+        rows_of.setdefault(row, []).append((x, verdict, 1 if ratio > high else -1 if ratio < low else 0))
+    for row, found in rows_of.items():
+        cy = top + 18 + 22 * row
+        for x, verdict, shape in placed(found, left, left + inner - 1):
+            colour = c.get(verdict, c["level"])
+            if shape:
+                card.triangle(x, cy, 8, colour, shape)
+            else:
+                card.dot(x, cy, 6.5, colour)
+
+
 @lru_cache(maxsize=64)
 def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str, str], ...],
                strip: tuple[tuple[float, str, int], ...], strip_caption: str, scale: tuple[float, float],
@@ -376,19 +273,7 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
         for edge in (1 - band, 1 + band):  # the band's edges, at 3:1 or more against the strip (its fill is faint)
             card.rect(round(sx(edge)), top, 1, height, c["band-edge"])
         card.rect(round(sx(1.0)) - 1, top, 2, height, c["fg"])
-        rows_of: dict[int, list[tuple[int, str, int]]] = {}
-        for ratio, verdict, row in strip:
-            # A cell beyond the scale is a triangle inside the strip, its tip on the end it passes.
-            x = left + inner - 1 if ratio > high else left if ratio < low else round(sx(ratio))
-            rows_of.setdefault(row, []).append((x, verdict, 1 if ratio > high else -1 if ratio < low else 0))
-        for row, found in rows_of.items():
-            cy = top + 18 + 22 * row
-            for x, verdict, shape in placed(found, left, left + inner - 1):
-                colour = c.get(verdict, c["level"])
-                if shape:
-                    card.triangle(x, cy, 8, colour, shape)
-                else:
-                    card.dot(x, cy, 6.5, colour)
+        _marks(card, c, strip, sx, top, scale, left, inner)
         step = 0.2 if high - low > 0.6 else 0.1
         v = low
         while v <= high + 1e-9:
