@@ -438,3 +438,23 @@ def test_a_startup_time_reads_the_same_in_every_output(tmp_path):
     out = sitegen_here("compare", "old", "new", "--fail-on", "never", cwd=tmp_path).stdout
     line = next(x for x in out.splitlines() if "ready after" in x)
     assert "95 → 121 s" in line and "1.27x" in line, line
+
+
+def test_precision_values_never_contradict_their_difference(tmp_path):
+    """KL of 0.03124 and 0.03176 read "0.0312 | 0.0318 | +0.0005": a reader's difference of the
+    values shown is +0.0006. They print with the digits their difference needs."""
+    import htmlutil
+    from test_digits import half_up, number
+
+    r = truly.winning()
+    res = r["precision"]["results"][0]
+    res["baseline"]["value"], res["candidate"]["value"], res["difference"] = 0.03124, 0.03176, 0.00052
+    res["interval"] = [-0.0002, 0.0013]
+    site = truly.build(tmp_path, {"r": r})
+    rows = [row for rows in htmlutil.tables(htmlutil.parse(site / "reports" / "r" / "precision.html")).values()
+            for row in rows if row and row[0].startswith("KL")]
+    assert rows, "no KL row"
+    for row in rows:
+        base, cand, diff = row[1], row[2], row[3]
+        assert half_up(number(cand) - number(base), 4) == number(diff), row
+    assert rows[0][1:4] == ["0.03124", "0.03176", "+0.0005"]

@@ -293,6 +293,14 @@ def measure_value(value: Any, unit: str) -> str:
     return percent(value) if unit == "percent" else fixed(value, 4)
 
 
+def measure_pair(baseline: Any, candidate: Any, difference: str, unit: str) -> tuple[str, str]:
+    """A precision measure's two values as printed beside their difference (`measure_value`'s
+    digits, and more where they would contradict it: `pair`)."""
+    digits = 2 if unit == "percent" else 4
+    a, b = pair(baseline, candidate, digits, difference, "difference", grouping=False)
+    return (a + "%", b + "%") if unit == "percent" and a != MISSING and b != MISSING else (a, b)
+
+
 def measure_difference(value: Any, unit: str) -> str:
     return points(value) if unit == "percent" else signed(value, 4)
 
