@@ -458,3 +458,23 @@ def test_precision_values_never_contradict_their_difference(tmp_path):
         base, cand, diff = row[1], row[2], row[3]
         assert half_up(number(cand) - number(base), 4) == number(diff), row
     assert rows[0][1:4] == ["0.03124", "0.03176", "+0.0005"]
+
+
+def test_accuracy_values_never_contradict_their_difference(tmp_path):
+    """Scores of 80.14% and 74.26% read "80.1% | 74.3% | −5.9 pts": a reader makes −5.8 of the values
+    shown. They print with the digits their difference needs; a result without one as it was."""
+    import htmlutil
+    from test_digits import half_up, number
+
+    r = truly.losing()
+    res = r["accuracy"]["results"][0]
+    res["baseline"]["value"], res["candidate"]["value"], res["difference"] = 0.8014, 0.7426, -0.0588
+    res["baseline"]["interval"], res["candidate"]["interval"], res["interval"] = [0.76, 0.84], [0.69, 0.79], [-0.09, -0.03]
+    site = truly.build(tmp_path, {"r": r})
+    rows = htmlutil.tables(htmlutil.parse(site / "reports" / "r" / "accuracy.html"))["accuracy-table"][1:]
+    for row in rows:
+        if row[5] in ("not measured",):
+            continue
+        base, cand, diff = (x.split()[0].rstrip("%") for x in row[2:5])
+        assert half_up(number(cand) - number(base), 1) == number(diff), row
+    assert [x.split()[0] for x in rows[0][2:5]] == ["80.14%", "74.26%", "−5.9"]

@@ -25,6 +25,17 @@ def _value(v: Any, unit: str) -> str:
     return fmt.percent(v * 100, 1) if unit == "proportion" else fmt.fixed(v, 4)
 
 
+def _values(baseline: Any, candidate: Any, difference: Any, unit: str) -> tuple[str, str]:
+    """Both sides' values as printed beside their difference: `_value`'s digits, and more where they
+    would contradict it (format.pair's rule); without a difference, `_value`'s."""
+    if pd.isna(difference):
+        return _value(baseline, unit), _value(candidate, unit)
+    if unit != "proportion":
+        return fmt.pair(baseline, candidate, 4, _difference(difference, unit), "difference", grouping=False)
+    a, b = fmt.pair(baseline * 100, candidate * 100, 1, _difference(difference, unit), "difference", grouping=False)
+    return f"{a}%", f"{b}%"
+
+
 def _difference(v: Any, unit: str) -> str:
     return fmt.points(v * 100, 1) if unit == "proportion" else fmt.signed(v, 4)
 
@@ -51,7 +62,8 @@ def _verdict(r: dict, candidate: str) -> tuple[str, str]:
 
 def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
-    side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
+    shown = dict(zip(("baseline", "candidate"), _values(r["baseline_value"], r["candidate_value"], r["difference"], u)))
+    side = lambda role: Fig(shown[role], f"{src}.{role}.value")
     spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
         if isinstance(r[f"{role}_interval"], list) else ""
 
