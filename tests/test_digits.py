@@ -124,3 +124,11 @@ def test_a_figure_rounds_as_a_reader_rounds(units, places_, half):
                                                     (9.75 / 10, 2, "0.98")])
 def test_the_trial_s_halves(value, digits, printed):
     assert fmt.fixed(value, digits) == printed
+
+
+def test_numpy_scalars_round_as_floats_do():
+    """A frame's values reach the format as numpy scalars, whose repr is `np.float64(0.125)`."""
+    import numpy as np
+
+    assert fmt.fixed(np.float64(0.125), 2) == fmt.fixed(0.125, 2) == "0.13"
+    assert fmt.pair(np.float64(0.646), np.float64(0.651), 1, "1.01x", band=np.float64(0.08)) == ("0.646", "0.651")

@@ -39,7 +39,7 @@ def _decimals(value: float, digits: int) -> str:
     scaled = abs(value) * 10.0 ** digits
     # Near halfway (within what the binary value and this product can be off by): ask the decimal.
     if math.isfinite(scaled) and abs(scaled - math.floor(scaled) - 0.5) <= 1e-6 + 1e-15 * scaled:
-        written = Decimal(repr(value))
+        written = Decimal(repr(float(value)))  # numpy's scalars repr as np.float64(...)
         with localcontext() as ctx:
             ctx.prec = max(28, written.adjusted() + digits + 2)
             text = format(written.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP), "f")
@@ -229,7 +229,7 @@ def agrees(first: str, second: str, compared: str, scale: str = "ratio", band: f
             if a <= 0:
                 return False
             got = b / a
-            edge = Decimal(repr(band))
+            edge = Decimal(repr(float(band)))
 
             def side(x: Decimal) -> int:
                 return 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)
