@@ -260,9 +260,10 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py",
 })
 SLOW_TESTS = frozenset({
+    "test_the_build_progress_never_counts_back",
     "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
     "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
     "test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric",

@@ -34,8 +34,22 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
     }
 
 
+def tell_apart(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Marks the rows that would read alike (the same title, engines and date: runs of one setup
+    imported on one day) so that each also names its report's id (`told_apart`)."""
+    seen: dict[tuple, int] = {}
+    for r in rows:
+        key = (r["title"], r["engines"], r["date"])
+        seen[key] = seen.get(key, 0) + 1
+    for r in rows:
+        r["told_apart"] = seen[(r["title"], r["engines"], r["date"])] > 1
+    return rows
+
+
 def split(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Marks reports that a newer report supersedes; the table shows the newest first."""
+    """Marks reports that a newer report supersedes, and rows that would read alike (`tell_apart`);
+    the table shows the newest first."""
+    tell_apart(rows)
     by_id = {r["id"]: r for r in rows}
     for r in rows:
         target = r.get("supersedes")
