@@ -42,3 +42,70 @@ def test_a_card_names_its_column_as_the_table_s_header_does(example_site):
     latency = parse(example_site / "reports" / "vllm-tp8-against-tp4pp2-ib" / "latency.html")
     labels = {cell.get("data-label") for cell in latency.iter(f"{NS}td")}
     assert {"tp8, one node", "tp4×pp2, two nodes, InfiniBand"} <= labels and not {"Baseline", "Candidate"} & labels
+
+
+# ---- On paper ------------------------------------------------------------------------------------
+
+# Each table with a header and rows of figures gets a token in its header's first cell and in the first
+# cell of each of its rows (a group's heading row is no row of figures), in type too small to move
+# anything: the text of each printed sheet then says which tables' headers and rows it holds.
+TOKENS_JS = r"""() => {
+  let n = 0;
+  const token = (row, text) => { const s = document.createElement('span'); s.textContent = text + ' ';
+    s.style.cssText = 'font-size: 1px; line-height: 0'; row.cells[0].prepend(s); };
+  for (const table of document.querySelectorAll('table')) {
+    const head = table.tHead, rows = [...table.tBodies].flatMap(b => [...b.rows]).filter(r => !r.classList.contains('group'));
+    if (!head || !head.rows.length || !rows.length) continue;
+    n += 1;
+    token(head.rows[head.rows.length - 1], `zqH${n}zq`);
+    rows.forEach(r => token(r, `zqR${n}zq`));
+  }
+  return n;
+}"""
+
+
+def printed_texts(page, file) -> list[str]:
+    """`file` printed to PDF as Chromium prints it (A4), the text of each sheet."""
+    import pypdfium2 as pdfium
+
+    page.emulate_media(media="print")
+    page.goto(file.as_uri())
+    assert page.evaluate(TOKENS_JS) > 0
+    doc = pdfium.PdfDocument(page.pdf(format="A4"))
+    return [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+
+
+def test_no_printed_sheet_ends_on_a_table_with_no_row(example_site, page):
+    """Item 13: the Latency page's first sheet ended with a table's header, a group's heading and its
+    footer, and no row: the rows all went over to the next sheet. Every table of the serving pages,
+    printed: a sheet that holds a table's header holds one of its rows too."""
+    import re
+
+    files = sorted(example_site.glob("reports/*/latency.html")) + sorted(example_site.glob("reports/vllm-tp8*/*.html"))
+    empty, sheets = [], 0
+    for file in dict.fromkeys(files):
+        if file.name in ("numbers.html", "checkpoints.html"):
+            continue  # no serving table of its own
+        for i, text in enumerate(printed_texts(page, file), 1):
+            sheets += 1
+            heads, rows = set(re.findall(r"zqH(\d+)zq", text)), set(re.findall(r"zqR(\d+)zq", text))
+            empty += [f"{file.parent.name}/{file.name} sheet {i}: table {n}" for n in sorted(heads - rows)]
+    assert sheets > 20
+    assert empty == [], empty
+
+
+def test_the_printed_colour_legend_names_marks_not_colours(example_site, page):
+    """Item 13: on paper the verdicts print black (sitegen.css's print palette), and the legend still
+    said "▲ blue better", "▼ orange worse", "● grey neutral". Printed, each mark is followed by what it
+    means; on screen the colours are named as before."""
+    import re
+
+    file = example_site / "reports" / "vllm-tp8-against-tp4pp2-ib" / "index.html"
+    page.goto(file.as_uri())
+    assert " ".join(page.locator("#legend").inner_text().split()).startswith("Colours: ▲ blue better for tp4×pp2")
+    text = " ".join(" ".join(printed_texts(page, file)).split())
+    legend = re.search(r"(\S+) better for tp4×pp2.*?(\S+) (\S+) neutral: level", text)
+    assert legend, text[-2000:]
+    assert legend.group(1) == "▲" and legend.group(3) == "●", legend.group(0)
+    assert not re.search(r"\b(blue|orange|grey|Colours)\b", legend.group(0)), legend.group(0)
+    assert "▼ worse" in legend.group(0), legend.group(0)
