@@ -347,3 +347,73 @@ def test_material_pages_of_every_kind_pass_axe_in_both_schemes(sites, browser):
         context.close()
     assert runs == 2 * len(pages) and len(pages) >= 15, pages
     assert problems == [], "\n".join(problems)
+
+
+def receipt_titles() -> dict[str, str]:
+    """Each example report's title, as its receipt gives it."""
+    return {folder.name: json.loads((folder / "SUMMARY.json").read_text())["report"]["title"]
+            for folder in sorted((ROOT / "data").iterdir()) if (folder / "SUMMARY.json").is_file()}
+
+
+def test_default_theme_search_results_name_their_report(sites):
+    """Item 12: MkDocs' own search lists each page and each section under its title alone: "Each
+    objective at each load" four times, one per serving report, and "Load" for four pages. Every entry
+    of a report page names its report (the receipt's title); the page keeps its short titles where the
+    theme shows them (the menu, the page's table of contents), which the report's folder explains."""
+    _, site = sites["default"]
+    titles = receipt_titles()
+    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    entries = [d for d in docs if d["location"].startswith("reports/")]
+    assert len(entries) > 250
+    unnamed = [(d["location"], d["title"]) for d in entries if titles[d["location"].split("/")[1]] not in d["title"]]
+    assert unnamed == [], unnamed[:5]
+    objectives = [d["title"] for d in entries if d["title"].startswith("Each objective at each load")]
+    assert len(objectives) == len(set(objectives)) >= 3, objectives
+    # The theme's own titles are as they were: the page's table of contents and the menu.
+    page = (site / "reports" / "vllm-tp8-against-tp4pp2-ib" / "load.html").read_text()
+    assert re.search(r'<a href="#objective-table" class="nav-link">Each objective at each load</a>', page)
+    assert re.search(r'class="dropdown-item[^"]*"[^>]*>Load</a>', page)
+
+
+MENU = r"""() => [...document.querySelectorAll('.navbar .dropdown-menu.show')].map(m => {
+  const r = m.getBoundingClientRect();
+  return {left: r.left, right: r.right, links: [...m.querySelectorAll(':scope > li > a[href]:not([href="#"])')].map(a => a.textContent.trim())};
+})"""
+
+
+def test_default_theme_reaches_every_report_page_on_screen(sites, browser):
+    """Item 12: in the default theme a report's pages were reachable only through a "Reports" menu of
+    12 long titles, each opening its pages beside the menu, past the screen's right edge at 1280 px.
+    Now each report page lists its report's pages at its top, and the menu and each report's folder
+    stay on the screen at 1280 and 390 px; a page is one click away in either."""
+    base, _ = sites["default"]
+    titles = receipt_titles()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900 if width > 500 else 844})
+            page.goto(base + "reports/vllm-tp8-against-tp4pp2-ib/latency.html")
+            strip = page.locator("[role=main] nav.report-pages a")
+            assert strip.evaluate_all("as => as.map(a => a.textContent)") == [
+                "Overview", "Latency", "Distributions", "Load", "Checkpoints", "Numbers"]
+            assert page.locator("nav.report-pages a[aria-current=page]").inner_text() == "Latency"
+            if width < 992:
+                page.get_by_role("button", name="Toggle navigation").click()
+            page.locator("a.dropdown-toggle", has_text="Reports").click()
+            folders = page.locator(".navbar .dropdown-menu.show > .dropdown-submenu > a")
+            assert sorted(folders.all_inner_texts()) == sorted(titles.values())
+            for i in range(folders.count()):
+                folders.nth(i).click()
+                menus = page.evaluate(MENU)
+                assert all(0 <= m["left"] and m["right"] <= width for m in menus), (width, i, menus)
+                assert len(menus) == 2 and menus[1]["links"] and "Overview" in menus[1]["links"], menus
+            # A page of another report, from the menu: its folder, then the page.
+            folders.filter(has_text=titles["vllm-tp4pp2-ib-aa"]).click()
+            page.locator(".navbar .dropdown-submenu .dropdown-menu.show a", has_text="Distributions").click()
+            page.wait_for_url(base + "reports/vllm-tp4pp2-ib-aa/distributions.html")
+        page.goto(base + "reports/vllm-tp8-against-tp4pp2-ib/latency.html")
+        page.locator("nav.report-pages a", has_text="Load").click()
+        page.wait_for_url(base + "reports/vllm-tp8-against-tp4pp2-ib/load.html")
+    finally:
+        context.close()
