@@ -144,8 +144,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         css = api.embed_css(themed["css"][1].decode("utf-8"))
         if self.material:
             css += api.static_text(self.sg, api.MATERIAL_CSS)
-        elif config.theme.name == "mkdocs":
-            css += api.static_text(self.sg, api.MKDOCS_CSS)
+        else:
+            css += api.static_text(self.sg, api.OTHER_THEMES_CSS)
         data = css.encode("utf-8")
         self.assets = {"css": (api.asset_name(api.EMBED_CSS, data), data)}
         self.assets.update({k: v for k, v in themed.items() if k not in ("css", "page")})

@@ -109,3 +109,83 @@ def test_the_printed_colour_legend_names_marks_not_colours(example_site, page):
     assert legend.group(1) == "▲" and legend.group(3) == "●", legend.group(0)
     assert not re.search(r"\b(blue|orange|grey|Colours)\b", legend.group(0)), legend.group(0)
     assert "▼ worse" in legend.group(0), legend.group(0)
+
+
+# ---- Chart points: hover, keyboard, touch ----------------------------------------------------------
+
+TIP = """() => { const t = document.getElementById('sitegen-tip'); if (!t || t.hidden) return null;
+  const r = t.getBoundingClientRect();
+  return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+          vw: document.documentElement.clientWidth, vh: document.documentElement.clientHeight}; }"""
+
+
+def point_titles(file, nth: int = 0) -> list[str]:
+    """The titles of the points of the page's `nth` chart, in their order, read from its file."""
+    import html
+    import re
+
+    svg = re.findall(r'<svg class="chart-svg".*?</svg>', file.read_text(encoding="utf-8"), re.DOTALL)[nth]
+    return [html.unescape(t) for t in re.findall(r"<title>(.*?)</title>", svg)]
+
+
+def on_screen(tip) -> bool:
+    return tip is not None and tip["left"] >= 0 and tip["top"] >= 0 and tip["right"] <= tip["vw"] and tip["bottom"] <= tip["vh"]
+
+
+def test_a_chart_point_shows_its_value_on_hover_and_from_the_keyboard(example_site, page):
+    """Item 10: the serving charts' points had only SVG <title> tooltips (nothing on touch or from the
+    keyboard, the browser's own box on hover, late). A point shows the page's tooltip on hover; a
+    chart is one tab stop whose arrow keys, Home and End go from point to point; Escape closes."""
+    file = example_site / "reports" / "vllm-tp8-against-tp4pp2-ib" / "load.html"
+    titles = point_titles(file)
+    assert len(titles) >= 8
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(file.as_uri())
+    chart = page.locator("svg.chart-svg").first
+    points = chart.locator(".tip-mark")
+    assert points.count() == len(titles) and chart.locator("title").count() == 0  # no browser tooltip beside it
+    points.nth(3).scroll_into_view_if_needed()
+    points.nth(3).hover()
+    tip = page.evaluate(TIP)
+    assert tip and tip["text"] == titles[3] and on_screen(tip), (tip, titles[3])
+    assert chart.get_attribute("aria-describedby") == "sitegen-tip"
+    page.mouse.move(1, 1)
+    assert page.evaluate(TIP) is None
+    # From the keyboard: Tab to the first chart, along its points, out of it.
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('svg.chart-svg')"):
+            break
+    assert page.evaluate("document.activeElement === document.querySelector('svg.chart-svg')")
+    seen = [page.evaluate(TIP)["text"]]
+    for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "End", "Home"):
+        page.keyboard.press(key)
+        seen.append(page.evaluate(TIP)["text"])
+    assert seen == [titles[0], titles[1], titles[2], titles[1], titles[-1], titles[0]], seen
+    assert on_screen(page.evaluate(TIP))
+    page.keyboard.press("Escape")
+    assert page.evaluate(TIP) is None
+    assert page.errors == []
+
+
+def test_a_tap_near_a_chart_point_shows_its_value(example_site, browser):
+    """Item 10, on a phone: a tap within a finger's reach of a point (not on its 7 px dot) shows its
+    value, on screen; a tap on the page elsewhere closes it."""
+    file = example_site / "reports" / "vllm-tp8-against-tp4pp2-ib" / "distributions.html"
+    titles = point_titles(file)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(file.as_uri())
+        points = page.locator("svg.chart-svg").first.locator(".tip-mark")
+        assert points.count() == len(titles) >= 8
+        for i in (1, len(titles) - 1):
+            points.nth(i).scroll_into_view_if_needed()
+            box = points.nth(i).bounding_box()
+            page.touchscreen.tap(box["x"] + box["width"] / 2 + 9, box["y"] + box["height"] / 2 + 7)
+            tip = page.evaluate(TIP)
+            assert tip and tip["text"] == titles[i] and on_screen(tip), (i, tip, titles[i])
+        page.touchscreen.tap(5, 400)
+        assert page.evaluate(TIP) is None
+    finally:
+        context.close()
