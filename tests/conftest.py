@@ -320,6 +320,7 @@ SLOW_TESTS = frozenset({
     "test_the_a_a_intervals_are_the_unpaired_bootstrap_replayed_with_numpy",
     "test_invalidate_names_just_the_outputs_made_from_a_changed_file",
     "test_preview_error_message_is_the_one_build_prints",
+    "test_a_card_names_its_column_as_the_table_s_header_does",  # every page of the example parsed (3 s)
 })
 
 
