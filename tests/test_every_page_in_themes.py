@@ -31,7 +31,7 @@ import yaml
 from conftest import ROOT
 
 THEMES = ("material", "default")
-T_OUT = 15000
+T_OUT = 15000  # ms a step may take to arrive (a loaded 2-core host); a step that does not ends the walk
 THEME = {
     "material": {"name": "material", "font": False, "features": ["navigation.instant"],
                  "palette": [{"scheme": "default", "toggle": {"icon": "material/brightness-7", "name": "Dark"}},
