@@ -369,7 +369,7 @@ def test_every_latency_tick_says_its_unit(example_site):
         for svg in re.findall(r"<svg[^>]*>.*?</svg>", page.read_text(), re.S):
             if not re.search(r'aria-label="(TTFT|TPOT|ITL|E2E|Time|End|Inter)', svg):
                 continue
-            labels = re.findall(rf'<g class="tick-label" text-anchor="{axis}">(.*?)</g>', svg, re.S)[0]
+            labels = re.findall(rf'<g class="tick-label ta-{axis[:3]}">(.*?)</g>', svg, re.S)[0]
             ticks = re.findall(r"<text[^>]*>([^<]*)</text>", labels)
             assert ticks and all(t == "0" or re.fullmatch(r"[\d.]+(ms|s)", t) for t in ticks), (page.name, ticks)
             seen += 1

@@ -348,4 +348,8 @@ def stamp(doc: dict, args) -> dict:
         out["report"]["series"] = series
     if commit:
         out["report"]["commit"] = commit
+        # Reports of one series read alike but for their point: the title names it (search results,
+        # a browser's tab and the dashboard then tell one night from the next).
+        if commit not in out["report"]["title"]:
+            out["report"]["title"] = f"{out['report']['title']} · {commit}"[:300]
     return out

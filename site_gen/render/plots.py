@@ -17,6 +17,7 @@ LEFT, RIGHT, TOP, BOTTOM = 46, 14, 12, 34
 # a path of under a kilobyte whatever the number of requests.
 ECDF_STEPS = 80
 # Side styles: colours are CSS variables (light and dark follow the theme), dashes tell them apart in print.
+# The charts' lines take them by class (.s-baseline, .s-candidate in sitegen.css); the legends, from here.
 STYLES = {"baseline": {"colour": "var(--series-decode)", "dash": "5 3", "marker": "square"},
           "candidate": {"colour": "var(--series-aggregate)", "dash": "", "marker": "circle"}}
 
