@@ -25,7 +25,9 @@ def study(per_setup: dict[str, list[list[dict]]], rates=RATES, gpus: dict[str, i
             for j, req in enumerate(reps):
                 src = f"s{len(sources) + 1}"
                 sources.append({"id": src, "file": f"{sid}/rate-{rate}-{j}.json", "sha256": "0" * 64})
-                d = (durations or {}).get((sid, rate, j), 60.0 + len(sources))
+                # A run's duration follows its latency (a slower run serves its requests for longer).
+                e2e = [v for v in req["e2e_ms"] if v is not None]
+                d = (durations or {}).get((sid, rate, j), round(50 * sum(e2e) / len(e2e) / 1000, 6) if e2e else 60.0)
                 lp["repeats"].append(repeat(src, req, duration=d))
             points.append(lp)
         setup = {"id": sid, "label": f"setup {sid}", "format": "vllm-bench", "environment": {}, "load_points": points}
