@@ -71,17 +71,26 @@ def expected_figures(doc: dict, metrics=METRICS) -> dict:
             cls[s["id"], lid] = "saturated" if sat is not None and i >= sat else "below saturation"
     for k, e in out.items():
         e["cls"] = cls[k[0], k[1]]
-    # Repeated figures: t over runs, the variance pooled over the setup's loads of one class.
+    # Repeated figures: t over runs, the variance pooled over every repeated setup's loads of one class,
+    # unless the setup's own is larger than the rest's by an F test at 5%.
+    def ms(groups):
+        return sum(float(((g - g.mean()) ** 2).sum()) for g in groups), sum(g.size - 1 for g in groups)
     for (sid, lid, metric, q), e in out.items():
         if e["runs"] < 2:
             continue
-        group = [g["logs"] for (s2, _, m2, q2), g in out.items() if s2 == sid and m2 == metric and q2 == q
-                 and g["runs"] >= 2 and g["cls"] == e["cls"]]
-        ss = sum(float(((g - g.mean()) ** 2).sum()) for g in group)
-        df = sum(g.size - 1 for g in group)
-        se = math.sqrt(ss / df / e["runs"])
+        same = [(s2, g["logs"]) for (s2, _, m2, q2), g in out.items() if m2 == metric and q2 == q
+                and g["runs"] >= 2 and g["cls"] == e["cls"]]
+        ss_all, df_all = ms([g for _, g in same])
+        ss_own, df_own = ms([g for s2, g in same if s2 == sid])
+        ss_rest, df_rest = ss_all - ss_own, df_all - df_own
+        var, df, which = ss_all / df_all, df_all, "pooled"
+        if df_rest and df_own and (ss_rest == 0 or sps.f.sf((ss_own / df_own) / (ss_rest / df_rest), df_own, df_rest) < 0.05
+                                   and ss_own / df_own > ss_rest / df_rest):
+            var, df, which = ss_own / df_own, df_own, "own"
+        se = math.sqrt(var / e["runs"])
         t = sps.t.ppf(0.975, df)
-        e.update(se=se, df=float(df), low=math.exp(e["logs"].mean() - t * se), high=math.exp(e["logs"].mean() + t * se))
+        e.update(se=se, df=float(df), which=which, low=math.exp(e["logs"].mean() - t * se),
+                 high=math.exp(e["logs"].mean() + t * se))
     return out
 
 
@@ -177,7 +186,7 @@ def test_every_figure_and_interval_is_recomputed(drawn):
         assert g["load_class"] == e["cls"], k
         if e["runs"] >= 2:
             assert (g["spread_low"], g["spread_high"]) == pytest.approx((e["lo_run"], e["hi_run"])), k
-            assert g["method"] == "t over runs"
+            assert g["method"] == "t over runs" and g["variance"] == e["which"], k
         else:
             assert g["method"] == "one run: within-run interval only", k
 

@@ -26,8 +26,8 @@ from site_gen.sections.study.analysis.figures import (BELOW, COMPARED, ONE_RUN, 
                                                       throughput_fig)
 from site_gen.sections.study.analysis.points import Setup, load_of, read
 from site_gen.sections.study.analysis.verdicts import (COMPARISON_COLUMNS, RANK_COLUMNS, RULE_ALLOWANCE,  # noqa: F401
-                                                       RULE_BAND, RULE_RUNS, compare, count, figure_key, pairs, ranks,
-                                                       verdicts)
+                                                       RULE_BAND, RULE_RUNS, count, figure_key, pairs, ranks, verdicts)
+from site_gen.sections.study.analysis.verdicts import compare as compare_pairs
 
 
 SETUP_COLUMNS = ["setup", "label", "engine", "version", "parallelism", "hardware", "gpus", "gpus_origin", "format",
@@ -35,7 +35,7 @@ SETUP_COLUMNS = ["setup", "label", "engine", "version", "parallelism", "hardware
 POINT_COLUMNS = ["setup", "point", "load", "workload", "load_label", "axis", "x", "runs", "requests", "failed",
                  "duration_s", "rows", "load_class", "path"]
 FIGURE_COLUMNS = ["setup", "point", "load", "metric", "percentile", "value", "low", "high", "se", "df", "runs",
-                  "spread_low", "spread_high", "method", "n", "load_class", "path"]
+                  "spread_low", "spread_high", "method", "variance", "n", "load_class", "path"]
 
 
 @dataclass
@@ -127,6 +127,10 @@ def _loads(setups: list[Setup]) -> list[Load]:
     return sorted(found.values(), key=lambda ld: (ld.workload, ld.axis, ld.x, ld.key[1], ld.key[2] or 0))
 
 
+# `sitegen compare` of two studies: its hooks (releases.py).
+from site_gen.sections.study.analysis.releases import ALLOW, compare, setup  # noqa: E402,F401
+
+
 def analyse(a, part: dict) -> StudyResult | None:
     setups = read(part)
     if len(setups) < 2:
@@ -156,7 +160,7 @@ def analyse(a, part: dict) -> StudyResult | None:
     by_load = {(f.setup, f.load, f.metric, f.percentile): f for f in fig_list}
     order = [s.id for s in setups]
     baseline = part.get("baseline")
-    rows = compare(loads, by_load, pairs(order, baseline), allowances, a.band, metrics)
+    rows = compare_pairs(loads, by_load, pairs(order, baseline), allowances, a.band, metrics)
     tests = verdicts(rows, stats.FDR)
     comparisons = frame({c: [r[c] for r in rows] for c in COMPARISON_COLUMNS}, COMPARISON_COLUMNS)
     ranked = ranks(rows, by_load, loads, order, metrics)

@@ -47,6 +47,7 @@ class Fig:
     n: int = 0
     load_class: str = BELOW
     path: str = ""
+    variance: str = ""               # two runs or more: its run-to-run variance, "pooled" over the study or its "own"
     logs: np.ndarray | None = None   # the runs' figures, logged (two runs or more)
 
 
@@ -117,19 +118,37 @@ def classes(setup: Setup, figs: dict[tuple, Fig]) -> dict[str, str]:
     return out
 
 
-def pool(figs: list[Fig]) -> tuple[dict[tuple, tuple[float, int]], pd.DataFrame]:
-    """Run-to-run variance of the logs: per setup, figure and load class (a setup's own, for its
-    intervals), and per figure and load class over every setup with repeats (the study's allowance)."""
+def pool(figs: list[Fig]) -> tuple[dict[tuple, tuple[float, float, str]], pd.DataFrame]:
+    """Run-to-run variance of the logs, per figure and load class: pooled over every setup with
+    repeats (the within-setup mean square: each setup about its own mean at each load point), which
+    is also what the allowance of a one-run setup is made from. A setup's intervals take the pooled
+    variance (the setups share one run-to-run noise), unless its own is larger than the other setups'
+    at the 5% level of an F test: a noisier setup (speculative decoding, another engine) keeps its
+    own, so its intervals are not made narrower by quieter setups. Returns (setup, metric, q, class)
+    -> (variance, degrees of freedom, "pooled" or "own"), and the allowance table."""
+    from scipy.special import fdtrc
+
     own: dict[tuple, list[np.ndarray]] = {}
     study: dict[tuple, list[tuple[str, np.ndarray]]] = {}
     for f in figs:
         if f.logs is not None:
             own.setdefault((f.setup, f.metric, f.percentile, f.load_class), []).append(f.logs)
             study.setdefault((f.metric, f.percentile, f.load_class), []).append((f.setup, f.logs))
-    variances = {k: stats.pooled(v) for k, v in own.items()}
+    pooled = {k: stats.pooled([g for _, g in groups]) for k, groups in study.items()}
+    variances: dict[tuple, tuple[float, float, str]] = {}
+    for (sid, metric, q, cls), groups in own.items():
+        var, df = stats.pooled(groups)
+        all_var, all_df = pooled[metric, q, cls]
+        rest_df = all_df - df
+        choice = (all_var, float(all_df), "pooled")
+        if rest_df > 0 and df > 0:
+            rest_var = (all_var * all_df - var * df) / rest_df
+            if rest_var == 0 or (var > rest_var and float(fdtrc(df, rest_df, var / rest_var)) < 0.05):
+                choice = (var, float(df), "own")
+        variances[sid, metric, q, cls] = choice
     rows = []
     for (metric, q, cls), groups in study.items():
-        var, df = stats.pooled([g for _, g in groups])
+        var, df = pooled[metric, q, cls]
         rows.append({"metric": metric, "percentile": q, "load_class": cls, "variance": var, "df": df,
                      "cells": len(groups), "setups": len({s for s, _ in groups}),
                      "allowance": math.expm1(stats.allowance(var, df)) if df else math.nan, "measured": bool(df)})
@@ -137,12 +156,10 @@ def pool(figs: list[Fig]) -> tuple[dict[tuple, tuple[float, int]], pd.DataFrame]
 
 
 def finish(f: Fig, variances: dict) -> None:
-    """A figure of two or more runs: its t interval from the setup's pooled run-to-run variance."""
+    """A figure of two or more runs: its t interval from the run-to-run variance `pool` chose for it."""
     if f.logs is None:
         return
-    var, df = variances[f.setup, f.metric, f.percentile, f.load_class]
-    f.se, f.df = math.sqrt(var / f.logs.size), float(df)
+    var, df, which = variances[f.setup, f.metric, f.percentile, f.load_class]
+    f.se, f.df, f.variance = math.sqrt(var / f.logs.size), df, which
     lo, hi = stats.interval(float(f.logs.mean()), f.se, f.df)
     f.low, f.high = math.exp(lo), math.exp(hi)
-
-

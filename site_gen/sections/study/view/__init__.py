@@ -16,7 +16,8 @@ from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHOR
 from site_gen.sections.serving.view.tables import GLYPHS, objective_text
 from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
-from site_gen.sections.study.view.outputs import csv, headlines, sides, summary, summary_rows, verdict  # noqa: F401
+from site_gen.sections.study.view.outputs import (compare_value, compare_what, csv, headlines, sides, summary,  # noqa: F401
+                                                  summary_rows, verdict)
 
 # A study shows every comparison on its page up to this many; beyond, the verdicts (faster, slower)
 # alone, and every comparison in its CSV.
@@ -69,8 +70,10 @@ def interval_fig(r: dict, b) -> Fig | str:
         return ""
     of = f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}"
     if r["method"] == RUNS:
-        how = (f"{b.level:.0%} t interval over {int(r['runs'])} runs, on logs; run-to-run variance pooled over the "
-               f"setup's loads {r['load_class']} ({r['df']:g} degrees of freedom)")
+        whose = ("the study's repeated setups' at loads " if r["variance"] == "pooled"
+                 else "this setup's own (noisier than the others, F test) at loads ")
+        how = (f"{b.level:.0%} t interval over {int(r['runs'])} runs, on logs; run-to-run variance: {whose}"
+               f"{r['load_class']} ({r['df']:g} degrees of freedom)")
     elif r["metric"] == THROUGHPUT:
         how = f"{b.level:.0%} bootstrap over the run's requests' output tokens (one run: within-run interval only)"
     else:
@@ -236,11 +239,14 @@ def _allowance_rows(s, band: float) -> list[dict[str, Any]]:
 def _methods(s) -> list[str]:
     out = []
     if s.repeated:
+        own = sorted({s.labels[r["setup"]] for r in views.rows(s.figures) if r["variance"] == "own"}, key=list(s.labels.values()).index)
         out.append("Setups with two or more runs at a load point (" + ", ".join(s.labels[x] for x in s.repeated) + "): the "
-                   "geometric mean of the runs' figures, with Student's t interval; its variance is the setup's own "
-                   "run-to-run variance of the logs, pooled over its load points of the same load class (below "
-                   "saturation, saturated), so the interval holds both levels: the scatter of requests inside a run and "
-                   "the scatter from one run to the next.")
+                   "geometric mean of the runs' figures, with Student's t interval. Its variance is the run-to-run "
+                   "variance of the logs, pooled over the study's repeated setups and their load points of the same load "
+                   "class (below saturation, saturated): each run's figure holds the scatter of its requests, so the "
+                   "interval holds both levels, requests inside a run and one run to the next. A setup whose own "
+                   "run-to-run variance is larger than the others' (an F test at 5%) keeps its own"
+                   + (f" ({', '.join(own)}, for some figures)." if own else "; none here is."))
     ones = [s.labels[x] for x in s.order if x not in s.repeated]
     if ones:
         out.append("Setups with one run (" + ", ".join(ones) + "): one run: within-run interval only (the bootstrap over "

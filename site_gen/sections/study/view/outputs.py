@@ -174,3 +174,21 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if "no_frontier" in s:
         rows.append(("Frontier", "not drawn: " + s["no_frontier"]))
     return rows
+
+
+# -- against another study of the same setups (`sitegen compare`) -------------------------------------
+
+def compare_what(item) -> str:
+    """`tp8, one node · sharegpt · 4 req/s · TTFT p99`, `… · output tokens/s`."""
+    w = item.where
+    if item.kind in ("load point", "setup"):
+        return " · ".join(str(v) for v in w.values())
+    metric, _, q = item.measure.partition("_p")
+    from site_gen.sections.study.view import figure_label
+
+    what = figure_label(metric, int(q)) if item.measure != THROUGHPUT else figure_label(THROUGHPUT, 0)
+    return f"{w['setup']} · {w['workload']} · {w['load']} · {what}"
+
+
+def compare_value(c, v: float, signed: bool = False) -> str:
+    return f"{v:+,.1f}" if signed else f"{v:,.1f}"
