@@ -24,7 +24,7 @@ from site_gen.sections.study.analysis.curves import Frontier, frontiers
 from site_gen.sections.study.analysis.figures import (BELOW, COMPARED, ONE_RUN, ONE_RUN_NONE, RUNS, SATURATED,  # noqa: F401
                                                       THROUGHPUT, Fig, classes, finish, latency_figs, pool,
                                                       throughput_fig)
-from site_gen.sections.study.analysis.points import Setup, load_of, read
+from site_gen.sections.study.analysis.points import Load, Setup, load_of, read  # noqa: F401
 from site_gen.sections.study.analysis.verdicts import (COMPARISON_COLUMNS, RANK_COLUMNS, RULE_ALLOWANCE,  # noqa: F401
                                                        RULE_BAND, RULE_RUNS, count, figure_key, pairs, ranks, verdicts)
 from site_gen.sections.study.analysis.verdicts import compare as compare_pairs
@@ -36,18 +36,6 @@ POINT_COLUMNS = ["setup", "point", "load", "workload", "load_label", "axis", "x"
                  "duration_s", "rows", "load_class", "path"]
 FIGURE_COLUMNS = ["setup", "point", "load", "metric", "percentile", "value", "low", "high", "se", "df", "runs",
                   "spread_low", "spread_high", "method", "variance", "n", "load_class", "path"]
-
-
-@dataclass
-class Load:
-    """A load point of the study: its key, how the pages name it, and the setups that ran it."""
-    key: tuple
-    id: str
-    workload: str
-    label: str
-    axis: str
-    x: float
-    setups: list[str]
 
 
 @dataclass

@@ -16,7 +16,7 @@ from site_gen.sections.study.analysis.figures import THROUGHPUT, Fig
 from site_gen.sections.study.analysis.points import Setup
 
 if TYPE_CHECKING:
-    from site_gen.sections.study.analysis import Load
+    from site_gen.sections.study.analysis.points import Load
 
 
 @dataclass

@@ -64,3 +64,15 @@ def read(part: dict) -> list[Setup]:
 def load_of(p: Point) -> tuple:
     """What makes two setups' load points the same load point: workload, rate and concurrency."""
     return (p.workload, p.rate, p.concurrency)
+
+
+@dataclass
+class Load:
+    """A load point of the study: its key, how the pages name it, and the setups that ran it."""
+    key: tuple
+    id: str
+    workload: str
+    label: str
+    axis: str
+    x: float
+    setups: list[str]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from site_gen.analysis.compare import Change, Difference, Unmatched, key_of, match, way
 from site_gen.sections.study.analysis import stats
 from site_gen.sections.study.analysis.figures import THROUGHPUT
+from site_gen.sections.study.analysis.points import Load
 from site_gen.sections.study.analysis.verdicts import compare as compare_rows, verdicts
 
 ALLOW = ("setups",)  # the difference `setup` refuses: no setup in common
@@ -38,8 +39,6 @@ def _where(s, setup: str, ld) -> dict:
 
 def compare(old, new, band: float) -> tuple[list[Change], list[Unmatched]]:
     """Every figure of every setup both studies hold, at every load point both ran it, new / old."""
-    from site_gen.sections.study.analysis import Load
-
     so, sn = old.of("study"), new.of("study")
     loads_o = {ld.key: ld for ld in so.loads}
     loads_n = {ld.key: ld for ld in sn.loads}

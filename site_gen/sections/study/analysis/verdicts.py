@@ -15,7 +15,7 @@ from site_gen.sections.study.analysis import stats
 from site_gen.sections.study.analysis.figures import BELOW, COMPARED, SATURATED, THROUGHPUT, Fig
 
 if TYPE_CHECKING:
-    from site_gen.sections.study.analysis import Load
+    from site_gen.sections.study.analysis.points import Load
 
 # The rule a comparison was judged by.
 RULE_RUNS, RULE_ALLOWANCE, RULE_BAND = "repeats", "allowance", "band"

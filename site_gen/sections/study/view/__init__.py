@@ -12,10 +12,11 @@ from typing import Any
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig, Parts
-from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
+from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view.tables import GLYPHS, objective_text
 from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
+from site_gen.sections.study.view.words import figure_label, figure_long, number
 from site_gen.sections.study.view.outputs import (compare_value, compare_what, csv, headlines, sides, summary,  # noqa: F401
                                                   summary_rows, verdict)
 
@@ -26,22 +27,6 @@ SHOWN_COMPARISONS = 300
 
 def anchor(*parts: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()).strip("-") for p in parts)
-
-
-def figure_label(metric: str, q: int) -> str:
-    """`TTFT p99`, `output tokens/s`."""
-    return "output tokens/s" if metric == THROUGHPUT else f"{METRIC_SHORT[metric]} p{q}"
-
-
-def figure_long(metric: str, q: int) -> str:
-    return "output tokens per second" if metric == THROUGHPUT else f"p{q} {METRIC_LABELS[metric]}"
-
-
-def number(value: float, metric: str) -> str:
-    """A latency in ms or a throughput in tokens/s, as the study's tables print them."""
-    if value != value:
-        return fmt.MISSING
-    return f"{value:,.1f}"
 
 
 def kinds(s) -> list[tuple[str, int]]:
@@ -56,12 +41,12 @@ def value_fig(r: dict) -> Fig | str:
         return text
     what = figure_long(r["metric"], r["percentile"])
     if r["method"] == RUNS:
-        how = f"geometric mean of {int(r['runs'])} runs' {what}"
+        how = f"geomean of {int(r['runs'])} runs"
     elif r["metric"] == THROUGHPUT:
         how = "output tokens / duration_s"
     else:
-        how = f"{what} of {int(r['n']):,} measured requests (numpy linear percentile)"
-    return Fig(text, how=how, detail=f"in {r['path']}", dense=True)
+        how = f"p{r['percentile']} of {int(r['n']):,} requests"
+    return Fig(text, how=how, detail=f"{what} in {r['path']} (numpy linear percentile)", dense=True)
 
 
 def interval_fig(r: dict, b) -> Fig | str:
@@ -70,16 +55,14 @@ def interval_fig(r: dict, b) -> Fig | str:
         return ""
     of = f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}"
     if r["method"] == RUNS:
-        whose = ("the study's repeated setups' at loads " if r["variance"] == "pooled"
-                 else "this setup's own (noisier than the others, F test) at loads ")
-        how = (f"{b.level:.0%} t interval over {int(r['runs'])} runs, on logs; run-to-run variance: {whose}"
-               f"{r['load_class']} ({r['df']:g} degrees of freedom)")
-    elif r["metric"] == THROUGHPUT:
-        how = f"{b.level:.0%} bootstrap over the run's requests' output tokens (one run: within-run interval only)"
+        whose = "the study's pooled" if r["variance"] == "pooled" else "its own (noisier, F test)"
+        how = f"t, {df_text(r['df'])} df"
+        detail = f"run-to-run variance: {whose}, loads {r['load_class']}; {of}"
     else:
-        how = f"{b.level:.0%} bootstrap over requests (one run: within-run interval only)"
-    return Fig(f"{number(r['low'], r['metric'])}{fmt.DASH}{number(r['high'], r['metric'])}", how=how,
-               detail=f"{b.resamples:,} resamples, seed {b.seed}, {of}" if r["method"] != RUNS else of, dense=True)
+        how = "bootstrap, one run"
+        detail = f"within-run interval only, {b.resamples:,} resamples, seed {b.seed}, {of}"
+    return Fig(f"{number(r['low'], r['metric'])}{fmt.DASH}{number(r['high'], r['metric'])}", how=how, detail=detail,
+               dense=True)
 
 
 def runs_fig(r: dict) -> Parts:
@@ -88,7 +71,7 @@ def runs_fig(r: dict) -> Parts:
         return Parts()
     of = f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}"
     return Parts(["runs ", Fig(f"{number(r['spread_low'], r['metric'])}{fmt.DASH}{number(r['spread_high'], r['metric'])}",
-                               how=f"lowest and highest of {int(r['runs'])} runs", detail=of, dense=True)])
+                               how="lowest, highest run", detail=of, dense=True)])
 
 
 def _rank_text(rank: dict | None, present: int) -> str:
@@ -117,24 +100,46 @@ def rule_text(c: dict, band: float) -> str:
     return f"band ±{band * 100:g}% (a setup run once; no repeats to measure run-to-run noise)"
 
 
-def comparison_row(c: dict, s, band: float) -> dict[str, Any]:
+def df_text(df: float) -> str:
+    """Degrees of freedom as a hover says them: `4.3`, `94`, `∞` (a bootstrap's, or past a thousand)."""
+    return "∞" if df != df or df > 1000 else f"{df:.2g}" if df < 10 else f"{df:.0f}"
+
+
+def _held(c: dict, band: float) -> str:
+    """What a comparison's interval had to clear, in a few words (a hover)."""
+    if c["rule"] == RULE_ALLOWANCE and c["allowance"] > band:
+        return f"beyond allowance {allowance_text(c['allowance'])}"
+    return f"beyond band ±{band * 100:g}%"
+
+
+def comparison_cell(c: dict, s, band: float) -> dict[str, Any]:
+    """One comparison as a cell of its load point's matrix: the ratio, its interval and its verdict; what
+    it was held to and its adjusted p-value on hover and on the Numbers page."""
     n = s.labels
-    what = figure_label(c["metric"], c["percentile"])
-    ratio = f"{n[c['a']]} / {n[c['b']]} {what} at {c['workload']} · {c['load_label']}"
-    has = c["low"] == c["low"]
-    interval = (Fig(f"{ratio_text(c['low'], band)}{fmt.DASH}{ratio_text(c['high'], band)}",
-                    how=f"{s.bootstrap.level:.0%} interval, t on logs ({c['df']:.3g} degrees of freedom)"
-                    if math.isfinite(c["df"]) else f"{s.bootstrap.level:.0%} interval, normal on logs (bootstrap standard errors)",
-                    detail=f"of {ratio}", dense=True) if has else "no interval")
+    what = f"{figure_label(c['metric'], c['percentile'])} at {c['workload']} · {c['load_label']}"
     padj = c["p_adjusted"]
-    return {"figure": what, "a": n[c["a"]], "b": n[c["b"]],
-            "ratio": Fig(ratio_text(c["ratio"], band), how=ratio, detail=f"{c['path_a']} / {c['path_b']}", dense=True),
-            "interval": interval, "rule": rule_text(c, band),
-            "p": (Fig(f"{padj:.2g}" if padj >= 0.001 else "<0.001", how="Benjamini–Hochberg adjusted p-value",
-                      detail=f"over the study's {s.tests:,} comparisons with an interval, of {ratio}", dense=True)
-                  if padj == padj else "—"),
+    held = _held(c, band) + (f", adjusted p {padj:.1g}" if padj == padj else ", no interval")
+    has = c["low"] == c["low"]
+    pair = f"{c['a']} / {c['b']} {what}"  # setup ids: the Numbers page's row, short
+    return {"ratio": Fig(ratio_text(c["ratio"], band), how=held, detail=pair, dense=True),
+            "interval": Fig(f"{ratio_text(c['low'], band)}{fmt.DASH}{ratio_text(c['high'], band)}",
+                            how=f"t on logs, {df_text(c['df'])} df", detail=pair, dense=True) if has else "",
             "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]],
             "better": n.get(c["better"], "") if c["better"] else ""}
+
+
+def _matrix(s, mine: list[dict], cols, band: float, show_all: bool) -> list[dict[str, Any]]:
+    """A load point's comparisons: a row per pair of setups (a / b), a cell per figure."""
+    by = {(c["a"], c["b"], c["metric"], c["percentile"]): c for c in mine}
+    pairs = list(dict.fromkeys((c["a"], c["b"]) for c in mine))
+    out = []
+    for a, b in pairs:
+        cells = [by.get((a, b, m, q)) for m, q in cols]
+        if not show_all and not any(c and c["verdict"] in ("faster", "slower") for c in cells):
+            continue
+        out.append({"a": s.labels[a], "b": s.labels[b],
+                    "cells": [comparison_cell(c, s, band) if c else None for c in cells]})
+    return out
 
 
 def view(a) -> dict[str, Any] | None:
@@ -169,9 +174,8 @@ def view(a) -> dict[str, Any] | None:
             rows.append({"setup": n[sid], "baseline": sid == s.baseline, "runs": runs,
                          "method": f"{runs} runs: t over runs" if runs >= 2 else ONE_RUN, "cells": cells})
         mine = [c for c in comps if c["load"] == ld.id]
-        shown = mine if show_all else [c for c in mine if c["verdict"] in ("faster", "slower")]
         loads.append({"anchor": anchor("at", ld.workload, ld.label), "title": f"{ld.workload} · {ld.label}",
-                      "rows": rows, "comparisons": [comparison_row(c, s, band) for c in shown],
+                      "rows": rows, "comparisons": _matrix(s, mine, cols, band, show_all),
                       "counts": _counts([c["verdict"] for c in mine]), "all_shown": show_all,
                       "ranking": _ranking(s, ld.id, cols, ranks, figs)})
     return {
@@ -203,9 +207,7 @@ def _counts(verdicts: list[str]) -> dict[str, int]:
 def _setup_rows(s) -> list[dict[str, Any]]:
     out = []
     for r in views.rows(s.setups):
-        gpus = (Fig(f"{int(r['gpus'])}", how=f"stated: {r['gpus_origin']}" if r["gpus_origin"].startswith("--")
-                    else f"from {r['gpus_origin']}", detail=f"in {r['path']}.gpus", dense=True)
-                if r["gpus"] == r["gpus"] else "not recorded")
+        gpus = Fig(f"{int(r['gpus'])}", path=f"{r['path']}.gpus.value") if r["gpus"] == r["gpus"] else "not recorded"
         out.append({"setup": r["label"], "id": r["setup"], "baseline": r["setup"] == s.baseline,
                     "engine": r["engine"] or "not recorded", "version": r["version"] or "not recorded",
                     "parallelism": r["parallelism"] or "not recorded", "gpus": gpus,

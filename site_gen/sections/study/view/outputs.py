@@ -10,6 +10,7 @@ import pandas as pd
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, plain, views
 from site_gen.sections.study.analysis import THROUGHPUT, figure_key
+from site_gen.sections.study.view.words import figure_label
 
 RULE = ("faster or slower only where the difference's interval lies beyond the noise band (or, for a setup measured "
         "once, beyond the run-to-run allowance measured from the study's repeats), with the false discovery rate "
@@ -184,8 +185,6 @@ def compare_what(item) -> str:
     if item.kind in ("load point", "setup"):
         return " · ".join(str(v) for v in w.values())
     metric, _, q = item.measure.partition("_p")
-    from site_gen.sections.study.view import figure_label
-
     what = figure_label(metric, int(q)) if item.measure != THROUGHPUT else figure_label(THROUGHPUT, 0)
     return f"{w['setup']} · {w['workload']} · {w['load']} · {what}"
 
