@@ -75,9 +75,10 @@ def runs_fig(r: dict) -> Parts:
 
 
 def _rank_text(rank: dict | None, present: int) -> str:
-    if rank is None:
+    """`#1`, or `=#2` for a rank shared with another setup (tied)."""
+    if rank is None or present < 2:
         return ""
-    return ("=" if rank["tied"] else "") + str(rank["rank"]) if present > 1 else ""
+    return ("=" if rank["tied"] else "") + f"#{rank['rank']}"
 
 
 def ratio_text(v: float, band: float) -> str:
