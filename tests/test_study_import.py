@@ -203,3 +203,33 @@ def test_runs_of_one_setup_that_disagree_on_a_fact_are_refused_until_it_is_state
     assert r.returncode == 0, r.stderr
     hw = json.loads((tmp_path / "data/s/SUMMARY.json").read_text())["study"]["setups"][1]["environment"]["hardware"]
     assert hw["value"] == "two nodes" and "node-type-0" in hw["origin"] and "node-type-1" in hw["origin"]
+
+
+def test_a_guidellm_study_and_an_sglang_study_import_and_build(tmp_path):
+    from test_import_serving import GUIDELLM, SGLANG
+
+    need_real2()
+    r = import_here("import", "guidellm", "--setup", "a", str(GUIDELLM / "baseline/benchmarks.json"), "--setup", "b",
+                    str(GUIDELLM / "candidate/benchmarks.json"), "--setup-set", "a:gpus=1", "--setup-set", "b:gpus=1",
+                    "-o", str(tmp_path / "data" / "g"), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "data/g/SUMMARY.json").read_text())
+    src = json.loads((GUIDELLM / "candidate/benchmarks.json").read_text())
+    assert {s["format"] for s in doc["study"]["setups"]} == {"guidellm"}
+    assert len(doc["study"]["setups"][1]["load_points"]) == len(src["benchmarks"])
+    args = ["import", "vllm-bench", "--setup", "l70", str(SGLANG / "llama_3_3_70b_online_output.jsonl"), "--setup", "l405",
+            str(SGLANG / "llama_405b_online_output.jsonl"), "--setup-set", "l70:model=meta-llama/Llama-3.3-70B-Instruct",
+            "--setup-set", "l405:model=meta-llama/Llama-3.1-405B-Instruct", "--setup-set", "l70:date=2024-12-01",
+            "--setup-set", "l405:date=2024-12-01", "-o", str(tmp_path / "data" / "s")]
+    refused(import_here(*args, "-q"), tmp_path, "other models", "--allow model")
+    r = import_here(*args, "--allow", "model", "--allow", "load-points", "-q")
+    assert r.returncode == 0, r.stderr
+    built = sitegen_here("build", "-q", "-d", str(tmp_path / "site"), "-f", str(tmp_path / "mkdocs.yml"))
+    assert built.returncode == 0, built.stderr
+    study = (tmp_path / "site/reports/s/study.html").read_text()
+    assert "one run, no interval (no per-request rows)" in study and "one run: within-run interval only" not in study
+    assert "No setup of this study repeats a run at any load" in study
+    frontier = (tmp_path / "site/reports/s/frontier.html").read_text()
+    assert "No frontier is drawn: the GPU count of l70, l405 is not recorded" in frontier
+    g = (tmp_path / "site/reports/g/frontier.html").read_text()
+    assert "Throughput per GPU against interactivity" in g

@@ -31,7 +31,7 @@ from site_gen.sections.study.analysis.verdicts import compare as compare_pairs
 
 
 SETUP_COLUMNS = ["setup", "label", "engine", "version", "parallelism", "hardware", "gpus", "gpus_origin", "format",
-                 "runs", "load_points", "path"]
+                 "runs", "rows", "load_points", "path"]
 POINT_COLUMNS = ["setup", "point", "load", "workload", "load_label", "axis", "x", "runs", "requests", "failed",
                  "duration_s", "rows", "load_class", "path"]
 FIGURE_COLUMNS = ["setup", "point", "load", "metric", "percentile", "value", "low", "high", "se", "df", "runs",
@@ -169,7 +169,8 @@ def _setups_frame(setups: list[Setup]) -> pd.DataFrame:
     rows = [{"setup": s.id, "label": s.label, "engine": s.fact("engine") or "", "version": s.fact("engine_version") or "",
              "parallelism": s.fact("parallelism") or "", "hardware": s.fact("hardware") or "",
              "gpus": float(s.gpus) if s.gpus else math.nan, "gpus_origin": s.gpus_origin, "format": s.format,
-             "runs": s.runs, "load_points": len(s.points), "path": s.path} for s in setups]
+             "runs": s.runs, "rows": all(p.has_rows for p in s.points), "load_points": len(s.points), "path": s.path}
+            for s in setups]
     return frame({c: [r[c] for r in rows] for c in SETUP_COLUMNS}, SETUP_COLUMNS)
 
 

@@ -20,6 +20,7 @@ from site_gen.sections.study.view.words import figure_label, figure_long, number
 from site_gen.sections.study.view.outputs import (compare_value, compare_what, csv, headlines, sides, summary,  # noqa: F401
                                                   summary_rows, verdict)
 
+ONE_RUN_NONE_TEXT = "one run, no interval (no per-request rows)"
 # A study shows every comparison on its page up to this many; beyond, the verdicts (faster, slower)
 # alone, and every comparison in its CSV.
 SHOWN_COMPARISONS = 300
@@ -154,6 +155,7 @@ def view(a) -> dict[str, Any] | None:
     comps = views.rows(s.comparisons)
     cols = kinds(s)
     show_all = len(comps) <= SHOWN_COMPARISONS
+    has_rows = dict(zip(s.setups["setup"], s.setups["rows"]))
     loads = []
     for ld in s.loads:
         rows = []
@@ -173,7 +175,8 @@ def view(a) -> dict[str, Any] | None:
                               "first": bool(rk and rk["rank"] == 1 and not rk["tied"] and present > 1)})
             runs = max((int(r["runs"]) for (o, lid, _, _), r in figs.items() if o == sid and lid == ld.id), default=1)
             rows.append({"setup": n[sid], "baseline": sid == s.baseline, "runs": runs,
-                         "method": f"{runs} runs: t over runs" if runs >= 2 else ONE_RUN, "cells": cells})
+                         "method": f"{runs} runs: t over runs" if runs >= 2 else ONE_RUN if has_rows[sid] else ONE_RUN_NONE_TEXT,
+                         "cells": cells})
         mine = [c for c in comps if c["load"] == ld.id]
         loads.append({"anchor": anchor("at", ld.workload, ld.label), "title": f"{ld.workload} · {ld.label}",
                       "rows": rows, "comparisons": _matrix(s, mine, cols, band, show_all),
@@ -213,7 +216,7 @@ def _setup_rows(s) -> list[dict[str, Any]]:
                     "engine": r["engine"] or "not recorded", "version": r["version"] or "not recorded",
                     "parallelism": r["parallelism"] or "not recorded", "gpus": gpus,
                     "hardware": r["hardware"] or "not recorded",
-                    "runs": f"{int(r['runs'])} runs" if r["runs"] >= 2 else "one run: within-run interval only",
+                    "runs": f"{int(r['runs'])} runs" if r["runs"] >= 2 else ONE_RUN if r["rows"] else ONE_RUN_NONE_TEXT,
                     "load_points": int(r["load_points"])})
     return out
 
@@ -222,6 +225,8 @@ def _allowance_rows(s, band: float) -> list[dict[str, Any]]:
     """Per figure and load class: the allowance a one-run setup is judged against, and its source."""
     out = []
     got = {(r["metric"], r["percentile"], r["load_class"]): r for r in views.rows(s.allowances)}
+    if not s.allowances["measured"].any():
+        return []  # nothing repeats: the page says the band stands in for every allowance
     classes = [c for c in (BELOW, SATURATED) if any(r["load_class"] == c for r in views.rows(s.points))]
     for m, q in kinds(s):
         for cls in classes:
@@ -250,12 +255,18 @@ def _methods(s) -> list[str]:
                    "interval holds both levels, requests inside a run and one run to the next. A setup whose own "
                    "run-to-run variance is larger than the others' (an F test at 5%) keeps its own"
                    + (f" ({', '.join(own)}, for some figures)." if own else "; none here is."))
-    ones = [s.labels[x] for x in s.order if x not in s.repeated]
+    rows = dict(zip(s.setups["setup"], s.setups["rows"]))
+    ones = [s.labels[x] for x in s.order if x not in s.repeated and rows[x]]
     if ones:
         out.append("Setups with one run (" + ", ".join(ones) + "): one run: within-run interval only (the bootstrap over "
                    f"the run's requests, {s.bootstrap.resamples:,} resamples, seed {s.bootstrap.seed}); it says how the "
                    "requests scattered, not how a second run would differ. Their comparisons are held to the run-to-run "
                    "allowance below.")
+    bare = [s.labels[x] for x in s.order if x not in s.repeated and not rows[x]]
+    if bare:
+        out.append("Setups with one run and no per-request rows (" + ", ".join(bare) + "): one run, no interval: the "
+                   "figures their source states. A comparison of one of them has no interval: a throughput is judged by "
+                   "its ratio against the band (or the allowance), a latency is not resolved.")
     return out
 
 
