@@ -43,7 +43,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from site_gen.analysis import bootstrap as bs  # noqa: E402
-from site_gen.analysis.verdict import interval_verdict  # noqa: E402
 from site_gen.sections.serving.analysis import latency, load as serving_load  # noqa: E402
 from site_gen.sections.serving.analysis.points import Point  # noqa: E402
 from site_gen.sections.study import analysis as study_analysis  # noqa: E402

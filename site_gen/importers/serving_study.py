@@ -20,6 +20,7 @@ successful request (`failed-load`).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -362,4 +363,26 @@ def run_and_write(args, read: Callable[[list[Path], Path], list], client: Callab
         raise SitegenError(f"--allow {unknown[0]}: a study allows {', '.join(ALLOW)}")
     doc, prov = build(runs, baseline=baseline, labels=labels, facts=facts, gpus=gpus, allow=allow,
                       attribution=args.attribution, client=client([r for rs in runs.values() for r in rs]))
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir, text=receipt_text(doc))
+
+
+def receipt_text(doc: dict) -> str:
+    """The receipt indented by one space as every importer writes it, but each run's request rows on
+    one line: a study holds hundreds of runs of thousands of rows, which indented would be a line a
+    value (and written by Python's slow indenting encoder rather than its C one)."""
+    rows: dict[str, str] = {}
+    held = []
+    for setup in doc["study"]["setups"]:
+        for lp in setup["load_points"]:
+            for rep in lp["repeats"]:
+                if "requests" in rep:
+                    token = f"@@rows-{len(rows)}@@"
+                    rows[token] = json.dumps(rep["requests"], ensure_ascii=False, separators=(",", ":"))
+                    held.append((rep, rep["requests"]))
+                    rep["requests"] = token
+    try:
+        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    finally:
+        for rep, value in held:
+            rep["requests"] = value
+    return re.sub(r'"(@@rows-[0-9]+@@)"', lambda m: rows[m.group(1)], text)

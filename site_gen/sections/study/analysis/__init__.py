@@ -11,14 +11,14 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.frames import frame
 from site_gen.sections.serving.analysis import load as serving_load
-from site_gen.sections.serving.analysis.points import METRICS, curves as sweeps, itl_is_tpot
+from site_gen.sections.serving.analysis.points import METRICS, Point, curves as sweeps, itl_is_tpot
 from site_gen.sections.study.analysis import stats
 from site_gen.sections.study.analysis.curves import Frontier, frontiers
 from site_gen.sections.study.analysis.figures import (BELOW, COMPARED, ONE_RUN, ONE_RUN_NONE, RUNS, SATURATED,  # noqa: F401
@@ -89,11 +89,11 @@ def _objectives(setups: list[Setup], figs: dict[tuple, Fig], slo: tuple) -> tupl
                 rows.append(dict(zip(cols, (s.id, p.id, serving_load.objective_key(o), o[0], o[1], o[2], v, lo, hi, met, sure))))
                 all_met = None if met is None or all_met is None else (all_met and met)
             met_at[p.id] = all_met
-        for (workload, axis), curve in sweeps(s.points).items():
+        for (workload, axis), curve in sweeps(cast("list[Point]", s.points)).items():
             best, known = serving_load.capacity(curve, met_at)
-            p = next((x for x in curve if x.id == best), None)
+            at = next((x for x in curve if x.id == best), None)
             capacity.append({"setup": s.id, "workload": workload, "axis": axis, "point": best, "known": known,
-                             "load": p.load if p else None, "x": p.x if p else math.nan,
+                             "load": at.load if at else None, "x": at.x if at else math.nan,
                              "heaviest": bool(best) and curve[-1].id == best})
     return frame({c: [r[c] for r in rows] for c in cols}, cols), capacity
 
@@ -182,7 +182,7 @@ def _points_frame(setups: list[Setup], load_id: dict, load_class: dict) -> pd.Da
             rows.append({"setup": s.id, "point": p.id, "load": load_id[s.id, p.id], "workload": p.workload,
                          "load_label": p.load, "axis": p.axis, "x": p.x, "runs": len(p.repeats),
                          "requests": sum(r["completed"] + (r.get("failed") or 0) for r in p.repeats),
-                         "failed": float(sum(failed)) if None not in failed else math.nan,
+                         "failed": float(sum(f or 0 for f in failed)) if None not in failed else math.nan,
                          "duration_s": float(sum(r["duration_s"] for r in p.repeats)), "rows": p.has_rows,
                          "load_class": load_class[s.id][p.id], "path": p.path})
     return frame({c: [r[c] for r in rows] for c in POINT_COLUMNS}, POINT_COLUMNS)

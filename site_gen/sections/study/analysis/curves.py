@@ -48,7 +48,8 @@ def frontiers(setups: list[Setup], loads: list[Load], figs: dict[tuple, Fig], ba
         sweeps.setdefault((ld.workload, ld.axis), []).append(ld)
     for (workload, axis), lds in sweeps.items():
         lds = sorted(lds, key=lambda ld: ld.x)
-        rows, curve_of = [], {}
+        rows: list[dict] = []
+        curve_of: dict[str, list[str]] = {}
         for s in setups:
             curve_of[s.id] = []
             for ld in lds:

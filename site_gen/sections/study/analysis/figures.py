@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ import pandas as pd
 from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.frames import frame
 from site_gen.sections.serving.analysis import latency, load as serving_load
-from site_gen.sections.serving.analysis.points import PERCENTILES, curves
+from site_gen.sections.serving.analysis.points import PERCENTILES, Point, curves
 from site_gen.sections.study.analysis import stats
 from site_gen.sections.study.analysis.points import Setup, SetupPoint
 
@@ -109,7 +110,7 @@ def classes(setup: Setup, figs: dict[tuple, Fig]) -> dict[str, str]:
     first token is more than serving's SATURATION times that of the sweep's lightest load."""
     out = {p.id: BELOW for p in setup.points}
     ttft = {p.id: f.value for p in setup.points if (f := figs.get((setup.id, p.id, "ttft", 50)))}
-    for curve in curves(setup.points).values():
+    for curve in curves(cast("list[Point]", setup.points)).values():
         found = serving_load.saturation(curve, ttft)
         if found:
             at = [p.id for p in curve].index(found)
@@ -147,10 +148,10 @@ def pool(figs: list[Fig]) -> tuple[dict[tuple, tuple[float, float, str]], pd.Dat
                 choice = (var, float(df), "own")
         variances[sid, metric, q, cls] = choice
     rows = []
-    for (metric, q, cls), groups in study.items():
+    for (metric, q, cls), cells in study.items():
         var, df = pooled[metric, q, cls]
         rows.append({"metric": metric, "percentile": q, "load_class": cls, "variance": var, "df": df,
-                     "cells": len(groups), "setups": len({s for s, _ in groups}),
+                     "cells": len(cells), "setups": len({s for s, _ in cells}),
                      "allowance": math.expm1(stats.allowance(var, df)) if df else math.nan, "measured": bool(df)})
     return variances, frame({c: [r[c] for r in rows] for c in ALLOWANCE_COLUMNS}, ALLOWANCE_COLUMNS)
 

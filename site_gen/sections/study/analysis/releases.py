@@ -4,6 +4,8 @@ both studies ran, new against old, by the study's own rule: the ratio's interval
 measured, where a side was run once), and Benjamini–Hochberg over every change of the comparison."""
 from __future__ import annotations
 
+from typing import Any
+
 from site_gen.analysis.compare import Change, Difference, Unmatched, key_of, match, way
 from site_gen.sections.study.analysis import stats
 from site_gen.sections.study.analysis.figures import THROUGHPUT
@@ -51,7 +53,7 @@ def compare(old, new, band: float) -> tuple[list[Change], list[Unmatched]]:
     for k in both:
         lo, ln = loads_o[k], loads_n[k]
         for sid in shared:
-            figs = {}
+            figs: dict[tuple, Any] = {}
             for (s, lid, m, q), r in figs_o.items():
                 if s == sid and lid == lo.id:
                     figs["old", ln.id, m, q] = _Fig(r)

@@ -6,7 +6,6 @@ of every setup with repeats; the service-level objectives. Its lines in the othe
 `outputs.py`."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from site_gen.analysis.verdict import UNRESOLVED
@@ -231,6 +230,7 @@ def _allowance_rows(s, band: float) -> list[dict[str, Any]]:
     for m, q in kinds(s):
         for cls in classes:
             r = got.get((m, q, cls))
+            text: Fig | str
             if r is None or not r["measured"]:
                 text, source = f"±{band * 100:g}% (the band)", "no setup of this study repeats a run at these loads"
             else:
@@ -270,7 +270,7 @@ def _methods(s) -> list[str]:
     return out
 
 
-def _ranking(s, load: str, cols, ranks: dict, figs: dict) -> list[dict[str, str]]:
+def _ranking(s, load: str, cols, ranks: dict, figs: dict) -> list[dict[str, Any]]:
     """Per figure, the setups from best to worst, `=` marking a tie (no verdict separates them)."""
     out = []
     for m, q in cols:
@@ -292,7 +292,7 @@ def _spread_rows(s, figs: dict, cols) -> list[dict[str, Any]]:
     out = []
     for sid in s.repeated:
         for ld in s.loads:
-            cells = []
+            cells: list[dict[str, Any]] = []
             any_runs = False
             for m, q in cols:
                 r = figs.get((sid, ld.id, m, q))
