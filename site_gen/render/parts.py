@@ -51,7 +51,8 @@ def macros() -> list[tuple[str, tuple[str, ...]]]:
 def sides(a) -> dict[str, str] | None:
     """How a section names the report's sides where a pair's words would not fit (a study of many
     setups): its view's `sides(a)` -> {"opening": the sentence's subject and the dashboard's engines
-    cell, "against": the "Against" row of What was tested}; None when no section does."""
+    cell, "against": the "Against" row of What was tested, "legend": whom the colours call better};
+    None when no section does."""
     for s in ordered():
         fn = hook(s, "sides")
         if fn is not None and s.present(a) and (found := fn(a)):

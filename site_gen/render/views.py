@@ -30,7 +30,7 @@ def engines(a: Analysis) -> dict[str, Any]:
     cand, base = r.candidate, r.baseline
     named = parts.sides(a)
     return {
-        "candidate": cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
+        "candidate": named.get("legend", cand.name) if named else cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
         "candidate_named": _side_name(cand.long_name or cand.label, cand.label),
         "baseline_named": named["against"] if named else _side_name(base.long_name or base.label, base.label),
         "baseline": base.name, "baseline_label": base.label, "baseline_long": base.long_name or base.label,

@@ -18,6 +18,10 @@ RULE = ("faster or slower only where the difference's interval lies beyond the n
         "allowance for a setup measured once) lies inside the band; otherwise not resolved")
 
 
+# Whom the colours call better: in a study, the first setup of each ratio a / b.
+LEGEND = "a, the first setup of a ratio a / b"
+
+
 def _names(s) -> list[str]:
     return [s.labels[x] for x in s.order]
 
@@ -32,10 +36,10 @@ def sides(a) -> dict[str, str] | None:
         others = [s.labels[x] for x in s.order if x != s.baseline]
         opening = (f"{len(others)} setups ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
                    else f"{len(others)} setups against {s.labels[s.baseline]}")
-        return {"opening": opening, "against": a.report.baseline.long_name or s.labels[s.baseline]}
+        return {"opening": opening, "against": a.report.baseline.long_name or s.labels[s.baseline], "legend": LEGEND}
     opening = f"a study of {len(names)} setups ({'; '.join(names)})" if len(names) <= 4 else f"a study of {len(names)} setups"
     return {"opening": opening[0].upper() + opening[1:],
-            "against": f"no baseline: every pair of the {len(names)} setups is compared"}
+            "against": f"no baseline: every pair of the {len(names)} setups is compared", "legend": LEGEND}
 
 
 def _resolved(c: dict[str, int]) -> int:
