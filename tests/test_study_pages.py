@@ -231,3 +231,18 @@ def test_compare_two_studies_of_the_same_setups(tmp_path):
     assert not [c for c in out["changes"] if c["verdict"] == "better"]
     refused = sitegen_here("compare", "old", "new", cwd=tmp_path)
     assert "setup b · synthetic" in refused.stdout
+
+
+def test_a_large_studys_page_lists_the_pairs_of_its_leader_and_keeps_every_pair_in_the_csv(tmp_path, monkeypatch):
+    from site_gen.sections.study import view as study_view
+
+    monkeypatch.setattr(study_view, "SHOWN_COMPARISONS", 10)
+    doc = study_receipts.drawn(seed=2, setups=5, runs=2, n=100, points=1, scales={2: 0.7})
+    files = project(tmp_path, {"s": doc})
+    tables = htmlutil.tables(_doc(files["reports/s/study.html"]))
+    rows = tables["at-synthetic-1-req-s-comparisons"][1:]
+    # setup c is 0.7x every latency: its rows are listed, the other pairs are not
+    assert len(rows) == 4 and all("setup c" in r[0].split(" / ") for r in rows)
+    assert "those of setup c (the highest output throughput here)" in files["reports/s/study.html"]
+    pairs = {(c["a"], c["b"]) for c in csvlib.DictReader(io.StringIO(files["reports/s/csv/study-comparisons.csv"]))}
+    assert len(pairs) == 10

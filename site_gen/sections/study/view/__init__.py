@@ -129,15 +129,25 @@ def comparison_cell(c: dict, s, band: float) -> dict[str, Any]:
             "better": n.get(c["better"], "") if c["better"] else ""}
 
 
-def _matrix(s, mine: list[dict], cols, band: float, show_all: bool) -> list[dict[str, Any]]:
-    """A load point's comparisons: a row per pair of setups (a / b), a cell per figure."""
+def reference(s, load: str, ranks: dict) -> str:
+    """Whom a large study's page compares the others with at a load point: its baseline, else the setup
+    with the highest output throughput there (the first of its rank)."""
+    if s.baseline:
+        return s.baseline
+    tput = [r for (lid, m, _, _), r in ranks.items() if lid == load and m == THROUGHPUT]
+    return min(tput, key=lambda r: (r["rank"], -r["value"]))["setup"] if tput else s.order[0]
+
+
+def _matrix(s, mine: list[dict], cols, band: float, shown: str | None) -> list[dict[str, Any]]:
+    """A load point's comparisons: a row per pair of setups (a / b), a cell per figure; every pair, or
+    (`shown`: a setup) only the pairs of that setup, on a page of a large study."""
     by = {(c["a"], c["b"], c["metric"], c["percentile"]): c for c in mine}
     pairs = list(dict.fromkeys((c["a"], c["b"]) for c in mine))
     out = []
     for a, b in pairs:
-        cells = [by.get((a, b, m, q)) for m, q in cols]
-        if not show_all and not any(c and c["verdict"] in ("faster", "slower") for c in cells):
+        if shown is not None and shown not in (a, b):
             continue
+        cells = [by.get((a, b, m, q)) for m, q in cols]
         out.append({"a": s.labels[a], "b": s.labels[b],
                     "cells": [comparison_cell(c, s, band) if c else None for c in cells]})
     return out
@@ -177,8 +187,10 @@ def view(a) -> dict[str, Any] | None:
                          "method": f"{runs} runs: t over runs" if runs >= 2 else ONE_RUN if has_rows[sid] else ONE_RUN_NONE_TEXT,
                          "cells": cells})
         mine = [c for c in comps if c["load"] == ld.id]
+        ref = None if show_all else reference(s, ld.id, ranks)
         loads.append({"anchor": anchor("at", ld.workload, ld.label), "title": f"{ld.workload} · {ld.label}",
-                      "rows": rows, "comparisons": _matrix(s, mine, cols, band, show_all),
+                      "rows": rows, "comparisons": _matrix(s, mine, cols, band, ref),
+                      "reference": n[ref] if ref else "",
                       "counts": _counts([c["verdict"] for c in mine]), "all_shown": show_all,
                       "ranking": _ranking(s, ld.id, cols, ranks, figs)})
     return {
