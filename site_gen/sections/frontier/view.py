@@ -116,7 +116,7 @@ def charts(a, s) -> dict[str, dict[str, Any]]:
                      "label": f"{n[sid]}, {loads[p['load']].label}: {_n(p['x'])} tokens/s per user, {_n(p['y'])} tokens/s "
                               f"per GPU" + (" (on the frontier)" if p["on_frontier"] else "")} for p in mine]})
         front = [(p["x"], p["y"]) for p in pts if p["on_frontier"]]
-        chart = plots.xy(series, frontier=front, width=640, height=380)
+        chart = plots.xy(series, frontier=front, width=480, height=300)
         chart.update(x_title="output tokens/s per user", y_title="output tokens/s per GPU", id=f"{key}-chart",
                      title="Throughput per GPU against interactivity")
         against = []
