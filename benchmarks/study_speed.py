@@ -13,7 +13,7 @@ new process (a project of this one report, no docs pages), each the best of `--r
 Goals: import under 5 s, build under 10 s (two cores). Exits 1 when one is missed. A timing on a
 shared machine moves with its load: the load average and the CPU seconds spent (this process and the
 workers it forked) are printed beside the wall times. A study of 16 files or more is read by forked
-workers (serving_study.read_all).
+workers (importers/study_files.py read_all).
 """
 from __future__ import annotations
 

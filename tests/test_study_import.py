@@ -236,11 +236,11 @@ def test_a_guidellm_study_and_an_sglang_study_import_and_build(tmp_path):
 
 
 def test_files_read_by_forked_workers_make_the_same_receipt_and_the_same_refusal(files, tmp_path, monkeypatch):
-    from site_gen.importers import serving_study
+    from site_gen.importers import study_files
 
     outs = []
     for limit in (10 ** 9, 2):  # one process; forked workers (on more than one core)
-        monkeypatch.setattr(serving_study, "PARALLEL_FILES", limit)
+        monkeypatch.setattr(study_files, "PARALLEL_FILES", limit)
         r = study(tmp_path, {"a": files["a"], "b": files["b"], "c": files["c"]}, "--force")
         assert r.returncode == 0, r.stderr
         outs.append((tmp_path / "data/s/SUMMARY.json").read_bytes())
@@ -248,7 +248,7 @@ def test_files_read_by_forked_workers_make_the_same_receipt_and_the_same_refusal
     edit(files["b"][1], lambda d: d.update(completed=d["completed"] + 1))
     lines = []
     for limit in (10 ** 9, 2):
-        monkeypatch.setattr(serving_study, "PARALLEL_FILES", limit)
+        monkeypatch.setattr(study_files, "PARALLEL_FILES", limit)
         r = import_here("import", "vllm-bench", *[w for n in "abc" for w in ("--setup", n, *map(str, files[n]))],
                         "-o", str(tmp_path / "data" / "t"), "-q")
         lines.append(one_error_line(r.returncode, r.stderr, "run_qps_inf.json", "completed"))
