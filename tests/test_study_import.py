@@ -21,21 +21,23 @@ STUDY = "vllm-llm-k8s-study"
 
 
 def guide_command() -> list[str]:
-    """The example study's import command, from docs/guide/studies.md, variables filled, globs expanded."""
-    text = (ROOT / "docs/guide/studies.md").read_text(encoding="utf-8")
-    block = text.split("## The example study", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    """The example study's import command (data/import_llm_k8s_study.sh, which the guide names), its
+    variables filled, its lines joined and its globs expanded."""
+    text = (ROOT / "data/import_llm_k8s_study.sh").read_text(encoding="utf-8").replace("\\\n", " ")
     env: dict[str, str] = {}
-    for line in block.strip().splitlines():
+    for line in text.strip().splitlines():
         if m := re.fullmatch(r"(\w+)=(.*)", line):
             env[m.group(1)] = shlex.split(m.group(2))[0].replace("../shared/real2", str(REAL2))
         elif line.startswith("sitegen import"):
             words = []
             for w in shlex.split(line)[1:]:
+                if w == "$@":
+                    continue
                 if m := re.match(r"\$(\w+)", w):
                     w = env[m.group(1)] + w[m.end():]
                 words.extend(sorted(glob.glob(w)) if "*" in w else [w])
             return words
-    raise AssertionError("no import command in the guide's example study")
+    raise AssertionError("no import command in data/import_llm_k8s_study.sh")
 
 
 @pytest.fixture(scope="module")

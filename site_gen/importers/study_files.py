@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 from pathlib import Path
 from typing import Callable
 
@@ -30,16 +31,26 @@ def read_all(read: Callable[[list[Path], Path], list], files: dict[str, list[Pat
 
     global _reader
     _reader = read
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            done = pool.map(_read_one, [(p, root) for p in flat], chunksize=1)
+        done = pool.map(_read_one, [(p, root) for p in flat], chunksize=1)
+        pool.close()
     finally:
         _reader = None
+        pool.terminate()  # after close: the workers have ended; on an error or Ctrl-C, they stop now
+        pool.join()
     for result in done:
         if result[0] == "error":
             raise SitegenError(result[1], result[2], result[3])
     it = iter(done)
     return {n: [r for _ in ps for r in next(it)[1]] for n, ps in files.items()}
+
+
+def _worker_start() -> None:
+    """A worker answers neither Ctrl-C nor the CLI's SIGTERM handler: the importing process does, and
+    stops the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _read_one(task: tuple[Path, Path]) -> tuple:
