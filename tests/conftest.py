@@ -260,10 +260,13 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_study_stats.py", "test_study_import.py",
-    "test_study_pages.py", "test_study_simulation.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_study_stats.py",
+    "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
 })
 SLOW_TESTS = frozenset({
+    "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
+    "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
+    "test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric",
     "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
     "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
@@ -284,6 +287,10 @@ SLOW_TESTS = frozenset({
     "test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on", "test_example_site_pages",
     "test_build_reports_progress_to_its_callback", "test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure",
     "test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit",
+
+    # test_series.py: the benchmark's goals at a reduced size and the outlier sweep (480 series a size);
+    # the file's other tests stay in the quick loop.
+    "test_benchmark_goals_at_a_reduced_size", "test_a_single_outlier_never_becomes_a_change_point",
 
     # Over 1.5 s each on the slower host of 2026-12-02 (`pytest --durations`, the quick loop's own run):
     "test_the_recipe_runs_push_then_pull_requests",

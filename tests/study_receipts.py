@@ -1,4 +1,4 @@
-"""Study receipts (schema 1.3) made here from numbers a test chooses: N setups, each with its runs per
+"""Study receipts (schema 1.4) made here from numbers a test chooses: N setups, each with its runs per
 load point of per-request rows drawn from one distribution (times a setup's scale and a run's shift),
 the way `sitegen import vllm-bench --setup …` writes them. What the study tests and
 benchmarks/study_simulation.py analyse."""
@@ -39,7 +39,7 @@ def study(per_setup: dict[str, list[list[dict]]], rates=RATES, gpus: dict[str, i
     if baseline:
         part["baseline"] = baseline
         engines["baseline"] = {"name": f"setup {baseline}", "version": "unrecorded"}
-    return {"schema_version": 1.3,
+    return {"schema_version": 1.4,
             "report": {"title": "Synthetic study", "date": "2026-01-01", "engines": engines,
                        "checkpoints": [{"id": "model", "label": "org/model"}]},
             "study": part, "provenance": {"sources": sources, "figures": []}}

@@ -13,7 +13,7 @@ import traceback
 from site_gen import api
 from site_gen.cli.util import error, warn
 
-COMMANDS = ["build", "serve", "check", "summary", "compare", "new", "import", "gh-deploy"]
+COMMANDS = ["build", "serve", "check", "summary", "compare", "history", "new", "import", "gh-deploy"]
 
 
 _MODULES = {"import": "import_"}  # `import` is a Python keyword

@@ -1,4 +1,4 @@
-"""Serving runs of two or more setups -> a study receipt (schema 1.3, its `study` part).
+"""Serving runs of two or more setups -> a study receipt (schema 1.4, its `study` part).
 
     sitegen import vllm-bench --setup tp8=A/*.json --setup ib=B/*.json --setup ib=C/*.json [--baseline tp8] -o data/ID
 
@@ -32,7 +32,7 @@ from site_gen.importers.common import slug
 from site_gen.importers.study_files import read_all, receipt_text
 from site_gen.receipts.load import UNRECORDED
 
-STUDY_VERSION = 1.3
+STUDY_VERSION = 1.4
 ALLOW = ("model", "dataset", "protocol", "load-points", "failed-load")
 SETUP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 SETUP_KEYS = (*sc.ENV_KEYS, "gpus")

@@ -3,11 +3,12 @@
 serving part (load points, per-request rows in columns, the source's stated figures) and the
 accuracy fields of lm-evaluation-harness results (standard errors, documents, pairing, task
 version, few-shot count): `summary-1.2.schema.json`, derived from 1.1 by `derive_1_2`. Schema 1.3 is
-1.2 with the study part: two or more serving setups, each with its runs per load point, an optional
-baseline setup, and what each setup is (engine, version, parallelism, GPU count, hardware):
-`summary-1.3.schema.json`, derived from 1.2 by `derive_1_3`.
+1.2 with a report's series and commit (`derive_1_3`). Schema 1.4 is 1.3 with the study part: two or
+more serving setups, each with its runs per load point, an optional baseline setup, and what each
+setup is (engine, version, parallelism, GPU count, hardware): `summary-1.4.schema.json`, derived
+from 1.3 by `derive_1_4`.
 
-    python -m site_gen.schema.derive        # rewrites summary-1.1, summary-1.2 and summary-1.3.schema.json
+    python -m site_gen.schema.derive        # rewrites summary-1.1 to summary-1.4.schema.json
 
 A test checks that the published file is what this derivation gives, so the two cannot drift.
 Every change opens something version 1 closed or adds an optional part; nothing version 1
@@ -24,6 +25,7 @@ V1 = HERE / "summary-1.schema.json"
 V1_1 = HERE / "summary-1.1.schema.json"
 V1_2 = HERE / "summary-1.2.schema.json"
 V1_3 = HERE / "summary-1.3.schema.json"
+V1_4 = HERE / "summary-1.4.schema.json"
 
 TEXT = {"type": "string", "minLength": 1, "pattern": "\\S"}
 ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$", "maxLength": 100}
@@ -181,10 +183,11 @@ GAPS = _obj(["gaps", "mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_
 GAPS["description"] = ("Every inter-token gap of the successful requests, summarised at import (the gaps themselves "
                        "are not kept); numpy's linear percentiles, population standard deviation; ms")
 STATED = _arr(_obj(["key", "value", "check"], key={**TEXT, "maxLength": 100}, value={"type": "number"},
-                   check={"enum": ["rows", "totals", "none"],
+                   check={"enum": ["rows", "totals", "none", "not recomputed"],
                           "description": "rows: recomputed from the per-request rows and equal; totals: equal to the "
                                          "source's own counts over its duration; none: the source has no rows to "
-                                         "recompute it from"}))
+                                         "recompute it from; not recomputed: the rows lack what it is made of (a "
+                                         "tokenizer, a request's own end time), so it is as the source states it"}))
 STATED["description"] = "The source's own summary figures, under its own key names and units"
 REPEAT = _obj(
     ["source", "at", "duration_s", "completed", "stated"],
@@ -207,7 +210,7 @@ ENV_VALUE = _obj(["value", "origin"], value={**TEXT, "maxLength": 2000},
 ENVIRONMENT = _obj([], **{k: ENV_VALUE for k in ("model", "engine", "engine_version", "hardware", "parallelism",
                                                   "dataset", "command", "date")})
 SIDE = _obj(["label", "format", "environment", "load_points"], label={**TEXT, "maxLength": 100},
-            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm"]}, environment=ENVIRONMENT,
+            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm", "llmperf", "aiperf", "genai-perf"]}, environment=ENVIRONMENT,
             load_points=_arr(LOAD_POINT, 1))
 SERVING = _obj(
     ["sides"],
@@ -240,6 +243,11 @@ def derive_1_2(v1_1: dict) -> dict:
     results["properties"]["task"] = TEXT
     results["properties"]["paired"] = {"type": "boolean", "description": "the difference is paired over shared items"}
     results["properties"]["interval_method"] = {**TEXT, "description": "how the difference's interval was made"}
+    results["properties"]["aggregation"] = {**TEXT, "description": "how the value is made from the per-document samples "
+                                            "(a mean, or a corpus aggregation such as weighted F1), or that it is as the "
+                                            "results file states it, not recomputed"}
+    # One setup (lm-eval --candidate alone): each result holds the candidate's value, no baseline.
+    results["required"] = [k for k in results["required"] if k != "baseline"]
     p["serving"] = SERVING
     return out
 
@@ -249,6 +257,34 @@ def text_1_2() -> str:
 
 
 # -- schema 1.3 ---------------------------------------------------------------------------------
+# A report may name the series it belongs to (a nightly run of one setup) and the commit it measured:
+# two optional fields of `report`, nothing else.
+
+SERIES = {**TEXT, "maxLength": 200,
+          "description": "The series this report is a point of: the runs of one setup over time (engine, model, "
+                         "hardware, workload), ordered by date. Reports naming the same series must be of one setup."}
+COMMIT = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._+/-]*$", "maxLength": 100,
+          "description": "The revision the candidate was built from (a commit hash, a tag): names the point in its "
+                         "series; two reports of one series never name the same commit."}
+
+
+def derive_1_3(v1_2: dict) -> dict:
+    out = copy.deepcopy(v1_2)
+    out["$id"] = "https://sitegen.invalid/schema/summary-1.3.json"
+    out["title"] = "sitegen SUMMARY.json, schema version 1.3"
+    p = out["properties"]
+    p["schema_version"] = {"const": 1.3}
+    p["report"]["properties"]["series"] = SERIES
+    p["report"]["properties"]["commit"] = COMMIT
+    return out
+
+
+def text_1_3() -> str:
+    return json.dumps(derive_1_3(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8"))))), indent=1,
+                      ensure_ascii=False) + "\n"
+
+
+# -- schema 1.4 ---------------------------------------------------------------------------------
 # A study: N >= 2 setups of one model and workload, each with one or more runs per load point.
 
 GPUS = _obj(["value", "origin"], value={"type": "integer", "minimum": 1, "maximum": 100000,
@@ -270,21 +306,21 @@ STUDY = _obj(
     setups={**_arr(SETUP, 2), "maxItems": 100},
     differs=STUDY_DIFFERS,
 )
-STUDY["description"] = ("A study (schema 1.3): two or more serving setups, each with one or more runs per load point; "
+STUDY["description"] = ("A study (schema 1.4): two or more serving setups, each with one or more runs per load point; "
                         "latencies in ms, durations in s")
 
 
-def derive_1_3(v1_2: dict) -> dict:
-    out = copy.deepcopy(v1_2)
-    out["$id"] = "https://sitegen.invalid/schema/summary-1.3.json"
-    out["title"] = "sitegen SUMMARY.json, schema version 1.3"
-    out["properties"]["schema_version"] = {"const": 1.3}
+def derive_1_4(v1_3: dict) -> dict:
+    out = copy.deepcopy(v1_3)
+    out["$id"] = "https://sitegen.invalid/schema/summary-1.4.json"
+    out["title"] = "sitegen SUMMARY.json, schema version 1.4"
+    out["properties"]["schema_version"] = {"const": 1.4}
     out["properties"]["study"] = STUDY
     return out
 
 
-def text_1_3() -> str:
-    return json.dumps(derive_1_3(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8"))))), indent=1,
+def text_1_4() -> str:
+    return json.dumps(derive_1_4(derive_1_3(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8")))))), indent=1,
                       ensure_ascii=False) + "\n"
 
 
@@ -292,3 +328,4 @@ if __name__ == "__main__":
     V1_1.write_text(text(), encoding="utf-8")
     V1_2.write_text(text_1_2(), encoding="utf-8")
     V1_3.write_text(text_1_3(), encoding="utf-8")
+    V1_4.write_text(text_1_4(), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""A study (schema 1.3): two or more serving setups (an engine, its version, parallelism, GPU count and
+"""A study (schema 1.4): two or more serving setups (an engine, its version, parallelism, GPU count and
 hardware), each with one or more runs per load point and each run's per-request rows where the source
 has them, and an optional baseline setup. `sitegen import vllm-bench --setup NAME=FILE…` (and
 `guidellm --setup …`) writes it.

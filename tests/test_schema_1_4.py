@@ -1,4 +1,4 @@
-"""Schema 1.3: derived from 1.2 and published beside it; every older receipt stays valid and builds as
+"""Schema 1.4: derived from 1.3 and published beside it; every older receipt stays valid and builds as
 before; the study part's meaning checks refuse with the place."""
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from site_gen.receipts.load import load_report, schema
 from site_gen.schema import derive
 
 
-def test_the_published_1_3_schema_is_its_derivation():
-    assert derive.V1_3.read_text(encoding="utf-8") == derive.text_1_3()
-    assert schema(1.3)["properties"]["schema_version"] == {"const": 1.3}
-    assert "study" not in schema(1.2)["properties"] and "study" in schema(1.3)["properties"]
-    # 1.3 is 1.2 with the study part and nothing else.
-    newer = {k: v for k, v in copy.deepcopy(schema(1.3)).items() if k not in ("$id", "title")}
-    older = {k: v for k, v in schema(1.2).items() if k not in ("$id", "title")}
+def test_the_published_1_4_schema_is_its_derivation():
+    assert derive.V1_4.read_text(encoding="utf-8") == derive.text_1_4()
+    assert schema(1.4)["properties"]["schema_version"] == {"const": 1.4}
+    assert "study" not in schema(1.3)["properties"] and "study" in schema(1.4)["properties"]
+    # 1.4 is 1.3 with the study part and nothing else.
+    newer = {k: v for k, v in copy.deepcopy(schema(1.4)).items() if k not in ("$id", "title")}
+    older = {k: v for k, v in schema(1.3).items() if k not in ("$id", "title")}
     newer["properties"].pop("study")
     newer["properties"]["schema_version"] = older["properties"]["schema_version"]
     assert newer == older
@@ -33,9 +33,9 @@ def test_every_receipt_of_the_example_loads():
             refuse(load_report(folder, ROOT / "data").warnings)
 
 
-def test_a_study_part_in_a_1_2_receipt_is_dropped_with_a_warning(tmp_path):
+def test_a_study_part_in_a_1_3_receipt_is_dropped_with_a_warning(tmp_path):
     doc = study_receipts.drawn(points=1, runs=1, n=30)
-    doc["schema_version"] = 1.2
+    doc["schema_version"] = 1.3
     folder = study_receipts.write(tmp_path / "data" / "r", doc)
     with pytest.raises(SitegenError, match="study"):
         refuse(load_report(folder, tmp_path / "data").warnings)
@@ -76,6 +76,6 @@ def test_study_meaning_checks_refuse_at_the_place(tmp_path, edit, where, message
     assert exc.value.where == where and message in exc.value.message, (exc.value.where, exc.value.message)
 
 
-def test_the_study_receipt_of_the_example_is_schema_1_3():
+def test_the_study_receipt_of_the_example_is_schema_1_4():
     doc = json.loads((ROOT / "data/vllm-llm-k8s-study/SUMMARY.json").read_text())
-    assert doc["schema_version"] == 1.3 and [s["id"] for s in doc["study"]["setups"]] == ["tp8", "tp4pp2-no-ib", "tp4pp2-ib"]
+    assert doc["schema_version"] == 1.4 and [s["id"] for s in doc["study"]["setups"]] == ["tp8", "tp4pp2-no-ib", "tp4pp2-ib"]
