@@ -1,6 +1,6 @@
 """The Latency and Load pages against an independent computation: every percentile, interval, ratio
 and verdict the pages print is recomputed here from the receipt's rows with numpy alone (the
-README's recipe: `default_rng(0).integers(0, n, (2000, n))`, `np.nanpercentile`, the 2.5th and
+the guide's recipe (docs/guide/reading.md): `default_rng(0).integers(0, n, (2000, n))`, `np.nanpercentile`, the 2.5th and
 97.5th percentiles of the resampled figures), for paired, unpaired and repeated load points; the
 objectives' headline and goodput are counted by hand; and the A/A report says no cell is faster or
 slower in any output."""
@@ -33,20 +33,20 @@ def column(rep: dict, metric: str) -> np.ndarray:
 
 
 def enough(x: np.ndarray, q: int) -> bool:
-    """README: an interval needs 20 measured values a side and 2 at or above the percentile."""
+    """The guide: an interval needs 20 measured values a side and 2 at or above the percentile."""
     n = np.count_nonzero(~np.isnan(x))
     return n >= 20 and n * (1 - q / 100) >= 2
 
 
 def shown_metrics(receipt: dict) -> list[str]:
-    """README: ITL is its own metric unless every request's ITL equals its TPOT (within 1 µs)."""
+    """The guide: ITL is its own metric unless every request's ITL equals its TPOT (within 1 µs)."""
     same = all(np.allclose(column(r, "itl"), column(r, "tpot"), rtol=0, atol=1e-3, equal_nan=True)
                for side in receipt["serving"]["sides"].values() for lp in side["load_points"] for r in lp["repeats"])
     return ["ttft", "tpot"] + ([] if same else ["itl"]) + ["e2e"]
 
 
 def rule(low: float, high: float) -> str:
-    """README's rule for a latency ratio (candidate / baseline, below 1 faster)."""
+    """The guide's rule for a latency ratio (candidate / baseline, below 1 faster)."""
     if math.isnan(low):
         return "not resolved"
     if 1 - BAND <= low + 1e-12 and high - 1e-12 <= 1 + BAND:

@@ -36,7 +36,7 @@ ENGINES = {"vllm": "vLLM", "vllm-chat": "vLLM", "sglang": "SGLang", "sglang-nati
            "sglang-oai-chat": "SGLang", "lmdeploy": "LMDeploy", "lmdeploy-chat": "LMDeploy", "trt": "TensorRT-LLM",
            "tensorrt-llm": "TensorRT-LLM", "tgi": "TGI", "deepspeed-mii": "DeepSpeed-MII"}
 # Figures the clients state that the rows cannot give (serving_common.NOT_RECOMPUTABLE) are not
-# imported; the README lists them.
+# imported; the guide (docs/guide/importing.md) lists them.
 
 
 @dataclass

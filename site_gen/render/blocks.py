@@ -64,8 +64,9 @@ def all_blocks() -> dict[str, BlockSpec]:
 
 COMMON_OPTIONS = ("block", "report", "id")
 
-# A ```sitegen fenced block: its body is `key: value` lines.
-_SITEGEN_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*(?:\n|\Z)", re.M)
+# A ```sitegen fenced block (its body is `key: value` lines) is found among every fence of the page:
+# any fence's opening line, whose info string says whether it is a sitegen block.
+_ANY_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)(?:\n|\Z)", re.M)
 
 
 def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
@@ -367,15 +368,22 @@ class _Expansion:
 
 def _sitegen_fences(text: str, file, line_at: Callable[[int], int]):
     """Each ```sitegen block as (start, end, indent, where its body starts, body), in linear time:
-    one search for each block's closing fence, from its opening line on."""
+    one search for each fence's closing line, from its opening line on. A ```sitegen fence inside
+    another fenced block (a page showing how a block is written, in ````markdown) is that block's
+    code, shown as typed."""
     pos = 0
-    while (m := _SITEGEN_OPEN.search(text, pos)) is not None:
+    while (m := _ANY_OPEN.search(text, pos)) is not None:
         fence = m.group("fence")
         close = re.compile(rf"^[ \t]*{re.escape(fence)}[`~]*[ \t]*$", re.M).search(text, m.end())
+        sitegen = m.group("info").strip() == "sitegen"
         if close is None:
-            raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
-        yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
+            if sitegen:
+                raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
+            return  # an unclosed code fence runs to the end of the page
+        if sitegen:
+            yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
         pos = close.end()
+
 
 
 def _slug(value: str) -> str:
