@@ -275,13 +275,14 @@ def refused_as_source(exc: SitegenError, prov: Provenance) -> SitegenError:
     return SitegenError(f"{exc.message} (this figure would make a receipt sitegen refuses)", file, where)
 
 
-def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path) -> Path:
+def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path, text: str | None = None) -> Path:
     """OUT/SUMMARY.json, once it passes `sitegen check --strict`; 0644; atomic. OUT is a report
-    folder directly in the data folder, and a receipt there is replaced only with `force`."""
+    folder directly in the data folder, and a receipt there is replaced only with `force`. `text`:
+    the receipt as the importer laid it out (default: `doc` indented by one space)."""
     from site_gen.importers.common import check_output
 
     target = check_output(out, data_dir, force)
-    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    text = text or json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     try:
         refuse(validate_schema(json.loads(text), target))  # what an importer writes has no field sitegen would drop
         validate_meaning(json.loads(text), target)

@@ -21,9 +21,10 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
             other += [f"{label} {text}" for label, text, _ in lines(a)]
     if other:  # every section speaks on the dashboard: one with no column of its own, here
         cells[parts.OTHER.key] = {"text": " · ".join(other), "sort": " · ".join(other)}
+    named = parts.sides(a)
     return {
         "id": r.id, "title": r.title, "date": r.date, "url": url,
-        "engines": f"{r.candidate.label} vs {r.baseline.label}" if "baseline" in r.meta["engines"]
+        "engines": named["opening"] if named else f"{r.candidate.label} vs {r.baseline.label}" if "baseline" in r.meta["engines"]
         else f"{r.candidate.label}, one setup (no baseline)",
         # Fields the two sides differ in that the source's rules call not comparable (allowed on
         # import or in the receipt): said on the row itself, not only inside the report.
