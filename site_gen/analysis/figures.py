@@ -89,14 +89,14 @@ _filled_for: list[int] = []
 
 
 def registry() -> dict[str, tuple[Callable[..., Figure], str]]:
-    from site_gen.analysis.parts import analysis_of
+    from site_gen.analysis.parts import analysis_part
     from site_gen.sections import all_sections, generation
 
     if _filled_for != [generation()]:
         found: dict[str, tuple[Callable[..., Figure], str]] = {}
         for s in all_sections():
-            module = analysis_of(s)
-            found.update(getattr(module, "FIGURES", {}) if module is not None else {})
+            hooks = analysis_part(s)
+            found.update(hooks.figures if hooks is not None else {})
         found.update(_REPORT_FIGURES)
         REGISTRY.clear()
         REGISTRY.update(found)

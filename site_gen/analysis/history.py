@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.sections import all_sections
 
@@ -43,8 +43,8 @@ def kinds() -> dict[str, tuple]:
     """Every history kind by name, (rows of one report, columns): each section's (`HISTORY` of its analysis)."""
     out: dict[str, tuple] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        out.update(getattr(module, "HISTORY", {}) if module is not None else {})
+        hooks = analysis_part(s)
+        out.update(hooks.history if hooks is not None else {})
     return out
 
 
@@ -149,8 +149,8 @@ def step_rules() -> dict[str, object]:
     `step(old_row, new_row, band) -> [Change]`."""
     out: dict[str, object] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        out.update(getattr(module, "HISTORY_STEPS", {}) if module is not None else {})
+        hooks = analysis_part(s)
+        out.update(hooks.history_steps if hooks is not None else {})
     return out
 
 

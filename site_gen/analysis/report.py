@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.core.config import NOISE_BAND, RATIO_SCALE
 from site_gen.receipts.load import Report
 from site_gen.sections import all_sections
@@ -91,13 +91,13 @@ def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float]
     keys = section_keys(report, band, scale, headline_input, slo) if pieces is not None else {}
     made: dict[str, Piece] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        if module is None or (part := report.data.get(s.name)) is None:
+        hooks = analysis_part(s)
+        if hooks is None or (part := report.data.get(s.name)) is None:
             continue
         piece = pieces.get(s.name) if pieces is not None else None
         if piece is None or piece.key != keys.get(s.name):
             # Given a base of its own: it sees no other section's result.
-            piece = Piece(keys.get(s.name, ""), module.analyse(base(report, band, scale, headline_input, slo), part))
+            piece = Piece(keys.get(s.name, ""), hooks.analyse(base(report, band, scale, headline_input, slo), part))
         made[s.name] = piece
         if piece.result is not None:
             a.results[s.name] = piece.result

@@ -14,7 +14,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.core import collector
 from site_gen.core.config import Config
@@ -22,7 +22,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
-from site_gen.render.parts import view_of
+from site_gen.render.parts import view_part
 from site_gen.build import cache
 from site_gen.build.environment import ReportRecord
 from site_gen.build.reports import Loaded, folder_stamp
@@ -44,8 +44,8 @@ def lighten(a: Analysis) -> Analysis:
     and what each section's result holds for its analysis only (`lighten` of its analysis module)."""
     lightened = {}
     for s in all_sections():
-        module = analysis_of(s)
-        light = getattr(module, "lighten", None) if module is not None else None
+        hooks = analysis_part(s)
+        light = hooks.lighten if hooks is not None else None
         if light is not None and s.name in a.results:
             lightened[s.name] = light(a.results[s.name])
     if not a.report.raw and all(a.results[k] is v for k, v in lightened.items()):
@@ -250,8 +250,8 @@ def _warm() -> None:
     fork so that each inherits it: the sections' analysis and view modules imported, the receipt
     checker of the current schema version written and compiled."""
     for s in all_sections():
-        analysis_of(s)
-        view_of(s)
+        analysis_part(s)
+        view_part(s)
     prepare_checker()
 
 

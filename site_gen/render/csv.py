@@ -12,7 +12,7 @@ import pandas as pd
 
 from site_gen.analysis.report import Analysis
 from site_gen.render import format as fmt, views
-from site_gen.render.parts import hook, own_part
+from site_gen.render.parts import own_part, view_part
 from site_gen.sections import Section, all_sections
 
 # Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
@@ -94,21 +94,21 @@ def section_tables(a: Analysis, s: Section) -> dict[str, pd.DataFrame]:
     """One section's CSV tables, made once per analysis."""
     key = ("csv", s.key)
     if key not in a.displayed:
-        csv = hook(s, "csv")
+        csv = view_part(s).csv
         a.displayed[key] = csv(own_part(a, s)) if csv else {}
     return a.displayed[key]
 
 
 def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
     """Every section's CSV tables, by name (`csv/<name>.csv`)."""
-    return {name: table for s in all_sections() if hook(s, "csv") for name, table in section_tables(a, s).items()}
+    return {name: table for s in all_sections() if view_part(s).csv for name, table in section_tables(a, s).items()}
 
 
 def csv_files(a: Analysis, base: str) -> dict[str, bytes]:
     """Every section's CSV files under `base`, each section's made once per analysis."""
     out = {}
     for s in all_sections():
-        if hook(s, "csv"):
+        if view_part(s).csv:
             key = ("csv bytes", s.key)
             if key not in a.displayed:
                 a.displayed[key] = {name: csv_bytes(table) for name, table in section_tables(a, s).items()}

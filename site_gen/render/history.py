@@ -78,7 +78,7 @@ def _parts() -> list[tuple[int, str, Any]]:
     """(order, kind, make) of every section's history parts (`HISTORY_PARTS` of its view), in page order."""
     found = []
     for s in all_sections():
-        for kind, (order, make) in (parts.hook(s, "HISTORY_PARTS") or {}).items():
+        for kind, (order, make) in parts.view_part(s).history_parts.items():
             found.append((order, kind, make))
     return sorted(found, key=lambda p: p[0])
 

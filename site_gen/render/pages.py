@@ -20,7 +20,7 @@ from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
 from site_gen.render.pagelist import NUMBERS, OVERVIEW, _section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
 from site_gen.render.environment import content_environment, environment  # noqa: F401 (site_gen.render.pages.environment: the builder's)
-from site_gen.render.parts import hook, own_part, view_of
+from site_gen.render.parts import own_part, view_part
 from site_gen.sections import all_sections
 from site_gen.sections import section as section_of
 
@@ -120,14 +120,14 @@ class ReportPages:
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = view_of(section).view(own_part(self.a, section))
+            self.a.displayed[name] = view_part(section).view(own_part(self.a, section))
             attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
             view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
             if "note" in view:  # a receipt may leave its note out
                 view["note_html"] = mdx(view["note"], f"$.{name}.note") if view["note"] else ""
-            markup = hook(section, "markup")
+            markup = view_part(section).markup
             if markup:
                 markup(view, mdx)
         self._views[name] = view
@@ -214,7 +214,7 @@ class ReportPages:
             needs = (section.view_key, *section.needs) if section else ()
         for name in needs:
             ctx[name] = self.view(name, mdx)
-        page_context = hook(section, "page_context") if section else None
+        page_context = view_part(section).page_context if section else None
         if page_context:
             page_context(a, ctx)
         if key == NUMBERS[0]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 
+from site_gen.sections import contract
 from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
 # One line a section, in page order: a new section is its folder here plus its line.
@@ -48,8 +49,11 @@ def generation() -> int:
 
 
 def register(section: Section) -> Section:
-    """Adds a section (after the others; one of the same key is replaced in its place)."""
+    """Adds a section (after the others; one of the same key is replaced in its place). Its analysis
+    and view modules are imported and checked against the contract first (`contract.check`): one
+    that declares an unknown or misspelled hook, or leaves one undeclared, is refused (TypeError)."""
     global _generation
+    contract.check(section.analysis_module, section.view_module)
     keys = [s.key for s in _REGISTRY]
     if section.key in keys:
         _REGISTRY[keys.index(section.key)] = section

@@ -9,6 +9,7 @@ import pandas as pd
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -248,3 +249,8 @@ def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
 
 def compare_unit(c) -> str:
     return "%, change in pts" if c.unit == "proportion" else c.unit
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, compare_what=compare_what, compare_value=compare_value,
+                compare_unit=compare_unit)

@@ -14,6 +14,7 @@ from site_gen.sections.serving.analysis import QUANTILES
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import anchor, names
 from site_gen.sections.serving.view import tables as t
+from site_gen.sections.contract import ViewPart
 
 
 def _groups(s, n: dict) -> list[dict[str, Any]]:
@@ -95,3 +96,6 @@ def _quantile_table(s, points: dict[str, str], metric: str, n: dict) -> dict[str
                                    how=(f"highest of {of}" if q == 100 else f"p{q} of {of}"))
                                for q, v in zip(QUANTILES, values)]})
     return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES], "rows": rows} if rows else None
+
+
+PART = ViewPart(view=view, page_context=page_context)

@@ -8,6 +8,7 @@ import pandas as pd
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.gates import _RULE
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -87,3 +88,6 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     return [("Gates:", f"{g.failed} of {g.total} failed" if g.failed else f"all {g.total} passed",
              "fail-fg" if g.failed else "neutral")]
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines)

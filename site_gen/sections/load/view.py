@@ -11,6 +11,7 @@ from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
+from site_gen.sections.contract import ViewPart
 from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
                                                    ratio_text, saturation_of, value_fig)
 
@@ -316,3 +317,7 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     o = d["objectives"]
     return [(f"Heaviest load meeting the objectives, {c['workload']}",
              c["text"] + (f" ({c['ratio']:.2f}× the load)" if c["ratio"] is not None else "")) for c in o["capacity"]]
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, headlines=headlines,
+                page_context=page_context)

@@ -12,6 +12,7 @@ from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, need, need_rows
 from site_gen.analysis.frames import cells, empty, frame, missing, records, rows_of
 from site_gen.analysis.series import Measure
+from site_gen.sections.contract import AnalysisPart
 
 _ENGINES = ("baseline", "candidate")
 
@@ -228,3 +229,7 @@ def compare(old, new, band: float) -> tuple[list, list]:
         "memory", "startup", starts["old"], starts["new"], band, value="value", higher_is_better=False, speed=True,
         describe=lambda r: ({"checkpoint": r["checkpoint"]}, r["time"], "s"), source=lambda r: f"{r['source']}.{r['time']}")
     return changes + more, unmatched + missing_
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES, history=HISTORY, history_steps=HISTORY_STEPS, series=SERIES,
+                    compare=compare)

@@ -12,6 +12,7 @@ from site_gen.render import charts, plain, views
 from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -232,3 +233,8 @@ def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
 
 def compare_unit(c) -> str:
     return "pts" if c.unit == "percent" else c.unit
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, dashboard=dashboard, history_parts=HISTORY_PARTS,
+                compare_what=compare_what, compare_value=compare_value, compare_unit=compare_unit)

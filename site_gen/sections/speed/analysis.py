@@ -24,6 +24,7 @@ from site_gen.analysis.frames import (
 from site_gen.analysis.series import Measure
 from site_gen.analysis.units import DASH, tokens_k
 from site_gen.analysis.verdict import VERDICTS, verdict, verdict_of
+from site_gen.sections.contract import AnalysisPart
 
 METRICS = ("aggregate", "decode")
 METRIC_LABELS = {"aggregate": "aggregate", "decode": "clean decode"}
@@ -307,3 +308,7 @@ def compare(old, new, band: float) -> tuple[list, list]:
         describe=lambda r: ({"checkpoint": r["checkpoint"], "input_tokens": r["input_tokens"]}, "ttft", "s"),
         source=lambda r: f"{r['source']}.candidate.seconds")
     return changes + more, unmatched + missing_
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES, history=HISTORY, history_steps=HISTORY_STEPS, series=SERIES,
+                    compare=compare)

@@ -8,6 +8,7 @@ import pandas as pd
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -132,3 +133,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
     names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
     said = "; ".join(f"{names[role]} {fmt.count_range(min(p), max(p))}" for role, p in sorted(points.items(), reverse=True))
     return [("Tool calling:", f"{said} of {result.scale['max_total']} points", "neutral")]
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines)

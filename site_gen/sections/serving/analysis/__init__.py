@@ -18,6 +18,7 @@ from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_is_tpot, read
 from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
 from site_gen.sections.serving.analysis.series import HISTORY, SERIES  # noqa: F401  (history rows, series figures)
+from site_gen.sections.contract import AnalysisPart
 
 # The shares of requests a distribution's table reads (100: the highest value).
 QUANTILES = (10, 25, 50, 75, 90, 99, 100)
@@ -276,3 +277,6 @@ def _capacity(sides: dict[str, list[Point]], met_at: dict) -> list[dict]:
                           else math.nan)
         out.append(entry)
     return out
+
+
+PART = AnalysisPart(analyse=analyse, history=HISTORY, series=SERIES, compare=compare, setup=setup, allow=ALLOW)

@@ -13,6 +13,7 @@ from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig, origins, row_origin
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
 from site_gen.sections.speed.analysis import METRIC_LABELS, OPTIONAL_CELL_FIELDS, error_counts, selections
+from site_gen.sections.contract import ViewPart
 
 
 def _cells_table(cells: pd.DataFrame) -> pd.DataFrame:
@@ -331,3 +332,9 @@ MACROS = ("speed_summary", "speed_cells", "speed_chart")
 # Its lines in the other outputs (site_gen/sections/speed/view/outputs.py).
 from site_gen.sections.speed.view.outputs import (HISTORY_PARTS, card_strip, dashboard, headlines, summary,  # noqa: E402,F401
                                                   summary_rows, verdict, compare_value, compare_what)
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, dashboard=dashboard, card_strip=card_strip,
+                history_parts=HISTORY_PARTS, page_context=page_context, compare_what=compare_what,
+                compare_value=compare_value)

@@ -16,6 +16,7 @@ from site_gen.sections.serving.view.tables import GLYPHS, objective_text
 from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
 from site_gen.sections.study.view.words import figure_label, figure_long, number
+from site_gen.sections.contract import ViewPart
 from site_gen.sections.study.view.outputs import (compare_value, compare_what, csv, headlines, sides, summary,  # noqa: F401
                                                   summary_rows, verdict)
 
@@ -354,3 +355,7 @@ def _objective_rows(s) -> list[dict[str, Any]]:
 
 
 __all__ = ["anchor", "figure_key", "figure_label", "kinds", "view"]
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines,
+                sides=sides, compare_what=compare_what, compare_value=compare_value)
