@@ -57,7 +57,7 @@ def refuse_cache_inside(paths) -> None:
     cache.refuse_inside(paths)
 
 
-def cache_notes() -> list[str]:
+def cache_notes() -> list[Diagnostic]:
     """The build cache's own warnings of this run (not yours, not usable), each once."""
     from site_gen.build import cache
 
@@ -105,7 +105,7 @@ def live_builder(config: Config, *, progress=None) -> Builder:
     return Builder(config, progress=progress, watched=True)
 
 
-def refuse_warnings(warnings: list) -> None:
+def refuse_warnings(warnings: list[Diagnostic]) -> None:
     """`--strict`, decided by a front end once a build is done: the first warning raised as the
     error it then is (naming how many more there are)."""
     from site_gen.core.diagnostics import refuse

@@ -10,6 +10,8 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from site_gen.core.diagnostics import Diagnostic
+
 try:
     import fcntl
 except ImportError:  # Windows: no locks, so stale staging folders are never removed there
@@ -21,7 +23,11 @@ PREFIX = ".sitegen-"
 STALE_SECONDS = 60
 
 
-def _remove_tree(path: Path) -> str | None:
+# What a warning of the clean-up begins with (build/site_cache.py: it belongs to that build only).
+STAYS_BEHIND = "the previous site's copy stays behind: "
+
+
+def _remove_tree(path: Path) -> Diagnostic | None:
     """Removes a folder; a read-only part is made writable first. A warning when it still cannot be."""
     try:
         shutil.rmtree(path)
@@ -35,7 +41,7 @@ def _remove_tree(path: Path) -> str | None:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        return f"could not remove {path} ({exc.strerror or exc}: {exc.filename}); delete it by hand"
+        return Diagnostic(f"could not remove it ({exc.strerror or exc}: {exc.filename}); delete it by hand", path)
     return None
 
 
@@ -97,7 +103,7 @@ def _lock(path: Path) -> int | None:
         return None
 
 
-def _remove_stale(site_dir: Path) -> list[str]:
+def _remove_stale(site_dir: Path) -> list[Diagnostic]:
     """Staging folders of builds that died (kill -9, a power cut): their lock went with them.
 
     A running build holds its staging folder's lock, so its folder is never taken. An old site
@@ -105,7 +111,7 @@ def _remove_stale(site_dir: Path) -> list[str]:
     """
     if fcntl is None:
         return []
-    warnings = []
+    warnings: list[Diagnostic] = []
     try:
         entries = list(os.scandir(site_dir.parent))
     except OSError:
@@ -145,7 +151,12 @@ def defer_removal() -> None:
         _aside = []
 
 
-def remove_aside(*, detach: bool) -> list[str]:
+def stays_behind(warning: Diagnostic | None) -> Diagnostic | None:
+    """A previous site's copy that could not be removed, said as such."""
+    return Diagnostic(STAYS_BEHIND + warning.message, warning.file, warning.where) if warning else None
+
+
+def remove_aside(*, detach: bool) -> list[Diagnostic]:
     """Removes the previous sites moved aside; warnings for what could not be removed.
 
     With `detach` (the CLI, about to exit) a child process removes them while the command returns;
@@ -167,8 +178,7 @@ def remove_aside(*, detach: bool) -> list[str]:
         for fd in locks:
             os.close(fd)  # the child's copies hold the locks now
         return []
-    warnings = [w for w in (_remove_tree(f) for f in folders) if w]
-    return [f"the previous site's copy stays behind: {w}" for w in warnings]
+    return [w for w in (stays_behind(_remove_tree(f)) for f in folders) if w]
 
 
 def _detach() -> bool:

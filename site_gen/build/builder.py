@@ -22,6 +22,7 @@ from site_gen.core.config import Config
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
 from site_gen.build.environment import ReportRecord, collect, encoded
 from site_gen.build.store import Store
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import report_folders
 from site_gen.render.related import NONE as NO_RELATED, Memo as RelationsMemo, relations_again
@@ -74,7 +75,7 @@ class Builder:
         self._report_files: dict[str, tuple[str, dict[str, bytes]]] = {}  # report id -> (sha256, CSVs and receipt)
         self._report_whole: dict[str, tuple[Dependencies, Made]] = {}
         self._rendered: dict[str, tuple[Page, bytes]] = {}     # URL -> (the page rendered, its HTML)
-        self.report_done: dict[str, tuple[dict[str, bytes], list, bool]] = {}  # id -> (files, warnings, charts)
+        self.report_done: dict[str, tuple[dict[str, bytes], list[Diagnostic], bool]] = {}  # id -> (files, warnings, charts)
         self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
         self.kept: set[str] = set()  # ids of reports whose light analysis a worker sent back (docs pages name them)
         self.pending: Pending | None = None  # the workers' second round, while a one-shot build goes on

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from site_gen.build import cache
 from site_gen.build.store import Store, Unsuitable, hash_tree
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import from_data
 from site_gen.render.tokens import Expanded
 from site_gen.render.where import report_base
 
@@ -47,15 +48,22 @@ def _valid_record(r: object, files: dict[str, bytes]) -> bool:
     """Whether a report's entry has the shape this module reads (the HMAC guards its bytes, not an
     older sitegen's layout)."""
     return (isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in _REPORT_FIELDS.items())
-            and all(map(_valid_page, r["pages"])) and all(isinstance(w, str) for w in r["warnings"] + r["load_warnings"])
-            and all(isinstance(f, str) and f in files for f in r["files"]))
+            and all(map(_valid_page, r["pages"])) and from_data(r["warnings"]) is not None
+            and from_data(r["load_warnings"]) is not None and all(isinstance(f, str) and f in files for f in r["files"]))
 
 
 def _cached_report(name: str | None) -> tuple[dict, dict[str, bytes]] | None:
     entry = cache.unpack(cache.read(_REPORT_KIND, name) if name else None)
     if entry is None or not _valid_record(entry[0].get("record"), entry[1]):
         return None
-    return entry[0]["record"], entry[1]
+    record = entry[0]["record"]
+    return {**record, "warnings": from_data(record["warnings"]), "load_warnings": from_data(record["load_warnings"])}, entry[1]
+
+
+def _packed(record: dict) -> dict:
+    """A report's record as its store entry keeps it: each warning with its parts."""
+    return {**record, "warnings": [w.as_data() for w in record["warnings"]],
+            "load_warnings": [w.as_data() for w in record["load_warnings"]]}
 
 
 def _expansion(data: bytes | None) -> tuple[Expanded, tuple[set[str], bool]] | None:
@@ -63,11 +71,13 @@ def _expansion(data: bytes | None) -> tuple[Expanded, tuple[set[str], bool]] | N
     try:
         kept = json.loads(data) if data is not None else None
         used, used_all = kept.pop("used"), kept.pop("used_all")
-        expanded = Expanded(**kept)
+        warnings = from_data(kept.pop("warnings"))
+        expanded = Expanded(**kept, warnings=warnings or [])
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    strings = [expanded.markdown, expanded.marker, *expanded.pieces, *expanded.blocks, *expanded.warnings, *used]
-    if not (all(isinstance(s, str) for s in strings) and isinstance(expanded.charts, bool) and isinstance(used_all, bool)):
+    strings = [expanded.markdown, expanded.marker, *expanded.pieces, *expanded.blocks, *used]
+    if not (all(isinstance(s, str) for s in strings) and warnings is not None and isinstance(expanded.charts, bool)
+            and isinstance(used_all, bool)):
         return None
     expanded.failed = [tuple(f) for f in expanded.failed]
     return expanded, (set(used), used_all)
@@ -200,7 +210,7 @@ class HostedSite:
                 if got is None or got[0]["id"] != r.id or got[0]["version"] != version:
                     got = self._record(self.store.analysis_of(r.id), version, links)
                     if name:
-                        cache.write(_REPORT_KIND, name, cache.pack({"record": got[0]}, got[1]))
+                        cache.write(_REPORT_KIND, name, cache.pack({"record": _packed(got[0])}, got[1]))
                 made = self.made[r.id] = ((base, version), *got)
             self.records.append(made[1])
             self.files.update(made[2])
@@ -219,7 +229,7 @@ class HostedSite:
                             f"{title} — {a.report.title}", title) for key, title, name in rp.sections]
         files = rp.files()
         record = {"id": a.report.id, "title": a.report.title, "version": version, "pages": pages, "files": sorted(files),
-                  "warnings": [str(w) for w in rp.warnings], "load_warnings": [str(w) for w in a.report.warnings]}
+                  "warnings": list(rp.warnings), "load_warnings": list(a.report.warnings)}
         return record, files
 
     def _history_page(self, records: list) -> dict:
@@ -263,6 +273,7 @@ class HostedSite:
         uses = (set(blocks.used), blocks.used_all)
         if key:
             cache.write(_PAGES_KIND, key, json.dumps({**dataclasses.asdict(expanded), "used": sorted(blocks.used),
+                                                      "warnings": [w.as_data() for w in expanded.warnings],
                                                       "used_all": blocks.used_all}).encode("utf-8"))
         return expanded, uses
 

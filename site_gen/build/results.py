@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from site_gen.core.diagnostics import Diagnostic
+
 if TYPE_CHECKING:
     from site_gen.render.pages import Page
 
@@ -13,7 +15,7 @@ class BuildResult:
     files: dict[str, bytes]
     pages: int
     reports: int
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
     listing: dict[str, str] | None = None  # the site folder's files by hash, when the build knows them (`Staging`)
 
@@ -23,4 +25,4 @@ class Made:
     """One report's part of the site: its pages (and their warnings) and its other files (CSVs, receipt)."""
     pages: list[Page]
     files: dict[str, bytes]
-    warnings: list[str]
+    warnings: list[Diagnostic]

@@ -53,7 +53,7 @@ class SiteBuild:
         self.site = builder.site_hash(site_nav, self.asset_urls)
         self.receipts = Dependencies(receipts=tuple((r.id, r.sha256) for r in records))
         self.files: dict[str, bytes] = {}
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         self.pages: list[Page] = []
         self.cached: set[int] = set()   # ids of pages that may be taken from the render cache
         self.written: set[str] = set()  # files already in `out`

@@ -22,6 +22,7 @@ from pathlib import Path
 from site_gen.build import cache
 from site_gen.build.store import Store, Unsuitable, hash_tree, save_digests
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import Diagnostic, from_data
 
 _KIND = "sites"
 _CLEANUP = ("the previous site's copy", "could not remove")
@@ -32,7 +33,7 @@ class Reused:
     """What `sitegen build` prints for a site it found already built (BuildResult's fields it uses)."""
     pages: int
     reports: int
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -98,9 +99,8 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
         check_site_dir(config.site_dir, [config.data_dir, config.docs_dir, config.config_file,
                                          *([config.custom_dir] if config.custom_dir else [])])
         entry = json.loads(data)
-        files, pages, reports, warnings = entry["listing"], entry["pages"], entry["reports"], entry["warnings"]
-        if not (isinstance(files, str) and isinstance(pages, int) and isinstance(reports, int)
-                and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
+        files, pages, reports, warnings = entry["listing"], entry["pages"], entry["reports"], from_data(entry["warnings"])
+        if not (isinstance(files, str) and isinstance(pages, int) and isinstance(reports, int) and warnings is not None):
             return None
         if not config.site_dir.is_dir():
             return None
@@ -109,7 +109,7 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
             return None
     except (ValueError, KeyError, TypeError, OSError, SitegenError):
         return None  # the full build says what is wrong, if anything is
-    return Reused(pages=pages, reports=reports, warnings=list(warnings), seconds=time.perf_counter() - start)
+    return Reused(pages=pages, reports=reports, warnings=warnings, seconds=time.perf_counter() - start)
 
 
 def record(config: Config, key: str | None, result) -> None:
@@ -123,11 +123,11 @@ def record(config: Config, key: str | None, result) -> None:
     except OSError:
         return
     # A warning of the clean-up belongs to that build only, not to one that reuses its site.
-    if files is not None and not any(w.startswith(_CLEANUP) for w in result.warnings):
+    if files is not None and not any(w.message.startswith(_CLEANUP) for w in result.warnings):
         from site_gen.build.listing import listing_digest
 
         # The listing's digest, not the listing: at a thousand reports, 20,000 names (~0.1 s to write
         # each build); the site folder read back is compared with it whole, as it was name by name.
         entry = {"listing": listing_digest(files), "pages": result.pages, "reports": result.reports,
-                 "warnings": result.warnings}
+                 "warnings": [w.as_data() for w in result.warnings]}
         cache.write(_KIND, key, json.dumps(entry, sort_keys=True).encode("utf-8"))

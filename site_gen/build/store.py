@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from site_gen.build import cache
 from site_gen.build.scan import entries
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import Diagnostic, from_data
 
 if TYPE_CHECKING:
     from site_gen.build.environment import ReportRecord
@@ -231,20 +232,20 @@ class Store:
             self.put("record", dumps(record), folder.name, content)
 
     # -- a report's files, by what they are made from -------------------------------------------
-    def files(self, *inputs: object) -> tuple[dict[str, bytes], list[str], bool] | None:
+    def files(self, *inputs: object) -> tuple[dict[str, bytes], list[Diagnostic], bool] | None:
         """(files, warnings, whether a page draws charts) made from `inputs`, or None."""
         entry = cache.unpack(self.get("files", *inputs))
         if entry is None:
             return None
         head, files = entry
-        warnings, charts = head.get("warnings"), head.get("charts")
-        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings) or not isinstance(charts, bool):
+        warnings, charts = from_data(head.get("warnings")), head.get("charts")
+        if warnings is None or not isinstance(charts, bool):
             return None
-        return files, list(warnings), charts
+        return files, warnings, charts
 
-    def put_files(self, files: dict[str, bytes], warnings: list[str], charts: bool, *inputs: object,
+    def put_files(self, files: dict[str, bytes], warnings: list[Diagnostic], charts: bool, *inputs: object,
                   hashes: dict[str, str] | None = None, index_only: bool = False) -> None:
-        head = {"warnings": [str(w) for w in warnings], "charts": charts}
+        head = {"warnings": [w.as_data() for w in warnings], "charts": charts}
         if not index_only:
             self.put("files", cache.pack(head, files), *inputs)
         if hashes is not None:  # and what they are, without their bytes (`files_index`)
@@ -264,7 +265,7 @@ class Store:
     def put_page(self, key: str, html: bytes, charts: bool) -> None:
         self.put("page", json.dumps({"charts": charts, "html": html.decode("utf-8")}, ensure_ascii=False).encode("utf-8"), key)
 
-    def files_index(self, *inputs: object) -> tuple[dict[str, str], list[str], bool] | None:
+    def files_index(self, *inputs: object) -> tuple[dict[str, str], list[Diagnostic], bool] | None:
         """(each file's sha256 by name, warnings, whether a page draws charts) of the files made from
         `inputs`, without their bytes: what a build needs to link them from the previous site."""
         data = self.get("files-index", *inputs)
@@ -272,10 +273,10 @@ class Store:
             return None
         try:
             head = json.loads(data)
-            hashes, warnings, charts = head["hashes"], head["warnings"], head["charts"]
+            hashes, warnings, charts = head["hashes"], from_data(head["warnings"]), head["charts"]
         except (ValueError, KeyError, TypeError):
             return None
         if not (isinstance(hashes, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in hashes.items())
-                and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings) and isinstance(charts, bool)):
+                and warnings is not None and isinstance(charts, bool)):
             return None
         return hashes, warnings, charts

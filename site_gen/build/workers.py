@@ -18,6 +18,7 @@ from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.core import collector
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
@@ -66,7 +67,7 @@ class Streamed:
     """What a one-shot build wrote for one report: file names, page warnings, whether a page draws charts."""
     sha256: str
     names: list[str]
-    warnings: list
+    warnings: list[Diagnostic]
     charts: bool
     hashes: dict[str, str] = dataclasses.field(default_factory=dict)  # each file's sha256, as written
     stats: dict[str, tuple] = dataclasses.field(default_factory=dict)  # and its signature (write.signature)

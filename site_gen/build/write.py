@@ -15,6 +15,7 @@ from site_gen.build.aside import (PREFIX, STALE_SECONDS, _exchange, _lock, _remo
                                   defer_removal, remove_aside)
 from site_gen.build.manifest import (_FILE_MODE, MANIFEST, _files, _manifest, _manifest_bytes, _open_folder,  # noqa: F401
                                      _replace_at, _write_manifest, check_manifest, manifest_name_ok, strays)
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.core.paths import resolve_path
 
@@ -118,7 +119,8 @@ class Staging:
 
     def __init__(self, site_dir: Path, *, clean: bool = False, remember: bool = False):
         self.site_dir = Path(site_dir).resolve()
-        self.clean, self.committed, self.warnings = clean, False, []
+        self.clean, self.committed = clean, False
+        self.warnings: list[Diagnostic] = []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
             raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
         written = None if clean else check_manifest(self.site_dir)
@@ -337,9 +339,10 @@ class Staging:
         finally:
             os.close(site_fd)
 
-    def _note(self, warning: str | None) -> None:
-        if warning:
-            self.warnings.append(f"the previous site's copy stays behind: {warning}")
+    def _note(self, warning: Diagnostic | None) -> None:
+        said = aside.stays_behind(warning)
+        if said is not None:
+            self.warnings.append(said)
 
     def _release(self) -> None:
         if getattr(self, "_fd", None) is not None:
@@ -372,7 +375,7 @@ def _link_or_copy(src, dst) -> None:
         shutil.copy2(src, dst, follow_symlinks=False)
 
 
-def write_site(files: dict[str, bytes], site_dir: Path, *, clean: bool = False) -> list[str]:
+def write_site(files: dict[str, bytes], site_dir: Path, *, clean: bool = False) -> list[Diagnostic]:
     """Writes every file into a fresh folder beside site_dir, then swaps it in (see `Staging`);
     returns the warnings of the clean-up."""
     with Staging(site_dir, clean=clean) as staging:

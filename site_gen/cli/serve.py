@@ -39,8 +39,7 @@ def run(args) -> int:
 
     stop = threading.Event()
     preview = Preview(args.config_file, dev_addr=args.dev_addr, strict=args.strict,
-                      out=lambda m: say(args, m) if not m.startswith("WARNING  ") else warn(m[len("WARNING  "):]),
-                      err=error, log_requests=args.verbose,
+                      out=lambda m: say(args, m), warn=lambda d: warn(str(d)), err=error, log_requests=args.verbose,
                       show_traceback=getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK")))
     preview.start()
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from site_gen import api
-from site_gen.api import Config, SitegenError, load_config, theme_dir
+from site_gen.api import Config, Diagnostic, SitegenError, load_config, theme_dir
 from site_gen.preview.server import Client, Server, Snapshot, parse_addr
 from site_gen.preview.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
 
@@ -41,12 +41,14 @@ class Preview:
 
     def __init__(self, config_file: str | Path = "mkdocs.yml", *, dev_addr: str | None = None, strict: bool = False,
                  quiet: float = QUIET, out: Callable[[str], None] | None = None, err: Callable[[str], None] | None = None,
-                 log_requests: bool = False, show_traceback: bool = False):
+                 warn: Callable[[Diagnostic], None] | None = None, log_requests: bool = False, show_traceback: bool = False):
         self.config_file = Path(config_file).resolve()
         self.dev_addr = dev_addr
         self.strict = strict
         self.out = out or (lambda m: print(m, flush=True))
         self.err = err or (lambda m: print(f"Error: {m}", file=sys.stderr, flush=True))
+        # Each new warning of a rebuild, as the build found it (its file, place and message).
+        self.warn = warn or (lambda d: self.out(f"WARNING  {d}"))
         self.log_requests = log_requests
         self.show_traceback = show_traceback
         self.config: Config | None = None
@@ -55,7 +57,7 @@ class Preview:
         self.error: str | None = None
         self.version = 0
         self.changed: list[str] = []
-        self.warnings: set[str] = set()
+        self.warnings: set[Diagnostic] = set()
         self.cond = threading.Condition()
         self.stopping = False
         self.builds = 0
@@ -216,7 +218,7 @@ class Preview:
         new_warnings = [w for w in result.warnings if w not in self.warnings]
         self.warnings = set(result.warnings)
         for w in new_warnings:
-            self.out(f"WARNING  {w}")
+            self.warn(w)
         if paths is None:
             self.out(f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
                      f"in {seconds:.2f} s")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_gen.core.diagnostics import IGNORED
+from site_gen.core.diagnostics import IGNORED, Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.core.names import UNRECORDED, engine_label, version_text
 from site_gen.receipts.meaning import anchor_key, require, unique_ids, validate_meaning
@@ -59,7 +59,7 @@ class Report:
     sha256: str
     size: int
     lede: str = ""
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     # The receipt's bytes as read and hashed: the site publishes these, not a second read.
     raw: bytes = field(default=b"", repr=False, compare=False)
 

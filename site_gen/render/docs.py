@@ -60,14 +60,14 @@ class DocsPages:
         self.config = config
         self.records = records
         self.analysis_of = analysis_of
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         self.sources: dict[str, _Source] = {}
         self.static: dict[str, Path] = {}
         self._discover()
         for s in self.sources.values():
             self._read(s)
         # The site's own entries: `nav:` of the config (render/sitenav.py), else every page but the home page.
-        self.nav_warnings: list = []
+        self.nav_warnings: list[Diagnostic] = []
         if config.nav:
             pages = {s.src: (s.url, s.title) for s in self.sources.values()}
             self.nav, self.nav_warnings = sitenav.docs_nav(config.nav, pages, config.config_file,

@@ -52,7 +52,7 @@ class ReportPages:
         self.base = report_base(a.report.id)
         self.sections = present_sections(a)
         self.site_nav = site_nav
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         self._views: dict[str, Any] = {}
         self._share_meta: dict[str, Any] | None = None
         self._tables: dict[str, pd.DataFrame] | None = None
