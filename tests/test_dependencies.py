@@ -79,8 +79,8 @@ def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
     b = Builder(load_config(project / "mkdocs.yml"))
     b.build()
     lede = project / "data" / REPORT / "lede.md"
-    assert b.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
-    stale = b.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
+    assert b.store.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
+    stale = b.store.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
     assert {f"reports/{OTHER}/index.html", f"report:{OTHER}", "index.html"} <= stale  # docs/index.md: the dashboard
     # REPORT's versions page links OTHER by title: its record holds that title (`links`), and a
     # rebuild compares it (test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes).
@@ -267,7 +267,7 @@ def test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_wo
     config = load_config(project / "mkdocs.yml")
     b = Builder(config, watched=True)
     b.build()
-    assert not any(b.report_deps(r).links for r in b.env.values())  # no report's pages show another
+    assert not any(b.store.report_deps(r).links for r in b.store.env.values())  # no report's pages show another
     assert b.stats.get("analysed", 0) == 0
     copy = "copy-3"
     lede = project / "data" / copy / "lede.md"

@@ -195,14 +195,14 @@ def many_reports(tmp_path, n):
 
 
 def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
-    from site_gen.build.builder import Builder
+    from site_gen.build.builder import Builder, made_by_workers
     from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, FORKED_REPORTS)
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
-    parallel._prefill()
-    assert len(parallel.store.loaded) == FORKED_REPORTS  # the workers did the reports
+    made_by_workers(config, parallel.store, None, None)
+    assert len(parallel.store.reports.loaded) == FORKED_REPORTS  # the workers did the reports
     files = parallel.build().files
     assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
     import site_gen.build.builder as b
@@ -221,7 +221,7 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
     report's unit is 1 kB, and they fork workers; the site equals a sequential build's; one report
     alone never forks."""
     from site_gen.build import workers
-    from site_gen.build.builder import PARALLEL_MIN_REPORTS, Builder
+    from site_gen.build.builder import PARALLEL_MIN_REPORTS, Builder, made_by_workers
     from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, 3)
@@ -235,13 +235,13 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
     assert workers.weight(workers.weights(folders[:1])) == 1.0
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
-    parallel._prefill()
-    assert len(parallel.store.loaded) == 3  # the workers did the reports
+    made_by_workers(config, parallel.store, None, None)
+    assert len(parallel.store.reports.loaded) == 3  # the workers did the reports
     files = parallel.build().files
     monkeypatch.setattr(workers, "REPORT_BYTES", 1 << 40)
     plain = Builder(config)
-    plain._prefill()
-    assert not plain.store.loaded  # weighed as one each: no workers
+    made_by_workers(config, plain.store, None, None)
+    assert not plain.store.reports.loaded  # weighed as one each: no workers
     assert files == plain.build().files
 
 
@@ -282,8 +282,8 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
     assert given == sorted(range(n), key=lambda i: (-max(bytes_[i], workers.REPORT_BYTES), i))
     assert given[:4] == sorted(range(n), key=lambda i: -bytes_[i])[:4] != list(range(4))
     parallel = b.Builder(config)
-    parallel._prefill()
-    assert len(parallel.store.loaded) == (n if cores >= 2 else 0)  # one core: nothing to fork for
+    b.made_by_workers(config, parallel.store, None, None)
+    assert len(parallel.store.reports.loaded) == (n if cores >= 2 else 0)  # one core: nothing to fork for
     files = parallel.build().files
     saved, b.PARALLEL_MIN_REPORTS = b.PARALLEL_MIN_REPORTS, 10 ** 9
     try:
@@ -326,10 +326,10 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     config = load_config(ROOT / "mkdocs.yml", site_dir=tmp_path / "forked")
     forked = _one_shot(config, config.site_dir)
     linked = {"cuteafd-v4.0.0", "cuteafd-v3.0.1"}
-    assert linked <= set(forked.related)
+    assert linked <= set(forked.store.related)
     if (os.cpu_count() or 1) >= 2:
         assert forked.stats.get("loaded", 0) == 0 and forked.stats.get("analysed", 0) == 0, forked.stats
-        assert forked.kept == {"cuteafd-v4.0.0"}  # named in docs/index.md and docs/highlights.md
+        assert forked.store.kept == {"cuteafd-v4.0.0"}  # named in docs/index.md and docs/highlights.md
     monkeypatch.setattr(b, "PARALLEL_MIN_REPORTS", 10 ** 9)
     plain = _one_shot(config, tmp_path / "plain")
     assert plain.stats["analysed"] >= 12
@@ -432,13 +432,21 @@ def test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running(project,
     from site_gen.build import builder as b
     from site_gen.core.config import load_config
 
+    from site_gen.build.buildstore import BuildStore
+
     running = []
+    real_prefill = b.prefill
+
+    def started(*args, **kwargs):
+        items, pending = real_prefill(*args, **kwargs)
+        running.append(pending)
+        return items, pending
 
     def interrupted(self, items):
-        running.append(self.pending)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(b.Builder, "_adopt", interrupted)
+    monkeypatch.setattr(b, "prefill", started)
+    monkeypatch.setattr(BuildStore, "adopt", interrupted)
     config = load_config(project / "mkdocs.yml", site_dir=project / "site")
     with pytest.raises(KeyboardInterrupt):
         _one_shot(config, config.site_dir)
@@ -492,7 +500,9 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
     _WRITING[:] = [tmp_path / "writing", False, workers._prefill_chunk, cache.tempfile.mkstemp, tmp_path / "cache"]
     monkeypatch.setattr(workers, "_prefill_chunk", _in_second_round)
     monkeypatch.setattr(cache.tempfile, "mkstemp", _slow_mkstemp)
-    real_docs = b.Builder._docs_for
+    from site_gen.build.buildstore import BuildStore
+
+    real_docs = BuildStore.docs_for
 
     def docs_once_a_worker_writes(self, records):
         deadline = time.monotonic() + 30
@@ -500,7 +510,7 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
             time.sleep(0.01)
         return real_docs(self, records)  # the docs file collides: the build stops here, and the workers with it
 
-    monkeypatch.setattr(b.Builder, "_docs_for", docs_once_a_worker_writes)
+    monkeypatch.setattr(BuildStore, "docs_for", docs_once_a_worker_writes)
     cache.configure(tmp_path / "cache")
     try:
         config = load_config(project / "mkdocs.yml", site_dir=project / "site")

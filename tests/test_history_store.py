@@ -84,7 +84,7 @@ def _same_as_cold(project: Path, site: Path) -> bool:
 def _history_rows(project: Path) -> dict[str, dict]:
     b = Builder(load_config(project / "mkdocs.yml", project / "unused"))
     b.build()
-    return {rid: r.history for rid, r in b.env.items()}
+    return {rid: r.history for rid, r in b.store.env.items()}
 
 
 def _faster(receipt: dict) -> dict:

@@ -289,7 +289,7 @@ def test_a_build_counts_as_warm_only_when_the_store_holds_most_of_its_reports(tm
 
     def stored() -> bool:
         config = load_config(project / "mkdocs.yml", tmp_path / "site")
-        return Builder(config, persist=Store(config, enabled=True)).store.mostly_stored(report_folders(config.data_dir))
+        return Builder(config, persist=Store(config, enabled=True)).store.reports.mostly_stored(report_folders(config.data_dir))
 
     cache.configure(tmp_path / "cache")
     try:

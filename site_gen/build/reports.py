@@ -145,13 +145,13 @@ class ReportStore:
         if cached and folder not in self._reload and cached.summary == summary:
             if cached.stamp != stamp or folder in self._reprose:
                 if cached.report is None:  # known by its record: the folder's content says whether it holds
-                    return self._known(folder, stamp)
+                    return self.known(folder, stamp)
                 report = self._reread_prose(cached.report)
                 keep = cached.record if report is cached.report else None
                 cached = self.loaded[folder] = Loaded.of(report, stamp, keep, cached.content)
                 self._reprose.discard(folder)
             return cached
-        return self._known(folder, stamp)
+        return self.known(folder, stamp)
 
     def mostly_stored(self, folders: list[Path]) -> bool:
         """Whether the store holds the records of most of the first, middle and last folders as they
@@ -163,7 +163,7 @@ class ReportStore:
         sample = {folders[0], folders[len(folders) // 2], folders[-1]}
         return 2 * sum(self.persist.record(f, folder_hash(f)) is not None for f in sample) > len(sample)
 
-    def _known(self, folder: Path, stamp: tuple) -> Loaded:
+    def known(self, folder: Path, stamp: tuple) -> Loaded:
         """A folder's entry: its record from the persistent store when an earlier build saw this
         content, else its receipt loaded now."""
         content = folder_hash(folder) if self.persist.on else None

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from site_gen.core.diagnostics import Diagnostic
+from site_gen.render.related import Related
 
 if TYPE_CHECKING:
     from site_gen.render.pages import Page
@@ -26,3 +27,15 @@ class Made:
     pages: list[Page]
     files: dict[str, bytes]
     warnings: list[Diagnostic]
+
+
+@dataclass
+class Streamed:
+    """What a one-shot build wrote for one report: file names, page warnings, whether a page draws charts."""
+    sha256: str
+    names: list[str]
+    warnings: list[Diagnostic]
+    charts: bool
+    hashes: dict[str, str] = field(default_factory=dict)  # each file's sha256, as written
+    stats: dict[str, tuple] = field(default_factory=dict)  # and its signature (write.signature)
+    related: Related | None = None  # the links to other reports its pages were made with (None: none)
