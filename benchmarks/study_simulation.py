@@ -174,9 +174,9 @@ def _point(setup: str, index: int, lp: dict) -> Point:
     rate = lp["load"]["request_rate"]
     p = Point(role=setup, id=lp["id"], index=index, workload=lp["workload"], rate=math.inf if rate == "inf" else float(rate),
               concurrency=None, repeats=lp["repeats"])
-    from site_gen.sections.serving.analysis.points import _columns
+    from site_gen.sections.serving.analysis.points import point_columns
 
-    p.rows = [_columns(rep["requests"]) for rep in lp["repeats"]]
+    p.rows = [point_columns(rep["requests"]) for rep in lp["repeats"]]
     return p
 
 

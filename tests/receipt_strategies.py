@@ -229,8 +229,8 @@ def _clean_text(node: Any) -> Any:
         return {k: _clean_text(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_clean_text(v) for v in node]
-    if isinstance(node, str) and load._BAD_CHAR.search(node):
-        text = load._BAD_CHAR.sub("", node)
+    if isinstance(node, str) and load.BAD_CHAR.search(node):
+        text = load.BAD_CHAR.sub("", node)
         return text if text.strip() else "x"
     if isinstance(node, int) and not isinstance(node, bool):
         return max(-2 ** 53, min(node, 2 ** 53))  # beyond, JSON integers are not exact: refused

@@ -159,7 +159,7 @@ def test_an_entry_whose_kind_cannot_be_told_is_hashed_and_listed_as_os_walk_take
     import os
 
     from site_gen.build import scan, store
-    from site_gen.build.manifest import _files
+    from site_gen.build.manifest import site_files
 
     root = tmp_path / "site"
     (root / "reports").mkdir(parents=True)
@@ -190,7 +190,7 @@ def test_an_entry_whose_kind_cannot_be_told_is_hashed_and_listed_as_os_walk_take
             self._it.close()
 
     monkeypatch.setattr(scan.os, "scandir", Listing)
-    assert list(_files(root, hidden=True)) == ["index.html", "reports/odd", "reports/page.html"]
+    assert list(site_files(root, hidden=True)) == ["index.html", "reports/odd", "reports/page.html"]
     (root / "reports" / "odd").unlink()
     (root / "reports" / "odd").mkdir()  # a real folder whose kind cannot be told: not a plain file
     with pytest.raises(store.Unsuitable):

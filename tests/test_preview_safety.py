@@ -33,14 +33,14 @@ from test_serve_safety import project, wait_for  # noqa: F401 (the fixture)
 def permissions_bite(monkeypatch) -> None:
     """Reading as a user who is not root: a file without read permission cannot be read (the tests
     run as root, where permissions do not bite, so the refusal is simulated where receipts are read)."""
-    real = parse._read_limited
+    real = parse.read_limited
 
     def read(file, *args, **kwargs):
         if os.path.exists(file) and not os.stat(file).st_mode & 0o444:
             raise SitegenError("cannot read: Permission denied", file)
         return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(parse, "_read_limited", read)
+    monkeypatch.setattr(parse, "read_limited", read)
 
 
 def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, monkeypatch):

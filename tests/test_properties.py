@@ -26,7 +26,7 @@ from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
-from site_gen.receipts.load import _fast_validator, _validator, load_report, validate_meaning
+from site_gen.receipts.load import fast_validator, validator, load_report, validate_meaning
 from site_gen.render import format as fmt
 from test_bad_inputs import EXAMPLE, write_config
 
@@ -235,7 +235,7 @@ def _load(raw: bytes, strict: bool = False, lede: bytes = EXAMPLE_LEDE):
 
 def assert_valid(report) -> None:
     """A report the loader returns passes the schema (unknown fields removed) and every meaning check."""
-    assert list(_validator().iter_errors(report.data)) == []
+    assert list(validator().iter_errors(report.data)) == []
     validate_meaning(report.data, report.file)
 
 
@@ -279,10 +279,10 @@ def test_loader_on_mangled_receipts(doc, strict):
 @given(mangled_receipts())
 def test_fast_schema_check_never_accepts_what_the_full_one_refuses(doc):
     try:
-        _fast_validator()(doc)
+        fast_validator()(doc)
     except Exception:
         return
-    assert list(_validator().iter_errors(doc)) == []
+    assert list(validator().iter_errors(doc)) == []
 
 
 @pytest.fixture(scope="module")

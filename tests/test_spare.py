@@ -110,10 +110,10 @@ def _fresh(project: Path) -> dict[str, str]:
 
 
 def _same_as_fresh(project: Path, site: Path) -> None:
-    from site_gen.build.manifest import MANIFEST, _manifest
+    from site_gen.build.manifest import MANIFEST, manifest_names
 
     tree = _tree(site)
-    assert _manifest(site) == set(tree) - {MANIFEST}
+    assert manifest_names(site) == set(tree) - {MANIFEST}
     assert {n: h for n, h in tree.items() if n != MANIFEST} == _fresh(project)
 
 

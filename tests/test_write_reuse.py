@@ -32,7 +32,7 @@ def test_previous_copy_edited_or_not_a_plain_file_is_written_afresh(tmp_path):
     (site / "c.html").symlink_to(outside)   # a link: never followed
     write.write_site({"a.html": b"aaaa", "b.html": b"bbbb", "c.html": b"cccc"}, site)
     assert (site / "a.html").read_bytes() == b"aaaa"
-    assert (site / "b.html").stat().st_mode & 0o777 == write._FILE_MODE
+    assert (site / "b.html").stat().st_mode & 0o777 == write.FILE_MODE
     assert not (site / "c.html").is_symlink() and (site / "c.html").stat().st_ino != outside.stat().st_ino
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from site_gen.analysis.bootstrap import _t_cdf, t_quantile
+from site_gen.analysis.bootstrap import t_cdf, t_quantile
 
 MIN_SIZE = 3          # points a level must hold: a median of three is not moved by one outlier
 CONFIRM = 3           # points on the new level that confirm a change
@@ -98,7 +98,7 @@ def student(a: np.ndarray, b: np.ndarray, level: float = LEVEL) -> tuple[float, 
     if se == 0:
         return d, d, d, (1.0 if d == 0 else 0.0)
     t = d / se
-    p = 2 * (1 - _t_cdf(abs(t), dof))
+    p = 2 * (1 - t_cdf(abs(t), dof))
     half = t_quantile(1 - (1 - level) / 2, dof) * se
     return d, d - half, d + half, max(0.0, min(1.0, p))
 

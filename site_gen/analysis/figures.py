@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from site_gen.analysis.report import Analysis
 from site_gen.receipts.load import engine_label, version_text
+from site_gen.sections import previous_version
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,10 @@ def need_rows(frame, what: str, missing: str, **match):
 def engine(a: Analysis, role: str = "candidate", show: str = "label") -> Figure:
     r = a.report
     if role == "previous":
-        v = r.section("versions")
-        if v is None:
+        found = previous_version(r.data)
+        if found is None:
             raise FigureError("the report has no previous version to compare with")
-        e = {"name": v["previous"]["name"], "version": v["previous"]["version"], "long_name": ""}
+        e = {"name": found[1]["name"], "version": found[1]["version"], "long_name": ""}
     elif role in ("candidate", "baseline"):
         eng = r.candidate if role == "candidate" else r.baseline
         e = {"name": eng.name, "version": eng.version, "long_name": eng.long_name}

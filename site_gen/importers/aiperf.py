@@ -52,7 +52,7 @@ from site_gen.importers import common, genai_perf, inputs
 from site_gen.importers import profile_export as pe
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, source_root
-from site_gen.importers.vllm_rows import _gap_summary
+from site_gen.importers.vllm_rows import gap_summary
 
 SUMS = {"total_osl": "output_sequence_length", "total_isl": "input_sequence_length", "total_output_tokens": "output_token_count",
         "total_reasoning_tokens": "reasoning_token_count", "total_error_isl": "error_isl"}
@@ -223,7 +223,7 @@ def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict | None]:
         cols["tpot_ms"].append(sc.r6((e2e - ttft) / (osl - 1)) if e2e is not None and ttft is not None and osl > 1 else None)
         cols["itl_ms"].append(sc.r6(float(np.mean(gaps)) * scale["inter_chunk_latency"]) if isinstance(gaps, list) and gaps else None)
     gaps = rec["arrays"].get("inter_chunk_latency")
-    summary = _gap_summary(gaps * scale.get("inter_chunk_latency", 1.0) / 1000) if gaps is not None else None
+    summary = gap_summary(gaps * scale.get("inter_chunk_latency", 1.0) / 1000) if gaps is not None else None
     return cols, summary
 
 

@@ -22,7 +22,7 @@ from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
 from site_gen.core.paths import resolve_path
 from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
-from site_gen.receipts.parse import _read_limited, first_problem, parse_text
+from site_gen.receipts.parse import read_limited, first_problem, parse_text
 
 MAX_SOURCE_BYTES = 256 << 20
 # What an id of a source (a run, a comparison, a part of a config name) may be: a name, never a path.
@@ -77,7 +77,7 @@ def read_source(path: Path, root: Path) -> Source:
     if not os.path.lexists(path):
         raise SitegenError("not found", path)
     real = inside(path, root)
-    raw = _read_limited(real, MAX_SOURCE_BYTES, "source file", "sources are read whole; split the file")
+    raw = read_limited(real, MAX_SOURCE_BYTES, "source file", "sources are read whole; split the file")
     name = real.relative_to(resolve_path(root)).as_posix() if real != resolve_path(root) else path.name
     return Source(path, name, hashlib.sha256(raw).hexdigest(), decode_text(raw, path), raw)
 

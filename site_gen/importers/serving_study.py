@@ -184,7 +184,7 @@ def _differences(runs: dict[str, list], envs: dict[str, sc.Env], keys: dict[str,
     lacking = {n: every - keys[n] for n in names if every - keys[n]}
     if lacking:
         n = next(iter(lacking))
-        text = "; ".join(f"{w}: {sr._load_text(r, c)}" for w, r, c in sorted(lacking[n], key=lambda k: (k[0], sr._rate_order(k[1]), k[2] or 0)))
+        text = "; ".join(f"{w}: {sr.load_text(r, c)}" for w, r, c in sorted(lacking[n], key=lambda k: (k[0], sr.rate_order(k[1]), k[2] or 0)))
         _refuse(allow, "load-points", f"setup {n!r} lacks a load point the others ran ({text})", first[n])
         out.append({"field": "load points", "values": [{"setup": n, "value": f"{len(keys[n])} of {len(every)}"} for n in names],
                     "allowed": True})
@@ -205,7 +205,7 @@ def _failed_loads(runs: dict[str, list], allow: set[str]) -> list[str]:
         for key, group in by_key.items():
             if all(r.repeat.get("completed", 0) == 0 for r in group):
                 r = group[0]
-                text = f"{key[0]}: {sr._load_text(key[1], key[2])}"
+                text = f"{key[0]}: {sr.load_text(key[1], key[2])}"
                 if "failed-load" not in allow:
                     raise SitegenError(f"setup {name!r} has no successful request at {text}: no latency or throughput to "
                                        "compare there (leave the file out, or pass --allow failed-load to import it, and the "
@@ -237,7 +237,7 @@ def build(runs: dict[str, list], *, baseline: str | None, labels: dict[str, str]
         if len(fmt) > 1:
             raise SitegenError(f"setup {n!r} mixes formats ({', '.join(sorted(fmt))}): one setup is one client",
                                runs[n][0].src.path)
-        lps, _ = sr._load_points(n, runs[n], prov, base_path=f"$.study.setups[{i}]")
+        lps, _ = sr.load_points_of(n, runs[n], prov, base_path=f"$.study.setups[{i}]")
         setup: dict[str, Any] = {"id": n, "label": shown[n], "format": fmt.pop(), "environment": envs[n].part(),
                                  "load_points": lps}
         found = (gpus[n], f"--setup-set {n}:gpus") if n in gpus else _gpus_from(envs[n])
@@ -317,9 +317,9 @@ def _not_covered(names, runs, setups, failed, differs) -> list[str]:
 def _tested(setups, envs, baseline, client) -> list[dict]:
     workloads = sorted({lp["workload"] for s in setups for lp in s["load_points"]})
     loads = sorted({(lp["load"]["request_rate"], lp["load"].get("max_concurrency")) for s in setups for lp in s["load_points"]},
-                   key=lambda k: (sr._rate_order(k[0]), k[1] or 0))
+                   key=lambda k: (sr.rate_order(k[0]), k[1] or 0))
     tested = [{"label": "Client", "text": client}, {"label": "Workloads", "text": "; ".join(workloads)},
-              {"label": "Load points", "text": "; ".join(sr._load_text(*k) for k in loads)}]
+              {"label": "Load points", "text": "; ".join(sr.load_text(*k) for k in loads)}]
     for s in setups:
         n = [rep.get("completed", 0) + rep.get("failed", 0) for lp in s["load_points"] for rep in lp["repeats"]]
         reps = sorted({len(lp["repeats"]) for lp in s["load_points"]})

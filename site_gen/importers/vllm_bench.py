@@ -26,7 +26,7 @@ import numpy as np
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
-from site_gen.importers.vllm_rows import ARRAYS, _columns, _gap_summary, _rows, _stated  # noqa: F401
+from site_gen.importers.vllm_rows import ARRAYS, request_columns, gap_summary, rows_of, stated_figures  # noqa: F401
 
 # Keys that tell the formats apart (a record must carry one set whole).
 VLLM_KEYS = {"request_throughput", "completed", "duration", "model_id"}
@@ -249,8 +249,8 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
     _environment(run, side)
     duration = _number(run, "duration", positive=True)
     completed = _number(run, "completed", integer=True)
-    raw = _rows(run)
-    figs = _columns(run, raw) if raw is not None else None
+    raw = rows_of(run)
+    figs = request_columns(run, raw) if raw is not None else None
     rep: dict[str, Any] = {"duration_s": duration, "completed": completed}
     if figs is not None:
         rep["failed"] = int((~figs["ok"]).sum())
@@ -263,8 +263,8 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
         rep["command"] = run.repeat["command"]
     if figs is not None:
         rep["requests"] = figs["columns"]
-        rep["itl_gaps"] = _gap_summary(figs["gaps"])
-    rep["stated"] = _stated(run, figs, duration)
+        rep["itl_gaps"] = gap_summary(figs["gaps"])
+    rep["stated"] = stated_figures(run, figs, duration)
     run.repeat = rep
     burst = rec.get("burstiness") if sc.is_number(rec.get("burstiness")) else 1.0
     run.protocol = (run.fmt, burst, rec.get("num_prompts"))

@@ -25,7 +25,7 @@ def _array(run: Run, arrays: dict, key: str, base: str) -> list:
     return v
 
 
-def _rows(run: Run) -> dict | None:
+def rows_of(run: Run) -> dict | None:
     """The per-request arrays, checked and turned into columns (None where the record has none)."""
     rec = run.rec
     base, arrays = "$", rec
@@ -63,7 +63,7 @@ def _typed(values: list, kinds: set) -> bool:
     return set(map(type, values)) <= kinds
 
 
-def _columns(run: Run, raw: dict) -> dict:
+def request_columns(run: Run, raw: dict) -> dict:
     """Seconds arrays of the successful requests (as the client computes its figures) and the receipt's columns.
 
     Checked whole with numpy; a column that fails is walked again value by value (`_slow_check`) for
@@ -150,7 +150,7 @@ def _stat(x: np.ndarray, what: str, sglang_e2e: bool) -> float:
     return float(v) * 1000
 
 
-def _gap_summary(gaps: np.ndarray) -> dict:
+def gap_summary(gaps: np.ndarray) -> dict:
     if len(gaps) == 0:
         return {"gaps": 0, **{k: 0.0 for k in ("mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms")}}
     ms = gaps * 1000
@@ -159,7 +159,7 @@ def _gap_summary(gaps: np.ndarray) -> dict:
             "p90_ms": sc.r6(p90), "p95_ms": sc.r6(p95), "p99_ms": sc.r6(p99), "max_ms": sc.r6(ms.max())}
 
 
-def _stated(run: Run, figs: dict | None, duration: float) -> list[dict]:
+def stated_figures(run: Run, figs: dict | None, duration: float) -> list[dict]:
     """Every summary figure of the record, each checked against what the rows (or its totals) give."""
     rec, out = run.rec, []
     totals = {k: rec.get(k) for k in ("completed", "total_input_tokens", "total_output_tokens")}

@@ -20,7 +20,7 @@ from site_gen import sections
 from site_gen.core.diagnostics import IGNORED, Diagnostic
 from site_gen.core.errors import SitegenError, json_path, suggest
 from site_gen.receipts.fastschema import python_patterns
-from site_gen.receipts.parse import _json_type
+from site_gen.receipts.parse import json_type
 
 SCHEMA_VERSION = 1
 # Versions this sitegen reads, newest last; each has its published schema file (schema/).
@@ -71,7 +71,7 @@ def is_date(value: Any) -> bool:
     return True
 
 
-def _validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validator":
+def validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validator":
     return _validator_of(version, sections.generation())
 
 
@@ -128,7 +128,7 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
                 pass
         elif isinstance(value, float) and expected == "integer":
             hint = f" ({_WHOLE_NUMBERS})"
-        got = _shown(value) if value is None or isinstance(value, bool) else f"{_json_type(value)} {_shown(value)}"
+        got = _shown(value) if value is None or isinstance(value, bool) else f"{json_type(value)} {_shown(value)}"
         return f"expected {expected}, got {got}{hint}"
     if v == "additionalProperties":
         known = error.schema.get("properties", {})
@@ -166,14 +166,14 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
     return error.message
 
 
-def _fast_validator(version: float = SCHEMA_VERSION):
+def fast_validator(version: float = SCHEMA_VERSION):
     return _fast_validator_of(version, sections.generation())
 
 
 def prepare_checker() -> None:
     """Writes and compiles the current schema's checker now, not at the first receipt: a build about
     to fork workers, so that each inherits it."""
-    _fast_validator()
+    fast_validator()
 
 
 @lru_cache(maxsize=None)
@@ -299,14 +299,14 @@ def validate_schema(data: Any, file: Path) -> list[Diagnostic]:
     """
     version = receipt_version(data, file)
     try:
-        _fast_validator(version)(data)
+        fast_validator(version)(data)
     except Exception:  # any failure: let jsonschema find and describe it
         pass
     else:
-        if not getattr(_fast_validator(version), "exact_integers", False):
+        if not getattr(fast_validator(version), "exact_integers", False):
             check_integers(data, file, version)
         return []
-    errors = sorted(_validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
+    errors = sorted(validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
     unknown: dict[tuple, list] = {}
     for error in errors:
         if error.validator == "additionalProperties":

@@ -328,7 +328,7 @@ class _Expansion:
             raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(all_blocks())}", file,
                                f"line {line}")
         try:
-            args = md._args(tokens[1:], at)
+            args = md.block_args(tokens[1:], at)
         except md.InlineError as exc:
             raise SitegenError(str(exc), file, f"line {line}") from None
         options = {"block": (tokens[0], line), **{k: (v, line) for k, v in args.items()}}

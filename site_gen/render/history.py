@@ -121,6 +121,9 @@ def context(reports: list, band: float, scale: tuple[float, float], report_url, 
         for p in d["points"]:
             p["url"] = report_url(p["report"])
 
+    hooks = [parts.view_part(s) for s in all_sections()]
     return {"parts": out, "credits": _credits(reports), "series": drawn, "series_min": MIN_POINTS,
+            "series_rules": [h.history_series for h in hooks if h.history_series],
+            "marked_in": [h.history_marks for h in hooks if h.history_marks],
             "series_alpha": f"{ALPHA:g}", "series_confirm": CONFIRM,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}

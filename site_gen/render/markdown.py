@@ -208,11 +208,11 @@ def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None
         tokens = tokens[:-2]
     if not tokens:
         raise InlineError("a checked statement needs a figure name", offset)
-    name, args = tokens[0], _args(tokens[1:], offset)
+    name, args = tokens[0], block_args(tokens[1:], offset)
     return name, args, op, number, negate, text.strip()
 
 
-def _args(tokens: list[str], offset: int) -> dict[str, str]:
+def block_args(tokens: list[str], offset: int) -> dict[str, str]:
     args = {}
     for token in tokens:
         key, eq, value = token.partition("=")
@@ -267,7 +267,7 @@ def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
         return Inline(Markup('<mark class="check-failed" tabindex="0" title="{}">{} <span class="check-flag">'
                              '(contradicted by the receipts: {})</span></mark>').format(failed, text, shown), failed)
     tokens = expr.split()
-    args = _args(tokens[1:], offset)
+    args = block_args(tokens[1:], offset)
     style = {k: args.pop(k) for k in FORMAT_ARGS if k in args}
     fig = resolve_figure(tokens[0], args, offset)
     shown = format_figure(fig.value, fig.kind, style, fig.band)

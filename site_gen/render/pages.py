@@ -18,10 +18,10 @@ from site_gen.render import opening, publish, sitenav
 from site_gen.render.provenance import Fig, attach_origins, collect, origin_of, origins
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
-from site_gen.render.pagelist import NUMBERS, OVERVIEW, _section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
+from site_gen.render.pagelist import NUMBERS, OVERVIEW, section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
 from site_gen.render.environment import content_environment, environment  # noqa: F401 (site_gen.render.pages.environment: the builder's)
 from site_gen.render.parts import own_part, view_part
-from site_gen.sections import all_sections
+from site_gen.sections import all_sections, previous_version
 from site_gen.sections import section as section_of
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class ReportPages:
         """
         if name in self._views:
             return self._views[name]
-        section = _section_of_view(name)
+        section = section_of_view(name)
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
@@ -141,12 +141,16 @@ class ReportPages:
             url = target.url(key) if target else None
             return {"title": target.title, "label": target.label, "url": rel(page_url, url)} if url else None
 
-        previous = (self.a.report.section("versions") or {}).get("previous")
+        found = previous_version(self.a.report.data)
+        previous = found[1] if found else None
+        # A report whose previous version this candidate is compares the two on its page of the
+        # section that names a previous version.
+        compared_on = next((s.key for s in all_sections() if s.previous is not None), OVERVIEW[0])
         return {
             "previous": link(rl.engine(previous["name"], previous["version"])) if previous else None,
             "engines": {Engine(name, version).label: found for (name, version), _ in rl.engines
                         if (found := link(rl.engine(name, version)))},
-            "compared_by": [found for rid in rl.compared_by if (found := link(rl.target(rid), "versions"))],
+            "compared_by": [found for rid in rl.compared_by if (found := link(rl.target(rid), compared_on))],
             "supersedes": link(rl.target(rl.supersedes)),
             "superseded_by": link(rl.target(rl.superseded_by)),
         }

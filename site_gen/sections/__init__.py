@@ -32,7 +32,8 @@ PACKAGES = (
 _REGISTRY: list[Section] = [importlib.import_module(f"{__name__}.{name}").SECTION for name in PACKAGES]
 _generation = 0  # bumped when the registry changes: what was made from it (the schema) is made again
 
-__all__ = ["PACKAGES", "BlockSpec", "DashboardColumn", "Section", "all_sections", "generation", "section", "register", "unregister"]
+__all__ = ["PACKAGES", "BlockSpec", "DashboardColumn", "Section", "all_sections", "engines_named", "generation",
+           "previous_version", "section", "register", "unregister"]
 
 
 def all_sections() -> list[Section]:
@@ -42,6 +43,22 @@ def all_sections() -> list[Section]:
 def section(key: str) -> Section | None:
     """The section of a page key (`long-outputs`), or None."""
     return next((s for s in _REGISTRY if s.key == key), None)
+
+
+def previous_version(data: dict) -> tuple[Section, dict] | None:
+    """The engine a receipt names as its candidate's previous version, with the section whose part
+    names it (its page is where the two are compared), or None (`Section.previous`)."""
+    for s in _REGISTRY:
+        if s.previous is not None and s.name and (part := data.get(s.name)) is not None:
+            found = s.previous(part)
+            return (s, found) if found else None
+    return None
+
+
+def engines_named(data: dict) -> list[dict]:
+    """The engines other than its own that a receipt's parts name (`Section.engines_named`), in page order."""
+    return [e for s in _REGISTRY if s.engines_named is not None and s.name and (part := data.get(s.name)) is not None
+            for e in s.engines_named(part)]
 
 
 def generation() -> int:

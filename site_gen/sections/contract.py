@@ -96,6 +96,10 @@ class ViewPart:
     dashboard: Callable[[AnalysisT], dict[str, Any]] | None = None  # its dashboard cells
     card_strip: Callable[[AnalysisT], tuple[tuple, str] | None] | None = None  # the share card's strip
     history_parts: Mapping[str, tuple[int, Callable[..., list[dict[str, Any]]]]] = field(default_factory=dict)
+    # Its words on the History page (markup, not data): what else its series' points share to be
+    # one series, and where its tables mark a change since the build before.
+    history_series: str = ""
+    history_marks: str = ""
     page_title: Callable[[AnalysisT], str] | None = None  # its page's title, from the report
     page_context: Callable[[AnalysisT, dict], None] | None = None  # adds to its page's context
     markup: Callable[[dict, Callable[..., Any]], None] | None = None  # renders receipt markdown in its view

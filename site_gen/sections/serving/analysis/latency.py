@@ -36,7 +36,7 @@ class Figures:
     resampled: np.ndarray | None = None  # the side's own resamples (resamples x percentiles), rows only
 
 
-def _runs(p: Point, metric: str) -> list[list[float]]:
+def run_values(p: Point, metric: str) -> list[list[float]]:
     """Each repeat's percentiles of `metric` (from its rows, else as the source states them)."""
     out = []
     for j in range(len(p.repeats)):
@@ -73,7 +73,7 @@ def side_figures(p: Point, metrics: tuple[str, ...], b: bs.Bootstrap) -> dict[st
 
 def _over_runs(p: Point, metric: str, b: bs.Bootstrap) -> Figures | None:
     nan = math.nan
-    runs = np.array(_runs(p, metric), dtype=float)
+    runs = np.array(run_values(p, metric), dtype=float)
     values, lows, highs, spread = [], [], [], []
     for j in range(len(PERCENTILES)):
         col = runs[:, j]
@@ -144,7 +144,7 @@ def compare(pb: Point, pc: Point, fb: dict[str, Figures], fc: dict[str, Figures]
 
 
 def _runs_cells(pb: Point, pc: Point, fb: Figures, fc: Figures, metric: str, band: float, b: bs.Bootstrap) -> list[Cell]:
-    rb, rc = np.array(_runs(pb, metric), dtype=float), np.array(_runs(pc, metric), dtype=float)
+    rb, rc = np.array(run_values(pb, metric), dtype=float), np.array(run_values(pc, metric), dtype=float)
     out = []
     for j, q in enumerate(PERCENTILES):
         cb, cc = rb[:, j], rc[:, j]

@@ -14,6 +14,7 @@ from site_gen.render.provenance import Fig, origins, row_origin
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
 from site_gen.sections.speed.analysis import METRIC_LABELS, OPTIONAL_CELL_FIELDS, error_counts, selections
 from site_gen.sections.contract import ViewPart
+from site_gen.sections.speed.view.figure import speed_figure
 
 
 def _cells_table(cells: pd.DataFrame) -> pd.DataFrame:
@@ -59,7 +60,7 @@ def page_context(a, ctx: dict) -> None:
         # Drawn once per analysis: the speed page and an author page's speed chart block share them.
         checkpoints = ctx["speed"]["checkpoints"]
         ctx["speed_figures"] = views.once(a, ("speed figures", tuple(checkpoints)), lambda: {
-            c: charts.speed_figure(a.of("speed").cells, c, a.scale, a.band, r.candidate.name, r.baseline.name)
+            c: speed_figure(a.of("speed").cells, c, a.scale, a.band, r.candidate.name, r.baseline.name)
             for c in checkpoints})
 
 
