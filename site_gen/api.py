@@ -11,7 +11,8 @@ no pandas, Jinja or the pipeline; each function imports the layers it drives whe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Callable
 
 from site_gen import __version__
 from site_gen.core.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, load_config, receipt_bytes
@@ -19,14 +20,17 @@ from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render.where import rel, report_base, theme_dir
 
+from site_gen.build.results import BuildResult
+from site_gen.importers.options import ImportOptions, ImportResult
+
 if TYPE_CHECKING:
-    from site_gen.build.builder import Builder, BuildResult
+    from site_gen.build.builder import Builder
     from site_gen.build.hosted import HostedSite
 
 __all__ = [
-    "PLUGIN_OPTIONS", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
+    "PLUGIN_OPTIONS", "BuildResult", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
     "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
-    "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
+    "ImportOptions", "ImportResult", "import_options", "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
     "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS", "OTHER_THEMES_CSS",
     "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS", "history_changes",
@@ -67,10 +71,10 @@ def cache_notes() -> list[Diagnostic]:
 # -- building -----------------------------------------------------------------------------------
 
 def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = False,
-          accept: Callable[[list], None] | None = None) -> Any:
+          accept: Callable[[list[Diagnostic]], None] | None = None) -> BuildResult:
     """Builds the site into `config.site_dir` atomically. With `reuse` (a process of its own), the
     persistent store is used: a site found already built is checked and left as it is (the result
-    says so), and only what changed is made again. `accept(warnings)`, called before anything is put
+    says so: `reused`), and only what changed is made again. `accept(warnings)`, called before anything is put
     in place (on a site found built too), may refuse the build: `refuse_warnings` is `--strict`."""
     from site_gen.build import site_cache
 
@@ -277,12 +281,20 @@ def import_formats() -> dict[str, str]:
     return dict(FORMATS)
 
 
-def import_receipt(args) -> Path:
+def import_options(format: str, given: Mapping[str, object]) -> ImportOptions:
+    """The options of `sitegen import FORMAT` (importers/options.py: a dataclass per kind of format)
+    from a front end's values by name; a name the format has no option for is not one of them."""
+    from site_gen.importers.options import FORMAT_OPTIONS
+
+    return FORMAT_OPTIONS[format].of(format, given)
+
+
+def import_receipt(options: ImportOptions) -> ImportResult:
     """`sitegen import`: the source read (only inside itself), the receipt checked as `sitegen check
-    --strict` would and written into `args.output`, a report folder directly in the config's data folder."""
+    --strict` would and written into `options.output`, a report folder directly in the config's data folder."""
     from site_gen.importers.run import run_import
 
-    return run_import(args)
+    return run_import(options)
 
 
 def new_project(folder: Path, *, force: bool = False) -> list[str]:

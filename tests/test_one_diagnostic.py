@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from site_gen import api
 from site_gen.build import cache
-from site_gen.build.site_cache import Reused
+from site_gen.build.results import BuildResult
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import Diagnostic
 
@@ -60,7 +60,7 @@ def test_a_warning_keeps_its_parts_through_the_store_and_a_site_found_built(tmp_
         found = api.build(config, reuse=True)  # nothing changed: the site is found built
     finally:
         cache.configure()
-    assert not isinstance(cold, Reused) and not isinstance(warm, Reused) and isinstance(found, Reused)
+    assert isinstance(found, BuildResult) and not cold.reused and not warm.reused and found.reused
     page = [p for p in parts(cold) if "is contradicted by the data" in p[0]]
     assert len(page) == 1 and page[0][1] == str(project / "data" / LINKED / "lede.md") and page[0][2].startswith("line ")
     assert page[0] in parts(warm)

@@ -19,7 +19,8 @@ from site_gen.build.assembly import Settled, report_url
 from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
 from site_gen.build.environment import ReportRecord, collect, encoded
 from site_gen.build.reports import ReportStore
-from site_gen.build.results import Made, Streamed
+from site_gen.build.results import Made
+from site_gen.build.streamed import Streamed
 from site_gen.build.rows import DashboardRows
 from site_gen.build.store import Store
 from site_gen.core.config import Config

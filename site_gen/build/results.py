@@ -1,11 +1,11 @@
-"""What a build gives back: the whole site's result, and one report's part of it."""
+"""What a build gives back: the whole site's result, and one report's part of it. Light to import
+(a site found already built returns its result without the pipeline)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from site_gen.core.diagnostics import Diagnostic
-from site_gen.render.related import Related
 
 if TYPE_CHECKING:
     from site_gen.render.pages import Page
@@ -13,12 +13,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class BuildResult:
+    """What a build gives back to its front end: every file of the site in memory (those a one-shot
+    build did not write out as it went), how many pages and reports it holds, every warning, and the
+    time it took; `reused`: the site was found already built (build/site_cache.py), nothing made."""
     files: dict[str, bytes]
     pages: int
     reports: int
     warnings: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
     listing: dict[str, str] | None = None  # the site folder's files by hash, when the build knows them (`Staging`)
+    reused: bool = False
 
 
 @dataclass
@@ -27,15 +31,3 @@ class Made:
     pages: list[Page]
     files: dict[str, bytes]
     warnings: list[Diagnostic]
-
-
-@dataclass
-class Streamed:
-    """What a one-shot build wrote for one report: file names, page warnings, whether a page draws charts."""
-    sha256: str
-    names: list[str]
-    warnings: list[Diagnostic]
-    charts: bool
-    hashes: dict[str, str] = field(default_factory=dict)  # each file's sha256, as written
-    stats: dict[str, tuple] = field(default_factory=dict)  # and its signature (write.signature)
-    related: Related | None = None  # the links to other reports its pages were made with (None: none)

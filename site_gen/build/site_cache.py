@@ -16,25 +16,16 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_gen.build import cache
 from site_gen.build.store import Store, Unsuitable, hash_tree, save_digests
 from site_gen.core.config import Config
-from site_gen.core.diagnostics import Diagnostic, from_data
+from site_gen.build.results import BuildResult
+from site_gen.core.diagnostics import from_data
 
 _KIND = "sites"
 _CLEANUP = ("the previous site's copy", "could not remove")
-
-
-@dataclass
-class Reused:
-    """What `sitegen build` prints for a site it found already built (BuildResult's fields it uses)."""
-    pages: int
-    reports: int
-    warnings: list[Diagnostic] = field(default_factory=list)
-    seconds: float = 0.0
 
 
 def inputs_key(config: Config) -> str | None:
@@ -85,7 +76,7 @@ def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | Non
     return out
 
 
-def unchanged(config: Config, key: str | None) -> Reused | None:
+def unchanged(config: Config, key: str | None) -> BuildResult | None:
     """The last build's report when the site folder holds, byte for byte, what `key`'s inputs give."""
     from site_gen.core.errors import SitegenError
     from site_gen.build.listing import listing_digest, previous_files
@@ -109,17 +100,18 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
             return None
     except (ValueError, KeyError, TypeError, OSError, SitegenError):
         return None  # the full build says what is wrong, if anything is
-    return Reused(pages=pages, reports=reports, warnings=warnings, seconds=time.perf_counter() - start)
+    return BuildResult(files={}, pages=pages, reports=reports, warnings=warnings, seconds=time.perf_counter() - start,
+                       reused=True)
 
 
-def record(config: Config, key: str | None, result) -> None:
+def record(config: Config, key: str | None, result: BuildResult) -> None:
     """After a build: what it wrote, under the inputs' key, if the inputs did not change meanwhile."""
     if not key or inputs_key(config) != key:
         return
     save_digests()
     try:
         # The build's own listing of what it swapped in, else the folder read back file by file.
-        files = result.listing if getattr(result, "listing", None) is not None else _listing(config.site_dir)
+        files = result.listing if result.listing is not None else _listing(config.site_dir)
     except OSError:
         return
     # A warning of the clean-up belongs to that build only, not to one that reuses its site.

@@ -25,7 +25,7 @@ from site_gen.render.parts import view_part
 from site_gen.build import cache
 from site_gen.build.buildstore import BuildStore
 from site_gen.build.environment import ReportRecord
-from site_gen.build.results import Streamed
+from site_gen.build.streamed import Streamed
 from site_gen.build.reports import Loaded, folder_stamp
 from site_gen.receipts.load import SUMMARY
 from site_gen.receipts.validate import prepare_checker

@@ -82,7 +82,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    say(args, f"Wrote {api.import_receipt(args)}")
-    for note in getattr(args, "notes", None) or ():  # files a folder held that the format does not read, and why
+    done = api.import_receipt(api.import_options(args.format, vars(args)))
+    say(args, f"Wrote {done.receipt}")
+    for note in done.notes:  # files a folder held that the format does not read, and why
         say(args, note)
     return 0

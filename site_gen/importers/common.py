@@ -23,6 +23,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.core.paths import resolve_path
 from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
 from site_gen.receipts.parse import read_limited, first_problem, parse_text
+from site_gen.importers.options import ImportOptions
 
 MAX_SOURCE_BYTES = 256 << 20
 # What an id of a source (a run, a comparison, a part of a config name) may be: a name, never a path.
@@ -335,12 +336,12 @@ def write_receipt(doc: dict, out: Path, *, data_dir: Path, force: bool = False, 
 SERIES_VERSION = 1.3
 
 
-def stamp(doc: dict, args) -> dict:
+def stamp(doc: dict, opts: ImportOptions) -> dict:
     """The receipt with the series and commit the command line names (`--series`, `--commit`): both
     optional fields of `report`, schema 1.3 (which reads every receipt of 1, 1.1 and 1.2). Without
     them the receipt is as before: its series is then its setup, read from its files (engine, model,
     hardware, workload), and its point is named by the version its files record."""
-    series, commit = getattr(args, "series", None), getattr(args, "commit", None)
+    series, commit = opts.series, opts.commit
     if not series and not commit:
         return doc
     out = {**doc, "schema_version": SERIES_VERSION, "report": dict(doc["report"])}

@@ -39,6 +39,7 @@ from site_gen.importers.lm_eval_stats import (  # noqa: F401
     figures,
     paired,
 )
+from site_gen.importers.options import ImportResult, ServingOptions
 
 RESULTS_NAME = re.compile(r"results_(.+)\.json")
 # The run's time in a results file's name, as the harness writes it: `results_<time>.json`, or
@@ -335,15 +336,15 @@ def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> lis
     return shared
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers.vllm_bench import source_root
 
-    if args.sources:
+    if opts.sources:
         raise SitegenError(f"lm-eval takes its results files through --baseline and --candidate, not as SOURCE "
-                           f"({args.sources[0]!r})", args.sources[0])
+                           f"({opts.sources[0]!r})", opts.sources[0])
     files = {}
     for role in ("baseline", "candidate"):
-        given = getattr(args, role) or []
+        given = opts.side(role)
         if role == "baseline" and not given:
             continue  # --candidate alone: one run, no comparison
         if len(given) != 1:
@@ -351,13 +352,13 @@ def run_and_write(args) -> Path:
                                f"{len(given)}" + ("; add --baseline FILE to compare two runs" if role == "candidate" else ""))
         files[role] = Path(given[0])
     for role in ("baseline", "candidate"):
-        if getattr(args, f"set_{role}"):
+        if opts.stated(role):
             raise SitegenError(f"--set-{role} is for serving runs; an lm-eval results file records its own setup")
     root = source_root(list(files.values()))
     runs = {role: read_run(p, root) for role, p in files.items()}
-    args.notes = [f"no samples file for {', '.join(sorted(t for t, task in run.tasks.items() if task.samples is None))} beside "
+    doc, prov = build(runs, {"baseline": opts.label_baseline, "candidate": opts.label_candidate}, set(opts.allow),
+                      opts.attribution)
+    notes = tuple(f"no samples file for {', '.join(sorted(t for t, task in run.tasks.items() if task.samples is None))} beside "
                   f"the {role}'s {run.src.path} (looked for samples_TASK_TIME.jsonl by its time): values as stated, not paired"
-                  for role, run in runs.items() if any(task.samples is None for task in run.tasks.values())]
-    doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
-                      args.attribution)
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+                  for role, run in runs.items() if any(task.samples is None for task in run.tasks.values()))
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir), notes)

@@ -31,6 +31,7 @@ from site_gen.importers import serving_report as sr
 from site_gen.importers.common import slug
 from site_gen.importers.study_files import read_all, receipt_text
 from site_gen.receipts.load import UNRECORDED
+from site_gen.importers.options import ImportResult, ServingOptions
 
 STUDY_VERSION = 1.4
 ALLOW = ("model", "dataset", "protocol", "load-points", "failed-load")
@@ -333,34 +334,35 @@ def _tested(setups, envs, baseline, client) -> list[dict]:
     return tested
 
 
-def run_and_write(args, read: Callable[[list[Path], Path], list], client: Callable[[list], str]) -> Path:
+def run_and_write(opts: ServingOptions, read: Callable[[list[Path], Path], list], client: Callable[[list], str]) -> ImportResult:
     """The study the command line names (`--setup`), read with the format's reader, checked, written."""
-    if args.sources:
-        raise SitegenError(f"a study takes its files through --setup NAME=FILE, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    if args.candidate:
+    if opts.sources:
+        raise SitegenError(f"a study takes its files through --setup NAME=FILE, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    if opts.candidate:
         raise SitegenError("--candidate does not go with --setup: name every setup with --setup NAME=FILE… and the "
                            "one the others are compared against with --baseline NAME")
-    for opt in ("label_baseline", "label_candidate"):
-        if getattr(args, opt, None) or getattr(args, opt.replace("label", "set"), None):
+    for opt, label, stated in (("label_baseline", opts.label_baseline, opts.set_baseline),
+                               ("label_candidate", opts.label_candidate, opts.set_candidate)):
+        if label or stated:
             raise SitegenError(f"--{opt.replace('_', '-')} does not go with --setup: use --setup-label NAME=TEXT and "
                                "--setup-set NAME:KEY=VALUE")
-    files = parse_setups(args.setup)
+    files = parse_setups(opts.setup)
     names = list(files)
     baseline = None
-    if args.baseline:
-        if len(args.baseline) != 1:
-            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(args.baseline)}")
-        baseline = args.baseline[0].strip()
-    labels = parse_labels(args.setup_label or [], names)
-    facts, gpus = parse_facts(args.setup_set or [], names)
+    if opts.baseline:
+        if len(opts.baseline) != 1:
+            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(opts.baseline)}")
+        baseline = opts.baseline[0].strip()
+    labels = parse_labels(opts.setup_label or [], names)
+    facts, gpus = parse_facts(opts.setup_set or [], names)
     # The folder the receipt names source files from: the deepest one holding them all (as vllm_bench's).
     root = Path(os.path.commonpath([str(p.resolve().parent) for ps in files.values() for p in ps]))
     runs = read_all(read, files, root)
-    allow = set(args.allow)
+    allow = set(opts.allow)
     unknown = sorted(allow - set(ALLOW))
     if unknown:
         raise SitegenError(f"--allow {unknown[0]}: a study allows {', '.join(ALLOW)}")
     doc, prov = build(runs, baseline=baseline, labels=labels, facts=facts, gpus=gpus, allow=allow,
-                      attribution=args.attribution, client=client([r for rs in runs.values() for r in rs]))
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir, text=receipt_text(doc))
+                      attribution=opts.attribution, client=client([r for rs in runs.values() for r in rs]))
+    return ImportResult(sc.write(doc, Path(opts.output), prov, opts.force, opts.data_dir, text=receipt_text(doc)))

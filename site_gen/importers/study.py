@@ -17,6 +17,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.core.paths import resolve_path
 from site_gen.importers.common import NUMBER, Imported, Provenance, Source, parse_json, read_source, slug
 from site_gen.receipts.validate import is_date
+from site_gen.importers.options import NamedOptions, one
 
 SCHEMA = "cuteafd.glmf-fp8-recheck.v1"
 # Unit and orientation by the field's suffix, as the study names its measures.
@@ -314,8 +315,8 @@ def run_import(path: Path, baseline: str | None, candidate: str | None, attribut
     return Imported(out, prov, path)
 
 
-def run(args) -> Imported:
-    if len(args.sources) != 1:
-        raise SitegenError(f"the cuteafd-study format takes one source, the study's comparison.json; got {len(args.sources)}",
-                           args.sources[-1])
-    return run_import(Path(args.sources[0]), args.baseline, args.candidate, args.attribution)
+def run(opts: NamedOptions) -> Imported:
+    if len(opts.sources) != 1:
+        raise SitegenError(f"the cuteafd-study format takes one source, the study's comparison.json; got {len(opts.sources)}",
+                           opts.sources[-1])
+    return run_import(Path(opts.sources[0]), one(opts.baseline), one(opts.candidate), opts.attribution)
