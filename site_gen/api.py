@@ -55,6 +55,15 @@ def refuse_cache_inside(paths) -> None:
     cache.refuse_inside(paths)
 
 
+def check_site_dir(config: Config) -> None:
+    """Refuses (SitegenError) a site_dir that is, holds or lies inside what the site is made from (the
+    config's folder, data_dir, docs_dir, custom_dir): a build would write into a source, and the next
+    one clear it. Checked before anything is written."""
+    from site_gen.build.write import check_site_dir as check, site_inputs
+
+    check(config.site_dir, site_inputs(config))
+
+
 def cache_notes() -> list[str]:
     """The build cache's own warnings of this run (not yours, not usable), each once."""
     from site_gen.build import cache

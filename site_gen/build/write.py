@@ -24,6 +24,13 @@ VCS = (".git", ".hg", ".svn")
 _CANNOT_SWAP = (errno.EXDEV, errno.EBUSY, errno.EACCES, errno.EPERM)
 
 
+def site_inputs(config) -> list[Path]:
+    """What a site is made from, which its site_dir may neither be, hold, nor lie inside: the config
+    (and its folder's mkdocs.yml), the data, docs and custom_dir folders."""
+    return [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir, config.config_file,
+            *([config.custom_dir] if config.custom_dir else [])]
+
+
 def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
     """Refuse a site folder that is, holds or lies inside a source of the site, or lies in a VCS folder."""
     site = resolve_path(site_dir)
