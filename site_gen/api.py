@@ -234,9 +234,19 @@ def import_formats() -> dict[str, str]:
 def import_receipt(args) -> Path:
     """`sitegen import`: the source read (only inside itself), the receipt checked as `sitegen check
     --strict` would and written into `args.output`, a report folder directly in the config's data folder."""
+    from site_gen.importers import reading
     from site_gen.importers.run import run_import
 
+    reading.NOTES.clear()
     return run_import(args)
+
+
+def import_notes() -> list[str]:
+    """What the last `import_receipt` noticed without refusing it (a licence above the sources it did
+    not read, one it could not credit): for the front end to show as warnings."""
+    from site_gen.importers import reading
+
+    return list(reading.NOTES)
 
 
 def new_project(folder: Path, *, force: bool = False) -> list[str]:

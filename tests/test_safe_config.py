@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, mkdocs_here, sitegen_here
+
 from site_gen.render import charts, plots
 
 SERVING = "vllm-tp8-against-tp4pp2-ib"
@@ -35,7 +35,7 @@ def test_every_option_value_in_range_builds(tmp_path, options):
     assert r.returncode == 0, r.stderr
     assert "internal error" not in r.stderr
     speed = (tmp_path / "site" / "reports" / "cuteafd-v4.0.0" / "speed.html").read_text()
-    labels = re.findall(r'class="scale-labels".*?</div>', speed, re.S)
+    labels = re.findall(r'class="scale-labels".*?</div>', speed, re.DOTALL)
     assert labels and all(len(re.findall("<span", part)) <= charts.MAX_SCALE_TICKS for part in labels)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from site_gen import api
-from site_gen.cli.util import say
+from site_gen.cli.util import say, warn
 
 HELP = "Turn the files a benchmark harness wrote into a SUMMARY.json receipt."
 EPILOG = """examples:
@@ -54,5 +54,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    say(args, f"Wrote {api.import_receipt(args)}")
+    written = api.import_receipt(args)
+    for note in api.import_notes():
+        warn(note)
+    say(args, f"Wrote {written}")
     return 0

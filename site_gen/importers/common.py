@@ -20,11 +20,13 @@ import numpy as np
 
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
+from site_gen.core.files import check_inside
 from site_gen.core.paths import resolve_path
+from site_gen.importers import reading
 from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
-from site_gen.receipts.parse import _read_limited, first_problem, parse_text
+from site_gen.receipts.parse import first_problem, parse_text
 
-MAX_SOURCE_BYTES = 256 << 20
+MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
 # What an id of a source (a run, a comparison, a part of a config name) may be: a name, never a path.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
@@ -63,21 +65,15 @@ def check_name(value: Any, what: str, file, where: str | None) -> str:
 
 def inside(path: Path, root: Path) -> Path:
     """`path` with every link followed, refused unless it lies inside `root` (its links followed too):
-    an importer reads only what it was given."""
-    real, top = resolve_path(path), resolve_path(root)
-    if real != top and top not in real.parents:
-        raise SitegenError(f"leads out of the source folder {root} (to {real}); an importer reads only inside "
-                           "what it was given", path)
-    return real
+    an importer reads only what it was given (reading.py)."""
+    return check_inside(path, root, "the source folder", "an importer reads only inside what it was given")
 
 
 def read_source(path: Path, root: Path) -> Source:
     """A source file inside `root`, refused unread when over MAX_SOURCE_BYTES (its size is asked of
-    the file system first: a sparse file of gigabytes is never read into memory)."""
-    if not os.path.lexists(path):
-        raise SitegenError("not found", path)
-    real = inside(path, root)
-    raw = _read_limited(real, MAX_SOURCE_BYTES, "source file", "sources are read whole; split the file")
+    the file system first: a sparse file of gigabytes is never read into memory): reading.read_found."""
+    raw = reading.read_found(path, root, MAX_SOURCE_BYTES)
+    real = resolve_path(path)
     name = real.relative_to(resolve_path(root)).as_posix() if real != resolve_path(root) else path.name
     return Source(path, name, hashlib.sha256(raw).hexdigest(), decode_text(raw, path), raw)
 
