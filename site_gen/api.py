@@ -60,8 +60,10 @@ def check_site_dir(config: Config) -> None:
     config's folder, data_dir, docs_dir, custom_dir): a build would write into a source, and the next
     one clear it. Checked before anything is written."""
     from site_gen.build.write import check_site_dir as check, site_inputs
+    from site_gen.core.files import check_custom_dir
 
     check(config.site_dir, site_inputs(config))
+    check_custom_dir(config.custom_dir)  # read only as regular files inside it, each of bounded size
 
 
 def cache_notes() -> list[str]:

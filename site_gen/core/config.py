@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from site_gen.core.errors import SitegenError, suggest
+from site_gen.core.files import check_custom_dir
 from site_gen.core.yaml_safe import load_yaml as _load_yaml
 
 # Every top-level key MkDocs 1.6 accepts: a config shared with `mkdocs build` must not be refused
@@ -259,6 +260,10 @@ def _plugin_entries(raw: Any, file: Path) -> list[tuple[str, Any, str]]:
     return entries
 
 
+def _custom_dir_key(raw: Any, file: Path) -> str:
+    return next((f"{where}.custom_dir" for name, _, where in _plugin_entries(raw, file) if name == "sitegen"), "custom_dir")
+
+
 def _sitegen_options(raw: Any, file: Path) -> dict[str, Any]:
     for name, opts, where in _plugin_entries(raw, file):
         if name == "sitegen":
@@ -340,6 +345,8 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
     _theme(raw.get("theme"), file)
     options = _sitegen_options(raw.get("plugins"), file)
     root = file.resolve().parent
+    if options["custom_dir"]:
+        check_custom_dir(root / options["custom_dir"], file, _custom_dir_key(raw.get("plugins"), file))
     return Config(
         config_file=file.resolve(),
         site_name=site_name,

@@ -114,3 +114,40 @@ def check_inside(path: Path, root: Path, what: str, hint: str) -> Path:
     if out is not None:
         raise SitegenError(f"leads out of {what} {root} (to {out}); {hint}", path)
     return resolve_path(path)
+
+
+# custom_dir holds templates and the few static files that override sitegen's (a stylesheet, a script):
+# sitegen reads from it only regular files inside it, each at most this large, and at most this many.
+MAX_CUSTOM_FILE_BYTES = 16 << 20
+MAX_CUSTOM_FILES = 5_000
+
+
+def check_custom_dir(custom_dir: Path | None, file: Path | None = None, where: str = "custom_dir") -> None:
+    """Refuses a custom_dir that holds what sitegen would not read (before anything of it is read): a
+    link leading out of it, anything but folders and regular files (a device, a FIFO: `/proc/kmsg`
+    blocks a read for ever), a file over MAX_CUSTOM_FILE_BYTES, more than MAX_CUSTOM_FILES entries."""
+    if custom_dir is None or not os.path.isdir(custom_dir):
+        return
+    root = resolve_path(custom_dir)
+    count = 0
+    hint = "sitegen reads only regular files inside custom_dir"
+    for folder, dirs, names in os.walk(root):
+        for name in dirs + names:
+            count += 1
+            if count > MAX_CUSTOM_FILES:
+                raise SitegenError(f"custom_dir holds more than {MAX_CUSTOM_FILES:,} files and folders; it is for "
+                                   "templates and the static files that override sitegen's", file or custom_dir, where)
+            path = Path(folder, name)
+            if path.is_symlink():
+                check_inside(path, root, "custom_dir", hint)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # a dangling link: no template there
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise SitegenError(f"is not a regular file (a device, a pipe or a socket); {hint}", path)
+            if st.st_size > MAX_CUSTOM_FILE_BYTES:
+                raise SitegenError(f"is {st.st_size / 1048576:.1f} MB, over the {megabytes(MAX_CUSTOM_FILE_BYTES)} MB "
+                                   f"limit of a file in custom_dir; refused unread", path)

@@ -143,6 +143,7 @@ def check_receipt_markdown(text: str) -> None:
 # of it. The guard below estimates, in linear time, what each known shape makes python-markdown read
 # and refuses a page past a bound (calibrated so that the slowest page within every bound converts in
 # about a second; a real page is thousands of times below them):
+DOCS_MAX_PAGE_BYTES = 2 << 20       # a page's file: read whole, converted whole at each save of it in the preview
 DOCS_MAX_DEPTH = 50                 # lists, quotes and indented blocks inside each other
 DOCS_MAX_BRACKET_READ = 2_000_000   # characters its link patterns read to match each '[' with its ']'
 DOCS_MAX_PAREN_READ = 4_000_000     # characters read to match each link's '(' with its ')'
