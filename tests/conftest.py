@@ -321,7 +321,9 @@ SLOW_TESTS = frozenset({
     "test_invalidate_names_just_the_outputs_made_from_a_changed_file",
     "test_preview_error_message_is_the_one_build_prints",
     # Issue 50 (safe by default, round three):
-    "test_fuzz_serving_importers",
+    "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
+    "test_an_accepted_page_of_the_worst_shape_does_bounded_work",
+    "test_the_issues_pages_are_refused_with_the_place_and_what_to_do",
 })
 
 
