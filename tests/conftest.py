@@ -324,6 +324,7 @@ SLOW_TESTS = frozenset({
     "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
     "test_an_accepted_page_of_the_worst_shape_does_bounded_work",
     "test_the_issues_pages_are_refused_with_the_place_and_what_to_do",
+    "test_a_large_load_point_is_bootstrapped_in_bounded_memory", "test_memory_does_not_grow_with_the_requests",
 })
 
 
