@@ -49,7 +49,8 @@ def test_a_large_load_point_is_bootstrapped_in_bounded_memory():
 
 def test_memory_does_not_grow_with_the_requests():
     b = bs.Bootstrap()
-    peaks = [peak_of(lambda p=point("candidate", n, 3): latency.side_figures(p, METRICS, b)) for n in (4_000, 16_000)]
+    points = [point("candidate", n, 3) for n in (4_000, 16_000)]
+    peaks = [peak_of(lambda p=p: latency.side_figures(p, METRICS, b)) for p in points]
     # Four times the requests: the rows themselves (a few MB) grow, the resampling does not.
     assert peaks[1] < peaks[0] + 6 * 16_000 * 8 * 4, [p >> 20 for p in peaks]
 
