@@ -325,6 +325,7 @@ SLOW_TESTS = frozenset({
     "test_an_accepted_page_of_the_worst_shape_does_bounded_work",
     "test_the_issues_pages_are_refused_with_the_place_and_what_to_do",
     "test_a_large_load_point_is_bootstrapped_in_bounded_memory", "test_memory_does_not_grow_with_the_requests",
+    "test_an_edited_page_is_not_kept_by_a_warm_build", "test_an_edited_page_is_not_linked_into_the_next_site",
 })
 
 
