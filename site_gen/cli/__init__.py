@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = p.parse_known_args(argv)
     if extra:  # said by the command's own parser: `sitegen build: unrecognized arguments: --nope`
         commands = next((a.choices for a in p._actions if isinstance(a, argparse._SubParsersAction)), {})
-        commands.get(getattr(args, "command", None), p).error(f"unrecognized arguments: {' '.join(extra)}")
+        commands.get(getattr(args, "command", None) or "", p).error(f"unrecognized arguments: {' '.join(extra)}")
     if own_process:
         collector(args)
     if not getattr(args, "run", None):

@@ -77,7 +77,7 @@ def json_records(src: Source, allow_infinity: bool = False) -> list[tuple[int | 
         several = exc.message == "invalid JSON: Extra data"
         if not several and (one_line or text.lstrip().startswith(("{\n", "[\n")) or not exc.message.startswith("invalid JSON")):
             raise _whole(exc, src) from None
-    out = []
+    out: list[tuple[int | None, Any]] = []
     lines = text.split("\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -283,7 +283,7 @@ def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path) -
     receipt there is replaced only with `force`."""
     from site_gen.importers.common import write_receipt
 
-    return write_receipt(doc, out, data_dir=data_dir, force=force, prov=prov,
+    return write_receipt(doc, out, data_dir=data_dir, force=force, prov=prov,  # type: ignore[arg-type]  # its `origin` is the one asked for
                          source=next(iter(prov.files.values()), out))
 
 
