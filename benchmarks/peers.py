@@ -1,9 +1,12 @@
-"""Every speed goal of issue 33 in one run, each printed with its measured figure, the peer's figure
-where there is one, the ratio and "met" or "not met", with the machine and its load average.
+"""Every speed goal in one run, each printed with its measured figure, the peer's figure where there
+is one, the ratio and "met" or "not met", with the machine and its load average; a full run writes
+the guide's results page (docs/guide/performance-results.md), the one page of the project that holds
+measured timings.
 
-    .venv/bin/python benchmarks/peers.py            # every goal (1,000 reports included: ~10 min)
-    .venv/bin/python benchmarks/peers.py --quick    # fewer runs, no 1,000-report runs (a few minutes)
+    .venv/bin/python benchmarks/peers.py            # every goal (1,000 reports included: minutes)
+    .venv/bin/python benchmarks/peers.py --quick    # fewer runs, no 1,000-report runs; writes no page
     .venv/bin/python benchmarks/peers.py --no-preview   # leave out the browser (preview) goals
+    .venv/bin/python benchmarks/peers.py --quick --page /tmp/results.md   # a page of a quick run, elsewhere
 
 Every build, import and peer is a whole process started fresh (`sitegen build`, `mkdocs build`,
 `python -c "import pandas, jinja2, markdown"`), timed from start to exit: wall time, the CPU time of
@@ -17,7 +20,7 @@ because it moves less with other people's work.
 What is compared:
 - cold: `sitegen build --no-cache` into an empty folder, nothing kept from an earlier process; at
   1,000 reports three of them (their median), with the part of their CPU time spent in the kernel
-  (writing ~10,000 files: 2-23 s of it on one host in one evening, as the file system was busy or not).
+  (writing ~10,000 files: it moves a lot with how busy the file system is).
 - MkDocs: `mkdocs build` (default theme) of plain markdown pages made of the example's prose and a
   table, as many pages as the sitegen site it is set against has HTML pages. On a 1,000-report site
   MkDocs is stopped once it has taken 2.5 times sitegen's time (its nav makes each page cost more as
@@ -45,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -57,8 +61,8 @@ DEVNULL = subprocess.DEVNULL
 # Every command runs with Python's bytecode caches on, as a user's shell has them: with
 # PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it) and a venv installed without
 # compiling (uv), each process would compile every module it imports from source, a cost that
-# depends on what the installer did, not on the tool (the import floor: 0.6 s with them, 2.9 s
-# without, measured on 2026-12-02). `warm_up` runs each command once, untimed, to write them.
+# depends on what the installer did, not on the tool (the import floor took several times longer
+# without them). Each command runs once, untimed, to write them.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 QUICK_SKIP = "not measured (--quick)"
 
@@ -72,8 +76,8 @@ def run(argv: list[str], cwd: Path, limit: float | None = None) -> tuple[float, 
     of it in the kernel) of one command, which must succeed; past `limit` seconds it is killed and
     Stopped raised."""
     # What the commands before wrote is flushed first: its write-back would otherwise fall into this
-    # command's time as kernel time (a 1,000-report build started right after another: 10.8 s of
-    # kernel time against 2.2 s after a sync, measured on 2026-12-04; the sync took 0.4 s).
+    # command's time as kernel time (a 1,000-report build started right after another spent several
+    # times the kernel time of one started after a sync).
     os.sync()
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -316,6 +320,35 @@ def preview_goals(tmp: Path, reports: int, edits: int, t: Table) -> None:
                m["median_ms"] < goal)
 
 
+PAGE = ROOT / "docs" / "guide" / "performance-results.md"
+
+
+def page(*, machine: str, when: str, commit: str, start_load: str, end_load: str, seconds: float, summary: str,
+         table: str, quick: bool = False) -> str:
+    """The guide's results page: the run's machine, date, commit and load, then each goal with its figure."""
+    kind = "a quick run (`--quick`: fewer runs, no 1,000-report runs)" if quick else "a full run"
+    return (
+        "# Performance results\n\n"
+        "Written by `benchmarks/peers.py` from " + kind + "; run it again to replace this page. What each goal\n"
+        "means and how it is measured: [Performance](performance.md). The figures are of one run on one\n"
+        "machine, whose speed moves with its load: read the ratios first.\n\n"
+        f"- **Machine**: {machine}\n"
+        f"- **Run**: {when}, at commit `{commit}`, {seconds:.0f} s in all\n"
+        f"- **Load average at the start**: {start_load}\n"
+        f"- **Load average at the end**: {end_load}\n"
+        f"- **Goals**: {summary}\n\n"
+        "## Each goal\n\n" + table)
+
+
+def commit() -> str:
+    """The checkout's commit, `-dirty` when it has changes."""
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def machine() -> str:
     model = "unknown CPU"
     try:
@@ -338,10 +371,12 @@ def main() -> int:
                    "no 1,000-report runs, 5 preview edits")
     p.add_argument("--runs", type=int, help="pairs per small comparison (default 5, quick 3)")
     p.add_argument("--no-preview", action="store_true", help="leave out the preview goals (headless Chromium)")
-    p.add_argument("--markdown", type=Path, metavar="FILE", help="also write the table and its header here")
+    p.add_argument("--page", type=Path, metavar="FILE",
+                   help=f"write the results page here (default: a full run writes {PAGE.relative_to(ROOT)}; --quick, none)")
     args = p.parse_args()
     runs = args.runs or (3 if args.quick else 5)
-    head = f"machine: {machine()}\nload average at start: {load()}"
+    start_load, when, at = load(), datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), commit()
+    head = f"machine: {machine()}\nload average at start: {start_load}"
     print(head, flush=True)
     started = time.perf_counter()
     t = Table()
@@ -368,15 +403,18 @@ def main() -> int:
             else:
                 preview_goals(tmp, 1000, 10, t)
         shutil.rmtree(tmp, ignore_errors=True)
-    tail = f"load average at the end: {load()}; {time.perf_counter() - started:.0f} s in all"
+    end_load, seconds = load(), time.perf_counter() - started
+    tail = f"load average at the end: {end_load}; {seconds:.0f} s in all"
     met = sum(r[-1] == "met" for r in t.rows)
     measured = sum(r[-1] != QUICK_SKIP for r in t.rows)
     summary = f"{met} of {measured} goals measured are met" + (
         f"; {len(t.rows) - measured} not measured (--quick)" if measured < len(t.rows) else "")
-    text = f"{head}\n{tail}\n{summary}\n\n{t.markdown()}"
-    print("\n" + text, flush=True)
-    if args.markdown:
-        args.markdown.write_text(text, encoding="utf-8")
+    print(f"\n{head}\n{tail}\n{summary}\n\n{t.markdown()}", flush=True)
+    out = args.page or (None if args.quick else PAGE)
+    if out is not None:
+        out.write_text(page(machine=machine(), when=when, commit=at, start_load=start_load, end_load=end_load,
+                            seconds=seconds, summary=summary, table=t.markdown(), quick=args.quick), encoding="utf-8")
+        print(f"Wrote {out}", flush=True)
     return 0
 
 

@@ -36,8 +36,9 @@ PAGE_GOAL = 100_000
 # tool-calling scenario, every arm and cap) grows with the receipt: its goal has this many bytes more
 # for each figure it lists, on top of PAGE_GOAL.
 FIGURE_BYTES = 100
-# A listed figure: a row of the Numbers page's table, or a dense table's figure (no tab stop).
-LISTED = re.compile(rb'<span class="fig" title=|<tr><td>')
+# A listed figure: a row of the Numbers page's table, a dense table's figure (no tab stop), or a
+# build's row on a page that lists every build of a series (History: a row headed by its report's link).
+LISTED = re.compile(rb'<span class="fig" title=|<tr><td>|<tr><th scope="row"><a href="reports/')
 # Measured with `npm pack plotly.js-basic-dist-min@4.1.1` (plotly-basic.min.js) and from the plotly
 # 7.1.0 Python package (package_data/plotly.min.js, plotly.js 4.1.1); the Plotly glue script is the
 # sitegen.js that drew the chart with Plotly before the SVG chart replaced it.

@@ -29,7 +29,8 @@ __all__ = [
     "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
     "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
-    "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS",
+    "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS", "history_changes",
+    "HISTORY_FAIL_ON",
 ]
 
 EMBED_CSS = "sitegen-embed.css"
@@ -223,6 +224,59 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
     a, b = (analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports)
     cmp = compared(a, b, set(allow))
     return Compared(FORMATS[fmt](cmp, fail_on), bool(cmp.failing(fail_on)), cmp.counts())
+
+
+HISTORY_FAIL_ON = ("new-regression", "any", "never")
+
+
+def history_changes(config: Config, *, since: str | None = None, fail_on: str = "new-regression", fmt: str = "text",
+                    series: str | None = None) -> Compared:
+    """Every series of the data folder (the reports of one setup over time, analysis/series.py) and
+    its change points, as text, markdown or JSON. Fails by `fail_on`: new-regression (a confirmed
+    regression the newest point confirms; with `since`, any confirmed regression beginning on or
+    after that date), any (any confirmed change since then), never. A series that cannot be one
+    (a commit twice, another setup, dates out of order) is a SitegenError; so is `series` naming a
+    series that does not exist or has one point."""
+    import datetime
+    from types import SimpleNamespace
+
+    from site_gen.analysis import changes as cp, series as ser
+    from site_gen.analysis.history import report_rows
+    from site_gen.build.assembly import assemble
+    from site_gen.render import series as view
+
+    if fail_on not in HISTORY_FAIL_ON:
+        raise SitegenError(f"--fail-on must be one of {', '.join(HISTORY_FAIL_ON)}, got {fail_on!r}")
+    if fmt not in COMPARE_FORMATS:
+        raise SitegenError(f"--format must be one of {', '.join(COMPARE_FORMATS)}, got {fmt!r}")
+    if since is not None:
+        try:
+            datetime.date.fromisoformat(since)
+        except ValueError:
+            raise SitegenError(f"--since must be a date YYYY-MM-DD, got {since!r}") from None
+    site = assemble(config)
+    records = [SimpleNamespace(id=a.report.id, file=str(a.report.file), history=report_rows(a)) for a in site.analyses]
+    found = ser.assemble(records)
+    declared: dict[str, list[str]] = {}
+    for a in site.analyses:
+        if a.report.meta.get("series"):
+            declared.setdefault(a.report.meta["series"], []).append(a.report.id)
+    notes = [f"series {name!r} has {len(ids)} report{'s' if len(ids) != 1 else ''}: change points need at least "
+             f"{cp.MIN_POINTS}" for name, ids in sorted(declared.items()) if len(ids) < cp.MIN_POINTS]
+    if series is not None:
+        if series in declared and len(declared[series]) < 2:
+            raise SitegenError(f"series {series!r} has one point ({declared[series][0]}): a series needs two reports, and "
+                               f"change points {cp.MIN_POINTS}; import the next run with --series {series!r}")
+        found = [s for s in found if s.declared == series or s.key == series or s.key.startswith(f"{series} · ")]
+        if not found:
+            names = sorted(declared) or sorted({s.key for s in ser.assemble(records, detect=False)})
+            raise SitegenError(f"no series named {series!r}; series of two or more reports: "
+                               + ("; ".join(names[:12]) + (" …" if len(names) > 12 else "") if names else "none"))
+    failing = {(found.index(s), i) for s, i in ser.failing(found, fail_on, since)}
+    shown = [(k, idx) for k, s in enumerate(found) if (idx := ser.since_filter(s, since))]
+    meta = {"since": since, "fail_on": fail_on, "reports": len(site.analyses), "notes": notes}
+    counts = {"series": len(found), "changes": sum(len(i) for _, i in shown), "failing": len(failing)}
+    return Compared(view.FORMATS[fmt](found, shown, failing, meta), bool(failing), counts)
 
 
 # -- importing and starting -------------------------------------------------------------------------

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import json
 import posixpath
-from html import escape
+import re
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
@@ -278,11 +279,32 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         if p is not None:
             page.toc = get_toc(api.toc_tokens(p["content"], page.meta["title"]))
             return f'<div class="sitegen-block sitegen-page page-{p["section"] or "site"}">\n{p["content"]}\n</div>\n'
+        html = self._page_links(html, page, files)
         expanded = self.expanded.pop(src, None)
         if not expanded:
             return html
         expanded.pieces = [api.searchable(piece) for piece in expanded.pieces]
         return expanded.restore(html)
+
+    def _page_links(self, html: str, page, files) -> str:
+        """The page's own `page:` links made links to the report pages as MkDocs places them (under
+        use_directory_urls too), as `sitegen build` makes them; one to no page is no link, as there."""
+        if 'href="page:' not in html or not self.records:
+            return html
+        src_of = {p["url"]: src for src, p in self.page_of.items()}
+        default = page.meta.get("report") if isinstance(page.meta.get("report"), str) else None
+
+        def link(m: re.Match) -> str:
+            name, _, anchor = unescape(m.group(1)).partition("#")
+            url = self.site.report_page(name, default)
+            found = files.get_file_from_path(src_of[url]) if url in src_of else None
+            if found is None:
+                return 'class="broken-link"'
+            return 'href="{}"'.format(escape(found.url_relative_to(page.file) + (f"#{anchor}" if anchor else "")))
+        return _PAGE_LINK.sub(link, html)
+
+
+_PAGE_LINK = re.compile(r'href="page:([^"]*)"')
 
 
 def as_text(s: str) -> str:

@@ -41,10 +41,10 @@ def need_seed_tool() -> None:
 # The browser tests drive Debian's chromium-headless-shell: Blink and V8 of the same Debian source
 # package and version as the `chromium` browser, built for headless runs (it is what Playwright itself
 # runs headless), without the browser's window and the WebUI pages that come with it (omnibox popups,
-# a renderer of their own). On the 2-core host of 2026-12-03 a new context cost 0.10 s of CPU in it
-# against 0.32 s in `chromium`, a page load 0.05 s against 0.13 s; the 176 browser tests outside
-# test_a11y_layout.py took 159-167 s of machine CPU against 249-255 s, alternating. test_browser.py
-# checks that `chromium` itself lays a page out as the shell does. SITEGEN_TEST_CHROMIUM picks another.
+# a renderer of their own). A new context costs about a third of the CPU it costs in `chromium`, a
+# page load under half, and the browser tests outside test_a11y_layout.py about two thirds of their
+# CPU there. test_browser.py checks that `chromium` itself lays a page out as the shell does.
+# SITEGEN_TEST_CHROMIUM picks another.
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM = os.environ.get("SITEGEN_TEST_CHROMIUM") or (HEADLESS_SHELL if Path(HEADLESS_SHELL).exists() or os.environ.get("CI")
@@ -260,9 +260,12 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py",
 })
 SLOW_TESTS = frozenset({
+    "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
+    "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
+    "test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric",
     "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
     "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
@@ -284,12 +287,16 @@ SLOW_TESTS = frozenset({
     "test_build_reports_progress_to_its_callback", "test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure",
     "test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit",
 
-    # Over 1.5 s each on the slower host of 2026-12-02 (`pytest --durations`, the quick loop's own run):
+    # test_series.py: the benchmark's goals at a reduced size and the outlier sweep (480 series a size);
+    # the file's other tests stay in the quick loop.
+    "test_benchmark_goals_at_a_reduced_size", "test_a_single_outlier_never_becomes_a_change_point",
+
+    # Over 1.5 s each on a slower host (`pytest --durations`, the quick loop's own run):
     "test_the_recipe_runs_push_then_pull_requests",
     "test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running",
     "test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry",
     "test_no_duplicate_ids",
-    "test_the_readme_commands_rewrite_the_committed_receipts",
+    "test_the_guides_commands_rewrite_the_committed_receipts",
     "test_script_is_injected_only_by_the_preview",
     "test_a_template_edited_between_two_builds_of_one_process_is_compiled_again",
     "test_builder_template_edit_rerenders_only_pages_using_it",
@@ -320,6 +327,7 @@ SLOW_TESTS = frozenset({
     "test_the_a_a_intervals_are_the_unpaired_bootstrap_replayed_with_numpy",
     "test_invalidate_names_just_the_outputs_made_from_a_changed_file",
     "test_preview_error_message_is_the_one_build_prints",
+    "test_every_link_and_anchor_of_the_mkdocs_build_resolves",
     # Issue 50 (safe by default, round three):
     "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
     "test_an_accepted_page_of_the_worst_shape_does_bounded_work",

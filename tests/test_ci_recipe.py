@@ -6,6 +6,7 @@ can do is checked for form: the actions used, the install (no network here), the
 stub records."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,8 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import sitegen_here
-from site_gen import __version__
+from conftest import ROOT, sitegen_here
+from site_gen import DISTRIBUTION, __version__
+from site_gen.build import starter
+from site_gen.build.starter import PLACEHOLDER
 from test_compare import VLLM, REAL2
 from test_deploy import git, git_env
 
@@ -97,9 +100,8 @@ def job(root: Path, run_dir: str, event: str, sha: str, temp: Path, env: dict[st
             continue
         syntax = subprocess.run(["bash", "-n"], input=step["run"], capture_output=True, text=True)
         assert syntax.returncode == 0, (step["name"], syntax.stderr)
-        if step["name"] == "Install sitegen":
-            assert step["run"].strip() == 'python -m pip install "$SITEGEN"'
-            assert doc["env"]["SITEGEN"] == f"sitegen=={__version__}"
+        if step["name"] == "Install sitegen":  # tested on its own (test_the_install_step_...): no network here
+            assert doc["env"]["SITEGEN"] == PLACEHOLDER  # this environment's sitegen is an editable checkout
             continue
         if step["name"] == "Run the benchmark":
             assert '--result-dir "$RUNNER_TEMP/results"' in step["run"] and "--save-detailed" in step["run"]
@@ -176,3 +178,104 @@ def test_the_recipe_runs_push_then_pull_requests(repo, tmp_path):
     comment = (tmp_path / "run3" / "comparison.md").read_text()
     assert comment.startswith("**Worse beyond noise: ") and "TTFT p50" in comment
     assert done["Fail on a change for the worse"] == 1
+
+
+class _Dist:
+    """A distribution as importlib.metadata gives it: its version, its direct_url.json, and whether it
+    was installed (an INSTALLER record) or is a build's leftover metadata in a checkout."""
+
+    def __init__(self, direct: dict | None, installed: bool = True):
+        self.version, self._direct, self._installed = __version__, direct, installed
+
+    def read_text(self, name: str) -> str | None:
+        if name == "INSTALLER":
+            return "pip\n" if self._installed else None
+        assert name == "direct_url.json"
+        return None if self._direct is None else json.dumps(self._direct)
+
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+INSTALLS = [  # (how this sitegen was installed: its direct_url.json, the requirement the workflow gets)
+    (None, f"{DISTRIBUTION}=={__version__}"),  # from a package index, where the name is this project's
+    ({"url": "https://github.com/example/sitegen", "vcs_info": {"vcs": "git", "commit_id": COMMIT}},
+     f"{DISTRIBUTION} @ git+https://github.com/example/sitegen@{COMMIT}"),
+    ({"url": "file:///home/me/sitegen", "dir_info": {}}, PLACEHOLDER),  # `pip install .` of a checkout
+    ({"url": "file:///home/me/sitegen", "dir_info": {"editable": True}}, PLACEHOLDER),
+    ({"url": "https://github.com/example/sitegen", "vcs_info": {"vcs": "git", "commit_id": "main"}}, PLACEHOLDER),
+    ({"url": "file:///tmp/x.whl", "archive_info": {}}, PLACEHOLDER),
+]
+
+
+def install_step(root: Path) -> tuple[dict, str]:
+    doc = workflow(root)
+    step = next(s for s in doc["jobs"]["benchmark"]["steps"] if s.get("name") == "Install sitegen")
+    return doc, step["run"]
+
+
+def run_install(script: str, requirement: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """The install step run by bash, `python` a stub that records pip's arguments and runs the rest."""
+    stub = tmp_path / "stub"
+    stub.mkdir(exist_ok=True)
+    log = tmp_path / "pip-args"
+    (stub / "python").write_text(f'#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then printf "%s\\n" "$@" > {log}; '
+                                 f'exit 0; fi\nexec {sys.executable} "$@"\n')
+    (stub / "python").chmod(0o755)
+    env = {**os.environ, "SITEGEN": requirement, "PATH": f"{stub}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], env=env,
+                          capture_output=True, text=True, timeout=60)
+    args = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return done, args
+
+
+@pytest.mark.parametrize("direct, expected", INSTALLS)
+def test_the_install_line_names_this_project_pinned_or_a_placeholder_the_step_refuses(direct, expected, tmp_path,
+                                                                                      monkeypatch):
+    """The package index's `sitegen` is another project: the workflow installs this one by its own name,
+    from where it was installed (a git commit, or the index's exact version under this name), and a
+    placeholder it refuses to install until the user names the repository and commit."""
+    from packaging.requirements import Requirement
+
+    # A checkout's egg-info (no INSTALLER), found first when sitegen runs from the checkout, is passed over.
+    monkeypatch.setattr(starter.metadata, "distributions",
+                        lambda name: [_Dist(None, installed=False), _Dist(direct)] if name == DISTRIBUTION else [])
+    assert starter.install_requirement() == expected
+    root = tmp_path / "site"
+    assert sitegen_here("new", "-q", str(root)).returncode == 0
+    doc, script = install_step(root)
+    assert doc["env"]["SITEGEN"] == expected
+    requirement = Requirement(expected)
+    assert requirement.name == DISTRIBUTION != "sitegen"
+    done, pip = run_install(script, expected, tmp_path)
+    if expected == PLACEHOLDER:
+        assert done.returncode == 1 and pip == [], done.stdout
+        assert "::error::Set SITEGEN in .github/workflows/benchmarks.yml" in done.stdout
+    else:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert pip == ["-m", "pip", "install", expected]  # and `import site_gen.api` passed: this project
+        assert (requirement.url or "").endswith(f"@{COMMIT}") or str(requirement.specifier) == f"=={__version__}"
+
+
+def test_a_checkouts_own_metadata_is_no_install(monkeypatch):
+    monkeypatch.setattr(starter.metadata, "distributions", lambda name: [_Dist(None, installed=False)])
+    assert starter.install_requirement() == PLACEHOLDER  # not "sitegen-bench==VERSION": no index served it
+    monkeypatch.setattr(starter.metadata, "distributions", lambda name: [])
+    assert starter.install_requirement() == PLACEHOLDER
+
+
+def test_the_install_step_refuses_a_requirement_that_could_be_another_project(tmp_path):
+    root = tmp_path / "site"
+    assert sitegen_here("new", "-q", str(root)).returncode == 0
+    _, script = install_step(root)
+    for wrong in ("sitegen", f"sitegen=={__version__}", "sitegen @ git+https://github.com/example/sitegen@" + COMMIT,
+                  DISTRIBUTION, f"{DISTRIBUTION}>=0.1"):
+        done, pip = run_install(script, wrong, tmp_path)
+        assert done.returncode == 1 and pip == [], wrong
+        assert f"::error::SITEGEN must name {DISTRIBUTION}, pinned" in done.stdout, wrong
+
+
+def test_the_distribution_name_is_the_packages():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == DISTRIBUTION and project["scripts"] == {"sitegen": "site_gen.cli:entry"}

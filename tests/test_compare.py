@@ -224,7 +224,7 @@ def _rows(root: Path, name: str, rate) -> dict[str, np.ndarray]:
 
 
 def test_the_real_a_a_pair_passes(real_aa):
-    # The two runs' files name the hardware differently (README: "Importing real receipts").
+    # The two runs' files name the hardware differently (the guide: docs/guide/importing.md).
     code, _, err = compare(real_aa, "ib-run-1", "ib-run-2")
     assert code == 1 and "hardware differs: 'Standard_ND96asr_v4-IB-trial-1 x 2' in ib-run-1, " \
                           "'Standard_ND96asr_v4-GPUDirect-RDMA-Infiniband x 2' in ib-run-2" in err

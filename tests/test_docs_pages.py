@@ -67,12 +67,38 @@ def test_markdown_page_in_site_theme_and_nav(tmp_path):
     assert [(a.get("href"), cell_text(a)) for a in nav.iter(f"{NS}a")] == [("../../guide.html", "The guide")]
 
 
+def test_an_authors_table_scrolls_in_a_box_of_its_own(tmp_path):
+    """A wide table of a docs page scrolls inside its box (which page.js names and makes focusable, as
+    the report pages' tables), not the page; one in a list item too."""
+    table = "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    page = doc(build(tmp_path, {"a.md": f"# A\n\n{table}\n- item\n\n    {table.replace(chr(10), chr(10) + '    ')}\n"}), "a.html")
+    tables_seen = list(page.iter(f"{NS}table"))
+    wraps = [el for el in page.iter(f"{NS}div") if el.get("class") == "table-wrap"]
+    assert len(tables_seen) == 2 and [list(w) for w in wraps] == [[t] for t in tables_seen]
+
+
 def test_code_keeps_braces_and_receipt_markdown_stays_untrusted(tmp_path):
     result = build(tmp_path, {"a.md": "Inline `{{ speed_verdict }}` and\n\n```text\n{{ check x == 0 : y }}\n```\n\n"
                                       "Real: {{ speed_verdict }}.\n"})
     page = text(doc(result, "a.html"))
     assert "Inline {{ speed_verdict }} and" in page and "{{ check x == 0 : y }}" in page
     assert "Real: faster or level in every speed cell." in page
+
+
+def test_a_sitegen_fence_inside_another_fence_is_shown_as_typed(tmp_path):
+    """A page that shows how a block is written (the guide's own pages do) keeps it as code; the block
+    after it is drawn."""
+    shown = "```sitegen\nblock: memory-table\n```"
+    body = (f"````markdown\n{shown}\n````\n\n~~~text\n{shown}\n~~~\n\n"
+            "```sitegen\nblock: speed-summary\ncheckpoint: K4\n```\n")
+    result = build(tmp_path, {"a.md": body})
+    page = doc(result, "a.html")
+    codes = ["".join(el.itertext()) for el in page.iter(f"{NS}code")]
+    assert codes == [shown + "\n", shown + "\n"]
+    assert set(tables(page)) == {"speed-summary"}
+    # An unclosed fence of code runs to the end of the page: nothing after it is a block.
+    page = doc(build(tmp_path / "b", {"a.md": "```text\nopen\n\n```sitegen\nblock: memory-table\n"}), "a.html")
+    assert tables(page) == {}
 
 
 def test_blocks_fenced_and_directive_with_ids_made_unique(tmp_path):
@@ -238,17 +264,78 @@ def test_example_site_pages(example_site):
 
 
 def test_the_reports_a_docs_page_names_are_found_before_the_build():
-    """`DocsPages.named`: the reports whose id a page's text holds (a block's `report=`, front
-    matter's `report:`, a `page:` link), in the order asked, at most `most` of them. A forked build
-    has those sent back analysed; a report named in no page is not."""
+    """`DocsPages.named`: the reports a page names as its blocks' or figures' (`report=` of a figure,
+    `report:` of its front matter or a block), in the order asked, at most `most` of them. A forked
+    build has those sent back analysed; a report named in no page, or only in a `page:` link (the
+    guide links every report of the example), is not."""
     from site_gen.render.docs import DocsPages
 
     config = load_config(ROOT / "mkdocs.yml")
     docs = DocsPages(config, [])
     ids = sorted(p.name for p in config.data_dir.iterdir() if (p / "SUMMARY.json").is_file())
     texts = [p.read_text("utf-8") for p in sorted(config.docs_dir.rglob("*.md"))]
-    expected = [rid for rid in ids if any(rid in t for t in texts)]
-    assert expected == ["cuteafd-v4.0.0"]
+    expected = [rid for rid in ids if any(f"report: {rid}" in t or f"report={rid}" in t for t in texts)]
+    assert expected == ["cuteafd-v4.0.0"] and any("page:vllm-tp4pp2-ib-aa/" in t for t in texts)
     assert docs.named(ids) == frozenset(expected)
     assert docs.named(["cuteafd-v3.0.1", "cuteafd-v4.0.0", "nowhere"], most=1) == {"cuteafd-v4.0.0"}
     assert docs.named(ids, most=0) == frozenset()
+
+
+NAV_PAGES = {"index.md": "# Home\n\nHello.\n", "about.md": "# About us\n\nText.\n", "unlisted.md": "# Unlisted\n\nBuilt.\n",
+             "guide/index.md": "# The guide\n\nStart.\n", "guide/b.md": "# Bee\n\nB.\n", "guide/a.md": "# Ay\n\nA.\n"}
+NAV = ("nav:\n  - Guide:\n      - guide/index.md\n      - Second: guide/b.md\n      - guide/a.md\n"
+       "      - Elsewhere: https://example.org/x\n  - History: history.md\n  - about.md\n")
+
+
+def nav_of(page) -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str, str | None]]]:
+    """(the top bar's entries, the side list's) as (href, text, aria-current)."""
+    def entries(cls):
+        navs = [el for el in page.iter(f"{NS}nav") if el.get("class") == cls]
+        return [(a.get("href"), cell_text(a), a.get("aria-current")) for a in navs[0].iter(f"{NS}a")] if navs else []
+    return entries("sitenav"), entries("sidenav")
+
+
+def test_nav_of_the_config_orders_titles_and_groups_the_pages(tmp_path):
+    """`nav:` as MkDocs reads it: its order and titles; a section is one top-bar entry leading to its first
+    page, and its pages are listed beside each of them; History stands where nav puts it; a page nav
+    leaves out is built but not listed."""
+    root = project(tmp_path, NAV_PAGES, reports=(REPORT, "cuteafd-v3.0.1"))
+    (root / "mkdocs.yml").write_text(CONFIG + NAV)
+    result = build_files(load_config(root / "mkdocs.yml"))
+    assert result.warnings == []
+    top, side = nav_of(doc(result, "guide/b.html"))
+    assert top == [("index.html", "Guide", "true"), ("../history.html", "History", None), ("../about.html", "About us", None)]
+    assert side == [("index.html", "The guide", None), ("b.html", "Second", "page"), ("a.html", "Ay", None),
+                    ("https://example.org/x", "Elsewhere", None)]
+    top, side = nav_of(doc(result, "about.html"))
+    assert top == [("guide/index.html", "Guide", None), ("history.html", "History", None), ("about.html", "About us", "page")]
+    assert side == []  # a page outside every section has no side list
+    assert "unlisted.html" in result.files and all("unlisted" not in href for href, _, _ in top)
+    top, side = nav_of(doc(result, f"reports/{REPORT}/speed.html"))  # report pages: the same top bar
+    assert [t for _, t, _ in top] == ["Guide", "History", "About us"]
+    # Without nav: every page but the home page in file order, History after them.
+    (root / "mkdocs.yml").write_text(CONFIG)
+    top, _ = nav_of(doc(build_files(load_config(root / "mkdocs.yml")), "about.html"))
+    assert [t for _, t, _ in top] == ["About us", "Ay", "Bee", "The guide", "Unlisted", "History"]
+
+
+def test_nav_entries_that_name_no_page_are_warnings_and_a_bad_nav_is_refused(tmp_path):
+    root = project(tmp_path, NAV_PAGES)  # one report: no History page
+    (root / "mkdocs.yml").write_text(CONFIG + NAV + "  - Gone: gone.md\n  - reports/no-such-report/index.md\n")
+    result = build_files(load_config(root / "mkdocs.yml"))
+    assert [str(w) for w in result.warnings] == [
+        f"{root / 'mkdocs.yml'}: nav[3]: 'gone.md' is not a page of the site (nav names pages by their path inside docs_dir)",
+        f"{root / 'mkdocs.yml'}: nav[4]: 'reports/no-such-report/index.md' names no report of the site"]
+    with pytest.raises(SitegenError, match="nav\\[3\\]: 'gone.md' is not a page"):
+        refuse(result.warnings)  # --strict
+    top, _ = nav_of(doc(result, "about.html"))
+    assert "History" not in [t for _, t, _ in top]  # named, but a site of one report has none
+    for nav, message in (("nav: guide.md\n", "nav: expected a list of pages and sections, got str 'guide.md'"),
+                         ("nav:\n  - A: {b: c.md}\n", "nav[0].A: expected a page path or an http(s) URL, got dict"),
+                         ("nav:\n  - A: []\n", "nav[0].A: expected a section with at least one page"),
+                         ("nav:\n  - A: ../outside.md\n", "nav[0].A: expected a page path inside docs_dir, got '../outside.md'"),
+                         ("nav:\n  - A: javascript:alert(1)\n", "nav[0].A: expected an http:// or https:// URL")):
+        (root / "mkdocs.yml").write_text(CONFIG + nav)
+        with pytest.raises(SitegenError) as exc:
+            load_config(root / "mkdocs.yml")
+        assert message in str(exc.value), (nav, str(exc.value))

@@ -1,4 +1,4 @@
-"""`sitegen import` on the real sources (../shared/real): the README's commands give the example's
+"""`sitegen import` on the real sources (../shared/real): the guide's commands give the example's
 receipts byte for byte, `check --strict` passes on them, and figures recomputed here from the raw
 files, independently of the importers, are what the built pages show."""
 from __future__ import annotations
@@ -31,9 +31,9 @@ def need_real() -> None:
 
 
 def readme_imports() -> list[list[str]]:
-    """The import commands of the README's example block, with its shell variables filled in."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("## Importing real receipts", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    """The import commands of the guide's ledger block (docs/guide/importing.md), its shell variables filled in."""
+    text = (ROOT / "docs" / "guide" / "importing.md").read_text(encoding="utf-8")
+    block = text.split("### From the receipts ledger", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     env: dict[str, str] = {}
     out = []
     for line in block.replace("../shared/real", str(REAL)).strip().splitlines():
@@ -47,7 +47,7 @@ def readme_imports() -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
-    """The README's imports into a fresh data folder, checked strictly, and the pages built once."""
+    """The guide's imports into a fresh data folder, checked strictly, and the pages built once."""
     need_real()
     root = tmp_path_factory.mktemp("imported")
     (root / "mkdocs.yml").write_text("site_name: Real\nplugins:\n  - sitegen:\n      data_dir: data\n")
@@ -64,7 +64,7 @@ def imported(tmp_path_factory):
     return root, {k: v.decode() for k, v in files.items() if k.endswith(".html")}
 
 
-def test_the_readme_commands_make_the_example_receipts(imported):
+def test_the_guides_commands_make_the_example_receipts(imported):
     root, _ = imported
     for folder in sorted((root / "data").iterdir()):
         assert (folder / "SUMMARY.json").read_bytes() == (ROOT / "data" / folder.name / "SUMMARY.json").read_bytes(), folder.name

@@ -228,9 +228,9 @@ def test_guidellm_bad_input(gl, tmp_path):
     gl["candidate"].write_text(json.dumps({"benchmarks_v9": []}))
     refused(guidellm(tmp_path, gl), tmp_path, "unknown key set")
     d = json.loads(text)
-    d["metadata"]["version"] = 1
+    d["metadata"]["version"] = 3
     gl["candidate"].write_text(json.dumps(d))
-    refused(guidellm(tmp_path, gl), tmp_path, "$.metadata.version", "version 2")
+    refused(guidellm(tmp_path, gl), tmp_path, "$.metadata.version", "report version 2", "report version 1")
 
 
 def test_guidellm_rows_outside_what_it_counts_are_refused(gl, tmp_path):
@@ -313,9 +313,9 @@ def test_lm_eval_truncated_samples_unknown_keys_and_contradicted_stderr(lm, tmp_
     lm["candidate"].write_text(json.dumps(d))
     refused(lmeval(tmp_path, lm), tmp_path, '$.results.bias_classification["acc_stderr,none"]', "says 0.03")
     d = json.loads(res)
-    d["results"]["bias_classification"]["f1,none"] = 0.6
+    d["results"]["bias_classification"]["acc,none"] = 0.6
     lm["candidate"].write_text(json.dumps(d))
-    refused(lmeval(tmp_path, lm), tmp_path, '$.results.bias_classification["f1,none"]')
+    refused(lmeval(tmp_path, lm), tmp_path, '$.results.bias_classification["acc,none"]', "says 0.6")
 
 
 def test_lm_eval_other_tasks_are_refused_and_a_run_against_itself(lm, tmp_path):

@@ -479,3 +479,32 @@ def test_a_custom_dir_edit_is_never_served_from_the_cache(cached_project):
             assert f'class="{mark}"' in overview.read_text()
     finally:
         (root / "mkdocs.yml").write_text(CONFIG)
+
+
+def test_page_links_of_a_docs_page_reach_the_report_pages_in_mkdocs_too(tmp_path):
+    """`page:` links (the page's report, another report's page, an overview, an anchor) lead where
+    they lead under `sitegen build`, from a page at MkDocs' directory URL; one to no page is no link."""
+    import html5lib
+
+    body = ("---\nreport: cuteafd-v4.0.0\n---\n# Links\n\n[speed](page:speed) [overview](page:overview) "
+            "[other](page:cuteafd-v4.0.0/memory#memory-table) [its overview](page:cuteafd-v4.0.0/) [none](page:no-such/)\n")
+    root = make_project(tmp_path / "p", {"index.md": "# Home\n", "guide/links.md": body})
+    mk = mkdocs("build", "--strict", "-d", str(tmp_path / "b"), cwd=root)
+    assert mk.returncode == 0, mk.stderr
+    page = tmp_path / "b" / "guide" / "links" / "index.html"
+    doc = html5lib.parse(page.read_bytes(), treebuilder="etree", namespaceHTMLElements=False)
+    found = {"".join(a.itertext()): (a.get("href"), a.get("class")) for a in doc.iter("a")
+             if "".join(a.itertext()) in ("speed", "overview", "other", "its overview", "none")}
+    assert found == {"speed": ("../../reports/cuteafd-v4.0.0/speed.html", None),
+                     "overview": ("../../reports/cuteafd-v4.0.0/", None),
+                     "other": ("../../reports/cuteafd-v4.0.0/memory.html#memory-table", None),
+                     "its overview": ("../../reports/cuteafd-v4.0.0/", None),
+                     "none": (None, "broken-link")}
+    for href, _ in found.values():
+        if href:
+            path = href.split("#")[0]
+            assert (page.parent / (path + "index.html" if path.endswith("/") else path)).is_file(), href
+    sg = sitegen_here("build", "-q", "-d", str(tmp_path / "a"), cwd=root)  # the same targets in sitegen's own site
+    assert sg.returncode == 0, sg.stderr
+    plain = (tmp_path / "a" / "guide" / "links.html").read_text()
+    assert 'href="../reports/cuteafd-v4.0.0/speed.html"' in plain and 'href="../reports/cuteafd-v4.0.0/memory.html#memory-table"' in plain

@@ -5,7 +5,7 @@ overview, the section pages, the dashboard row, `sitegen summary --format json`,
 meta description and the share card, and equal to what the test computes from the receipt itself.
 
 Each output is parsed as a reader or a script would read it; the expected figures come from the
-receipt by the README's rules (|ratio - 1| <= band is level; a gap is resolved when its interval
+receipt by the guide's rules (docs/guide/reading.md) (|ratio - 1| <= band is level; a gap is resolved when its interval
 excludes zero, further or closer by the measure's `further`), not from sitegen's code.
 """
 from __future__ import annotations

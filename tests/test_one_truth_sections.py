@@ -6,7 +6,7 @@ description, the share card and the CSV files, and equal to what this test compu
 receipt itself; and every figure of the report's pages has a hover source and a row on its Numbers
 page (tests/sourced.py).
 
-The expected figures come from the receipt by the README's rules (resolved when an interval
+The expected figures come from the receipt by the guide's rules (resolved when an interval
 excludes zero; a gate fails when its value is on the wrong side of its threshold; a measure has a
 direction only where both sides have two samples or more and their ranges do not overlap; a scenario
 fails everywhere when no run scored a point on it), not from sitegen's code.

@@ -3,7 +3,7 @@ drawn here (sides of 30 to 200 requests, one to four load points, the candidate 
 baseline, paired or not, one run or repeated, failed requests and one-token replies), the latency
 verdict counts are the same on the Latency page, in `sitegen summary` (JSON, text, markdown), on the
 dashboard, in the meta description and in the CSV of every ratio; and, for one run a side, equal
-to what numpy computes from the receipt's rows by the README's recipe (tests/test_serving_pages.py)."""
+to what numpy computes from the receipt's rows by the guide's recipe (tests/test_serving_pages.py)."""
 from __future__ import annotations
 
 import csv

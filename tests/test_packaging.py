@@ -27,6 +27,7 @@ def test_the_wheel_holds_every_file_of_site_gen_and_a_new_sections_folder(tmp_pa
     out = subprocess.run([sys.executable, "-c", BUILD], cwd=src, capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     wheel = src / "dist" / out.stdout.strip().splitlines()[-1]
+    assert wheel.name.startswith("sitegen_bench-")  # the package index's `sitegen` is another project
     packed = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("site_gen/")}
     tree = {p.relative_to(src).as_posix() for p in (src / "site_gen").rglob("*")
             if p.is_file() and "__pycache__" not in p.parts}

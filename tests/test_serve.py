@@ -449,6 +449,10 @@ def test_describe():
     assert describe(["reports/a/index.html"], [], files) == "reports/a/index.html"
     assert describe(list(files), [], files) == "all 4 pages"
     assert describe([], [], files) == "nothing (no page changed)"
+    # The report first, then the pages that show its figures (a guide of many pages among them).
+    docs = [f"guide/{n}.html" for n in "abcde"]
+    assert describe([*docs, "index.html", "reports/a/index.html", "reports/a/speed.html"], [], files) \
+        == "reports/a, guide/a.html, guide/b.html, 4 more"
 
 
 # -- the command, as a user runs it ------------------------------------------------------------

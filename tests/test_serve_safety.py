@@ -27,7 +27,7 @@ def project(tmp_path) -> Path:
     shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
     shutil.copytree(ROOT / "data" / REPORT, tmp_path / "data" / REPORT)
     (tmp_path / "docs").mkdir()
-    shutil.copy(ROOT / "docs" / "receipts.md", tmp_path / "docs" / "receipts.md")
+    shutil.copy(ROOT / "docs" / "guide" / "receipts.md", tmp_path / "docs" / "receipts.md")
     return tmp_path
 
 

@@ -1,5 +1,5 @@
 """The serving statistics (site_gen/analysis/bootstrap.py), the interval verdict rule and the `slo:`
-option, each checked against numpy, textbook values or the rule as README words it."""
+option, each checked against numpy, textbook values or the rule as the guide words it."""
 from __future__ import annotations
 
 import math

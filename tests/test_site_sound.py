@@ -94,7 +94,13 @@ def references(page: Page) -> list[str]:
 
 
 def test_internal_links_and_assets_resolve(site):
-    """Every relative href/src names a file of the site, and its #anchor an id on that page."""
+    check_links(site)
+
+
+def check_links(site: Path, rooted: tuple[str, ...] = ()) -> int:
+    """Every relative href/src names a file of the site, and its #anchor an id on that page (a folder
+    is its index.html, as a web server serves it); returns how many links were checked. The pages of
+    `rooted` link from the site's root (`/img/x`): MkDocs' 404 page, which a host serves at any depth."""
     pages = pages_of(site)
     checked = 0
     for url, page in pages.items():
@@ -103,7 +109,11 @@ def test_internal_links_and_assets_resolve(site):
             if parts.scheme or ref.startswith("//"):
                 assert parts.scheme in ("http", "https", "mailto", "data"), f"{url}: link {ref!r}"
                 continue
-            target = url if not parts.path else posixpath.normpath(posixpath.join(posixpath.dirname(url), unquote(parts.path)))
+            path = unquote(parts.path)
+            if url in rooted and path.startswith("/"):
+                target = posixpath.normpath(path.lstrip("/"))
+            else:
+                target = url if not path else posixpath.normpath(posixpath.join(posixpath.dirname(url), path))
             assert not target.startswith("../") and target != "..", f"{url}: {ref!r} leaves the site"
             if parts.path.endswith("/") or (site / target).is_dir():
                 target = posixpath.join(target, "index.html")
@@ -114,6 +124,7 @@ def test_internal_links_and_assets_resolve(site):
                     el.get("name") == anchor for el in pages[target].elements), f"{url}: {ref!r}: no #{anchor} on {target}"
             checked += 1
     assert checked > len(pages)
+    return checked
 
 
 def test_stylesheet_urls_resolve(site):

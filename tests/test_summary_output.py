@@ -152,5 +152,5 @@ def test_the_schema_is_published_with_the_package():
 
     text = resources.files("site_gen.schema").joinpath(summary_module.SCHEMA).read_text(encoding="utf-8")
     assert json.loads(text)["properties"]["version"] == {"const": summary_module.VERSION}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "site_gen/schema/summary-output-1.schema.json" in readme
+    guide = (ROOT / "docs" / "guide" / "getting-started.md").read_text(encoding="utf-8")
+    assert "site_gen/schema/summary-output-1.schema.json" in guide

@@ -103,7 +103,7 @@ def test_errors_are_counted_with_plurals_and_their_engine(site):
 
 
 def test_the_card_and_the_meta_description_use_the_words_of_the_readme(site):
-    """"holds 0.87–1.13x the baseline's context": the README says KV pool and names the engine."""
+    """"holds 0.87–1.13x the baseline's context": the guide says KV pool and names the engine."""
     out, drawn = site
     description = truly.meta_description(out / "reports" / "losing" / "index.html")
     assert "KV pool: SGLang holds 0.94x the tokens of vLLM" in description, description

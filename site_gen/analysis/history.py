@@ -22,7 +22,17 @@ if TYPE_CHECKING:
 def _engines(a: Analysis) -> dict[str, str]:
     r = a.report
     return {"report": r.id, "date": r.date, "candidate": r.candidate.name, "version": r.candidate.version,
-            "baseline": r.baseline.label}
+            "baseline": r.baseline.label, "series_name": r.meta.get("series", ""), "commit": r.meta.get("commit", ""),
+            "setup": setup(a)}
+
+
+def setup(a: Analysis) -> str:
+    """What makes two reports one setup, as `sitegen compare` checks it report-wide: the candidate
+    engine's name, the baseline, the model(s) and the hardware (`field=value; ...`)."""
+    r = a.report
+    models = ", ".join(c.get("label", c["id"]) for c in r.meta["checkpoints"])
+    return (f"engine={r.candidate.name}; baseline={r.baseline.label if 'baseline' in r.meta['engines'] else 'none'}; "
+            f"model={models}; hardware={r.meta.get('hardware', 'not recorded')}")
 
 
 def _order(frame: pd.DataFrame) -> pd.DataFrame:
@@ -41,7 +51,11 @@ def kinds() -> dict[str, tuple]:
 def report_rows(a: Analysis) -> dict[str, list[dict]]:
     """One report's rows of each history frame (what `frames` caches per receipt)."""
     engines = _engines(a)
-    return {k: fn(a, engines) for k, (fn, _) in kinds().items()}
+    out = {k: fn(a, engines) for k, (fn, _) in kinds().items()}
+    declared = engines["series_name"]
+    if declared:  # a series the receipt names: its rows' keys start with that name (analysis/series.py)
+        out = {k: [{**row, "series": f"{declared} · {row['series']}"} for row in rows] for k, rows in out.items()}
+    return out
 
 
 def _same_kept(rows: dict[str, list[dict]], earlier: dict[str, list[dict]] | None) -> dict[str, list[dict]]:

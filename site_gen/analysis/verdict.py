@@ -54,7 +54,7 @@ def interval_verdict(ratio: float, low: float, high: float, band: float, higher_
 
     Why beyond the band, not only beyond 1: an interval over one run's requests sees how those
     requests scatter, not how a second run of the same setup would differ (two runs of one setup
-    differ by more than their requests' scatter: see README, "Speed verdicts that know their noise").
+    differ by more than their requests' scatter: see the guide, docs/guide/reading.md, "Latency under load").
     The band stands for that run-to-run noise, so a difference is called only when even the end of
     its interval nearest to 1 is beyond it."""
     if any(v != v for v in (ratio, low, high)):

@@ -263,6 +263,15 @@ class HostedSite:
                                                       "used_all": blocks.used_all}).encode("utf-8"))
         return expanded, uses
 
+    def report_page(self, target: str, default: str | None) -> str | None:
+        """The site path of a `page:` link's report page (`page:speed` of the page's report, or of the
+        only one; `page:REPORT/speed`; `page:REPORT/` its overview), None when there is none: the
+        same answer as on a page of `sitegen build` (render/docs.py)."""
+        blocks = self._author_blocks()
+        report, _, section = target.rpartition("/")
+        report = report or default or (next(iter(blocks.records)) if len(blocks.records) == 1 else "")
+        return blocks.report_url(report, section or "overview")
+
     def _author_blocks(self) -> AuthorBlocks:
         """The blocks of host pages, drawn from the records and, where one shows a report, its
         analysis (made on the first page that needs them)."""

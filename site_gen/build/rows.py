@@ -11,6 +11,7 @@ from markupsafe import Markup
 from site_gen.build.assembly import report_url
 from site_gen.build.store import Store
 from site_gen.core.config import Config
+from site_gen.core.records import content_hash
 from site_gen.render.pages import environment
 
 
@@ -22,10 +23,12 @@ class DashboardRows:
     def __init__(self, config: Config, templates, persist: Store):
         self.config, self.templates, self.persist = config, templates, persist
         self._macro: tuple | None = None     # (hash of _macros.html, its dashboard_row macro)
-        self._html: dict[str, str] = {}      # "id\0receipt sha256" -> the row's HTML
+        self._html: dict[str, str] = {}      # "id\0receipt sha256[\0its changes' hash]" -> the row's HTML
+        self._changes: tuple[str, dict[str, list[str]]] | None = None  # (the shown rows' hash, each row's changes)
 
     def __call__(self, records: list) -> list[dict]:
-        rows = [{**r.dashboard, "url": report_url(r.id)} for r in records]
+        changed = self.changes(records) if len(records) > 1 else {}
+        rows = [{**r.dashboard, "url": report_url(r.id), "changes": changed.get(r.id, [])} for r in records]
         if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
             return rows
         version = self.templates.record("_macros.html")[0]
@@ -38,7 +41,7 @@ class DashboardRows:
             return rows
         live, drawn = {}, False
         for r, row in zip(records, rows):
-            key = f"{r.id}\0{r.sha256}"
+            key = f"{r.id}\0{r.sha256}\0{content_hash(json.dumps(row['changes']))}" if row["changes"] else f"{r.id}\0{r.sha256}"
             html = self._html.get(key)
             if html is None:
                 html, drawn = str(macro(row)), True
@@ -49,6 +52,26 @@ class DashboardRows:
             self.persist.put("rows", json.dumps(live, sort_keys=True).encode("utf-8"), version)
         return rows
 
+    def changes(self, records: list) -> dict[str, list[str]]:
+        """Each report id -> the change points its row names (render/series.py `dashboard_changes`),
+        found over the rows the History page shows. Kept in this process and in the store by those
+        rows: a build whose edits leave them as they were never loads numpy or the detector."""
+        from site_gen.analysis import history
+        from site_gen.render import history as history_view
+
+        shown = history.shown(records, history_view.MAX_POINTS)
+        key = content_hash(json.dumps(shown, sort_keys=True, default=str))
+        if self._changes is not None and self._changes[0] == key:
+            return self._changes[1]
+        found = _loaded(self.persist.get("changes", key))
+        if found is None:
+            from site_gen.render import series as series_view
+
+            found = series_view.dashboard_changes(records, shown)
+            self.persist.put("changes", json.dumps(found, sort_keys=True).encode("utf-8"), key)
+        self._changes = (key, found)
+        return found
+
     def _stored(self, version: str) -> dict[str, str]:
         """The rows the last build drew with this macro, from the store (signed, as every entry)."""
         data = self.persist.get("rows", version)
@@ -58,3 +81,12 @@ class DashboardRows:
             return {}
         ok = isinstance(found, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in found.items())
         return found if ok else {}
+
+
+def _loaded(data: bytes | None) -> dict[str, list[str]] | None:
+    try:
+        found = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    ok = isinstance(found, dict) and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in found.values())
+    return found if ok else None

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
-from site_gen import __version__
+from site_gen import DISTRIBUTION
 from site_gen.build.write import PREFIX
 from site_gen.core.config import PLUGIN_OPTIONS
 from site_gen.core.errors import SitegenError
@@ -90,22 +91,54 @@ def receipt() -> dict:
 
 GITIGNORE = f"/site/\n{PREFIX}*/\n"  # the built site, and the staging folders of builds that were killed
 
-# The CI recipe (README, "Benchmarks in CI"): every push to main and every pull request runs the
+# What the workflow installs while sitegen is known to come from nowhere it can be fetched again: this
+# project, from its repository at one commit, which the user fills in. The package index's `sitegen` is
+# another, unrelated project; this one's name there is DISTRIBUTION, not yet published.
+PLACEHOLDER = f"{DISTRIBUTION} @ git+https://github.com/OWNER/REPO@COMMIT"
+
+
+def install_requirement() -> str:
+    """The pip requirement of the sitegen running now, from a source that cannot resolve to another
+    project: its git repository at the commit it was installed from (PEP 610's record of a VCS
+    install), or the exact version when it came from a package index under this project's name.
+    Else (a checkout, a wheel file, an editable install) PLACEHOLDER, which the workflow refuses to
+    install until the user names the repository and commit. Only an installed copy counts (one with
+    an INSTALLER record): the metadata a build leaves in a checkout (`sitegen_bench.egg-info`, found
+    first when sitegen runs from there) says nothing of where sitegen came from."""
+    dist = next((d for d in metadata.distributions(name=DISTRIBUTION) if d.read_text("INSTALLER") is not None), None)
+    if dist is None:
+        return PLACEHOLDER
+    direct = dist.read_text("direct_url.json")
+    if direct is None:  # installed from an index, where this name is this project's
+        return f"{DISTRIBUTION}=={dist.version}"
+    try:
+        info = json.loads(direct)
+    except ValueError:
+        return PLACEHOLDER
+    vcs = info.get("vcs_info") if isinstance(info, dict) else None
+    url, commit = (info.get("url"), vcs.get("commit_id")) if isinstance(vcs, dict) else (None, None)
+    if (vcs or {}).get("vcs") == "git" and isinstance(url, str) and url.startswith("https://") \
+            and isinstance(commit, str) and len(commit) == 40 and all(c in "0123456789abcdef" for c in commit):
+        return f"{DISTRIBUTION} @ git+{url}@{commit}"
+    return PLACEHOLDER
+
+
+# The CI recipe (the guide's "Comparing and CI"): every push to main and every pull request runs the
 # benchmark, imports it as a report and compares it with the newest report already in data/ (the
 # last published one); a pull request gets the comparison as a comment, and the check fails on a
 # change for the worse beyond noise; main keeps the report and publishes the site. tests/test_ci_recipe.py
 # runs these steps' commands locally.
 WORKFLOW = """\
-# Benchmarks in CI with sitegen (https://sitegen.invalid/#benchmarks-in-ci).
+# Benchmarks in CI with sitegen (its guide: "Comparing and CI").
 # Every pull request and every push to main: run the benchmark, import the results as a report, and
 # compare it with the newest report in data/ (the last one published). A pull request gets the
 # comparison as a comment, and this check fails when a figure is worse beyond noise (FAIL_ON). On
 # main the report is committed to data/ and the site is published to GitHub Pages (gh-pages branch).
 #
-# Before the first run: edit `env:` and the "Run the benchmark" step for your engine, use a runner
-# with your GPU (`runs-on`), and delete data/example-report/ (its numbers are made up, and a report
-# of another setup is refused: sitegen compares a release only with the same model, hardware and
-# workload).
+# Before the first run: set SITEGEN (where sitegen is installed from) and the rest of `env:`, edit the
+# "Run the benchmark" step for your engine, use a runner with your GPU (`runs-on`), and delete
+# data/example-report/ (its numbers are made up, and a report of another setup is refused: sitegen
+# compares a release only with the same model, hardware and workload).
 name: benchmarks
 
 on:
@@ -122,7 +155,10 @@ concurrency:
   cancel-in-progress: false
 
 env:
-  SITEGEN: "sitegen==%(version)s"       # the sitegen this site was made with (any pip requirement: a wheel, git+https://...)
+  # The sitegen this site was made with, from a source that cannot resolve to another project: this
+  # project is %(name)s (the package index's `sitegen` is an unrelated one); until it is published
+  # there, its repository at a pinned commit: "%(name)s @ git+https://github.com/OWNER/REPO@COMMIT".
+  SITEGEN: "%(requirement)s"
   MODEL: your-org/your-model            # what the benchmark serves
   ENGINE: my-engine                     # the engine's name on every page
   ENGINE_VERSION: ""                    # its version, when the result files do not record it
@@ -138,7 +174,18 @@ jobs:
         with:
           python-version: "3.12"
       - name: Install sitegen
-        run: python -m pip install "$SITEGEN"
+        run: |
+          case "$SITEGEN" in
+            *OWNER/REPO*|*@COMMIT)
+              echo "::error::Set SITEGEN in .github/workflows/benchmarks.yml to where sitegen is installed from: %(name)s @ git+https://github.com/<owner>/<repo>@<commit>"
+              exit 1 ;;
+            "%(name)s @ "*|"%(name)s=="*) ;;
+            *)
+              echo "::error::SITEGEN must name %(name)s, pinned (%(name)s @ git+https://...@<commit>, or %(name)s==<version>): the package index's sitegen is another project. Got: $SITEGEN"
+              exit 1 ;;
+          esac
+          python -m pip install "$SITEGEN"
+          python -c "import site_gen.api"   # this project's package: the index's sitegen has none
       - name: Run the benchmark
         # Your engine's server and its serving benchmark, writing one result file per load into
         # $RUNNER_TEMP/results (`vllm bench serve` shown; SGLang's bench_serving files import with the same
@@ -200,7 +247,12 @@ jobs:
         run: |
           head -n 1 "$RUNNER_TEMP/comparison.md"
           exit 1
-""" % {"version": __version__}
+"""
+
+
+def workflow(requirement: str) -> str:
+    """The CI recipe, installing sitegen by `requirement` (a pip requirement of DISTRIBUTION)."""
+    return WORKFLOW % {"name": DISTRIBUTION, "requirement": requirement}
 
 
 def project_files() -> dict[str, str]:
@@ -210,7 +262,7 @@ def project_files() -> dict[str, str]:
         "docs/index.md": PAGE,
         "data/example-report/SUMMARY.json": json.dumps(receipt(), indent=2) + "\n",
         ".gitignore": GITIGNORE,
-        ".github/workflows/benchmarks.yml": WORKFLOW,
+        ".github/workflows/benchmarks.yml": workflow(install_requirement()),
     }
 
 

@@ -20,7 +20,7 @@ import traceback
 from site_gen import api
 from site_gen.cli.util import error, warn
 
-COMMANDS = ["build", "serve", "check", "summary", "compare", "new", "import", "gh-deploy"]
+COMMANDS = ["build", "serve", "check", "summary", "compare", "history", "new", "import", "gh-deploy"]
 USAGE_ERROR = 1  # a bad command line is bad input: exit 1, as any refused input
 INTERNAL_ERROR = 2
 EXIT_STATUS = """exit status (every command):

@@ -9,7 +9,7 @@ from site_gen.cli.util import Progress, add_common, load, say, warn
 HELP = "Build the site from the receipts."
 EPILOG = """examples:
   sitegen build                      # mkdocs.yml in this folder, output to site/
-  sitegen build -f docs/mkdocs.yml -d /tmp/preview
+  sitegen build -f docs/mkdocs.yml -d ../preview
   sitegen build --strict             # warnings (unknown fields, contradicted statements) fail the build
   sitegen build --clean              # also delete files in the site folder that no build wrote
 

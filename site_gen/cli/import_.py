@@ -13,11 +13,20 @@ EPILOG = """examples:
   sitegen import cuteafd-study path/to/comparison.json -o data/study
   sitegen import vllm-bench --baseline A/*.json --candidate B/*.json -o data/serving
   sitegen import vllm-bench --candidate sglang_runs.jsonl --label-candidate "SGLang sweep" -o data/sweep
+  sitegen import vllm-bench --baseline runs/a/ --candidate runs/b/ -o data/serving
+  sitegen import vllm-sweep --candidate results/EXPERIMENT -o data/sweep
   sitegen import guidellm --baseline a/benchmarks.json --candidate b/benchmarks.json -o data/guidellm
+  sitegen import llmperf --baseline vllm/ --candidate tgi/ -o data/llmperf
+  sitegen import aiperf --candidate artifacts/my-run/ -o data/aiperf
+  sitegen import genai-perf --candidate artifacts/my-run/ -o data/genai-perf
   sitegen import lm-eval --baseline A/results_X.json --candidate B/results_Y.json -o data/eval
+  sitegen import lm-eval --candidate results_X.json -o data/eval-one
+  sitegen import vllm-bench --candidate tonight/*.json --series vllm-nightly --commit $SHA -o data/nightly-$DATE
 
-Runs the source's rules call not comparable are refused; --allow NAME (comparable, protocol,
-questions, or a config field such as model.revision) lets them through, and the report says so.
+Runs the source's rules call not comparable are refused; --allow NAME lets them through, and the
+report says so. The names: ledger and cuteafd-study: comparable, protocol, questions, or a config
+field such as model.revision; vllm-bench, vllm-sweep, guidellm, llmperf, aiperf, genai-perf: model,
+hardware, dataset, prompts, protocol, load-points; lm-eval: model, tasks, documents.
 
 -o names a report folder directly in the data folder of the config (data_dir of mkdocs.yml, or of
 -f CONFIG); a receipt already there is replaced only with --force. The importer reads only inside
@@ -35,18 +44,26 @@ def add_parser(sub) -> None:
                    help="configuration file whose data_dir receives the report (default: mkdocs.yml)")
     p.add_argument("--comparison", metavar="ID", help="ledger: the comparison to import")
     p.add_argument("--baseline", nargs="+", metavar="NAME",
-                   help="ledger: baseline run; cuteafd-study: baseline arm; vllm-bench, guidellm, lm-eval: the baseline's files")
+                   help="ledger: baseline run; cuteafd-study: baseline arm; the other formats: the baseline's files or folders")
     p.add_argument("--candidate", nargs="+", metavar="NAME",
-                   help="ledger: candidate run; cuteafd-study: candidate arm; vllm-bench, guidellm, lm-eval: the candidate's files")
-    p.add_argument("--label-baseline", metavar="TEXT", help="vllm-bench, guidellm, lm-eval: the baseline's name on the pages")
-    p.add_argument("--label-candidate", metavar="TEXT", help="vllm-bench, guidellm, lm-eval: the candidate's name on the pages")
+                   help="ledger: candidate run; cuteafd-study: candidate arm; the other formats: the candidate's files or folders")
+    p.add_argument("--label-baseline", metavar="TEXT", help="the baseline's name on the pages (not ledger, cuteafd-study)")
+    p.add_argument("--label-candidate", metavar="TEXT", help="the candidate's name on the pages (not ledger, cuteafd-study)")
     p.add_argument("--set-baseline", action="append", default=[], metavar="KEY=VALUE",
-                   help="vllm-bench, guidellm: a fact of the baseline's setup its files do not record (model, engine, "
+                   help="serving formats: a fact of the baseline's setup its files do not record (model, engine, "
                         "engine_version, hardware, parallelism, dataset, command, date)")
     p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
+    p.add_argument("--series", metavar="NAME",
+                   help="the series this run is a point of (a nightly benchmark of one setup); default: its setup, "
+                        "read from the files")
+    p.add_argument("--commit", metavar="SHA", help="the revision the candidate was built from; names the point in its series "
+                                                  "(default: the version the files record)")
     p.add_argument("--force", action="store_true", help="replace a receipt already in the report folder")
     p.add_argument("--allow", action="append", default=[], metavar="NAME",
-                   help="what may differ although the source's rules say not comparable (repeatable)")
+                   help="what may differ although the source's rules say not comparable (repeatable): ledger, "
+                        "cuteafd-study: comparable, protocol, questions, or a config field such as model.revision; "
+                        "serving formats: model, hardware, dataset, prompts, protocol, load-points; lm-eval: model, "
+                        "tasks, documents")
     p.add_argument("--attribution", metavar="TEXT", help="the credit the source's licence asks for, shown on every page")
     p.add_argument("--traceback", action="store_true", default=argparse.SUPPRESS, help="show a Python traceback on errors")
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
@@ -55,7 +72,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     written = api.import_receipt(args)
-    for note in api.import_notes():
+    for note in api.import_notes():  # what it read and would not credit, or left unread, and what to do
         warn(note)
     say(args, f"Wrote {written}")
+    for note in getattr(args, "notes", None) or ():  # files a folder held that the format does not read, and why
+        say(args, note)
     return 0

@@ -28,5 +28,6 @@ def run(args) -> int:
     root = Path(args.directory)
     api.new_project(root, force=args.force)
     say(args, f"Created a new site in {root}. Next:\n  cd {root}\n  sitegen serve     # live preview at http://127.0.0.1:8000/\n"
-              f"  sitegen build     # the site, in {root / 'site'}")
+              f"  sitegen build     # the site, in {root / 'site'}\n"
+              f"Before the CI workflow's first run, read the first lines of {root / '.github' / 'workflows' / 'benchmarks.yml'}.")
     return 0

@@ -6,14 +6,14 @@ with limits on nesting and on what aliases expand to.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from site_gen.core.errors import SitegenError, suggest
 from site_gen.core.files import check_custom_dir
+from site_gen.core.nav import NavEntry, nav_entries
+from site_gen.core.values import _got, _key, _number, _text, check_keys, check_url
 from site_gen.core.yaml_safe import load_yaml as _load_yaml
 
 # Every top-level key MkDocs 1.6 accepts: a config shared with `mkdocs build` must not be refused
@@ -26,31 +26,24 @@ MKDOCS_KEYS = {
     "hooks", "watch", "validation", "exclude_docs", "draft_docs", "not_in_nav", "INHERIT",
 }
 
-def _got(value: Any) -> str:
-    """What a value is, as the message's "got ...": `null`, `int 5`, `list [1, 2]`."""
-    if value is None:
-        return "null"
-    if value == "" and isinstance(value, str):
-        return "an empty string"
-    shown = repr(value)
-    return f"{type(value).__name__} {shown if len(shown) <= 60 else shown[:57] + '...'}"
-
-
-def _number(value: Any, where: str, file: Path | None, low: float | None = None, high: float | None = None) -> float:
-    bounds = (f" between {low} and {high}" if low is not None and high is not None else
-              f" of at least {low}" if low is not None else "")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SitegenError(f"expected a number{bounds}, got {_got(value)}", file, where)
-    # NaN compares false with any bound and infinity passes an open one: both refused by name.
-    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
-        raise SitegenError(f"expected a finite number{bounds}, got {value!r}", file, where)
-    return float(value)
-
-
-def _text(value: Any, where: str, file: Path | None, what: str = "a string") -> str:
-    if not isinstance(value, str) or not value:
-        raise SitegenError(f"expected {what}, got {_got(value)}", file, where)
-    return value
+# The keys of mkdocs.yml itself that sitegen reads: each one's default (None: required, or none) and
+# what it does. load_config takes the defaults from here; the guide's configuration reference is
+# generated from it (tools/reference.py).
+SITE_SETTINGS: dict[str, tuple[Any, str]] = {
+    "site_name": (None, "required: the site's name, in the top bar and every page's title"),
+    "site_description": ("", "what search engines and link previews show of a page that has no description of its own"),
+    "site_url": ("", "the published address (http:// or https://): canonical links, sitemap.xml, link-preview cards"),
+    "copyright": ("", "a line in every page's footer"),
+    "docs_dir": ("docs", "the folder of markdown pages (and files copied as they are)"),
+    "site_dir": ("site", "the folder the site is written to (`sitegen build -d` names another)"),
+    "nav": (None, "the order, titles and sections of the site's own navigation (else every docs page in file order)"),
+    "markdown_extensions": (None, "Python-Markdown extensions for the docs pages, besides sitegen's own"),
+    "extra": (None, "free-form values a template of `custom_dir` may read (as `site.extra`)"),
+    "dev_addr": ("127.0.0.1:8000", "where `sitegen serve` listens (`-a` names another)"),
+    "remote_name": ("origin", "the git remote `sitegen gh-deploy` pushes to"),
+    "remote_branch": ("gh-pages", "the branch `sitegen gh-deploy` commits the site to"),
+    "plugins": (None, "the `sitegen` entry holds sitegen's options (below)"),
+}
 
 
 @dataclass(frozen=True)
@@ -133,8 +126,8 @@ def objectives(value: Any, where: str, file: Path | None, high: float | None = N
 
 CHART_ENGINES = ("svg", "plotly")
 # The one table of the plugin's options: `sitegen` reads them from mkdocs.yml with it, the MkDocs
-# plugin's config_scheme is made from it (both check a value with `Option.check`), and README's
-# configuration example shows each with its help.
+# plugin's config_scheme is made from it (both check a value with `Option.check`), and the guide's
+# configuration reference is generated from it (tools/reference.py).
 PLUGIN_OPTIONS: dict[str, Option] = {
     "data_dir": Option("folder", "data", "one folder per report, each with SUMMARY.json"),
     "noise_band": Option("number", 0.08, "|ratio - 1| <= band counts as level", 0.0, 1.0),
@@ -179,49 +172,11 @@ class Config:
     remote_branch: str = "gh-pages"
     remote_name: str = "origin"
     markdown_extensions: tuple = ()
+    nav: tuple[NavEntry, ...] = ()  # `nav:` of mkdocs.yml; () for every docs page in file order
 
     @property
     def root(self) -> Path:
         return self.config_file.parent
-
-
-def _key(key: Any, where: str, file: Path | None) -> str:
-    """A mapping's key as a name: text, never a number or null (`5:` or `~:` in YAML)."""
-    if not isinstance(key, str):
-        raise SitegenError(f"expected a name as key, got {_got(key)}", file, where or None)
-    return key
-
-
-def check_keys(value: Any, where: str, file: Path | None) -> None:
-    """Every key of every mapping inside `value` is text (templates reach values by name).
-
-    Iterative, and each list or mapping is looked at once: MkDocs' own loader (the plugin's case)
-    has no limits, so `value` may be deep, share one list a billion times over, or contain itself.
-    """
-    seen: set[int] = set()
-    todo = [(value, where)]
-    while todo:
-        node, path = todo.pop()
-        if not isinstance(node, (dict, list)) or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, dict):
-            children = [(item, f"{path}.{_key(key, path, file)}") for key, item in node.items()]
-        else:
-            children = [(item, f"{path}[{i}]") for i, item in enumerate(node)]
-        todo.extend(reversed(children))  # depth first, in the file's order
-
-
-def check_url(value: Any, where: str, file: Path | None) -> str:
-    """An http(s) URL with a host, or "" for none: it becomes links and canonical addresses, and any
-    other scheme (javascript:, data:, vbscript:, file:) would be followed by a reader's click."""
-    if value is None or value == "":
-        return ""
-    url = _text(value, where, file)
-    parts = urlsplit(url) if url.isprintable() and url.strip() == url else None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
-        raise SitegenError(f"expected an http:// or https:// URL, got {url!r}", file, where)
-    return url
 
 
 def plugin_options(opts: Any, where: str, file: Path | None) -> dict[str, Any]:
@@ -354,8 +309,8 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         site_description=_string(raw, "site_description", file),
         copyright=_string(raw, "copyright", file),
         repo_url=check_url(raw.get("repo_url"), "repo_url", file),
-        site_dir=Path(site_dir).resolve() if site_dir else root / _folder(raw, "site_dir", file, "site"),
-        docs_dir=root / _folder(raw, "docs_dir", file, "docs"),
+        site_dir=Path(site_dir).resolve() if site_dir else root / _folder(raw, "site_dir", file, SITE_SETTINGS["site_dir"][0]),
+        docs_dir=root / _folder(raw, "docs_dir", file, SITE_SETTINGS["docs_dir"][0]),
         data_dir=root / options["data_dir"],
         extra=extra,
         noise_band=options["noise_band"],
@@ -365,8 +320,9 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         charts=options["charts"],
         headline_input=options["headline_input"],
         slo=options["slo"],
-        dev_addr=_string(raw, "dev_addr", file, "127.0.0.1:8000"),
-        remote_branch=_string(raw, "remote_branch", file, "gh-pages"),
-        remote_name=_string(raw, "remote_name", file, "origin"),
+        dev_addr=_string(raw, "dev_addr", file, SITE_SETTINGS["dev_addr"][0]),
+        remote_branch=_string(raw, "remote_branch", file, SITE_SETTINGS["remote_branch"][0]),
+        remote_name=_string(raw, "remote_name", file, SITE_SETTINGS["remote_name"][0]),
         markdown_extensions=_extensions(raw.get("markdown_extensions"), file),
+        nav=nav_entries(raw.get("nav"), "nav", file),
     )

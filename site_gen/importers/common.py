@@ -324,3 +324,24 @@ def write_receipt(doc: dict, out: Path, *, data_dir: Path, force: bool = False, 
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+# -- a series and its commit (schema 1.3) ---------------------------------------------------------
+
+SERIES_VERSION = 1.3
+
+
+def stamp(doc: dict, args) -> dict:
+    """The receipt with the series and commit the command line names (`--series`, `--commit`): both
+    optional fields of `report`, schema 1.3 (which reads every receipt of 1, 1.1 and 1.2). Without
+    them the receipt is as before: its series is then its setup, read from its files (engine, model,
+    hardware, workload), and its point is named by the version its files record."""
+    series, commit = getattr(args, "series", None), getattr(args, "commit", None)
+    if not series and not commit:
+        return doc
+    out = {**doc, "schema_version": SERIES_VERSION, "report": dict(doc["report"])}
+    if series:
+        out["report"]["series"] = series
+    if commit:
+        out["report"]["commit"] = commit
+    return out

@@ -1,6 +1,11 @@
-"""`sitegen import guidellm`: GuideLLM's `benchmarks.json` as release 0.8.1 writes it (report
-`metadata.version` 2; read from the package's `guidellm/benchmark/schemas/` and
-`guidellm/schemas/base/`) -> the serving part of a schema 1.2 receipt.
+"""`sitegen import guidellm`: GuideLLM's `benchmarks.json` -> the serving part of a schema 1.2
+receipt. Report version 2 as release 0.8.1 writes it (`metadata.version` 2; read from the
+package's `guidellm/benchmark/schemas/` and `guidellm/schemas/base/`), and report version 1 as
+releases 0.5 and 0.6 write it (`metadata.version` 1), or 0.4 before the version was written (no
+`metadata`; `args` and `benchmarks`): the same fields, read from those releases' source
+(`benchmark/schemas/generative/metrics.py` `GenerativeMetrics.compile`), each by its own rules.
+A file of GuideLLM 0.3 or earlier (benchmarks of another shape) is refused, naming the versions
+read.
 
 Each benchmark of the file is one load point (its strategy: synchronous is concurrency 1,
 concurrent N streams is concurrency N, throughput is an unlimited rate, constant and poisson a
@@ -22,6 +27,8 @@ against the file's per-request values, not kept. Its rows are never paired acros
 keeps no identity of the prompts, and each side's window selects its own requests.
 """
 from __future__ import annotations
+
+from site_gen.importers.common import stamp
 
 import math
 from pathlib import Path
@@ -112,7 +119,7 @@ def _num(req: dict, key: str) -> float | None:
     return float(v) if sc.is_number(v) and math.isfinite(v) else None
 
 
-def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
+def _benchmark(src: sc.Source, report: dict, i: int, b: Any, version: int = 2) -> Run:
     """One benchmark of the file: its requests inside GuideLLM's measurement window as rows, every
     figure it states recomputed from them (refused where one disagrees), and its setup."""
     where = f"$.benchmarks[{i}]"
@@ -130,7 +137,8 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
     by_status = _check_totals(counted, cfg, metrics, src, where)
     counted.sort(key=lambda r: (r[2].get("request_start_time") or 0, r[0], r[1]))
     cols, raw = _columns(counted, src, where)
-    stated, stated_at = _stated(_series(rows, raw, start, end), metrics, src, where)
+    series = _series(rows, raw, start, end) if version >= 2 else _series_v1(raw)
+    stated, stated_at = _stated(series, metrics, src, where)
     for s in ("successful", "errored", "incomplete"):
         stated.append({"key": f"request_totals.{s}", "value": by_status[s], "check": "rows"})
         stated_at[f"request_totals.{s}"] = f"$.metrics.request_totals.{s}"
@@ -141,6 +149,7 @@ def _benchmark(src: sc.Source, report: dict, i: int, b: Any) -> Run:
                   "failed": by_status["errored"] + by_status["incomplete"], "requests": cols,
                   "stated": stated, "window": {"start_s": float(start), "end_s": float(end), "left_out": len(rows) - len(counted)}}
     _setup(run, report, cfg, src, where, start)
+    run.protocol = (f"guidellm-v{version}", *run.protocol[1:])  # the versions count requests by other rules
     return run
 
 
@@ -228,6 +237,7 @@ def _columns(counted: list, src: sc.Source, where: str) -> tuple[dict[str, list]
         cols["tpot_ms"].append(sc.r6(itl))
         cols["itl_ms"].append(sc.r6(gap))
         raw["lat"].append(lat)
+        raw["ttft"].append(ttft)
         raw["prompt"].append(pt)
         raw["output"].append(ot)
         raw["itl_g"].append(itl or 0.0)
@@ -248,6 +258,21 @@ def _series(rows: list, raw: dict, start: float, end: float) -> dict[str, tuple]
         "time_per_output_token_ms": (np.array(raw["tpot_g"]), outs),
         "inter_token_latency_ms": (np.array([_num(r[2], "inter_token_latency_ms") or 0.0 for r in itl_rows]),
                                    np.array([float((r[2].get("output_tokens") or 1) - 1) for r in itl_rows])),
+        "prompt_token_count": (np.array(raw["prompt"], dtype=float), np.ones(len(raw["prompt"]))),
+        "output_token_count": (outs, np.ones(len(outs))),
+    }
+
+
+def _series_v1(raw: dict) -> dict[str, tuple]:
+    """Report version 1 (GuideLLM 0.4 to 0.6): every distribution over the same requests, those
+    meeting the measurement window; inter-token latency weighted by output tokens - 1, time per
+    output token by output tokens."""
+    outs = np.array(raw["output"], dtype=float)
+    return {
+        "request_latency": (np.array(raw["lat"]), np.ones(len(raw["lat"]))),
+        "time_to_first_token_ms": (np.array(raw["ttft"]), np.ones(len(raw["ttft"]))),
+        "time_per_output_token_ms": (np.array(raw["tpot_g"]), outs),
+        "inter_token_latency_ms": (np.array(raw["itl_g"]), np.maximum(outs, 1.0) - 1.0),
         "prompt_token_count": (np.array(raw["prompt"], dtype=float), np.ones(len(raw["prompt"]))),
         "output_token_count": (outs, np.ones(len(outs))),
     }
@@ -284,14 +309,15 @@ def _stated(series: dict, metrics: dict, src: sc.Source, where: str) -> tuple[li
 
 def _setup(run: Run, report: dict, cfg: dict, src: sc.Source, where: str, start: float) -> None:
     """What the file says of the run's setup: workload, protocol, model, date, GuideLLM's version."""
-    data = (report.get("config") or {}).get("data") if isinstance(report.get("config"), dict) else None
+    top = report.get("config") if isinstance(report.get("config"), dict) else report.get("args")  # version 1: args
+    top = top if isinstance(top, dict) else {}
+    data = top.get("data")
     run.workload = f"data {data if isinstance(data, str) else ', '.join(map(str, data)) if isinstance(data, list) else 'not recorded'}"[:200]
     # GuideLLM keeps no prompt identity, and each side's window selects its own requests: its rows
     # are never paired across sides (the pairing needs the same prompts in the same order).
     run.inputs = None
     run.protocol = ("guidellm", (cfg.get("strategy") or {}).get("type_"), (cfg.get("strategy") or {}).get("rate"))
     backend = cfg.get("backend") if isinstance(cfg.get("backend"), dict) else {}
-    top = report.get("config") if isinstance(report.get("config"), dict) else {}
     model = backend.get("model") or top.get("model")
     if isinstance(model, str):
         run.env.put("model", model, f"{src.name} {where}.config.backend.model")
@@ -317,16 +343,35 @@ def read_file(path: Path, root: Path) -> list[Run]:
     report = records[0][1]
     if len(records) != 1 or not isinstance(report, dict):
         raise SitegenError("expected one JSON object (GuideLLM's benchmarks.json)", path)
-    meta = report.get("metadata")
-    if not isinstance(meta, dict) or not isinstance(report.get("benchmarks"), list):
-        raise SitegenError("unknown key set: not GuideLLM's benchmarks.json (it has metadata, config and benchmarks); "
-                           f"keys found: {', '.join(sorted(report)[:12])}", path, "$")
-    if meta.get("version") != 2:
-        raise SitegenError(f"report version {meta.get('version')!r}: this importer reads GuideLLM's version 2 "
-                           "(GuideLLM 0.8)", path, "$.metadata.version")
+    version = report_version(report, path)
     if not report["benchmarks"]:
         raise SitegenError("no benchmarks", path, "$.benchmarks")
-    return [_benchmark(src, report, i, b) for i, b in enumerate(report["benchmarks"])]
+    return [_benchmark(src, report, i, b, version) for i, b in enumerate(report["benchmarks"])]
+
+
+READ = ("report version 2 (GuideLLM 0.7 and later), report version 1 (GuideLLM 0.5 and 0.6), and GuideLLM 0.4's "
+        "report before versions were written")
+
+
+def report_version(report: dict, path: Path) -> int:
+    """The report's version, each read by its own rules; one this importer cannot read is refused,
+    naming the versions it reads."""
+    if not isinstance(report.get("benchmarks"), list):
+        raise SitegenError("unknown key set: not GuideLLM's benchmarks.json (it has metadata, config or args, and "
+                           f"benchmarks); keys found: {', '.join(sorted(report)[:12])}", path, "$")
+    meta = report.get("metadata")
+    if meta is None and isinstance(report.get("args"), dict):
+        benches = report["benchmarks"]
+        if all(isinstance(b, dict) and isinstance(b.get("config"), dict) and "scheduler_metrics" in b for b in benches):
+            return 1  # GuideLLM 0.4: version 1's fields, before the report said its version
+        raise SitegenError(f"a GuideLLM report of 0.3 or earlier (benchmarks without config and scheduler_metrics): this "
+                           f"importer reads {READ}; run the benchmark again with a later GuideLLM", path, "$.benchmarks")
+    if not isinstance(meta, dict):
+        raise SitegenError("no metadata: not a GuideLLM benchmarks.json sitegen knows; it reads " + READ, path, "$")
+    version = meta.get("version")
+    if version not in (1, 2) or isinstance(version, bool):
+        raise SitegenError(f"report version {str(version)[:20]!r}: this importer reads {READ}", path, "$.metadata.version")
+    return int(version)
 
 
 def run_and_write(args) -> Path:
@@ -340,8 +385,10 @@ def run_and_write(args) -> Path:
         raise SitegenError("name the candidate's benchmarks.json with --candidate (and --baseline to compare two setups)")
     root = source_root(files["baseline"] + files["candidate"])
     runs = {role: [r for p in files[role] for r in read_file(p, root)] for role in files if files[role]}
+    versions = sorted({r.protocol[0] for rs in runs.values() for r in rs})
     doc, prov = serving_report.build(
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
         stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution, client="GuideLLM benchmarks.json (report version 2)")
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+        allow=set(args.allow), attribution=args.attribution,
+        client="GuideLLM benchmarks.json (" + " and ".join(v.replace("guidellm-v", "report version ") for v in versions) + ")")
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

@@ -16,6 +16,8 @@ models are refused unless `--allow tasks`, `--allow documents` or `--allow model
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import math
 import os
 import re
@@ -23,14 +25,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from site_gen.core.errors import SitegenError
+from site_gen.importers import lm_eval_report
 from site_gen.importers import serving_common as sc
 from site_gen.importers.common import slug
-from site_gen.importers.lm_eval_stats import CORPUS, RESAMPLES, SEED, Z95, Figures, figures, paired  # noqa: F401
-from site_gen.receipts.load import UNRECORDED
+from site_gen.importers.lm_eval_stats import (  # noqa: F401
+    CORPUS,
+    NOT_RECOMPUTED,
+    RESAMPLES,
+    SEED,
+    Z95,
+    Figures,
+    figures,
+    paired,
+)
 
 RESULTS_NAME = re.compile(r"results_(.+)\.json")
+# The run's time in a results file's name, as the harness writes it: `results_<time>.json`, or
+# `<stem>_<time>.json` when --output_path names a file; its samples are `samples_<task>_<time>.jsonl`.
+RUN_TIME = re.compile(r"_([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}(?:\.[0-9]+)?)\.json")
 
 
 @dataclass
@@ -40,6 +53,7 @@ class Task:
     version: str | None = None
     fewshot: int | None = None
     higher: dict[str, bool] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)  # per metric, what the task's config says of its aggregation
     n: int | None = None
     samples: sc.Source | None = None
     docs: list[dict] = field(default_factory=list)  # per document: doc_id, doc_hash, line, metric values
@@ -60,7 +74,9 @@ def _fail(src: sc.Source, message: str, where: str = "$") -> SitegenError:
 
 
 def _samples_file(results: Path, task: str) -> Path | None:
-    m = RESULTS_NAME.fullmatch(results.name)
+    """The task's samples beside the results file: found by the task and the run's time in the
+    results file's name, whatever the name's prefix (`results_<time>.json`, `<stem>_<time>.json`)."""
+    m = RESULTS_NAME.fullmatch(results.name) or RUN_TIME.search(results.name)
     if not m:
         return None
     for ext in (".jsonl", ".json"):
@@ -79,6 +95,14 @@ def _part(node: dict, key: str, src: sc.Source, where: str) -> dict:
     if not isinstance(value, dict):
         raise _fail(src, f"expected an object, got {type(value).__name__}", f"{where}.{key}" if where else f"$.{key}")
     return value
+
+
+def _metric_hint(cfg: dict, metric: str) -> str:
+    """What the task's config says of a metric's aggregation (its `aggregation` and `average`), as text."""
+    for m in cfg.get("metric_list") or []:
+        if isinstance(m, dict) and m.get("metric") == metric:
+            return " ".join(f"{k} {v}" for k, v in m.items() if k in ("aggregation", "average") and v is not None)
+    return ""
 
 
 def _number_or_na(v: Any) -> float | None:
@@ -121,6 +145,7 @@ def read_run(path: Path, root: Path) -> Run:
             shots = cfg["num_fewshot"]
         t.fewshot = shots if isinstance(shots, int) and not isinstance(shots, bool) else None
         t.higher = {k: bool(v) for k, v in _part(parts["higher_is_better"], name, src, "$.higher_is_better").items()}
+        t.hints = {m: _metric_hint(cfg, m) for m, _ in t.metrics}
         ns = _part(parts["n-samples"], name, src, '$["n-samples"]')
         t.n = ns.get("effective") if isinstance(ns.get("effective"), int) else None
         sample_path = _samples_file(path, name)
@@ -196,51 +221,61 @@ class _Differences:
         self.entries.append(entry)
 
 
+ROLES = ("baseline", "candidate")
+
+
 def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str | None) -> tuple[dict, sc.Provenance]:
-    """The receipt of two runs (its accuracy part: each task and metric both scored) and where each
-    figure came from."""
-    b, c = runs["baseline"], runs["candidate"]
-    if b.src.sha256 == c.src.sha256:
+    """The receipt of one run (its candidate alone) or two (the accuracy part: each task and metric
+    both scored, with their difference) and where each figure came from."""
+    roles = [r for r in ROLES if r in runs]
+    c = runs["candidate"]
+    b = runs.get("baseline")
+    if b is not None and b.src.sha256 == c.src.sha256:
         raise SitegenError("a run against itself: the baseline and the candidate are the same results file", c.src.path)
     prov = sc.Provenance()
     differ = _Differences(allow, c.src)
-    if b.model and c.model and b.model != c.model:
+    if b is not None and b.model and c.model and b.model != c.model:
         differ("model", "model", b.model, c.model, f"the runs evaluated other models: {b.model!r} and {c.model!r}")
-    tb, tc = set(b.tasks), set(c.tasks)
+    tc = set(c.tasks)
+    tb = set(b.tasks) if b is not None else tc
     if tb != tc:
         differ("tasks", "tasks", ", ".join(sorted(tb)), ", ".join(sorted(tc)), "the runs scored other tasks "
                f"(baseline only: {', '.join(sorted(tb - tc)) or 'none'}; candidate only: {', '.join(sorted(tc - tb)) or 'none'})")
-    names = {"baseline": _label(b, labels.get("baseline"), "baseline"), "candidate": _label(c, labels.get("candidate"), "candidate")}
-    if names["baseline"] == names["candidate"]:
+    names = {r: _label(runs[r], labels.get(r), r) for r in roles}
+    if b is not None and names["baseline"] == names["candidate"]:
         names = {r: f"{n} ({r})" for r, n in names.items()}
-    model = c.model or b.model
+    model = c.model or (b.model if b is not None else None)
     checkpoint = {"id": slug(model.rsplit("/", 1)[-1]) if model else "model-not-recorded", "label": model or "model not recorded"}
-    results, not_covered = [], []
+    results: list[dict] = []
+    not_covered: list[str] = []
     for task in sorted(tb & tc):
-        x, y = b.tasks[task], c.tasks[task]
-        for what, fx, fy in (("few-shot examples", x.fewshot, y.fewshot), ("task version", x.version, y.version)):
-            if fx != fy:
-                differ(None, f"{task}: {what}", str(fx), str(fy), "")
-        docs = _documents(x, y, b, c, allow, differ)
-        for key in sorted(set(x.metrics) & set(y.metrics)):
-            metric, filt = key
-            if metric not in CORPUS and (x.samples and not all(sc.is_number(d.get(metric)) for d in x.docs[:1])):
-                not_covered.append(f"{task}: {metric} ({filt}) is a corpus metric sitegen does not recompute; not imported.")
-                continue
-            results.append(_result(runs, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov))
+        ts = {r: runs[r].tasks[task] for r in roles}
+        if b is not None:
+            x, y = ts["baseline"], ts["candidate"]
+            for what, fx, fy in (("few-shot examples", x.fewshot, y.fewshot), ("task version", x.version, y.version)):
+                if fx != fy:
+                    differ(None, f"{task}: {what}", str(fx), str(fy), "")
+        docs = _documents(ts["baseline"], ts["candidate"], b, c, allow, differ) if b is not None else []
+        for key in sorted(set.intersection(*(set(t.metrics) for t in ts.values()))):
+            r, notes = lm_eval_report.result(runs, roles, task, key, docs, checkpoint["id"], f"$.accuracy.results[{len(results)}]", prov)
+            results.append(r)
+            not_covered.extend(notes)
+    not_covered.extend(_unsampled(runs, roles, tb & tc))
     if not results:
-        raise SitegenError("no task and metric both runs scored", c.src.path)
-    meta = _report(runs, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
+        raise SitegenError("no task and metric both runs scored" if b is not None else "no task with a metric", c.src.path)
+    meta = lm_eval_report.report(runs, roles, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
     if not_covered:
-        meta["not_covered"] = sorted(set(not_covered))
+        meta["not_covered"] = list(dict.fromkeys(not_covered))
     if differ.entries:
         meta["differs"] = differ.entries
-    credit = attribution or sc.licence_credit([b.src.path, c.src.path])
+    credit = attribution or sc.licence_credit([runs[r].src.path for r in roles])
     if credit:
         meta["attribution"] = credit
+    note = ("Values and standard errors recomputed from each run's per-document samples"
+            + ("; differences paired over the documents both runs scored (same doc_id and doc_hash)." if b is not None
+               else "; one run, no comparison."))
     doc = {"schema_version": sc.SCHEMA_VERSION, "report": meta,
-           "accuracy": {"note": "Values and standard errors recomputed from each run's per-document samples; differences "
-                                "paired over the documents both runs scored (same doc_id and doc_hash).",
+           "accuracy": {"note": note,
                         "method": {"name": "normal interval of per-document differences (per-document metrics); paired "
                                            "bootstrap over documents (corpus metrics)", "resamples": RESAMPLES, "seed": SEED,
                                    "level": 0.95},
@@ -249,83 +284,15 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
     return doc, prov
 
 
-def _result(runs: dict[str, Run], task: str, key: tuple[str, str], docs: list[int], checkpoint: str, path: str,
-            prov: sc.Provenance) -> dict[str, Any]:
-    """One task and metric both runs scored: each side's value and standard error (recomputed from
-    its samples where it has them), and their difference with its interval, paired where it can be."""
-    b, c = runs["baseline"], runs["candidate"]
-    x, y = b.tasks[task], c.tasks[task]
-    metric, filt = key
-    sx, sy = x.metrics[key], y.metrics[key]
-    fbx = figures(x, metric, filt, sx, b.src.path)
-    fby = figures(y, metric, filt, sy, c.src.path)
-    r: dict[str, Any] = {"checkpoint": checkpoint, "measure": slug(f"{task}-{metric}-{filt}"),
-                         "label": f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})"), "unit": "proportion",
-                         "better": "higher" if x.higher.get(metric, True) else "lower", "task": task}
-    sides = {}
-    for role, run, t, f, s in (("baseline", b, x, fbx, sx), ("candidate", c, y, fby, sy)):
-        sides[role] = _side(t, f, s)
-        cite = f"$.results.{task}[\"{s['key']}\"]"
-        prov.cite(f"{path}.{role}", run.src, cite + (f"; recomputed from {t.samples.name}" if f else "; as stated"))
-        if f:
-            prov.source_id(t.samples)  # the file the value is recomputed from, with its hash
-    r["baseline"], r["candidate"] = sides["baseline"], sides["candidate"]
-    if fbx and fby and docs:
-        diff, iv, how = paired(fbx, fby, docs)
-        r.update(items=len(docs), paired=True, difference=diff, interval=iv, interval_method=how)
-        prov.cite(f"{path}.difference", y.samples, f"$.{metric} of {len(docs)} shared documents (and {x.samples.name})")
-        prov.source_id(x.samples)
-    elif all(sides[k].get("stderr") is not None for k in sides):
-        diff = sides["candidate"]["value"] - sides["baseline"]["value"]
-        se = math.hypot(sides["baseline"]["stderr"], sides["candidate"]["stderr"])
-        r.update(items=min(sides[k].get("documents") or 1 for k in sides), paired=False, difference=diff,
-                 interval=[diff - Z95 * se, diff + Z95 * se],
-                 interval_method="unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
-        prov.cite(f"{path}.difference", c.src, f"$.results.{task} of both results files (unpaired)")
-    else:
-        r["items"] = min(sides[k].get("documents") or 1 for k in sides)
-    return r
-
-
-def _side(t: Task, f: Figures | None, s: dict) -> dict[str, Any]:
-    """One run's value of a metric, with its standard error and interval."""
-    se = f.stderr if f else s["stderr"]
-    value = f.value if f else s["value"]
-    side: dict[str, Any] = {"value": value}
-    if se is not None:
-        side["interval"] = [value - Z95 * se, value + Z95 * se]
-        side["stderr"] = se
-    if s["stderr"] is not None:
-        side["stated_stderr"] = s["stderr"]
-    n = len(f.docs) if f else t.n
-    if n:
-        side["documents"] = n
-    if t.version is not None:
-        side["task_version"] = t.version
-    if t.fewshot is not None:
-        side["fewshot"] = t.fewshot
-    return side
-
-
-def _report(runs: dict[str, Run], names: dict[str, str], checkpoint: dict, tasks: str, any_paired: bool) -> dict[str, Any]:
-    """The receipt's report part: title, date, the two runs as engines, what was tested."""
-    b, c = runs["baseline"], runs["candidate"]
-    engines = {}
-    for role, run in (("baseline", b), ("candidate", c)):
-        cfg = run.data.get("config") or {}
-        engines[role] = {"name": names[role], "version": UNRECORDED,
-                         "long_name": " · ".join(str(v) for v in (f"lm-evaluation-harness {run.data.get('git_hash')}"
-                                                                  if run.data.get("git_hash") else "lm-evaluation-harness",
-                                                                  cfg.get("model"), run.model, names[role]) if v)}
-    dates = [d for d in (b.date, c.date) if d]
-    if not dates:
-        raise SitegenError("no date: the results files record none", c.src.path, "$.date")
-    return {"title": f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}",
-            "date": max(dates), "engines": engines, "checkpoints": [checkpoint],
-            "tested": [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
-                       {"label": "Tasks", "text": tasks},
-                       {"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
-                        "unpaired: no per-document samples on both sides"}]}
+def _unsampled(runs: dict[str, Run], roles: list[str], tasks: set[str]) -> list[str]:
+    """The lines saying which side's tasks have no samples beside its results file."""
+    out = []
+    for role in roles:
+        missing = sorted(t for t in runs[role].tasks if runs[role].tasks[t].samples is None and t in tasks)
+        if missing:
+            out.append(f"The {role}'s results file has no samples file beside it for {', '.join(missing)} "
+                       "(samples_TASK_TIME.jsonl): its values are as the file states them, neither recomputed nor paired.")
+    return out
 
 
 def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> list[int]:
@@ -353,14 +320,20 @@ def run_and_write(args) -> Path:
     files = {}
     for role in ("baseline", "candidate"):
         given = getattr(args, role) or []
+        if role == "baseline" and not given:
+            continue  # --candidate alone: one run, no comparison
         if len(given) != 1:
-            raise SitegenError(f"name one results file with --{role} (the samples files beside it are read too); got {len(given)}")
+            raise SitegenError(f"name one results file with --{role} (the samples files beside it are read too); got "
+                               f"{len(given)}" + ("; add --baseline FILE to compare two runs" if role == "candidate" else ""))
         files[role] = Path(given[0])
     for role in ("baseline", "candidate"):
         if getattr(args, f"set_{role}"):
             raise SitegenError(f"--set-{role} is for serving runs; an lm-eval results file records its own setup")
     root = source_root(list(files.values()))
     runs = {role: read_run(p, root) for role, p in files.items()}
+    args.notes = [f"no samples file for {', '.join(sorted(t for t, task in run.tasks.items() if task.samples is None))} beside "
+                  f"the {role}'s {run.src.path} (looked for samples_TASK_TIME.jsonl by its time): values as stated, not paired"
+                  for role, run in runs.items() if any(task.samples is None for task in run.tasks.values())]
     doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
                       args.attribution)
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir)
+    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

@@ -7,7 +7,7 @@ from pathlib import Path
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
 from site_gen.importers import FORMATS
-from site_gen.importers.common import check_output, write_receipt
+from site_gen.importers.common import check_output, stamp, write_receipt
 
 
 def run_import(args) -> Path:
@@ -27,4 +27,4 @@ def run_import(args) -> Path:
             raise SitegenError(f"--{role} takes one name for the {args.format} format; got {len(names)}")
         setattr(args, role, names[0] if names else None)
     made = module.run(args)
-    return write_receipt(made.doc, out, data_dir=args.data_dir, force=args.force, prov=made.prov, source=made.source)
+    return write_receipt(stamp(made.doc, args), out, data_dir=args.data_dir, force=args.force, prov=made.prov, source=made.source)

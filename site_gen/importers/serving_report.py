@@ -97,10 +97,12 @@ def _load_points(role: str, runs: list, prov: sc.Provenance) -> tuple[list[dict]
             path = f"$.serving.sides.{role}.load_points[{i}].repeats[{j}]"
             rep = {"source": prov.source_id(r.src), "at": r.where(), **r.repeat}
             prov.cite(path, r.src, r.where())
+            if r.rows_src is not None:  # the run's per-request file, read beside it: listed with its hash
+                prov.source_id(r.rows_src)
             if "requests" in rep:
                 base = "$.details" if isinstance(r.rec.get("details"), dict) else "$"
                 names = ", ".join(f"{base}.{k}" for k in ("input_lens", "output_lens", "ttfts", "itls", "errors"))
-                prov.cite(path + ".requests", r.src, r.rows_at or r.where(names))
+                prov.cite(path + ".requests", r.rows_src or r.src, r.rows_at or r.where(names))
             if "itl_gaps" in rep:
                 prov.cite(path + ".itl_gaps", r.src, r.where(f"{base}.itls") + " (every gap of the successful requests)")
             for k, s in enumerate(rep["stated"]):
@@ -175,7 +177,8 @@ def _matched(keys: dict[str, dict], runs: dict[str, list], allow: set[str], diff
 
 
 def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[str, dict[str, str]], allow: set[str],
-          attribution: str | None, client: str) -> tuple[dict, sc.Provenance]:
+          attribution: str | None, client: str, notes: list[dict] | None = None) -> tuple[dict, sc.Provenance]:
+    """The receipt of each side's runs; `notes` are lines added to what was tested (files skipped)."""
     roles = [r for r in ROLES if runs.get(r)]
     _check_files({r: runs[r] for r in roles})
     prov = sc.Provenance()
@@ -201,6 +204,7 @@ def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[
             raise SitegenError("no load point of the candidate has the workload and load of one of the baseline's",
                                runs["candidate"][0].src.path)
     report = _report(roles, runs, envs, names, sides, serving, differs, attribution, client)
+    report["tested"].extend(notes or [])
     doc = {"schema_version": sc.SCHEMA_VERSION, "report": report, "serving": serving, "provenance": prov.part()}
     return doc, prov
 
@@ -245,14 +249,7 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
     hw = {r: envs[r].get("hardware") for r in roles}
     if hw.get("candidate"):
         meta["hardware"] = hw["candidate"] if len(set(hw.values())) == 1 else "; ".join(f"{r}: {hw[r] or 'not recorded'}" for r in roles)
-    not_covered = []
-    dropped = sorted({k for r in roles for x in runs[r] for k in x.rec if k.rstrip(":") in _not_recomputable()
-                      and x.rec[k] is not None})
-    if dropped:
-        not_covered.append("Figures the files state that their rows cannot give, not imported: " + ", ".join(dropped) + ".")
-    if any("requests" not in rep for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]):
-        not_covered.append("Some runs have no per-request rows: their latency figures are as the source states them, "
-                           "neither recomputed nor checked.")
+    not_covered = _not_covered(roles, runs, sides)
     if not_covered:
         meta["not_covered"] = not_covered
     if differs:
@@ -261,6 +258,26 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
     if credit:
         meta["attribution"] = credit
     return meta
+
+
+def _not_covered(roles: list[str], runs: dict[str, list], sides: dict[str, dict]) -> list[str]:
+    """What the report says it does not cover: figures not imported, figures not recomputed, runs without rows."""
+    not_covered: list[str] = []
+    dropped = sorted({k for r in roles for x in runs[r] for k in x.rec if k.rstrip(":") in _not_recomputable()
+                      and x.rec[k] is not None})
+    if dropped:
+        not_covered.append("Figures the files state that their rows cannot give, not imported: " + ", ".join(dropped) + ".")
+    as_stated = sorted({s["key"] for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]
+                        for s in rep["stated"] if s["check"] == "not recomputed"})
+    if as_stated:
+        shown = ", ".join(as_stated[:12]) + (f" and {len(as_stated) - 12} more" if len(as_stated) > 12 else "")
+        not_covered.append("Figures the rows do not hold what is needed to recompute, imported as the files state them "
+                           f"(not recomputed): {shown}.")
+    if any("requests" not in rep and any(s["check"] == "none" for s in rep["stated"])
+           for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]):
+        not_covered.append("Some runs have no per-request rows: their latency figures are as the source states them, "
+                           "neither recomputed nor checked.")
+    return not_covered
 
 
 def _not_recomputable() -> tuple[str, ...]:

@@ -13,6 +13,8 @@ stated ("check": "none") and its throughputs checked against its own totals and 
 """
 from __future__ import annotations
 
+from site_gen.importers.common import stamp
+
 import os
 import re
 import shlex
@@ -35,7 +37,7 @@ ENGINES = {"vllm": "vLLM", "vllm-chat": "vLLM", "sglang": "SGLang", "sglang-nati
            "sglang-oai-chat": "SGLang", "lmdeploy": "LMDeploy", "lmdeploy-chat": "LMDeploy", "trt": "TensorRT-LLM",
            "tensorrt-llm": "TensorRT-LLM", "tgi": "TGI", "deepspeed-mii": "DeepSpeed-MII"}
 # Figures the clients state that the rows cannot give (serving_common.NOT_RECOMPUTABLE) are not
-# imported; the README lists them.
+# imported; the guide (docs/guide/importing.md) lists them.
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Run:
     fmt: str
     rec: dict
     workload: str = ""
+    dataset: str | None = None  # the dataset's name as the file or its client command records it
     rate: Any = None
     concurrency: int | None = None
     protocol: tuple = ()
@@ -55,6 +58,7 @@ class Run:
     anchor: str = "$"  # the record's place in its file: $ (vLLM, a JSONL line) or $.benchmarks[i] (GuideLLM)
     stated_at: dict = field(default_factory=dict)  # a stated figure's JSON path where it is not $.<key>
     rows_at: str = ""  # where the per-request rows are, where not vLLM's and SGLang's arrays
+    rows_src: Any = None  # the file of the per-request rows, where not the run's own (LLMPerf, AIPerf)
 
     def where(self, path: str = "$") -> str:
         return sc.at(self.line, self.anchor + path[1:] if path.startswith("$") else path)
@@ -131,11 +135,16 @@ def _flag(command: str, *names: str) -> str | None:
     return None
 
 
-def _workload(run: Run, side: dict) -> str:
+def _dataset(run: Run, side: dict) -> str | None:
+    """The dataset's name from the file's `dataset_name` or its client command's --dataset-name."""
     rec = run.rec
     name = rec.get("dataset_name") if isinstance(rec.get("dataset_name"), str) else None
     if name is None and side.get("client_command"):
         name = _flag(side["client_command"], "--dataset-name", "--dataset")
+    return name
+
+
+def _workload(rec: dict, name: str | None) -> str:
     if name is None:
         return "unrecorded workload"
     out = name
@@ -151,6 +160,20 @@ def _workload(run: Run, side: dict) -> str:
     return out
 
 
+def stated_dataset(runs: list[Run], name: str, option: str) -> None:
+    """`--set-candidate dataset=NAME`: the workload of each run whose files record no dataset (a
+    result saved without its dataset's name); a file that records another one is refused, as any
+    stated fact the files contradict is."""
+    for r in runs:
+        if r.dataset is None:
+            r.dataset, r.workload = name, _workload(r.rec, name)
+        elif r.dataset != name:
+            recorded = isinstance(r.rec.get("dataset_name"), str)
+            raise SitegenError(f"{option} dataset={name!r}, but the file records dataset {r.dataset!r}"
+                               + ("" if recorded else " (its client command's --dataset-name)"),
+                               r.src.path, r.where("$.dataset_name" if recorded else "$"))
+
+
 def _environment(run: Run, side: dict) -> None:
     rec, env, sid = run.rec, run.env, run.src.name
     engine = ENGINES.get(str(rec.get("backend") or rec.get("endpoint_type") or "").lower())
@@ -160,9 +183,7 @@ def _environment(run: Run, side: dict) -> None:
         if isinstance(rec.get(key), str) and rec[key].strip():
             env.put("model", rec[key], f"{sid} {run.where('$.' + key)}")
             break
-    info = rec.get("server_info")
-    if isinstance(info, dict) and isinstance(info.get("version"), str):
-        env.put("engine_version", info["version"], f"{sid} {run.where('$.server_info.version')}")
+    _server_info(run, rec.get("server_info"))
     d = rec.get("date")
     if isinstance(d, str) and (m := re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})-[0-9]{6}", d)):
         try:
@@ -184,11 +205,48 @@ def _environment(run: Run, side: dict) -> None:
             run.repeat["command"] = " ".join(side["client_command"].split())[:4000]
 
 
+def _server_info(run: Run, info: Any) -> None:
+    """SGLang's `server_info` (its server's /server_info): the model it loaded (`model_path`) and its
+    version; a prefill/decode (disaggregated) run's router answers with its servers under `prefill`
+    and `decode`, each read (their versions named apart when they differ)."""
+    if not isinstance(info, dict):
+        return
+    servers = [("", "$.server_info", info)]
+    if not isinstance(info.get("version"), str):
+        for role in ("prefill", "decode"):
+            if isinstance(info.get(role), list):
+                servers += [(role, f"$.server_info.{role}[{i}]", x) for i, x in enumerate(info[role]) if isinstance(x, dict)]
+    found = [(role, at, x) for role, at, x in servers if isinstance(x.get("version"), str) or isinstance(x.get("model_path"), str)]
+    sid = run.src.name
+    models: dict[str, str] = {}
+    for _, at, x in found:
+        if isinstance(x.get("model_path"), str) and x["model_path"].strip():
+            models.setdefault(x["model_path"], at)
+    if len(models) == 1:
+        model, at = next(iter(models.items()))
+        run.env.put("model", model, f"{sid} {run.where(at + '.model_path')}")
+    elif len(models) > 1:
+        raise run.fail(f"the servers of this run loaded other models ({', '.join(sorted(models))}): one run is one model",
+                       "$.server_info")
+    versions: dict[str, list[tuple[str, str]]] = {}
+    for role, at, x in found:
+        if isinstance(x.get("version"), str) and x["version"].strip():
+            versions.setdefault(x["version"], []).append((role, at))
+    if len(versions) == 1:
+        v, places = next(iter(versions.items()))
+        run.env.put("engine_version", v, f"{sid} {run.where(places[0][1] + '.version')}"
+                    + (f" (all {len(places)} prefill and decode servers)" if len(places) > 1 else ""))
+    elif versions:
+        text = "; ".join(f"{'/'.join(sorted({r for r, _ in places}))} {v}" for v, places in sorted(versions.items()))
+        run.env.put("engine_version", text, f"{sid} {run.where('$.server_info')} (its prefill and decode servers)")
+
+
 def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
     run = Run(src, line, _kind(rec, src, line), rec)
     _load(run)
     side = _sidecar(run)
-    run.workload = _workload(run, side)
+    run.dataset = _dataset(run, side)
+    run.workload = _workload(run.rec, run.dataset)
     _environment(run, side)
     duration = _number(run, "duration", positive=True)
     completed = _number(run, "completed", integer=True)
@@ -214,12 +272,34 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
     return run
 
 
-def read_files(paths: list[Path], root: Path) -> list[Run]:
-    runs = []
-    for p in paths:
+def _wanted(path: Path) -> str | None:
+    """A folder's files: result JSON and JSON lines read (a summary table among them is named when
+    read); the `.commands` sidecars read with their run; anything else left out unsaid."""
+    return None if path.suffix in (".json", ".jsonl") else ""
+
+
+def read_files(paths: list[Path], root: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Run]:
+    """The runs of the files and folders given. vLLM's summary table (`benchmark_results.json`)
+    is no run: skipped, named, and its rows checked against the runs (`vllm_table`)."""
+    from site_gen.importers import inputs, vllm_table
+
+    skipped = [] if skipped is None else skipped
+    picked = inputs.expand(paths, _wanted, "vLLM result JSON or SGLang JSON lines (*.json, *.jsonl)")
+    skipped.extend(picked.skipped)
+    runs, tables = [], []
+    for p, _ in picked.files:
         src = sc.read_source(p, root)
-        for line, rec in sc.json_records(src, allow_infinity=True):
+        records = sc.json_records(src, allow_infinity=True)
+        if len(records) == 1 and vllm_table.is_table(records[0][1]):
+            tables.append((src, records[0][1]))
+            continue
+        for line, rec in records:
             runs.append(read_run(src, line, rec))
+    for src, rows in tables:
+        skipped.append((src.path, vllm_table.check(src, rows, runs, _flag)))
+    if not runs:
+        raise SitegenError("no run among the files given: " + "; ".join(f"{p.name}: {why}" for p, why in skipped[-5:]),
+                           paths[0])
     return runs
 
 
@@ -242,12 +322,21 @@ def run_and_write(args) -> Path:
     files = {role: side_files(args, role) for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError("name the candidate's files with --candidate FILE… (and --baseline FILE… to compare two setups)")
+    from site_gen.importers import inputs
+
     root = source_root(files["baseline"] + files["candidate"])
-    runs = {role: read_files(files[role], root) for role in files if files[role]}
+    skipped: list[tuple[Path, str]] = []
+    runs = {role: read_files(files[role], root, skipped) for role in files if files[role]}
+    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     client = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
     fmts = sorted({client[r.fmt] for rs in runs.values() for r in rs})
+    stated = {role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files}
+    for role, facts in stated.items():
+        if "dataset" in facts and role in runs:
+            stated_dataset(runs[role], facts["dataset"], f"--set-{role}")
     doc, prov = serving_report.build(
         runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
-        stated={role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts))
-    return common.write(doc, Path(args.output), prov, args.force, args.data_dir)
+        stated=stated,
+        allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts),
+        notes=inputs.tested_note(skipped, root))
+    return common.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)

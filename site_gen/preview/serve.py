@@ -352,7 +352,8 @@ class Preview:
 
 
 def describe(changed: list[str], removed: list[str], files: dict[str, bytes]) -> str:
-    """`reports/x` when several of a report's pages changed, page paths otherwise."""
+    """`reports/x` when several of a report's pages changed, page paths otherwise; reports first (the
+    pages that summarise them, the docs pages showing their figures among them, after)."""
     pages = [k for k in changed if k.endswith(".html")]
     gone = [k for k in removed if k.endswith(".html")]
     if not pages and not gone:
@@ -368,7 +369,8 @@ def describe(changed: list[str], removed: list[str], files: dict[str, bytes]) ->
             parts = k.split("/")
             group = "/".join(parts[:2]) if len(parts) > 2 and parts[0] == "reports" else k
             groups.setdefault(group, []).append(k)
-        out = [g if len(ks) > 1 else ks[0] for g, ks in groups.items()]
+        ordered = sorted(groups.items(), key=lambda item: not item[0].startswith("reports/"))
+        out = [g if len(ks) > 1 else ks[0] for g, ks in ordered]
         if len(out) > 4:
             out = out[:3] + [f"{len(out) - 3} more"]
     if gone:

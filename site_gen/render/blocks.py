@@ -49,6 +49,11 @@ def _imports() -> str:
 _SITE_BLOCKS = {
     "dashboard": BlockSpec(None, None, (), "{{ dashboard_table(reports) }}", "the table of every report (site-wide, no report)",
                            "reports"),
+    "series": BlockSpec(None, None, ("series", "figure"),
+                        '{% from "_series.html" import series_chart %}{% for s in series %}'
+                        '{{ series_chart(s, id ~ ("-" ~ loop.index if loop.length > 1 else "")) }}{% endfor %}',
+                        "a series across reports, its change points marked, with its table (site-wide: series=NAME, "
+                        "figure=LABEL, as the History page names them)", "series"),
 }
 
 
@@ -59,8 +64,9 @@ def all_blocks() -> dict[str, BlockSpec]:
 
 COMMON_OPTIONS = ("block", "report", "id")
 
-# A ```sitegen fenced block: its body is `key: value` lines.
-_SITEGEN_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*sitegen[ \t]*(?:\n|\Z)", re.M)
+# A ```sitegen fenced block (its body is `key: value` lines) is found among every fence of the page:
+# any fence's opening line, whose info string says whether it is a sitegen block.
+_ANY_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)(?:\n|\Z)", re.M)
 
 
 def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
@@ -168,7 +174,7 @@ class AuthorBlocks:
             raise SitegenError(f"unknown block '{name}'{suggest(name, blocks)}; blocks: {', '.join(blocks)}",
                                file, f"line {name_line}")
         spec = blocks[name]
-        known = COMMON_OPTIONS + spec.options if spec.section else ("block", "id")
+        known = COMMON_OPTIONS + spec.options if spec.section else ("block", "id", *spec.options)
         for key, (_, key_line) in options.items():
             if key not in known:
                 raise SitegenError(f"unknown option '{key}' for block '{name}'{suggest(key, known)}; "
@@ -182,7 +188,8 @@ class AuthorBlocks:
         charts = False
         if spec.section is None:
             self.used_all = True
-            ctx: dict[str, Any] = {"reports": [_dashboard_row_at(r, page_path) for r in self.dashboard]}
+            ctx: dict[str, Any] = ({"series": self._series(opt, at, page_path, file, name_line)} if name == "series" else
+                                   {"reports": [_dashboard_row_at(r, page_path) for r in self.dashboard]})
             report_id = ""
             ident = ident or spec.default_id
         else:
@@ -209,6 +216,24 @@ class AuthorBlocks:
         wrapper = Markup('<div class="sitegen-block" data-block="{}"{}>\n').format(
             name, Markup(' data-report="{}"').format(report_id) if report_id else "")
         return str(wrapper) + html + "\n</div>", charts
+
+    def _series(self, opt: dict[str, str], at: dict[str, int], page_path: str, file, line: int) -> list[dict[str, Any]]:
+        """The `series` block's series, from the records' history rows (no analysis loaded), as the
+        History page draws them; its points link to their reports from this page."""
+        from site_gen.analysis import history
+        from site_gen.render import history as history_view
+        from site_gen.render import series as series_view
+
+        records = list(self.records.values())
+        shown = history.shown(records, history_view.MAX_POINTS)
+        try:
+            return series_view.block_series(records, shown, opt.get("series"), opt.get("figure"),
+                                            lambda rid: rel(page_path, report_base(rid) + "index.html"))
+        except KeyError as exc:
+            what, given, there = exc.args[0]
+            named = f" {given!r}" if given is not None else ""
+            raise SitegenError(f"no {what}{named} of at least {_min_points()} reports{suggest(given or '', there)}; "
+                               f"{what}: {', '.join(there) or 'none'}", file, f"line {at.get(what, line)}") from None
 
     # -- a whole page -------------------------------------------------------------------------
     def expand(self, text: str, *, file, page_path: str, meta: dict[str, Any] | None = None, line_offset: int = 0,
@@ -343,18 +368,31 @@ class _Expansion:
 
 def _sitegen_fences(text: str, file, line_at: Callable[[int], int]):
     """Each ```sitegen block as (start, end, indent, where its body starts, body), in linear time:
-    one search for each block's closing fence, from its opening line on."""
+    one search for each fence's closing line, from its opening line on. A ```sitegen fence inside
+    another fenced block (a page showing how a block is written, in ````markdown) is that block's
+    code, shown as typed."""
     pos = 0
-    while (m := _SITEGEN_OPEN.search(text, pos)) is not None:
+    while (m := _ANY_OPEN.search(text, pos)) is not None:
         fence = m.group("fence")
         close = re.compile(rf"^[ \t]*{re.escape(fence)}[`~]*[ \t]*$", re.M).search(text, m.end())
+        sitegen = m.group("info").strip() == "sitegen"
         if close is None:
-            raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
-        yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
+            if sitegen:
+                raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
+            return  # an unclosed code fence runs to the end of the page
+        if sitegen:
+            yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
         pos = close.end()
+
 
 
 def _slug(value: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")
 
 
+
+
+def _min_points() -> int:
+    from site_gen.analysis.changes import MIN_POINTS
+
+    return MIN_POINTS

@@ -38,11 +38,14 @@ class SiteInfo:
 
 @dataclass(frozen=True)
 class NavItem:
-    """An entry of the top bar: a site page (reports are reached from the dashboard)."""
+    """An entry of the top bar: a site page (reports are reached from the dashboard), a link out, or a
+    section of `nav:` (its `url` its first page's; its pages are listed beside each of them)."""
     title: str
-    url: str             # relative to the page
+    url: str             # relative to the page (a link out: as written)
     report: str | None
-    current: bool        # the page itself
+    current: bool        # the page itself (a section: one of its pages)
+    children: tuple[NavItem, ...] = ()
+    external: bool = False
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from site_gen.core.records import Dependencies, content_hash
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.core.files import leads_out, read_limited
-from site_gen.render import markdown as md
+from site_gen.render import markdown as md, sitenav
 from site_gen.render.contexts import DocsPageContext, as_context
 # The block language and MkDocs' title rules, re-exported for the plugin and the tests.
 from site_gen.render.blocks import COMMON_OPTIONS, AuthorBlocks, Expanded, all_blocks
@@ -32,6 +33,8 @@ __all__ = ["COMMON_OPTIONS", "MARKDOWN_SUFFIXES", "AuthorBlocks", "DocsPages", "
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 # A file of docs_dir other than a page is copied into the site whole (GitHub Pages refuses larger files).
 DOCS_MAX_FILE_BYTES = 100 << 20
+# A report named as the one a page's blocks or figures draw on (see DocsPages.named).
+_REPORT_NAMED = re.compile(r"\breport\s*[:=]\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass
@@ -66,14 +69,22 @@ class DocsPages:
         self._discover()
         for s in self.sources.values():
             self._read(s)
-        self.nav = [{"title": s.title, "url": s.url, "report": None}
-                    for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
+        # The site's own entries: `nav:` of the config (render/sitenav.py), else every page but the home page.
+        self.nav_warnings: list = []
+        if config.nav:
+            pages = {s.src: (s.url, s.title) for s in self.sources.values()}
+            self.nav, self.nav_warnings = sitenav.docs_nav(config.nav, pages, config.config_file,
+                                                           [r.id for r in records] if records else None)
+        else:
+            self.nav = [{"title": s.title, "url": s.url, "report": None}
+                        for s in sorted(self.sources.values(), key=lambda s: s.src) if s.url != "index.html"]
 
     def named(self, ids: list[str], most: int = 32) -> frozenset[str]:
-        """The first `most` of `ids` that a page's text names (a block's `report=`, `report:` in its
-        front matter, a `page:` link): the reports whose analyses its blocks will likely ask for."""
-        texts = [s.text for s in self.sources.values()]
-        return frozenset([rid for rid in ids if any(rid in text for text in texts)][:most])
+        """The first `most` of `ids` that a page names as the report of its blocks or figures
+        (`report: ID` in its front matter or a block, `report=ID` in a figure): the reports whose
+        analyses they will likely ask for. A `page:` link needs no analysis, only the report's record."""
+        said = {m.group(1) for s in self.sources.values() for m in _REPORT_NAMED.finditer(s.text)}
+        return frozenset([rid for rid in ids if rid in said][:most])
 
     @property
     def has_home(self) -> bool:
@@ -160,6 +171,7 @@ class DocsPages:
         lede = bool(self.sources) and any(spec.section == "overview" for spec in all_blocks().values())
         versions = {r.id: (r.sha256, r.lede if lede else None, r.file) for r in self.records}
         ids = content_hash(repr(sorted(versions)))
+        self.warnings.extend(self.nav_warnings)
         out = [] if self.has_home else [home]
         live = {}
         for s in sorted(self.sources.values(), key=lambda s: s.src):

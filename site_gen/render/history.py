@@ -112,5 +112,15 @@ def context(reports: list, band: float, scale: tuple[float, float], report_url, 
             helper = Parts(band, scale, report_url, memo.setdefault(("part", kind), {}), history.steps(kind, frames[kind], band))
             hit = memo[("rows", kind)] = (frames[kind], (band, scale, report_url), make(frames[kind], helper))
         out.append({"kind": kind, "template": f"history/{kind}.html", "rows": hit[2]})
-    return {"parts": out, "credits": _credits(reports),
+    # Each series the page shows (the newest MAX_POINTS builds), its change points found over those.
+    from site_gen.analysis.changes import ALPHA, CONFIRM, MIN_POINTS
+    from site_gen.render import series as series_view
+
+    drawn = series_view.page_series(reports, history.shown(reports, MAX_POINTS))
+    for d in drawn:
+        for p in d["points"]:
+            p["url"] = report_url(p["report"])
+
+    return {"parts": out, "credits": _credits(reports), "series": drawn, "series_min": MIN_POINTS,
+            "series_alpha": f"{ALPHA:g}", "series_confirm": CONFIRM,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}

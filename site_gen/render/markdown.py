@@ -73,7 +73,9 @@ def _link_fixer(resolve_page: Callable[[str], str | None], allow_relative: bool,
 
 class _TableCaptions(markdown.treeprocessors.Treeprocessor):
     """An author's table without a caption is named after the heading it sits under (a caption read
-    aloud, not shown: the heading already says it on screen), numbered when one heading has more."""
+    aloud, not shown: the heading already says it on screen), numbered when one heading has more.
+    Each table sits in a box of its own (`table-wrap`) that scrolls sideways on a narrow screen, not
+    the page, and says so (static/page.js)."""
 
     def run(self, root: etree.Element) -> None:
         heading, count = "", {}
@@ -86,6 +88,16 @@ class _TableCaptions(markdown.treeprocessors.Treeprocessor):
                 caption = etree.Element("caption", {"class": "vh"})
                 caption.text = name if count[name] == 1 else f"{name} ({count[name]})"
                 el.insert(0, caption)
+        for parent in list(root.iter()):
+            if parent.get("class") == "table-wrap":
+                continue
+            for i, child in enumerate(list(parent)):
+                if child.tag == "table":
+                    wrap = etree.Element("div", {"class": "table-wrap"})
+                    wrap.tail, child.tail = child.tail, None
+                    parent.remove(child)
+                    wrap.append(child)
+                    parent.insert(i, wrap)
 
 
 AUTHOR_EXTENSIONS = ["tables", "fenced_code", "footnotes", "attr_list", "admonition", "sane_lists", "toc"]

@@ -13,8 +13,8 @@ from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import Engine
 from site_gen.render import format as fmt, markdown as md, views
-from site_gen.render.contexts import BaseContext, NavItem, PageInfo, SiteInfo, as_context
-from site_gen.render import opening, publish
+from site_gen.render.contexts import BaseContext, PageInfo, SiteInfo, as_context
+from site_gen.render import opening, publish, sitenav
 from site_gen.render.provenance import Fig, attach_origins, collect, origin_of, origins
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
@@ -266,10 +266,8 @@ def page_context(page: Page, config: Config, site_nav: list[dict[str, str]], ass
         page=PageInfo(page.url, page.title, page.section, page.charts),
         site=SiteInfo(config.site_name, config.site_description, config.site_url, config.charts, config.copyright,
                       config.extra, root),
-        # Only the site's own pages show in the top bar (reports are reached from the dashboard):
-        # linking every report from every page would make a site of n reports cost n² links.
-        site_nav=[NavItem(item["title"], rel(page.url, item["url"]), item.get("report"), item["url"] == page.url)
-                  for item in site_nav if not item.get("report")],
+        # Only the site's own pages show in the top bar (render/sitenav.py).
+        site_nav=sitenav.shown(site_nav, page.url),
         asset={name: rel(page.url, path) for name, path in assets.items()},
         canonical=(config.site_url.rstrip("/") + "/" + page.url) if config.site_url else "",
     )))

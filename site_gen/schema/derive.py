@@ -20,6 +20,7 @@ HERE = Path(__file__).parent
 V1 = HERE / "summary-1.schema.json"
 V1_1 = HERE / "summary-1.1.schema.json"
 V1_2 = HERE / "summary-1.2.schema.json"
+V1_3 = HERE / "summary-1.3.schema.json"
 
 TEXT = {"type": "string", "minLength": 1, "pattern": "\\S"}
 ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$", "maxLength": 100}
@@ -177,10 +178,11 @@ GAPS = _obj(["gaps", "mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_
 GAPS["description"] = ("Every inter-token gap of the successful requests, summarised at import (the gaps themselves "
                        "are not kept); numpy's linear percentiles, population standard deviation; ms")
 STATED = _arr(_obj(["key", "value", "check"], key={**TEXT, "maxLength": 100}, value={"type": "number"},
-                   check={"enum": ["rows", "totals", "none"],
+                   check={"enum": ["rows", "totals", "none", "not recomputed"],
                           "description": "rows: recomputed from the per-request rows and equal; totals: equal to the "
                                          "source's own counts over its duration; none: the source has no rows to "
-                                         "recompute it from"}))
+                                         "recompute it from; not recomputed: the rows lack what it is made of (a "
+                                         "tokenizer, a request's own end time), so it is as the source states it"}))
 STATED["description"] = "The source's own summary figures, under its own key names and units"
 REPEAT = _obj(
     ["source", "at", "duration_s", "completed", "stated"],
@@ -203,7 +205,7 @@ ENV_VALUE = _obj(["value", "origin"], value={**TEXT, "maxLength": 2000},
 ENVIRONMENT = _obj([], **{k: ENV_VALUE for k in ("model", "engine", "engine_version", "hardware", "parallelism",
                                                   "dataset", "command", "date")})
 SIDE = _obj(["label", "format", "environment", "load_points"], label={**TEXT, "maxLength": 100},
-            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm"]}, environment=ENVIRONMENT,
+            format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm", "llmperf", "aiperf", "genai-perf"]}, environment=ENVIRONMENT,
             load_points=_arr(LOAD_POINT, 1))
 SERVING = _obj(
     ["sides"],
@@ -236,6 +238,11 @@ def derive_1_2(v1_1: dict) -> dict:
     results["properties"]["task"] = TEXT
     results["properties"]["paired"] = {"type": "boolean", "description": "the difference is paired over shared items"}
     results["properties"]["interval_method"] = {**TEXT, "description": "how the difference's interval was made"}
+    results["properties"]["aggregation"] = {**TEXT, "description": "how the value is made from the per-document samples "
+                                            "(a mean, or a corpus aggregation such as weighted F1), or that it is as the "
+                                            "results file states it, not recomputed"}
+    # One setup (lm-eval --candidate alone): each result holds the candidate's value, no baseline.
+    results["required"] = [k for k in results["required"] if k != "baseline"]
     p["serving"] = SERVING
     return out
 
@@ -244,6 +251,35 @@ def text_1_2() -> str:
     return json.dumps(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8")))), indent=1, ensure_ascii=False) + "\n"
 
 
+# -- schema 1.3 ---------------------------------------------------------------------------------
+# A report may name the series it belongs to (a nightly run of one setup) and the commit it measured:
+# two optional fields of `report`, nothing else.
+
+SERIES = {**TEXT, "maxLength": 200,
+          "description": "The series this report is a point of: the runs of one setup over time (engine, model, "
+                         "hardware, workload), ordered by date. Reports naming the same series must be of one setup."}
+COMMIT = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._+/-]*$", "maxLength": 100,
+          "description": "The revision the candidate was built from (a commit hash, a tag): names the point in its "
+                         "series; two reports of one series never name the same commit."}
+
+
+def derive_1_3(v1_2: dict) -> dict:
+    out = copy.deepcopy(v1_2)
+    out["$id"] = "https://sitegen.invalid/schema/summary-1.3.json"
+    out["title"] = "sitegen SUMMARY.json, schema version 1.3"
+    p = out["properties"]
+    p["schema_version"] = {"const": 1.3}
+    p["report"]["properties"]["series"] = SERIES
+    p["report"]["properties"]["commit"] = COMMIT
+    return out
+
+
+def text_1_3() -> str:
+    return json.dumps(derive_1_3(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8"))))), indent=1,
+                      ensure_ascii=False) + "\n"
+
+
 if __name__ == "__main__":
     V1_1.write_text(text(), encoding="utf-8")
     V1_2.write_text(text_1_2(), encoding="utf-8")
+    V1_3.write_text(text_1_3(), encoding="utf-8")

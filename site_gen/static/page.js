@@ -2,7 +2,8 @@
 // every page of the host, its 404 page too); without it the page still reads (native titles, a
 // focus tooltip in CSS, tables that scroll). With it:
 // - a table wider than its box says so: a "scroll" hint above it, and the box takes keyboard focus
-//   (arrow keys scroll it) and names itself after the table's caption;
+//   (arrow keys scroll it) and names itself after the table's caption; so does a block of code on a
+//   docs page of sitegen's own theme, named after its first line;
 // - "where a number comes from" (the title of a .fig or .check) shows in one tooltip that stays
 //   on screen: below the figure, or above it near the bottom edge, shifted in from the sides, no
 //   wider than the screen. It opens on hover, keyboard focus and tap, and closes with Escape;
@@ -24,21 +25,28 @@
     return h;
   }
   function label(wrap) {
+    if (wrap.tagName === "PRE") {  // a block of code: its first line
+      return "code: " + (wrap.textContent.trim().split("\n")[0] || "").slice(0, 80);
+    }
     // The table's own caption names its box (unique on the page), else the figure's.
     var own = wrap.querySelector("table > caption"), fig = wrap.closest("figure"), cap = own || (fig && fig.querySelector("figcaption"));
     return (cap ? cap.textContent.trim().slice(0, 120) : "") || "table";
   }
   function measure() {
-    Array.prototype.forEach.call(doc.querySelectorAll(".table-wrap, .sidenav ul"), function (box) {
+    var named = {};
+    Array.prototype.forEach.call(doc.querySelectorAll(".table-wrap, .sidenav ul, .doc pre"), function (box) {
       var wide = box.scrollWidth > box.clientWidth + 1, tall = box.scrollHeight > box.clientHeight + 1;
       box.classList.toggle("scrolls", wide);
-      if (!box.classList.contains("table-wrap")) { return; }
+      if (box.tagName === "UL") { return; }
       hint(box).classList.toggle("on", wide);
-      // A box that scrolls takes keyboard focus (arrow keys scroll it), named after its table.
+      // A box that scrolls takes keyboard focus (arrow keys scroll it), named after its table (its
+      // code's first line: the same line twice on a page gets a number).
       if (wide || tall) {
         if (!box.hasAttribute("tabindex")) { box.setAttribute("tabindex", "0"); }
         box.setAttribute("role", "region");
-        box.setAttribute("aria-label", label(box));
+        var name = label(box);
+        named[name] = (named[name] || 0) + 1;
+        box.setAttribute("aria-label", named[name] > 1 ? name + " (" + named[name] + ")" : name);
       } else if (box.getAttribute("role") === "region") {
         box.removeAttribute("tabindex"); box.removeAttribute("role"); box.removeAttribute("aria-label");
       }

@@ -16,7 +16,9 @@ def check(part: dict, file, checkpoint_ref) -> None:
         require(key not in seen, f"duplicate accuracy result (same checkpoint and measure as $.accuracy.results[{seen.get(key)}])",
                 file, where)
         seen[key] = i
-        for name, iv in (("interval", r.get("interval")), ("baseline.interval", r["baseline"].get("interval")),
+        require("baseline" in r or "difference" not in r, "a difference needs a baseline (a one-setup result has "
+                "the candidate's value alone)", file, where)
+        for name, iv in (("interval", r.get("interval")), ("baseline.interval", r.get("baseline", {}).get("interval")),
                          ("candidate.interval", r["candidate"].get("interval"))):
             if iv is not None:
                 require(iv[0] <= iv[1], f"interval low {iv[0]} above high {iv[1]}", file, f"{where}.{name}")
@@ -25,7 +27,7 @@ def check(part: dict, file, checkpoint_ref) -> None:
         # A figure outside its own interval, or a difference pointing against its values, is a receipt
         # that contradicts itself: no page could say both.
         for role in ("baseline", "candidate"):
-            if "interval" in r[role]:
+            if "interval" in r.get(role, {}):
                 inside_interval(r[role]["value"], r[role]["interval"], f"{role} value", file, f"{where}.{role}.value")
         if "difference" in r:
             inside_interval(r["difference"], r["interval"], "difference", file, f"{where}.difference")

@@ -7,9 +7,21 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from site_gen.analysis.compare import NO_INTERVAL, UNPAIRED, Change, Unmatched, difference_change, key_of, match
+from site_gen.analysis.changes import DIFFERENCE
+from site_gen.analysis.compare import (
+    NO_INTERVAL,
+    UNPAIRED,
+    Change,
+    Unmatched,
+    difference_change,
+    key_of,
+    match,
+)
 from site_gen.analysis.frames import records, rows_of
-from site_gen.importers.lm_eval_stats import Z95  # ±1.96 standard errors: the importers' interval of a score
+from site_gen.analysis.series import Measure
+from site_gen.importers.lm_eval_stats import (
+    Z95,  # ±1.96 standard errors: the importers' interval of a score
+)
 
 
 @dataclass
@@ -24,7 +36,7 @@ def resolved(low: float, high: float) -> bool:
 
 def analyse(a, part: dict) -> AccuracyResult:
     out = records(part["results"], "$.accuracy.results",
-                  ["difference", "interval", "baseline_interval", "candidate_interval"])
+                  ["difference", "interval", "baseline_value", "baseline_interval", "candidate_interval"])
     out["low"] = [i[0] if isinstance(i, list) else float("nan") for i in out["interval"]]
     out["high"] = [i[1] if isinstance(i, list) else float("nan") for i in out["interval"]]
     out["resolved"] = [resolved(lo, hi) if lo == lo and hi == hi else False for lo, hi in zip(out["low"], out["high"])]
@@ -50,6 +62,26 @@ def _scores(a) -> dict[tuple, dict]:
             r["low"] = r["high"] = math.nan
         out[key_of(r["checkpoint"], r["measure"])] = r
     return out
+
+
+# -- history and series: the candidate's score per measure ---------------------------------------------
+
+ACCURACY_COLUMNS = ["series", "report", "date", "candidate", "version", "baseline", "checkpoint", "measure", "label", "unit",
+                    "better", "value", "low", "high"]
+
+
+def accuracy_rows(a, engines: dict[str, str]) -> list[dict]:
+    if a.results.get("accuracy") is None:
+        return []
+    e = engines
+    return [{**e, "series": f"{e['candidate']} · {r['checkpoint']} · {r['label']}", "checkpoint": r["checkpoint"],
+             "measure": r["measure"], "label": r["label"], "unit": r["unit"], "better": r["better"],
+             "value": r["candidate_value"], "low": r["low"], "high": r["high"]} for r in _scores(a).values()]
+
+
+HISTORY = {"accuracy": (accuracy_rows, ACCURACY_COLUMNS)}
+SERIES = {"accuracy": (Measure("value", "{label}", "{unit}", True, DIFFERENCE, "low", "high",
+                               "95% interval of the score", "{checkpoint}", better="better"),)}
 
 
 def compare(old, new, band: float) -> tuple[list, list]:

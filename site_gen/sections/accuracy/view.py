@@ -51,14 +51,14 @@ def _verdict(r: dict, candidate: str) -> tuple[str, str]:
 
 def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
-    side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value")
+    side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value") if not pd.isna(r[f"{role}_value"]) else ""
     spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
         if isinstance(r[f"{role}_interval"], list) else ""
 
     def count(role: str):
         """A share of whole items as the count it is (`3 of 198`), where it is one."""
         k = r[f"{role}_value"] * r["items"]
-        if u != "proportion" or abs(k - round(k)) >= 1e-6:
+        if u != "proportion" or pd.isna(k) or abs(k - round(k)) >= 1e-6:
             return ""
         return Fig(f"{round(k)} of {int(r['items'])}", how=f"{src}.{role}.value × {src}.items, a whole count")
     paired = not pd.isna(r["difference"])
@@ -82,7 +82,8 @@ def view(a) -> dict[str, Any] | None:
         return None
     m = part["method"]
     rows = [_row(r, a.report.candidate.name) for r in views.rows(t.table)]
-    return {"rows": rows, "note": part.get("note", ""),
+    one = "baseline" not in a.report.meta["engines"]  # one run (lm-eval --candidate alone): its values, no comparison
+    return {"rows": rows, "note": part.get("note", ""), "one": one,
             "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
                        "level": f"{m['level'] * 100:g}%"},
             "resolved": sum(r["resolved"] for r in rows), "results": len(rows),
@@ -129,6 +130,10 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     acc = d["accuracy"]
     level = f"{acc['level'] * 100:g}%"
     rows = [("Accuracy differences resolved", f"{acc['resolved']} of {acc['paired']} paired ({level} interval)")]
+    if all(r["baseline"]["value"] is None for r in acc["results"]):  # one run: its values
+        return [(f"{r['checkpoint']} {r['label']}", _value(r["candidate"]["value"], r["unit"])
+                 + (f" {_spread(r['candidate']['interval']['low'], r['candidate']['interval']['high'], r['unit'])}"
+                    if r["candidate"]["interval"] else "") + ", one run") for r in acc["results"]]
     for r in acc["results"]:
         if r["difference"] is None:
             rows.append((f"{r['checkpoint']} {r['label']}", f"{_value(r['baseline']['value'], r['unit'])} → "

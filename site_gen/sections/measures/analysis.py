@@ -9,7 +9,15 @@ import numpy as np
 import pandas as pd
 
 from site_gen.analysis import bootstrap as bs
-from site_gen.analysis.compare import ONE_RUN, Change, Unmatched, band_change, interval_change, key_of, match
+from site_gen.analysis.compare import (
+    ONE_RUN,
+    Change,
+    Unmatched,
+    band_change,
+    interval_change,
+    key_of,
+    match,
+)
 from site_gen.analysis.frames import records, rows_of
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, need, need_rows
 from site_gen.analysis.frames import cells, empty, frame, missing, records, rows_of
+from site_gen.analysis.series import Measure
 
 _ENGINES = ("baseline", "candidate")
 
@@ -192,6 +193,9 @@ def startup_step(old: dict, new: dict, band: float) -> list:
 
 
 HISTORY_STEPS = {"kv": kv_step, "startup": startup_step}
+SERIES = {"kv": (Measure("candidate_tokens", "KV pool of {candidate}", "tokens", True, where="{checkpoint}"),),
+          "startup": tuple(Measure(t, label, "s", False, where="{checkpoint}")
+                           for t, label in (("cold_s", "cold startup"), ("warm_s", "warm startup"), ("ready_s", "readiness")))}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

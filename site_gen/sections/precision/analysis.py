@@ -8,9 +8,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.compare import UNPAIRED, Change, Unmatched, difference_change, difference_step, key_of, match
+from site_gen.analysis.changes import DIFFERENCE
+from site_gen.analysis.compare import (
+    UNPAIRED,
+    Change,
+    Unmatched,
+    difference_change,
+    difference_step,
+    key_of,
+    match,
+)
 from site_gen.analysis.figures import Figure, FigureError, need
 from site_gen.analysis.frames import frame, from_rows, groups, missing, records, rows_of
+from site_gen.analysis.series import Measure
 
 COLUMNS = ["checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "baseline", "candidate",
            "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved", "direction",
@@ -274,6 +284,9 @@ def precision_step(old: dict, new: dict, band: float) -> list:
 
 
 HISTORY_STEPS = {"precision": precision_step}
+# The oriented gap: positive is further from the reference (worse), whichever way the measure runs.
+SERIES = {"precision": (Measure("oriented", "{label} gap", "{unit}", False, DIFFERENCE, "oriented_low", "oriented_high",
+                                "95% interval of the gap", "{checkpoint}"),)}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

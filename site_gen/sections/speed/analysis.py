@@ -8,9 +8,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from site_gen.analysis.changes import DIFFERENCE, RATIO  # noqa: F401
 from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, FigureError, need_rows
-from site_gen.analysis.frames import empty, frame, from_rows, groups, median, missing, records, rows_of
+from site_gen.analysis.frames import (
+    empty,
+    frame,
+    from_rows,
+    groups,
+    median,
+    missing,
+    records,
+    rows_of,
+)
+from site_gen.analysis.series import Measure
 from site_gen.analysis.units import DASH, tokens_k
 from site_gen.analysis.verdict import VERDICTS, verdict, verdict_of
 
@@ -265,6 +276,8 @@ def speed_step(old: dict, new: dict, band: float) -> list:
 
 
 HISTORY_STEPS = {"speed": speed_step}
+SERIES = {"speed": (Measure("median", "median {metric} speed ratio", "x", True, RATIO, "low", "high", "range of the cells",
+                            "{checkpoint}"),)}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

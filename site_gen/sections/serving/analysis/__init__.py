@@ -17,6 +17,7 @@ from site_gen.analysis.verdict import INTERVAL_VERDICTS
 from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_is_tpot, read
 from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
+from site_gen.sections.serving.analysis.series import HISTORY, SERIES  # noqa: F401  (history rows, series figures)
 
 # The shares of requests a distribution's table reads (100: the highest value).
 QUANTILES = (10, 25, 50, 75, 90, 99, 100)

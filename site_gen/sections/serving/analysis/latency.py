@@ -119,7 +119,8 @@ def compare(pb: Point, pc: Point, fb: dict[str, Figures], fc: dict[str, Figures]
             b: bs.Bootstrap) -> dict[str, list[Cell]]:
     """Per metric both sides have, the candidate / baseline ratio of each percentile, its interval
     and its verdict (lower is faster)."""
-    metrics = [m for m in fb if m in fc]
+    # A side without rows states ITL over every gap, one with rows has each request's mean gap: not one figure.
+    metrics = [m for m in fb if m in fc and not (m == "itl" and pb.has_rows != pc.has_rows)]
     one_each = len(pb.rows) == 1 and len(pc.rows) == 1 and len(pb.repeats) == 1 and len(pc.repeats) == 1
     paired = paired and one_each and pb.rows[0]["error"].size == pc.rows[0]["error"].size
     out: dict[str, list[Cell]] = {}

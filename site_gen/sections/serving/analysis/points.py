@@ -16,9 +16,14 @@ METRIC_LABELS = {"ttft": "time to first token", "tpot": "time per output token",
 METRIC_SHORT = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2e": "E2E"}
 PERCENTILES = (50, 90, 95, 99)
 # A figure the source states under one of these keys is that metric's percentile (the serving
-# clients' names). Their ITL is over every gap, not a request's mean: it is kept apart (`gaps`).
-_STATED_METRIC = {"ttft": ("ttft",), "tpot": ("tpot",), "e2e": ("e2el", "e2e_latency")}
+# clients' names). Their ITL is over every gap, not a request's mean: kept apart (`gaps`), and the
+# ITL of a load point only where it has no rows (no request's own mean to take; `latency.compare`
+# never sets it against a side's rows).
+_STATED_METRIC = {"ttft": ("ttft",), "tpot": ("tpot",), "e2e": ("e2el", "e2e_latency"), "itl": ("itl",)}
 _STATED_Q = {50: "median", 90: "p90", 95: "p95", 99: "p99"}
+# AIPerf's and GenAI-Perf's names (`METRIC.pNN`, ms): their inter-token latency is (end-to-end -
+# TTFT) / (output tokens - 1), the receipt's TPOT.
+_STATED_DOTTED = {"ttft": "time_to_first_token", "tpot": "inter_token_latency", "e2e": "request_latency"}
 # Requests whose per-request ITL equals their TPOT to within this (ms): the same figure twice.
 SAME_MS = 1e-3
 
@@ -80,8 +85,10 @@ class Point:
 
     def stated_percentile(self, repeat: int, metric: str, q: int) -> tuple[float, str] | None:
         """The source's own figure for a metric's percentile, with its path, when it states one."""
-        for name in _STATED_METRIC.get(metric, ()):
-            key = f"{_STATED_Q[q]}_{name}_ms"
+        keys = [f"{_STATED_Q[q]}_{name}_ms" for name in _STATED_METRIC.get(metric, ())]
+        if metric in _STATED_DOTTED:
+            keys.append(f"{_STATED_DOTTED[metric]}.p{q}")
+        for key in keys:
             for j, s in enumerate(self.repeats[repeat]["stated"]):
                 if s["key"] == key:
                     return float(s["value"]), f"{self.path}.repeats[{repeat}].stated[{j}]"

@@ -201,21 +201,23 @@ def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
     cols = [(m, q) for m in s.metrics for q in (50, 90, 95, 99)
             if any((p["role"], p["point"], m, q) in pct for p in alone)]
     paths = {(r["role"], r["point"]): r["path"] for r in views.rows(s.points)}
+    every_gap = any(m == "itl" for m, _ in cols)
     rows = []
     for p in alone:
         cells = []
         for m, q in cols:
             r = pct.get((p["role"], p["point"], m, q))
             cells.append({"text": value_fig(r), "sub": interval_figs(r, s.bootstrap)})
-        gaps = gaps_rows(s, {p["role"]: p["point"]}, names)
-        medians = Parts()
-        for i, g in enumerate(gaps):
-            medians += [" / "] * bool(i) + [g["median"]]
-        cells.append({"text": medians or fmt.MISSING, "sub": ""})
+        if not every_gap:  # without rows a source's ITL percentiles are over every gap: shown as its ITL columns
+            gaps = gaps_rows(s, {p["role"]: p["point"]}, names)
+            medians = Parts()
+            for i, g in enumerate(gaps):
+                medians += [" / "] * bool(i) + [g["median"]]
+            cells.append({"text": medians or fmt.MISSING, "sub": ""})
         runs = Fig(str(p["repeats"]), how="runs", detail=f"in {paths[p['role'], p['point']]}.repeats", dense=True)
         rows.append({"load": p["title"], "side": p["side"], "repeats": runs, "cells": cells})
-    return {"columns": [f"{METRIC_SHORT[m]} p{q}" for m, q in cols] + ["ITL p50, every gap"], "rows": rows,
-            "sides": sorted({p["side"] for p in alone})}
+    return {"columns": [f"{METRIC_SHORT[m]} p{q}" + (", every gap" if m == "itl" else "") for m, q in cols]
+            + ([] if every_gap else ["ITL p50, every gap"]), "rows": rows, "sides": sorted({p["side"] for p in alone})}
 
 
 def objective_text(o: tuple) -> str:

@@ -307,7 +307,7 @@ BLOCKS = {
         "speed", "speed", ("checkpoint", "metric", "chart"),
         "{% if chart %}{{ speed_chart(speed.captions[checkpoint], speed_figures[checkpoint], id) }}{% endif %}"
         "{% for t in tables %}{{ speed_cells(t, speed, engines, id ~ '-' ~ t.metric) }}{% endfor %}",
-        "every speed cell of one checkpoint with its ratio bar (metric: aggregate|decode; chart: true adds the Plotly chart)",
+        "every speed cell of one checkpoint with its ratio bar (metric: aggregate|decode; chart: true adds the interactive chart)",
         "cells", apply=cells_options, id_by_checkpoint=True),
 }
 MACROS = ("speed_summary", "speed_cells", "speed_chart")
