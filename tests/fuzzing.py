@@ -887,6 +887,11 @@ def serving_sources() -> dict[str, tuple[dict[str, str], list[str]]]:
         for name, value in _lm_eval_run(seed, stamp, shots).items():
             lm[name] = rows(value) if name.endswith(".jsonl") else text(value)
     b, c = sorted(n for n in lm if "/results_" in n)
+    formats = ROOT / "tests" / "fixtures" / "formats"
+    sweep = "SERVE-max_num_seqs=32-BENCH-request_rate=2"
+    llmperf, aiperf = _folder(formats / "llmperf/tgi/c4", "llm/c4"), _folder(formats / "aiperf/aiperf/c4", "ai/c4")
+    genai, vsweep = _folder(formats / "aiperf/genai-perf/c4", "gp/c4"), _folder(formats / "vllm-sweep/sweep" / sweep, f"sw/{sweep}")
+    dated = ["--set-candidate", "date=2025-01-01"]
     return {
         "vllm-bench": (vllm, ["import", "vllm-bench", "--baseline", *sorted(n for n in vllm if "/base/" in n),
                               "--candidate", *sorted(n for n in vllm if "/cand/" in n)]),
@@ -895,10 +900,20 @@ def serving_sources() -> dict[str, tuple[dict[str, str], list[str]]]:
         "guidellm": (guidellm, ["import", "guidellm", "--baseline", "gl/baseline/benchmarks.json",
                                 "--candidate", "gl/candidate/benchmarks.json"]),
         "lm-eval": (lm, ["import", "lm-eval", "--baseline", b, "--candidate", c]),
+        "llmperf": (llmperf, ["import", "llmperf", "--candidate", "llm/c4", *dated]),
+        "aiperf": (aiperf, ["import", "aiperf", "--candidate", "ai/c4", *dated]),
+        "genai-perf": (genai, ["import", "genai-perf", "--candidate", "gp/c4", *dated]),
+        "vllm-sweep": (vsweep, ["import", "vllm-sweep", "--candidate", f"sw/{sweep}", *dated]),
     }
 
 
-SERVING_FORMATS = ("vllm-bench", "sglang", "guidellm", "lm-eval")
+def _folder(folder: Path, name: str) -> dict[str, str]:
+    """A fixture folder's files as a case's sources under `name`."""
+    return {f"{name}/{p.relative_to(folder).as_posix()}": p.read_text(encoding="utf-8")
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+SERVING_FORMATS = ("vllm-bench", "sglang", "guidellm", "lm-eval", "llmperf", "aiperf", "genai-perf", "vllm-sweep")
 # Values an importer's source may hold that crashed imports once (issue 50): nesting deeper than any
 # parser's recursion, integers past 2^64, a lone surrogate, a NUL, text where a number or an object goes.
 SOURCE_VALUES = [Raw("[" * 5000 + "]" * 5000), Raw('{"a": ' * 3000 + "1" + "}" * 3000), 10 ** 20, 2 ** 64, 10 ** 30,
@@ -934,10 +949,13 @@ def make_serving_case(seed: int, index: int, fmt: str | None = None) -> Case:
     sources, argv = serving_sources()[fmt]
     target = rng.choice(sorted(sources))
     mutations: list[str] = []
-    data: Any = json.loads(sources[target]) if not target.endswith(".jsonl") else \
+    is_json = target.endswith((".json", ".jsonl"))
+    data: Any = None if not is_json else json.loads(sources[target]) if not target.endswith(".jsonl") else \
         [json.loads(line) for line in sources[target].splitlines() if line.strip()]
-    as_bytes = rng.random() < 0.15
+    as_bytes = rng.random() < 0.15 or not is_json  # a CSV: its bytes
     for _ in range(1 if rng.random() < 0.75 else 2):
+        if not is_json:
+            break
         if isinstance(data, list) and target.endswith(".jsonl"):
             if rng.random() < 0.5 and data:
                 i = rng.randrange(len(data))
@@ -946,7 +964,8 @@ def make_serving_case(seed: int, index: int, fmt: str | None = None) -> Case:
                 mutations.append(_mutate_rows(data, rng))
         else:
             mutations.append(mutate_source(data, rng))
-    text = "".join(to_json(r) + "\n" for r in data) if target.endswith(".jsonl") else to_json(data)
+    text = sources[target] if not is_json else "".join(to_json(r) + "\n" for r in data) if target.endswith(".jsonl") \
+        else to_json(data)
     if fmt == "sglang":
         text = text.replace('"INF"', "Infinity")
     files = {CONFIG: IMPORT_CONFIG.encode(), **{n: t.encode("utf-8", "surrogatepass") for n, t in sources.items()}}

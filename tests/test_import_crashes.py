@@ -22,7 +22,8 @@ def project(tmp_path: Path, fmt: str) -> list[str]:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    return [str(tmp_path / a) if a in files else a for a in argv[1:]]
+    named = {n for name in files for n in [name, *(str(p) for p in Path(name).parents if str(p) != ".")]}
+    return [str(tmp_path / a) if a in named else a for a in argv[1:]]
 
 
 def edit_json(path: Path, change) -> None:

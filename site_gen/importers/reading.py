@@ -83,8 +83,8 @@ def licence_credit(paths: list[Path]) -> str | None:
                 return title + (f"; {holder[:200]}" if holder else "") + f" (the source files' {f.name})"
     above = _licence_above(folders)
     if above is not None:
-        note(f"{above} lies above the folders you named and is not read: sitegen credits only a licence beside "
-             "the sources. If the data's licence asks for credit, pass --attribution TEXT")
+        note(f"{above} lies in a folder above the source files and is not read: sitegen credits only a licence in "
+             "the folder of the files it reads. If the data's licence asks for credit, pass --attribution TEXT")
     return None
 
 
