@@ -146,7 +146,7 @@ def _aiperf_stated(src: Any, metrics: dict, base: str, rec: Any) -> tuple[list[d
         ends = [r["end"] for r in rec["ok"]]
         duration = (max(ends) - min(starts)) / 1e9 if max(ends) > min(starts) else None
     for tag, entry in metrics.items():
-        unit = entry.get("unit")
+        unit = entry.get("unit") if isinstance(entry.get("unit"), str) else None  # a unit is a name, or none
         for stat, value in entry.items():
             if stat not in pe.STATS or value is None:
                 continue

@@ -131,7 +131,7 @@ def read_jsonl(src: Any) -> list[tuple[int, dict]]:
         if n == len(lines) and not src.text.endswith("\n"):
             try:
                 json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise SitegenError("truncated row (the file ends inside it)", src.path, f"line {n}") from None
         row = _strict_loads(line, src.path, f"line {n}")
         if not isinstance(row, dict):
