@@ -28,13 +28,14 @@ __all__ = [
     "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
     "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
-    "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS",
+    "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS", "OTHER_THEMES_CSS",
     "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS", "history_changes",
     "HISTORY_FAIL_ON",
 ]
 
 EMBED_CSS = "sitegen-embed.css"
 MATERIAL_CSS = "sitegen-material.css"
+OTHER_THEMES_CSS = "sitegen-other-themes.css"  # added to the embedded stylesheet in any other theme
 
 
 # -- the build cache --------------------------------------------------------------------------

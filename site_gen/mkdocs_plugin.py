@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 from mkdocs.config import base
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
@@ -81,6 +81,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         self.site = api.hosted_site()
         self.page_of: dict[str, dict] = {}  # src_uri -> its page record
         self.expanded: dict[str, Any] = {}
+        self._titles: dict[str, tuple[str, list]] = {}  # a page's own titles while search reads it
         self.assets: dict[str, tuple[str, bytes]] = {}
         self.material = False
         self.uses: dict[str, tuple[set[str], bool]] = {}  # what each docs page drew on
@@ -145,6 +146,8 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         css = api.embed_css(themed["css"][1].decode("utf-8"))
         if self.material:
             css += api.static_text(self.sg, api.MATERIAL_CSS)
+        else:
+            css += api.static_text(self.sg, api.OTHER_THEMES_CSS)
         data = css.encode("utf-8")
         self.assets = {"css": (api.asset_name(api.EMBED_CSS, data), data)}
         self.assets.update({k: v for k, v in themed.items() if k not in ("css", "page")})
@@ -278,7 +281,10 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         p = self.page_of.get(src)
         if p is not None:
             page.toc = get_toc(api.toc_tokens(p["content"], page.meta["title"]))
-            return f'<div class="sitegen-block sitegen-page page-{p["section"] or "site"}">\n{p["content"]}\n</div>\n'
+            # The list of the report's pages (a theme other than Material's) goes in once the search
+            # has read the page (on_post_page): it is the page's way around, not its text.
+            nav = f"{_PAGES_NAV}\n" if p.get("pages_nav") else ""
+            return f'<div class="sitegen-block sitegen-page page-{p["section"] or "site"}">\n{nav}{p["content"]}\n</div>\n'
         html = self._page_links(html, page, files)
         expanded = self.expanded.pop(src, None)
         if not expanded:
@@ -304,7 +310,51 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         return _PAGE_LINK.sub(link, html)
 
 
+    def on_post_page(self, output: str, page, config):
+        p = self.page_of.get(page.file.src_uri)
+        if p is not None and p.get("pages_nav"):
+            output = output.replace(_PAGES_NAV, p["pages_nav"], 1)
+        return output
+
+    # -- search entries -------------------------------------------------------------------------
+    # MkDocs' own search (the default theme's, and most themes') lists each page and each of its
+    # sections under its title alone: "Each objective at each load" four times over, one per serving
+    # report. While it reads a report page (its on_page_context), the page goes by its whole title and
+    # each section by its heading and the page's whole title; then the page takes back its titles for
+    # the theme (its nav and table of contents, where the report's folder says which report). Material's
+    # search shows each section under its page's whole title already.
+    @event_priority(50)
+    def _search_titles(self, context, page, config, nav):
+        p = self.page_of.get(page.file.src_uri)
+        if p is None or self.material:
+            return context
+        whole = page.meta.get("title") or page.title
+        items, todo = [], list(page.toc)
+        while todo:
+            item = todo.pop(0)
+            items.append((item, item.title))
+            todo[:0] = item.children
+        self._titles[page.file.src_uri] = (page.title, items)
+        page.title = whole
+        for item, title in items:
+            if title != whole:
+                item.title = f"{title} · {whole}"
+        return context
+
+    @event_priority(-50)
+    def _own_titles(self, context, page, config, nav):
+        kept = self._titles.pop(page.file.src_uri, None)
+        if kept is not None:
+            page.title = kept[0]
+            for item, title in kept[1]:
+                item.title = title
+        return context
+
+    on_page_context = CombinedEvent(_search_titles, _own_titles)
+
+
 _PAGE_LINK = re.compile(r'href="page:([^"]*)"')
+_PAGES_NAV = "<!-- sitegen: the report's pages -->"
 
 
 def as_text(s: str) -> str:

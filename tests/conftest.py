@@ -243,7 +243,7 @@ def page(browser):
 # The longest files first (by their measured seconds): with `--dist loadfile --no-loadscope-reorder`
 # (tests/run.sh) each worker takes whole files in this order as it frees up, so the run ends with
 # short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py", "test_serve_load.py",
+LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py", "test_serve_load.py",
                  "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
                  "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_spare.py",
                  "test_one_truth.py",
@@ -260,9 +260,11 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py", "test_every_page_in_themes.py",
+    "test_study_stats.py", "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
 })
 SLOW_TESTS = frozenset({
+    "test_the_build_progress_never_counts_back",
     "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
     "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
     "test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric",
@@ -328,6 +330,7 @@ SLOW_TESTS = frozenset({
     "test_invalidate_names_just_the_outputs_made_from_a_changed_file",
     "test_preview_error_message_is_the_one_build_prints",
     "test_every_link_and_anchor_of_the_mkdocs_build_resolves",
+    "test_a_card_names_its_column_as_the_table_s_header_does",  # every page of the example parsed (3 s)
     # Issue 50 (safe by default, round three):
     "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
     "test_an_accepted_page_of_the_worst_shape_does_bounded_work",

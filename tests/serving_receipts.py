@@ -75,3 +75,23 @@ def write(folder: Path, doc: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "SUMMARY.json").write_text(json.dumps(doc), encoding="utf-8")
     return folder
+
+
+def stated(doc: dict) -> dict:
+    """`doc` as a source without per-request rows writes it: each repeat's rows replaced by the
+    percentiles it states of them (median, p90, p99 of TTFT, TPOT, E2E), one run a side, unpaired."""
+    for side in doc["serving"]["sides"].values():
+        for p in side["load_points"]:
+            for rep in p["repeats"]:
+                req = rep.pop("requests")
+                figures = []
+                for m, name in (("ttft", "ttft"), ("tpot", "tpot"), ("e2e", "e2el")):
+                    x = np.array([v for v in req[f"{m}_ms"] if v is not None])
+                    for q, word in ((50, "median"), (90, "p90"), (99, "p99")):
+                        figures.append({"key": f"{word}_{name}_ms", "value": round(float(np.percentile(x, q)), 3), "check": "none"})
+                figures.append({"key": "output_throughput", "value": round(float(sum(req["output_tokens"])) / rep["duration_s"], 3),
+                                "check": "none"})
+                rep["stated"] = figures
+    for m in doc["serving"].get("matched", []):
+        m["paired"] = False
+    return doc

@@ -25,8 +25,14 @@ VERDICTS = ("faster", "level", "slower", "not resolved")
 CONFIG = "site_name: Serving truth\nsite_url: https://example.org/t/\nplugins:\n  - sitegen:\n      data_dir: data\n"
 
 
-def counts_text(c: dict) -> str:
-    return " · ".join(f"{c[v]} {v}" for v in VERDICTS)
+def without(c: dict) -> str:
+    """`; 4 without an interval` (`all`), or nothing: the cells of a JSON count that have no interval."""
+    none = c["no_interval"]["cells"]
+    return f"; {'all' if none == c['cells'] else none} without an interval" if none else ""
+
+
+def counts_text(c: dict, tail: bool = True) -> str:
+    return " · ".join(f"{c[v]} {v}" for v in VERDICTS) + (without(c) if tail else "")
 
 
 def expected(doc: dict) -> dict[str, dict[str, int]] | None:
@@ -86,12 +92,14 @@ def test_the_latency_counts_are_one_truth_in_every_output(tmp_path_factory, doc)
     assert [sum(c["verdict"] == v for c in lat) for v in VERDICTS] == [every[k] for k in ("faster", "level", "slower", "not_resolved")]
 
     # The same words wherever the counts are said.
-    said = counts_text({**every, "not resolved": every["not_resolved"]})
+    every_ = {**every, "not resolved": every["not_resolved"]}
+    said = counts_text(every_)
     home = html.unescape(files["index.html"].decode())
     overview = html.unescape(files["reports/r/index.html"].decode())
     description = re.search(r'<meta name="description" content="([^"]*)"', overview).group(1)
     assert said in home and f"Latency: {said}" in description
-    assert f"Latency cells {said} (of {every['cells']})" in text and f"Latency cells {said} (of {every['cells']})" in markdown
+    line = f"Latency cells {counts_text(every_, tail=False)} (of {every['cells']}{without(every)})"
+    assert line in text and line in markdown
 
     # One run a side: numpy's verdicts from the rows.
     want = expected(doc)

@@ -19,7 +19,7 @@ BAND = 0.08
 @pytest.mark.parametrize("value, printed, verdict", [
     # above the upper edge, on it, and below it
     (1.081, "1.081x", "faster"), (1.0805, "1.081x", "faster"), (1.0800001, "1.0800001x", "faster"),
-    (1.08, "1.08x", "level"), (1.0799, "1.08x", "level"), (1.085, "1.085x", "faster"), (1.09, "1.09x", "faster"),
+    (1.08, "1.08x", "level"), (1.0799, "1.08x", "level"), (1.085, "1.09x", "faster"), (1.09, "1.09x", "faster"),
     # below the lower edge, on it, and above it
     (0.919, "0.919x", "slower"), (0.9199999, "0.9199999x", "slower"),
     (0.92, "0.92x", "level"), (0.9201, "0.92x", "level"), (0.915, "0.915x", "slower"), (0.91, "0.91x", "slower"),

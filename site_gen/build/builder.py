@@ -78,6 +78,7 @@ class Builder:
         self.streamed: dict[str, Streamed] = {}  # report id -> what a worker wrote for it (one-shot builds)
         self.kept: set[str] = set()  # ids of reports whose light analysis a worker sent back (docs pages name them)
         self.pending: Pending | None = None  # the workers' second round, while a one-shot build goes on
+        self.prefilled = False  # whether forked workers made this build's reports (`_prefill`)
         self._docs_gen = 0  # bumped when a file under docs_dir changes
         self._resolved: tuple | None = None  # (sections' generation, what `_roots` found)
         self._ids: set[str] | None = None  # the reports of the last build (`_forget`)
@@ -274,6 +275,7 @@ class Builder:
                                       warm, functools.partial(relations_settled, self._settled, self._relations),
                                       docs.named([f.name for f in folders]) if docs else frozenset(), out is not None)
         self._adopt(items)
+        self.prefilled = True  # the reports were made by the workers: this process takes their files
 
     # -- the site-wide pages ------------------------------------------------------------------
     def history_page(self, records: list[ReportRecord], receipts: Dependencies) -> Page:
@@ -319,6 +321,7 @@ class Builder:
         preview's open pages are shown first (SiteBuild.early)."""
         start = time.perf_counter()
         self.stats.clear()
+        self.prefilled = False
         refresh_templates()  # a template edited since the last build is compiled again
         try:
             # Inside: Ctrl-C while the first round's items are taken leaves no second round running.

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # made from; the list of them (and the History page) under a hash of the receipts folder; a host
 # page's blocks and figures under that hash, its markdown and place.
 _REPORT_KIND, _SET_KIND, _PAGES_KIND = "mkdocs-report", "mkdocs-reports", "mkdocs-pages"
-_PAGE_FIELDS = {"src": str, "url": str, "title": str, "nav": str, "charts": bool, "content": str}
+_PAGE_FIELDS = {"src": str, "url": str, "title": str, "nav": str, "charts": bool, "content": str, "pages_nav": str}
 _REPORT_FIELDS = {"id": str, "title": str, "version": list, "pages": list, "files": list, "warnings": list,
                   "load_warnings": list}
 
@@ -237,11 +237,14 @@ class HostedSite:
         tell one report from another); the nav, where the report's folder says which report it is,
         takes the short `nav_title`."""
         from site_gen.render.embed import admonition, searchable
-        from site_gen.render.pages import render_content
+        from site_gen.render.pages import render_content, render_report_pages
 
+        assert self.sg is not None
         content = searchable(render_content(page, self.sg, [], self.asset_urls), page_title=True)
+        # Material lists a report's pages in its sidebar (or drawer); other themes get them on the page.
         return {"src": src, "url": page.url, "title": title, "nav": nav_title, "section": page.section,
-                "charts": page.charts, "content": admonition(content) if self.material else content}
+                "charts": page.charts, "content": admonition(content) if self.material else content,
+                "pages_nav": "" if self.material else render_report_pages(page, self.sg)}
 
     # -- the host's own pages ---------------------------------------------------------------------
     def expand(self, markdown: str, *, where: str, dest_uri: str, meta: dict, offset: int,

@@ -12,6 +12,7 @@ from site_gen.build.assembly import report_url
 from site_gen.build.store import Store
 from site_gen.core.config import Config
 from site_gen.core.records import content_hash
+from site_gen.render import dashboard
 from site_gen.render.pages import environment
 
 
@@ -28,7 +29,7 @@ class DashboardRows:
 
     def __call__(self, records: list) -> list[dict]:
         changed = self.changes(records) if len(records) > 1 else {}
-        rows = [{**r.dashboard, "url": report_url(r.id), "changes": changed.get(r.id, [])} for r in records]
+        rows = dashboard.tell_apart([{**r.dashboard, "url": report_url(r.id), "changes": changed.get(r.id, [])} for r in records])
         if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
             return rows
         version = self.templates.record("_macros.html")[0]
@@ -41,7 +42,8 @@ class DashboardRows:
             return rows
         live, drawn = {}, False
         for r, row in zip(records, rows):
-            key = f"{r.id}\0{r.sha256}\0{content_hash(json.dumps(row['changes']))}" if row["changes"] else f"{r.id}\0{r.sha256}"
+            key = (f"{r.id}\0{r.sha256}" + ("\0told apart" if row["told_apart"] else "")  # the row names its id
+                   + (f"\0{content_hash(json.dumps(row['changes']))}" if row["changes"] else ""))
             html = self._html.get(key)
             if html is None:
                 html, drawn = str(macro(row)), True

@@ -107,9 +107,12 @@ class SiteBuild:
         # before the others are looked at (at a thousand reports, walking the records before it took
         # ~20 ms). The rest is done in folder order as always, so the site is the same.
         first = {r.id: self._make(r) for r in self.records if r.id in self._open_reports and self._reusable(r) is None}
+        # One count a step, never back: where workers made the reports (their "reports" count is done),
+        # this loop takes their files, a step of its own; it ends at its total.
+        what = "files" if self.b.prefilled else "reports"
         for i, r in enumerate(self.records):
             if i % 10 == 0:
-                self.b.step("reports", i, len(self.records))
+                self.b.step(what, i, len(self.records))
             self.warnings.extend(r.warnings)
             if self.out is not None and r.id in later:
                 self._later.append((r, len(self.warnings)))
@@ -127,6 +130,8 @@ class SiteBuild:
                 if a is not None and a.report.raw:  # analysed and published: keep the analysis, drop the records
                     self.b.store.keep(lighten(a))
             collector.between()  # what this report's work left in cycles (core/collector.py)
+        if self.records:
+            self.b.step(what, len(self.records), len(self.records))
 
     def _reusable(self, r: ReportRecord) -> tuple | None:
         """A report's files, warnings and charts flag as last made, if its record still holds."""

@@ -222,7 +222,7 @@ jobs:
           else
             sitegen compare "$LAST" "$RUN" --format markdown --fail-on "$FAIL_ON" > "$RUNNER_TEMP/comparison.md" 2> "$RUNNER_TEMP/compare-error.txt" || status=$?
             if [ -s "$RUNNER_TEMP/compare-error.txt" ]; then
-              { echo "**sitegen compare could not compare $RUN with $LAST**"; echo; echo '```'; cat "$RUNNER_TEMP/compare-error.txt"; echo '```'; } >> "$RUNNER_TEMP/comparison.md"
+              { echo "**sitegen compare could not compare $RUN with $LAST**"; echo; sed 's/^/    /' "$RUNNER_TEMP/compare-error.txt"; } >> "$RUNNER_TEMP/comparison.md"
             fi
           fi
           cat "$RUNNER_TEMP/comparison.md" >> "$GITHUB_STEP_SUMMARY"

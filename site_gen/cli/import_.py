@@ -15,6 +15,8 @@ EPILOG = """examples:
   sitegen import vllm-bench --candidate sglang_runs.jsonl --label-candidate "SGLang sweep" -o data/sweep
   sitegen import vllm-bench --baseline runs/a/ --candidate runs/b/ -o data/serving
   sitegen import vllm-sweep --candidate results/EXPERIMENT -o data/sweep
+  sitegen import vllm-bench --setup tp8 A/*.json --setup tp4pp2 B/*.json --setup tp4pp2 C/*.json \
+      --setup-set tp8:gpus=8 --setup-set tp4pp2:gpus=8 [--baseline tp8] -o data/study
   sitegen import guidellm --baseline a/benchmarks.json --candidate b/benchmarks.json -o data/guidellm
   sitegen import llmperf --baseline vllm/ --candidate tgi/ -o data/llmperf
   sitegen import aiperf --candidate artifacts/my-run/ -o data/aiperf
@@ -53,6 +55,15 @@ def add_parser(sub) -> None:
                    help="serving formats: a fact of the baseline's setup its files do not record (model, engine, "
                         "engine_version, hardware, parallelism, dataset, command, date)")
     p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
+    p.add_argument("--setup", action="append", nargs="+", default=[], metavar="NAME FILE",
+                   help="vllm-bench, guidellm: a study of two setups or more; NAME FILE… (or NAME=FILE) adds files to the setup "
+                        "NAME (repeat a NAME for its next run); files are grouped into load points by their contents; "
+                        "--baseline NAME then names the setup the others are compared against")
+    p.add_argument("--setup-label", action="append", default=[], metavar="NAME=TEXT",
+                   help="a study: the setup's name on the pages (default NAME)")
+    p.add_argument("--setup-set", action="append", default=[], metavar="NAME:KEY=VALUE",
+                   help="a study: a fact of the setup its files do not record (model, engine, engine_version, hardware, "
+                        "parallelism, dataset, command, date, gpus)")
     p.add_argument("--series", metavar="NAME",
                    help="the series this run is a point of (a nightly benchmark of one setup); default: its setup, "
                         "read from the files")

@@ -255,7 +255,7 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def check_receipt(doc: dict, target: Path, prov: Provenance | None, source: Path) -> str:
+def check_receipt(doc: dict, target: Path, prov: Provenance | None, source: Path, text: str | None = None) -> str:
     """The receipt's text once it passes what `sitegen check --strict` checks of a receipt (its
     characters, schema, meaning and markdown bounds); a refusal is the source's error, named by
     the file and place the refused part was made from."""
@@ -270,7 +270,7 @@ def check_receipt(doc: dict, target: Path, prov: Provenance | None, source: Path
     bad = first_problem(doc)
     if bad:
         raise refused(bad[1], bad[0])
-    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    text = text or json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     try:
         data = parse_text(text, text.encode("utf-8"), target)
         refuse(validate_schema(data, target))  # what an importer writes has no field sitegen would drop
@@ -307,12 +307,12 @@ def check_output(out: Path, data_dir: Path, force: bool) -> Path:
 
 
 def write_receipt(doc: dict, out: Path, *, data_dir: Path, force: bool = False, prov: Provenance | None = None,
-                  source: Path | None = None) -> Path:
+                  source: Path | None = None, text: str | None = None) -> Path:
     """Writes OUT/SUMMARY.json atomically (mode 0644 under the usual umask), once it passes what
     `sitegen check --strict` checks. OUT must be a report folder directly in the data folder; a
     receipt already there is replaced only with `force`."""
     target = check_output(out, data_dir, force)
-    text = check_receipt(doc, target, prov, source or out)
+    text = check_receipt(doc, target, prov, source or out, text)  # `text`: the receipt as its importer laid it out
     out.mkdir(parents=True, exist_ok=True)  # its parent is the data folder, made if it is not there yet
     fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".json", dir=out)
     try:
@@ -344,4 +344,8 @@ def stamp(doc: dict, args) -> dict:
         out["report"]["series"] = series
     if commit:
         out["report"]["commit"] = commit
+        # Reports of one series read alike but for their point: the title names it (search results,
+        # a browser's tab and the dashboard then tell one night from the next).
+        if commit not in out["report"]["title"]:
+            out["report"]["title"] = f"{out['report']['title']} · {commit}"[:300]
     return out

@@ -377,6 +377,11 @@ def report_version(report: dict, path: Path) -> int:
 def run_and_write(args) -> Path:
     from site_gen.importers import serving_report
 
+    if getattr(args, "setup", None):  # a study of two setups or more (importers/serving_study.py)
+        from site_gen.importers import serving_study
+
+        return serving_study.run_and_write(args, lambda paths, root: [r for p in paths for r in read_file(p, root)],
+                                           lambda runs: "GuideLLM benchmarks.json (report version 2)")
     if args.sources:
         raise SitegenError(f"guidellm takes its files through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
                            args.sources[0])

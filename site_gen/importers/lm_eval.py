@@ -263,7 +263,10 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
     not_covered.extend(_unsampled(runs, roles, tb & tc))
     if not results:
         raise SitegenError("no task and metric both runs scored" if b is not None else "no task with a metric", c.src.path)
-    meta = lm_eval_report.report(runs, roles, names, checkpoint, ", ".join(sorted(tb & tc)), any(r.get("paired") for r in results))
+    sampled = {role: any(t.samples is not None for t in runs[role].tasks.values()) for role in roles}
+    paired_n = sum(bool(r.get("paired")) for r in results)
+    unpaired_n = sum(r.get("paired") is False for r in results)
+    meta = lm_eval_report.report(runs, roles, names, checkpoint, ", ".join(sorted(tb & tc)), paired_n, unpaired_n, sampled)
     if not_covered:
         meta["not_covered"] = list(dict.fromkeys(not_covered))
     if differ.entries:
@@ -271,14 +274,13 @@ def build(runs: dict[str, Run], labels: dict, allow: set[str], attribution: str 
     credit = attribution or sc.licence_credit([runs[r].src.path for r in roles])
     if credit:
         meta["attribution"] = credit
-    note = ("Values and standard errors recomputed from each run's per-document samples"
-            + ("; differences paired over the documents both runs scored (same doc_id and doc_hash)." if b is not None
-               else "; one run, no comparison."))
+    note = ("Values and standard errors recomputed from the run's per-document samples" if sampled["candidate"]
+            else "Values and standard errors as the run's results file states them (no per-document samples)") + \
+        "; one run, no comparison."
     doc = {"schema_version": sc.SCHEMA_VERSION, "report": meta,
-           "accuracy": {"note": note,
-                        "method": {"name": "normal interval of per-document differences (per-document metrics); paired "
-                                           "bootstrap over documents (corpus metrics)", "resamples": RESAMPLES, "seed": SEED,
-                                   "level": 0.95},
+           "accuracy": {"note": _note(names, sampled, paired_n, unpaired_n) if b is not None else note,
+                        "method": {"name": _method(results) if b is not None else "each run's own interval (one run, no "
+                                   "comparison)", "resamples": RESAMPLES, "seed": SEED, "level": 0.95},
                         "results": results},
            "provenance": prov.part()}
     return doc, prov
@@ -291,8 +293,43 @@ def _unsampled(runs: dict[str, Run], roles: list[str], tasks: set[str]) -> list[
         missing = sorted(t for t in runs[role].tasks if runs[role].tasks[t].samples is None and t in tasks)
         if missing:
             out.append(f"The {role}'s results file has no samples file beside it for {', '.join(missing)} "
-                       "(samples_TASK_TIME.jsonl): its values are as the file states them, neither recomputed nor paired.")
+                       "(samples_TASK_TIME.jsonl): its values are as the file states them, not recomputed, and its differences unpaired.")
     return out
+
+
+def _note(names: dict[str, str], sampled: dict[str, bool], paired: int, unpaired: int) -> str:
+    """What the values and differences were computed from, as this import found it: a run's values
+    from its per-document samples or as its results file states them; differences paired over the
+    documents both runs scored, or not."""
+    if all(sampled.values()):
+        values = "Values and standard errors recomputed from each run's per-document samples"
+    elif any(sampled.values()):
+        has = next(role for role in sampled if sampled[role])
+        other = next(role for role in sampled if not sampled[role])
+        values = (f"Values and standard errors recomputed from {names[has]}'s per-document samples and as {names[other]}'s "
+                  "results file states them (it has no samples)")
+    else:
+        values = "Values and standard errors as each run's results file states them (no per-document samples)"
+    if not unpaired:
+        diffs = "differences paired over the documents both runs scored (same doc_id and doc_hash)"
+    elif not paired:
+        diffs = "differences unpaired: each from the two runs' standard errors (no per-document samples on both sides)"
+    else:
+        diffs = (f"{paired} differences paired over the documents both runs scored (same doc_id and doc_hash), {unpaired} "
+                 "unpaired, from the two runs' standard errors")
+    return f"{values}; {diffs}."
+
+
+def _method(results: list[dict[str, Any]]) -> str:
+    """The intervals' methods that the differences of this import used, in words."""
+    used = []
+    if any(r.get("paired") and "bootstrap" not in r.get("interval_method", "") for r in results):
+        used.append("normal interval of per-document differences (per-document metrics)")
+    if any(r.get("paired") and "bootstrap" in r.get("interval_method", "") for r in results):
+        used.append("paired bootstrap over documents (corpus metrics)")
+    if any(r.get("paired") is False for r in results):
+        used.append("unpaired: difference ± 1.96 × the root of the sum of the two squared standard errors")
+    return "; ".join(used) or "no interval: no standard error on both sides"
 
 
 def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> list[int]:

@@ -119,7 +119,7 @@ def side(t: Task, f: Figures | None, s: dict) -> dict[str, Any]:
 
 
 def report(runs: dict[str, Run], roles: list[str], names: dict[str, str], checkpoint: dict, tasks: str,
-            any_paired: bool) -> dict[str, Any]:
+           paired: int, unpaired: int, sampled: dict[str, bool]) -> dict[str, Any]:
     """The receipt's report part: title, date, the runs as engines, what was tested."""
     engines = {}
     for role in roles:
@@ -134,11 +134,16 @@ def report(runs: dict[str, Run], roles: list[str], names: dict[str, str], checkp
         raise SitegenError("no date: the results files record none", runs["candidate"].src.path, "$.date")
     title = (f"{names['candidate']} against {names['baseline']}: {checkpoint['label']}, {tasks}" if "baseline" in roles
              else f"{names['candidate']}: {checkpoint['label']}, {tasks}")
-    tested = [{"label": "Harness", "text": "lm-evaluation-harness results and per-document samples"},
+    tested = [{"label": "Harness", "text": "lm-evaluation-harness results" + (
+                  " and per-document samples" if all(sampled.values()) else
+                  f" ({', '.join(names[r] for r in sampled if sampled[r])} with per-document samples)"
+                  if any(sampled.values()) else " (no per-document samples)")},
               {"label": "Tasks", "text": tasks}]
     if "baseline" in roles:
-        tested.append({"label": "Pairing", "text": "paired over the documents both runs scored" if any_paired else
-                       "unpaired: no per-document samples on both sides"})
+        tested.append({"label": "Pairing", "text": "paired over the documents both runs scored" if not unpaired else
+                       "unpaired: no per-document samples on both sides" if not paired else
+                       f"{paired} paired over the documents both runs scored, {unpaired} unpaired (no per-document "
+                       "samples on both sides)"})
     for role in roles:
         names_of = sorted(task.samples.name for task in runs[role].tasks.values() if task.samples is not None)
         tested.append({"label": f"{role.capitalize()} samples",

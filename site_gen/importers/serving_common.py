@@ -276,15 +276,16 @@ def refused_as_source(exc: SitegenError, prov: Provenance) -> SitegenError:
     return SitegenError(f"{exc.message} (this figure would make a receipt sitegen refuses)", file, where)
 
 
-def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path) -> Path:
+def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path, text: str | None = None) -> Path:
     """OUT/SUMMARY.json, once it passes what `sitegen check --strict` checks of a receipt (its
     characters, schema, meaning and markdown bounds: common.write_receipt), a refusal named at the
     source's file and place; atomic. OUT is a report folder directly in the data folder, and a
-    receipt there is replaced only with `force`."""
+    receipt there is replaced only with `force`. `text`: the receipt as the importer laid it out
+    (default: `doc` indented by one space)."""
     from site_gen.importers.common import write_receipt
 
     return write_receipt(doc, out, data_dir=data_dir, force=force, prov=prov,  # type: ignore[arg-type]  # its `origin` is the one asked for
-                         source=next(iter(prov.files.values()), out))
+                         source=next(iter(prov.files.values()), out), text=text)
 
 
 # Figures the clients state that no per-request row can give back: shown as not covered, never imported.

@@ -81,7 +81,9 @@ def _label(role: str, runs: list, env: sc.Env, given: str | None, other_runs: li
     return sc.check_label(f"{env.get('engine') or 'engine not recorded'} · {model}", "label")
 
 
-def _load_points(role: str, runs: list, prov: sc.Provenance) -> tuple[list[dict], dict[tuple, dict]]:
+def _load_points(role: str, runs: list, prov: sc.Provenance, base_path: str | None = None) -> tuple[list[dict], dict[tuple, dict]]:
+    """A side's (or a study setup's, under `base_path`) load points: its runs grouped by workload and load."""
+    base_path = base_path or f"$.serving.sides.{role}"
     groups: dict[tuple, list] = {}
     for r in sorted(runs, key=lambda r: (r.src.name, r.line or 0)):
         groups.setdefault(r.key, []).append(r)
@@ -94,7 +96,7 @@ def _load_points(role: str, runs: list, prov: sc.Provenance) -> tuple[list[dict]
         if conc is not None:
             lp["load"]["max_concurrency"] = conc
         for j, r in enumerate(groups[key]):
-            path = f"$.serving.sides.{role}.load_points[{i}].repeats[{j}]"
+            path = f"{base_path}.load_points[{i}].repeats[{j}]"
             rep = {"source": prov.source_id(r.src), "at": r.where(), **r.repeat}
             prov.cite(path, r.src, r.where())
             if r.rows_src is not None:  # the run's per-request file, read beside it: listed with its hash

@@ -313,9 +313,16 @@ def side_files(args, role: str) -> list[Path]:
     return [Path(p) for p in (getattr(args, role) or [])]
 
 
+CLIENTS = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
+
+
 def run_and_write(args) -> Path:
     from site_gen.importers import serving_common as common, serving_report
 
+    if getattr(args, "setup", None):  # a study of two setups or more (importers/serving_study.py)
+        from site_gen.importers import serving_study
+
+        return serving_study.run_and_write(args, read_files, lambda runs: "; ".join(sorted({CLIENTS[r.fmt] for r in runs})))
     if args.sources:
         raise SitegenError(f"{args.format} takes its files through --baseline and --candidate, not as SOURCE "
                            f"({args.sources[0]!r})", args.sources[0])
@@ -328,7 +335,7 @@ def run_and_write(args) -> Path:
     skipped: list[tuple[Path, str]] = []
     runs = {role: read_files(files[role], root, skipped) for role in files if files[role]}
     args.notes = [f"skipped {p}: {why}" for p, why in skipped]
-    client = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
+    client = CLIENTS
     fmts = sorted({client[r.fmt] for rs in runs.values() for r in rs})
     stated = {role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files}
     for role, facts in stated.items():

@@ -24,9 +24,9 @@ from site_gen.receipts.parse import _json_type
 
 SCHEMA_VERSION = 1
 # Versions this sitegen reads, newest last; each has its published schema file (schema/).
-SCHEMA_VERSIONS = (1, 1.1, 1.2, 1.3)
+SCHEMA_VERSIONS = (1, 1.1, 1.2, 1.3, 1.4)
 _SCHEMA_FILES = {1: "summary-1.schema.json", 1.1: "summary-1.1.schema.json", 1.2: "summary-1.2.schema.json",
-                 1.3: "summary-1.3.schema.json"}
+                 1.3: "summary-1.3.schema.json", 1.4: "summary-1.4.schema.json"}
 MAX_WARNINGS = 20
 
 

@@ -1,21 +1,20 @@
 """Share card images: a small RGB canvas, bitmap text and a PNG writer, in pure Python.
 
 Chat apps and forums show a PNG (not an SVG) beside a posted link. The card is drawn from the
-report's data with Spleen bitmap glyphs (`cardfont.py`) and written with zlib: the same input
-gives the same bytes, with no imaging library.
+report's data with Spleen bitmap glyphs for Latin-1 and GNU Unifont's beyond it (`cardfont.py`:
+Greek, Cyrillic, Latin Extended, Chinese, Japanese, Korean) and written with zlib: the same input
+gives the same bytes, with no imaging library. A character neither covers (a script that needs
+shaping or runs right to left, an emoji) is drawn as a box, and the card says so in its footer.
 """
 from __future__ import annotations
 
-import base64
 import re
 import struct
-import unicodedata
 import zlib
-from dataclasses import dataclass
 from functools import lru_cache
 
 from site_gen.render import where
-from site_gen.render.cardfont import FONTS
+from site_gen.render.cardfont import Font, drawable, font  # noqa: F401  (the card's text, re-exported for its tests)
 
 Colour = tuple[int, int, int]
 
@@ -23,48 +22,6 @@ Colour = tuple[int, int, int]
 def hex_colour(value: str) -> Colour:
     value = value.lstrip("#")
     return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
-
-
-@dataclass(frozen=True)
-class Font:
-    width: int
-    height: int
-    runs: dict[str, tuple[tuple[int, int, int], ...]]  # char -> (row, first column, length) of lit pixels
-
-    def glyph(self, ch: str) -> tuple[tuple[int, int, int], ...]:
-        if ch in self.runs:
-            return self.runs[ch]
-        folded = unicodedata.normalize("NFKD", ch)[:1]
-        return self.runs.get(folded) or self.runs.get({"—": "–"}.get(ch, "?"), ())
-
-    def measure(self, text: str) -> int:
-        return len(text) * self.width
-
-
-@lru_cache(maxsize=None)
-def font(height: int) -> Font:
-    """Spleen at 32 or 64 pixels high."""
-    w, h, chars, data = FONTS[height]
-    raw = zlib.decompress(base64.b64decode(data))
-    per_row = (w + 7) // 8
-    size = per_row * h
-    runs: dict[str, tuple[tuple[int, int, int], ...]] = {}
-    for i, ch in enumerate(chars):
-        glyph = raw[i * size:(i + 1) * size]
-        out = []
-        for row in range(h):
-            bits = int.from_bytes(glyph[row * per_row:(row + 1) * per_row], "big")
-            col = 0
-            while col < w:
-                if bits >> (per_row * 8 - 1 - col) & 1:
-                    start = col
-                    while col < w and bits >> (per_row * 8 - 1 - col) & 1:
-                        col += 1
-                    out.append((row, start, col - start))
-                else:
-                    col += 1
-        runs[ch] = tuple(out)
-    return Font(w, h, runs)
 
 
 @lru_cache(maxsize=8)
@@ -120,16 +77,17 @@ class Canvas:
     def text(self, x: int, y: int, text: str, size: int, colour: Colour) -> int:
         """Draws text with its top-left corner at (x, y); returns the x after it."""
         f = font(size)
-        ink, fills = bytes(colour), {}
+        ink, fills = bytes(colour), {}  # type: bytes, dict[int, bytes]
         for ch in text:
-            for row, start, length in f.glyph(ch):
+            cells, runs, _ = f.shape(ch)
+            for row, start, length in runs:
                 left, top = x + start, y + row
                 if 0 <= top < self.height and 0 <= left and left + length <= self.width:
                     fill = fills.get(length) or fills.setdefault(length, ink * length)
                     self.rows[top][left * 3:(left + length) * 3] = fill
                 else:
                     self.rect(left, top, length, 1, colour)
-            x += f.width
+            x += f.width * cells
         return x
 
     def png(self) -> bytes:
@@ -144,24 +102,31 @@ class Canvas:
 
 
 def fit(text: str, size: int, width: int) -> str:
-    """Cuts text to a pixel width with an ellipsis."""
-    chars = width // font(size).width
-    if len(text) <= chars:
+    """Cuts text to a pixel width with an ellipsis (a wide character, 引, takes two cells)."""
+    f = font(size)
+    chars = width // f.width
+    if f.cells(text) <= chars:
         return text
-    cut = text[:max(chars - 1, 0)]
-    if " " in cut and len(cut.rsplit(" ", 1)[0]) > chars // 2:  # at a word's end when one is near
+    cut, used = "", 0
+    for ch in text:
+        used += f.shape(ch)[0]
+        if used > max(chars - 1, 0):
+            break
+        cut += ch
+    if " " in cut and f.cells(cut.rsplit(" ", 1)[0]) > chars // 2:  # at a word's end when one is near
         cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:·") + "…"
 
 
 def wrap(text: str, size: int, width: int, lines: int) -> list[str]:
     """Breaks text at spaces into at most `lines` lines of a pixel width; the last is cut if need be."""
-    chars = width // font(size).width
+    f = font(size)
+    chars = width // f.width
     out: list[str] = []
     words = text.split()
     while words and len(out) < lines:
         line = words.pop(0)
-        while words and len(line) + 1 + len(words[0]) <= chars:
+        while words and f.cells(line) + 1 + f.cells(words[0]) <= chars:
             line += " " + words.pop(0)
         out.append(line)
     if words:
@@ -210,6 +175,66 @@ def _headlines(card: Canvas, c: dict, lines: tuple, y: int, strip: bool, left: i
     return y
 
 
+# Marks of a strip's row, and how far apart two of other verdicts must be not to cover each other:
+# a dot's width (6.5 px radius) and a pixel; a triangle's (8 px either side of its tip) and a pixel.
+DOT_GAP, TRIANGLE_GAP = 14, 10
+_ORDER = {"faster": 0, "slower": 1, "level": 2, "not resolved": 3}
+
+
+def placed(marks: list[tuple[int, str, int]], start: int, end: int) -> list[tuple[int, str, int]]:
+    """A row's marks (x, verdict, shape: 0 a dot, 1 or -1 a triangle past the scale's right or left
+    end) where each is drawn, so that none hides another of another verdict: one triangle per
+    verdict past an end, stacked inward from it; a dot of one verdict never within DOT_GAP of a
+    dot of another (moved along the row the least that takes, and kept clear of the triangles).
+    Marks of one verdict at one place are one mark (thousands of cells stay quick)."""
+    out: list[tuple[int, str, int]] = []
+    ends = {1: end, -1: start}
+    room = {1: end, -1: start}  # where the dots end, inside the triangles
+    for side in (1, -1):
+        verdicts = sorted({v for x, v, s in marks if s == side}, key=lambda v: (_ORDER.get(v, 9), v))
+        for k, v in enumerate(verdicts):
+            out.append((ends[side] - side * k * TRIANGLE_GAP, v, side))
+        if verdicts:
+            room[side] = ends[side] - side * (len(verdicts) * TRIANGLE_GAP + DOT_GAP // 2)
+    dots = sorted({(x, v) for x, v, s in marks if s == 0}, key=lambda m: (m[0], _ORDER.get(m[1], 9), m[1]))
+    dots = [(min(max(x, room[-1]), room[1]), v) for x, v in dots]
+    # Left to right, each dot at least DOT_GAP right of the last dot of every other verdict; then, where
+    # that ran past the row's end, right to left the same way.
+    last: dict[str, int] = {}
+    ahead = []
+    for x, v in dots:
+        x = max([x] + [p + DOT_GAP for w, p in last.items() if w != v])
+        last[v] = x
+        ahead.append((x, v))
+    if ahead and ahead[-1][0] > room[1]:
+        first: dict[str, int] = {}
+        back = []
+        for x, v in reversed(ahead):
+            x = min([x, room[1]] + [p - DOT_GAP for w, p in first.items() if w != v])
+            first[v] = x
+            back.append((x, v))
+        ahead = back[::-1]
+    return [(x, v, 0) for x, v in ahead] + out
+
+
+def _marks(card: Canvas, c: dict, strip: tuple, sx, top: int, scale: tuple[float, float], left: int, inner: int) -> None:
+    """The strip's cells, each row's marks where `placed` puts them."""
+    low, high = scale
+    rows_of: dict[int, list[tuple[int, str, int]]] = {}
+    for ratio, verdict, row in strip:
+        # A cell beyond the scale is a triangle inside the strip, its tip on the end it passes.
+        x = left + inner - 1 if ratio > high else left if ratio < low else round(sx(ratio))
+        rows_of.setdefault(row, []).append((x, verdict, 1 if ratio > high else -1 if ratio < low else 0))
+    for row, found in rows_of.items():
+        cy = top + 18 + 22 * row
+        for x, verdict, shape in placed(found, left, left + inner - 1):
+            colour = c.get(verdict, c["level"])
+            if shape:
+                card.triangle(x, cy, 8, colour, shape)
+            else:
+                card.dot(x, cy, 6.5, colour)
+
+
 @lru_cache(maxsize=64)
 def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str, str], ...],
                strip: tuple[tuple[float, str, int], ...], strip_caption: str, scale: tuple[float, float],
@@ -222,6 +247,10 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
     c = palette()
     card = Canvas(WIDTH, HEIGHT, c["bg"])
     left, inner = 60, WIDTH - 120
+    # A name in a script the card cannot draw shows a box: the footer says what the box means.
+    words = (site, title, subtitle, strip_caption, *(x for line in lines for x in line[:2]))
+    if not all(drawable(w) for w in words):
+        footer = "\u25a1: a character this card cannot draw; the report's pages show it"
     card.rect(0, 0, WIDTH, 10, c["accent"])
     card.text(left, 40, fit(site, 32, inner), 32, c["muted"])
     y = 86
@@ -244,18 +273,7 @@ def share_card(site: str, title: str, subtitle: str, lines: tuple[tuple[str, str
         for edge in (1 - band, 1 + band):  # the band's edges, at 3:1 or more against the strip (its fill is faint)
             card.rect(round(sx(edge)), top, 1, height, c["band-edge"])
         card.rect(round(sx(1.0)) - 1, top, 2, height, c["fg"])
-        drawn = set()  # a dot on a dot of the same colour changes nothing: thousands of cells stay quick
-        for ratio, verdict, row in strip:
-            # A cell beyond the scale is a triangle inside the strip, its tip on the end it passes.
-            x = left + inner - 1 if ratio > high else left if ratio < low else round(sx(ratio))
-            shape = 1 if ratio > high else -1 if ratio < low else 0
-            if (x, row, verdict, shape) not in drawn:
-                drawn.add((x, row, verdict, shape))
-                colour, cy = c.get(verdict, c["level"]), top + 18 + 22 * row
-                if shape:
-                    card.triangle(x, cy, 8, colour, shape)
-                else:
-                    card.dot(x, cy, 6.5, colour)
+        _marks(card, c, strip, sx, top, scale, left, inner)
         step = 0.2 if high - low > 0.6 else 0.1
         v = low
         while v <= high + 1e-9:

@@ -26,6 +26,16 @@ IN CONTRACT, STRICT LIABILITY, OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISI
 OF THE USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
 """
 
+from __future__ import annotations
+
+import base64
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+from site_gen.render import where
+
 # height -> (glyph width, glyph height, the characters, their bitmaps)
 FONTS = {
     32: (16, 32, ' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~¡¢£¤¥¦§¨©ª«¬®¯°±²³´µ¶·¸¹º»¼½¾¿ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõö÷øùúûüýþÿ–‘’“”…−•',
@@ -100,3 +110,155 @@ FONTS = {
          "/vHk+Y/C7/9Bx4u058dh5O/2tuOiyUf/Sf8w8of9Pun/PCaRmzfy7EVHR+jyf+iBdqKbN83kxL8Ke33GvKD/B5lHNi8="
          ),
 }
+
+
+# -- beyond Latin-1: GNU Unifont ------------------------------------------------------------------
+# Spleen draws ASCII and Latin-1. Names from receipts may be Greek (Ω, β), Cyrillic, Chinese (引擎),
+# Japanese or Korean: those are drawn with GNU Unifont 15.0.01's 8x16 and 16x16 glyphs, scaled to
+# Spleen's cell (a narrow glyph one cell, a wide one two), from `unifont.bin` beside this file: the
+# glyphs of the blocks below, taken from Debian's `unifont` package (/usr/share/unifont/unifont.hex)
+# by tools/unifont_subset.py. Unifont is dual-licensed: GNU GPL 2+ with the GNU font embedding
+# exception, and (since 13.0.04) the SIL Open Font License 1.1, under which this subset is
+# distributed: UNIFONT-OFL.txt beside this file holds its copyright notice and the licence.
+#
+# Scripts that need shaping or run right to left (Arabic, Hebrew, Devanagari and the other Indic
+# scripts, Thai) and emoji are not drawn: a glyph drawn alone would misspell them. The card draws a
+# box for such a character and says so (render/card.py).
+UNIFONT_BLOCKS = (
+    ("Latin Extended-A and -B", 0x0100, 0x024F),
+    ("IPA Extensions", 0x0250, 0x02AF),
+    ("Spacing Modifier Letters", 0x02B0, 0x02FF),
+    ("Greek and Coptic", 0x0370, 0x03FF),
+    ("Cyrillic and Cyrillic Supplement", 0x0400, 0x052F),
+    ("Latin Extended Additional", 0x1E00, 0x1EFF),
+    ("Greek Extended", 0x1F00, 0x1FFF),
+    ("General Punctuation", 0x2000, 0x206F),
+    ("Superscripts, Subscripts and Currency Symbols", 0x2070, 0x20CF),
+    ("Letterlike Symbols and Number Forms", 0x2100, 0x218F),
+    ("Arrows", 0x2190, 0x21FF),
+    ("Mathematical Operators", 0x2200, 0x22FF),
+    ("CJK Symbols and Punctuation", 0x3000, 0x303F),
+    ("Hiragana and Katakana", 0x3040, 0x30FF),
+    ("CJK Unified Ideographs", 0x4E00, 0x9FFF),
+    ("Hangul Syllables", 0xAC00, 0xD7A3),
+    ("Halfwidth and Fullwidth Forms", 0xFF00, 0xFFEF),
+)
+UNIFONT_FILE = "unifont.bin"  # zlib: per glyph, its code point (3 bytes), width (8 or 16), 16 rows
+
+
+Runs = tuple[tuple[int, int, int], ...]  # (row, first column, length) of a glyph's lit pixels
+
+
+@lru_cache(maxsize=1)
+def _unifont() -> dict[str, tuple[int, bytes]]:
+    """GNU Unifont's glyphs beyond Latin-1 (cardfont.UNIFONT_BLOCKS): char -> (width, 16 rows).
+    Read only when a card has such a character."""
+    data = zlib.decompress((where.theme_dir("render") / UNIFONT_FILE).read_bytes())
+    out, i = {}, 0
+    while i < len(data):
+        point, width = int.from_bytes(data[i:i + 3], "big"), data[i + 3]
+        size = 16 * (width // 8)
+        out[chr(point)] = (width, data[i + 4:i + 4 + size])
+        i += 4 + size
+    return out
+
+
+def _box(width: int, height: int) -> Runs:
+    """A hollow box in a cell: the mark of a character the card cannot draw."""
+    top, bottom, x0, x1 = height // 5, height - height // 5, width // 8, width - width // 8
+    line = max(1, height // 32)
+    rows = [(r, x0, x1 - x0) for r in range(top, top + line)] + [(r, x0, x1 - x0) for r in range(bottom - line, bottom)]
+    rows += [(r, x, line) for r in range(top + line, bottom - line) for x in (x0, x1 - line)]
+    return tuple(sorted(rows))
+
+
+@dataclass(frozen=True)
+class Font:
+    width: int
+    height: int
+    runs: dict[str, Runs]  # Spleen: char -> its runs
+
+    def _fallback(self, ch: str) -> tuple[int, Runs] | None:
+        """A Unifont glyph scaled to this size: (cells, runs); None where Unifont has none here."""
+        found = _unifont().get(ch)
+        if found is None:
+            return None
+        width, rows = found
+        scale, per_row = self.height // 16, width // 8
+        out = []
+        for row in range(16):
+            bits = int.from_bytes(rows[row * per_row:(row + 1) * per_row], "big")
+            col = 0
+            while col < width:
+                if bits >> (width - 1 - col) & 1:
+                    start = col
+                    while col < width and bits >> (width - 1 - col) & 1:
+                        col += 1
+                    out += [(row * scale + k, start * scale, (col - start) * scale) for k in range(scale)]
+                else:
+                    col += 1
+        return width // 8, tuple(sorted(out))
+
+    def shape(self, ch: str) -> tuple[int, Runs, bool]:
+        """A character's cells (1, or 2 for a wide one), runs, and whether the card can draw it: Spleen,
+        else Unifont, else Spleen's glyph of its base letter; else a box (False)."""
+        if ch in self.runs:
+            return 1, self.runs[ch], True
+        return _shape(self.height, ch)
+
+    def _shape(self, ch: str) -> tuple[int, Runs, bool]:
+        if ch == "—":
+            return 1, self.runs["–"], True
+        found = self._fallback(ch)
+        if found is not None:
+            return found[0], found[1], True
+        folded = unicodedata.normalize("NFKD", ch)[:1]
+        if folded in self.runs:
+            return 1, self.runs[folded], True
+        return 1, _box(self.width, self.height), ch.isspace()
+
+    def glyph(self, ch: str) -> Runs:
+        return self.shape(ch)[1]
+
+    def cells(self, text: str) -> int:
+        return sum(self.shape(ch)[0] for ch in text)
+
+    def measure(self, text: str) -> int:
+        return self.cells(text) * self.width
+
+
+@lru_cache(maxsize=4096)
+def _shape(height: int, ch: str) -> tuple[int, Runs, bool]:
+    return font(height)._shape(ch)
+
+
+def drawable(text: str) -> bool:
+    """Whether the card draws every character of `text` (none as a box)."""
+    f = font(32)
+    return all(f.shape(ch)[2] for ch in text)
+
+
+@lru_cache(maxsize=None)
+def font(height: int) -> Font:
+    """Spleen at 32 or 64 pixels high."""
+    w, h, chars, data = FONTS[height]
+    raw = zlib.decompress(base64.b64decode(data))
+    per_row = (w + 7) // 8
+    size = per_row * h
+    runs: dict[str, tuple[tuple[int, int, int], ...]] = {}
+    for i, ch in enumerate(chars):
+        glyph = raw[i * size:(i + 1) * size]
+        out = []
+        for row in range(h):
+            bits = int.from_bytes(glyph[row * per_row:(row + 1) * per_row], "big")
+            col = 0
+            while col < w:
+                if bits >> (per_row * 8 - 1 - col) & 1:
+                    start = col
+                    while col < w and bits >> (per_row * 8 - 1 - col) & 1:
+                        col += 1
+                    out.append((row, start, col - start))
+                else:
+                    col += 1
+        runs[ch] = tuple(out)
+    return Font(w, h, runs)

@@ -42,12 +42,27 @@ def what(item) -> str:
     return one_line(" · ".join(str(v) for v in (*item.where.values(), item.measure) if v not in (None, "")))
 
 
-def value(c: Change, v: float, signed: bool = False) -> str:
+def value(c: Change, v: float, signed: bool = False, more: int = 0) -> str:
+    """A figure in its section's words (`compare_value`), with `more` decimals than its own where its
+    neighbours need them (`pair`)."""
     s = _section(c.section)
     hook = parts.hook(s, "compare_value") if s is not None else None
     if v != v:
         return fmt.MISSING
-    return hook(c, v, signed) if hook is not None else (fmt.signed(v, 4) if signed else fmt.fixed(v, 4))
+    if hook is None:
+        return fmt.signed(v, 4 + more) if signed else fmt.fixed(v, 4 + more)
+    return hook(c, v, signed, more=more) if more else hook(c, v, signed)
+
+
+def pair(c: Change, band: float) -> tuple[str, str]:
+    """The old and new figure as printed beside their change: with the decimals that change needs
+    (format.pair_more: never equal beside a change, nor ordered against it)."""
+    old, new = value(c, c.old), value(c, c.new)
+    # As many decimals as the figures hold at most (counted on the receipt's values: a section may
+    # print them scaled, a proportion in percent, which only leaves room to spare).
+    most = fmt.useful_more((c.old, c.new), max(fmt.places(old), fmt.places(new)))
+    more = fmt.pair_more(lambda k: (value(c, c.old, more=k), value(c, c.new, more=k)), change_text(c, band), c.scale, band, most)
+    return value(c, c.old, more=more), value(c, c.new, more=more)
 
 
 def unit(c: Change) -> str:
@@ -60,7 +75,11 @@ def change_text(c: Change, band: float) -> str:
     """new / old with the digits its band verdict needs (`0.70x`, `1.081x`), or new − old in its unit."""
     if c.scale == "ratio":
         return fmt.speed_ratio(c.change, band) if c.change == c.change else fmt.MISSING
-    return value(c, c.change, signed=True)
+    # A difference better or worse beyond noise never prints as zero: as many decimals as show it.
+    more = 0
+    while c.verdict in (BETTER, WORSE) and more < fmt.MAX_MORE_DIGITS and fmt.read(value(c, c.change, True, more)) == 0:
+        more += 1
+    return value(c, c.change, signed=True, more=more)
 
 
 def interval_text(c: Change, band: float) -> str:
@@ -90,8 +109,9 @@ def why(c: Change, band: float) -> str:
 
 
 def row(c: Change, band: float) -> dict[str, Any]:
+    old, new = pair(c, band)
     return {"glyph": GLYPHS[c.verdict], "class": CLASSES[c.verdict], "what": what(c), "unit": unit(c),
-            "old": value(c, c.old), "new": value(c, c.new), "change": change_text(c, band),
+            "old": old, "new": new, "change": change_text(c, band),
             "interval": interval_text(c, band), "why": why(c, band)}
 
 

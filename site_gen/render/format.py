@@ -6,6 +6,9 @@ so a missing value never shows up as "nan".
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from functools import lru_cache
 from typing import Any
 
@@ -27,13 +30,41 @@ def _minus(text: str) -> str:
     return text.replace("-", MINUS)
 
 
+def _decimals(value: float, digits: int) -> str:
+    """`value` with `digits` decimals (ASCII minus), rounded as a reader rounds the number as written
+    (its shortest decimal, `repr`: what a receipt holds, or what a ratio of two such is): halfway,
+    away from zero. Python's format rounds the binary value instead, a tie to even: 120.5 → `120`,
+    95.25 → `95.2`, and 0.975 (a binary value just below) → `0.97`."""
+    text = f"{value:.{digits}f}"
+    scaled = abs(value) * 10.0 ** digits
+    # Near halfway (within what the binary value and this product can be off by): ask the decimal.
+    if math.isfinite(scaled) and abs(scaled - math.floor(scaled) - 0.5) <= 1e-6 + 1e-15 * scaled:
+        written = Decimal(repr(float(value)))  # numpy's scalars repr as np.float64(...)
+        with localcontext() as ctx:
+            ctx.prec = max(28, written.adjusted() + digits + 2)
+            text = format(written.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP), "f")
+    return text
+
+
 def fixed(value: Any, digits: int = 4) -> str:
     if _missing(value):
         return MISSING
-    text = f"{value:.{digits}f}"
+    text = _decimals(value, digits)
     if float(text) == 0:
         text = text.lstrip("-")
     return _minus(text)
+
+
+def grouped(value: Any, digits: int = 1) -> str:
+    """`1,234.5`: `digits` decimals, rounded as `fixed` rounds, thousands separated."""
+    if _missing(value):
+        return MISSING
+    text = fixed(value, digits)
+    if not math.isfinite(value):
+        return text
+    sign = text[0] if text[0] == MINUS else ""
+    whole, _, frac = text.lstrip(MINUS).partition(".")
+    return f"{sign}{int(whole):,}" + (f".{frac}" if frac else "")
 
 
 def signed(value: Any, digits: int = 4) -> str:
@@ -75,7 +106,7 @@ SPEED_DIGITS, MAX_SPEED_DIGITS = 2, 12  # twelve: the decimals the verdict round
 def speed_digits(value: float, band: float, digits: int = SPEED_DIGITS) -> int:
     """The fewest decimals, from `digits`, whose printed ratio has the verdict of `value`."""
     truth = verdict_of(value, band)
-    while digits < MAX_SPEED_DIGITS and verdict_of(float(f"{value:.{digits}f}"), band) != truth:
+    while digits < MAX_SPEED_DIGITS and verdict_of(float(_decimals(value, digits)), band) != truth:
         digits += 1
     return digits
 
@@ -135,10 +166,120 @@ def seconds(value: Any, digits: int = 1) -> str:
 
 
 def seconds_pair(first: Any, second: Any) -> str:
-    """Cold / warm startup: `348 / 349 s`."""
+    """Cold / warm startup: `348 / 349 s` (whole seconds, as every output prints a startup time)."""
     if _missing(first) or _missing(second):
         return MISSING
-    return f"{fixed(first, 0)} / {fixed(second, 0)} s"
+    return f"{fixed(first, STARTUP_DIGITS)} / {fixed(second, STARTUP_DIGITS)} s"
+
+
+# A startup time prints in whole seconds on every page, summary, history mark and comparison (the
+# seed report's `348 / 349 s`); a comparison adds decimals only where its pair needs them (`pair`).
+STARTUP_DIGITS = 0
+
+
+# -- a pair of figures beside their comparison ------------------------------------------------------
+# Two figures printed beside their ratio or difference must not contradict it: two values printed
+# equal beside a ratio that is not 1.00x, or ordered against it, or whose ratio a reader computes
+# on the other side of the noise band from the printed verdict. One rule for every such pair: its
+# figures take the fewest decimals, from their kind's own, at which the figures as printed give the
+# comparison as printed (the same text at the comparison's decimals, and for a ratio the same side
+# of the band). The comparison's own digits are its rule's (`speed_ratio`: the verdict's).
+
+_NUMBER = re.compile(r"[+\-\u2212]?(?:\d[\d,]*)?\.?\d+(?:[eE][+\-\u2212]?\d+)?")
+# Decimals added at most: enough for a figure of a millionth printed with one decimal to show its
+# digits, and for two figures of fifteen significant digits to read as their floats.
+MAX_MORE_DIGITS = 24
+
+
+def read(text: str) -> float:
+    """The number a reader reads at the start of a printed figure: `1,234.5` → 1234.5, `−0.35 pts`
+    → -0.35, `1.081x` → 1.081 (NaN where there is none)."""
+    m = _NUMBER.search(text)
+    return float(m.group(0).replace(",", "").replace(MINUS, "-")) if m else math.nan
+
+
+def places(text: str) -> int:
+    """The decimals a printed number shows."""
+    m = _NUMBER.search(text)
+    if not m or "." not in m.group(0):
+        return 0
+    return len(m.group(0).split(".", 1)[1].split("e")[0].split("E")[0])
+
+
+def _exact(text: str) -> Decimal | None:
+    m = _NUMBER.search(text)
+    return Decimal(m.group(0).replace(",", "").replace(MINUS, "-")) if m else None
+
+
+def agrees(first: str, second: str, compared: str, scale: str = "ratio", band: float = 0.0) -> bool:
+    """Whether two printed figures give the comparison printed beside them, as a reader works it out
+    from the digits shown (in decimal, a tie rounded away from zero): `second / first` (scale
+    "ratio") prints as `compared` does at its decimals and lies on its side of the band (1 ± band,
+    edges level); `second − first` (scale "difference") and `second / first − 1` in percent (scale
+    "relative", `+0.4%`) print as `compared` does."""
+    a, b, c = _exact(first), _exact(second), _exact(compared)
+    if a is None or b is None or c is None:
+        return True  # nothing printed to contradict
+    shown = places(compared)
+    unit = Decimal(1).scaleb(-shown)
+    with localcontext() as ctx:
+        # Enough digits for the whole of any quotient or difference of these at the compared decimals.
+        ctx.prec = 60 + shown + max([0, *(x.adjusted() for x in (a, b, c) if x != 0)])
+        if scale == "ratio":
+            if a <= 0:
+                return False
+            got = b / a
+            edge = Decimal(repr(float(band)))
+
+            def side(x: Decimal) -> int:
+                return 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)
+            return got.quantize(unit, ROUND_HALF_UP) == c and side(got) == side(c)
+        if scale == "relative":
+            return a != 0 and ((b / a - 1) * 100).quantize(unit, ROUND_HALF_UP) == c
+        return (b - a).quantize(unit, ROUND_HALF_UP) == c
+
+
+def nonzero_digits(value: Any, digits: int) -> int:
+    """The fewest decimals, from `digits`, at which a value that is not zero does not print as zero
+    (a change called better or worse is never printed `+0.0`)."""
+    start = digits
+    while not _missing(value) and value != 0 and digits < start + MAX_MORE_DIGITS and float(_decimals(value, digits)) == 0:
+        digits += 1
+    return digits
+
+
+def useful_more(values: tuple[float, ...], digits: int) -> int:
+    """The most decimals worth adding to figures printed with `digits`: up to where a float has no
+    more significant digits (sixteen), at most MAX_MORE_DIGITS."""
+    found = [abs(v) for v in values if math.isfinite(v) and v != 0]
+    if not found:
+        return 0
+    return max(0, min(MAX_MORE_DIGITS, 16 - math.floor(math.log10(min(found))) - digits))
+
+
+def pair_more(show: Callable[[int], tuple[str, str]], compared: str, scale: str = "ratio", band: float = 0.0,
+              most: int = MAX_MORE_DIGITS) -> int:
+    """The fewest decimals to add to a pair of figures (`show(more)` prints them) so that they agree
+    with the comparison printed beside them (`agrees`); `most` at most (then as many: where the
+    figures cannot agree, more digits would not help)."""
+    more = 0
+    while more < most and not agrees(*show(more), compared, scale, band):
+        more += 1
+    return more if more < most or agrees(*show(more), compared, scale, band) else 0
+
+
+def pair(first: Any, second: Any, digits: int, compared: str, scale: str = "ratio", band: float = 0.0,
+         grouping: bool = True) -> tuple[str, str]:
+    """Two figures (`first` the baseline or older one) with at least `digits` decimals, and as many
+    more as the comparison printed beside them needs (`pair_more`): `0.646 | 0.651 | 1.01x`, not
+    `0.6 | 0.7 | 1.01x`; `0.000001 | 0.000050 | 50.00x`, not `0.0 | 0.0 | 50.00x`."""
+    if _missing(first) or _missing(second):
+        return (MISSING if _missing(first) else (grouped if grouping else fixed)(first, digits),
+                MISSING if _missing(second) else (grouped if grouping else fixed)(second, digits))
+    out = grouped if grouping else fixed
+    more = pair_more(lambda k: (out(first, digits + k), out(second, digits + k)), compared, scale, band,
+                     useful_more((first, second), digits))
+    return out(first, digits + more), out(second, digits + more)
 
 
 def kilo(value: Any, digits: int = 1) -> str:
@@ -150,6 +291,14 @@ def kilo(value: Any, digits: int = 1) -> str:
 
 def measure_value(value: Any, unit: str) -> str:
     return percent(value) if unit == "percent" else fixed(value, 4)
+
+
+def measure_pair(baseline: Any, candidate: Any, difference: str, unit: str) -> tuple[str, str]:
+    """A precision measure's two values as printed beside their difference (`measure_value`'s
+    digits, and more where they would contradict it: `pair`)."""
+    digits = 2 if unit == "percent" else 4
+    a, b = pair(baseline, candidate, digits, difference, "difference", grouping=False)
+    return (a + "%", b + "%") if unit == "percent" and a != MISSING and b != MISSING else (a, b)
 
 
 def measure_difference(value: Any, unit: str) -> str:

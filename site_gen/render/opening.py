@@ -22,6 +22,8 @@ def clauses(a: Analysis) -> list[str]:
 
 def sides(a: Analysis) -> str:
     r = a.report
+    if named := parts.sides(a):
+        return named["opening"]
     if "baseline" not in r.meta["engines"]:
         return f"{r.candidate.label} (one setup, no baseline)"
     return f"{r.candidate.label} against {r.baseline.label}"

@@ -259,6 +259,13 @@ def render_content(page: Page, config: Config, site_nav: list[dict[str, str]], a
     return env.get_template(page.template).render(page_context(page, config, site_nav, assets))
 
 
+def render_report_pages(page: Page, config: Config) -> str:
+    """A report page's list of its report's pages, for a host theme that shows them nowhere beside
+    the page ("" for a page of no report)."""
+    env = content_environment(str(config.custom_dir) if config.custom_dir else None)
+    return env.get_template("_report_pages.html").render(page_context(page, config, [], {})).strip()
+
+
 def page_context(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> dict[str, Any]:
     root = rel(page.url, "index.html")
     ctx = dict(page.context)

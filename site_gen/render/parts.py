@@ -48,6 +48,18 @@ def macros() -> list[tuple[str, tuple[str, ...]]]:
     return [(f"_{s.key}.html", names) for s in all_sections() if (names := hook(s, "MACROS"))]
 
 
+def sides(a) -> dict[str, str] | None:
+    """How a section names the report's sides where a pair's words would not fit (a study of many
+    setups): its view's `sides(a)` -> {"opening": the sentence's subject and the dashboard's engines
+    cell, "against": the "Against" row of What was tested, "legend": whom the colours call better};
+    None when no section does."""
+    for s in ordered():
+        fn = hook(s, "sides")
+        if fn is not None and s.present(a) and (found := fn(a)):
+            return found
+    return None
+
+
 def ordered() -> list[Section]:
     """The sections in the order their lines stand in the summary, the share card and the dashboard."""
     return sorted(all_sections(), key=lambda s: s.order)

@@ -17,6 +17,7 @@ LEFT, RIGHT, TOP, BOTTOM = 46, 14, 12, 34
 # a path of under a kilobyte whatever the number of requests.
 ECDF_STEPS = 80
 # Side styles: colours are CSS variables (light and dark follow the theme), dashes tell them apart in print.
+# The charts' lines take them by class (.s-baseline, .s-candidate in sitegen.css); the legends, from here.
 STYLES = {"baseline": {"colour": "var(--series-decode)", "dash": "5 3", "marker": "square"},
           "candidate": {"colour": "var(--series-aggregate)", "dash": "", "marker": "circle"}}
 
@@ -225,3 +226,77 @@ def scale_ticks(scale: tuple[float, float]) -> list[dict[str, Any]]:
         out.append({"x": axis(v), "label": f"{v:g}" if v >= 1 else f"1/{1 / v:g}"})
         v *= 2
     return out
+
+
+# -- many setups: one style each, and a chart of one figure against another -------------------------
+# A study draws up to ten setups on one chart: a colour each (CSS variables, light and dark follow the
+# theme; sitegen.css `--s0`…`--s9`), and a marker and a dash that tell them apart without colour (print,
+# colour vision). A pair drawn as a study of two takes the first two.
+MARKERS = ("circle", "square", "triangle", "diamond", "cross")
+DASHES = ("", "5 3", "2 2", "8 3 2 3", "1 3")
+PALETTE = 10
+
+
+def series_style(i: int) -> dict[str, str]:
+    """The i-th setup's colour, marker and dash (markers and dashes cycle apart: ten distinct pairs)."""
+    return {"colour": f"var(--s{i % PALETTE})", "marker": MARKERS[i % len(MARKERS)],
+            "dash": DASHES[(i // len(MARKERS) + i) % len(DASHES)]}
+
+
+def _axis_of(values: list[float], kind: str, a: float, b: float) -> tuple[Axis, list[dict[str, Any]], bool]:
+    """An axis over the values: log when they span more than 20x (all positive), else linear from 0."""
+    vs = [v for v in values if v == v and math.isfinite(v)]
+    if not vs:
+        vs = [0.0, 1.0]
+    log = min(vs) > 0 and max(vs) / min(vs) > 20
+    if log:
+        lo, hi, ticks = log_ticks(min(vs), max(vs))
+    else:
+        lo, hi, ticks = linear_ticks(0.0, max(vs) * 1.06 if max(vs) > 0 else 1.0)
+    axis = Axis(lo, hi, a, b, log=log)
+    label = (lambda t: _tick_label(t) if log else _ms_label(t, hi)) if kind == "ms" else _count_label
+    return axis, [{"at": axis(t), "label": label(t)} for t in ticks], log
+
+
+def xy(series: list[dict[str, Any]], x_kind: str = "count", y_kind: str = "count", frontier: list[tuple[float, float]] | None = None,
+       limit: dict | None = None, width: int = WIDTH, height: int = HEIGHT) -> dict[str, Any]:
+    """One figure against another, a curve per setup through its load points (in load order):
+    `series` of {key, label, style (series_style), points: [{x, y, x_low, x_high, y_low, y_high,
+    label, mark}]}; whiskers where a point has an interval on an axis; `frontier`: the Pareto points
+    (x, y) drawn as one line under the curves; `limit` {value, label, axis: "x" or "y"}: an objective
+    line. `x_kind`/`y_kind`: "count" or "ms" (tick labels). Throughput per GPU against interactivity
+    (the frontier) and latency against throughput are both this chart."""
+    xs = [v for s in series for p in s["points"] for v in (p["x"], p.get("x_low", math.nan), p.get("x_high", math.nan))]
+    ys = [v for s in series for p in s["points"] for v in (p["y"], p.get("y_low", math.nan), p.get("y_high", math.nan))]
+    if limit:
+        (xs if limit.get("axis") == "x" else ys).append(limit["value"])
+    xa, x_ticks, x_log = _axis_of(xs, x_kind, LEFT + 6, width - RIGHT - 6)
+    ya, y_ticks, y_log = _axis_of(ys, y_kind, height - BOTTOM, TOP)
+
+    def at(axis: Axis, v: float) -> float | int | None:
+        return axis(v) if v == v and math.isfinite(v) and (not axis.log or v > 0) else None
+
+    out = []
+    for s in series:
+        pts = []
+        for p in s["points"]:
+            x, y = at(xa, p["x"]), at(ya, p["y"])
+            if x is None or y is None:
+                continue
+            pts.append({"x": x, "y": y, "label": p["label"], "mark": bool(p.get("mark")),
+                        "x_low": at(xa, p.get("x_low", math.nan)), "x_high": at(xa, p.get("x_high", math.nan)),
+                        "y_low": at(ya, p.get("y_low", math.nan)), "y_high": at(ya, p.get("y_high", math.nan))})
+        d = "".join(("M" if i == 0 else "L") + f"{p['x']} {p['y']}" for i, p in enumerate(pts))
+        out.append({**s["style"], "key": s["key"], "label": s["label"], "d": d, "points": pts})
+    front = ""
+    if frontier:
+        placed = [(at(xa, x), at(ya, y)) for x, y in sorted(frontier)]
+        front = "".join(("M" if i == 0 else "L") + f"{x} {y}" for i, (x, y) in enumerate(p for p in placed if None not in p))
+    lim = None
+    if limit:
+        v = at(xa if limit.get("axis") == "x" else ya, limit["value"])
+        lim = {"at": v, "label": limit["label"], "axis": limit.get("axis", "y")} if v is not None else None
+    return {"width": width, "height": height, "series": out, "frontier": front, "limit": lim,
+            "x_ticks": [{"x": t["at"], "label": t["label"]} for t in x_ticks],
+            "y_ticks": [{"y": t["at"], "label": t["label"]} for t in y_ticks], "x_log": x_log, "y_log": y_log,
+            "plot": {"left": LEFT, "right": width - RIGHT, "top": TOP, "bottom": height - BOTTOM}}

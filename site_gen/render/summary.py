@@ -62,10 +62,25 @@ def _one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
 
+def _alike(items: list[dict[str, Any]]) -> set[str]:
+    """The reports whose heading (title and date) another report's reads too: runs of one setup
+    imported on one day. Their headings name their ids."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for d in items:
+        seen.setdefault((_one_line(d["title"]), d["date"]), []).append(d["report"])
+    return {rid for ids in seen.values() if len(ids) > 1 for rid in ids}
+
+
+def _when(d: dict[str, Any], alike: set[str]) -> str:
+    """`2026-01-15`, or `2026-01-15; report run-…` where another report's heading would read the same."""
+    return f"{d['date']}; report {d['report']}" if d["report"] in alike else d["date"]
+
+
 def as_text(items: list[dict[str, Any]]) -> str:
     out = []
+    alike = _alike(items)
     for d in items:
-        out.append(f"{_one_line(d['title'])} ({d['date']})")
+        out.append(f"{_one_line(d['title'])} ({_one_line(_when(d, alike))})")
         out.append(f"  {_one_line(d['verdict'])}")
         rows = [(_one_line(label), _one_line(value)) for label, value in _rows(d)]
         width = max((len(r[0]) for r in rows), default=0)
@@ -77,21 +92,31 @@ def as_text(items: list[dict[str, Any]]) -> str:
 # Characters that start markdown syntax anywhere in a line (code, emphasis, links and images,
 # headings, tables, strikethrough, math); `<`, `>` and `&` become entities, so no HTML (nor `<!--`).
 _MD_SYNTAX = re.compile(r"([\\`*_\[\]!#|~$])")
+# GitHub's autolink extension links a bare `scheme://…` and `www.…` with no markup around them:
+# the `:` before `//` and the dot after `www` escaped, they are text.
+_AUTOLINK = re.compile(r"(?i):(?=//)|(?<=www)\.")
+# GitHub links an email address found in a text node after it has joined the node's escapes and
+# entities, so no escape stops it: a word joiner (U+2060, invisible, no line break) after `@` leaves
+# no address to find.
+_AT = "@\u2060"
 # What makes a line a list item or a rule when it starts one.
 _BLOCK_START = re.compile(r"^(\d{0,9})([-+=.)])")
 
 
 def _md(text: str, line_start: bool = False) -> str:
-    """A string from a receipt as markdown text: one line, every character that could make markup escaped."""
+    """A string from a receipt as markdown text: one line, every character that could make markup
+    or a link (GitHub's autolinks included) escaped."""
     out = _MD_SYNTAX.sub(r"\\\1", _one_line(text))
+    out = _AUTOLINK.sub(lambda m: "\\" + m.group(0), out).replace("@", _AT)
     out = html.escape(out, quote=False)
     return _BLOCK_START.sub(r"\1\\\2", out) if line_start else out
 
 
 def as_markdown(items: list[dict[str, Any]]) -> str:
     out = []
+    alike = _alike(items)
     for d in items:
-        out += [f"### {_md(d['title'])} ({_md(d['date'])})", "", _md(d["verdict"], line_start=True), ""]
+        out += [f"### {_md(d['title'])} ({_md(_when(d, alike))})", "", _md(d["verdict"], line_start=True), ""]
         rows = _rows(d)
         if rows:  # no empty table: a report with no lines says only its sentence
             out += ["| | |", "|---|---|"] + [f"| {_md(label)} | {_md(value)} |" for label, value in rows]

@@ -24,12 +24,15 @@ def _side_name(long: str, label: str) -> str:
 
 
 def engines(a: Analysis) -> dict[str, Any]:
+    from site_gen.render import parts
+
     r = a.report
     cand, base = r.candidate, r.baseline
+    named = parts.sides(a)
     return {
-        "candidate": cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
+        "candidate": named.get("legend", cand.name) if named else cand.name, "candidate_label": cand.label, "candidate_version": cand.version,
         "candidate_named": _side_name(cand.long_name or cand.label, cand.label),
-        "baseline_named": _side_name(base.long_name or base.label, base.label),
+        "baseline_named": named["against"] if named else _side_name(base.long_name or base.label, base.label),
         "baseline": base.name, "baseline_label": base.label, "baseline_long": base.long_name or base.label,
         "candidate_image": cand.image, "baseline_image": base.image,
         "candidate_image_short": _short_digest(cand.image), "baseline_image_short": _short_digest(base.image),

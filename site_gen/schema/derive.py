@@ -2,9 +2,13 @@
 `summary-1.1.schema.json` (published beside version 1) is its output. Schema 1.2 is 1.1 with the
 serving part (load points, per-request rows in columns, the source's stated figures) and the
 accuracy fields of lm-evaluation-harness results (standard errors, documents, pairing, task
-version, few-shot count): `summary-1.2.schema.json`, derived from 1.1 by `derive_1_2`.
+version, few-shot count): `summary-1.2.schema.json`, derived from 1.1 by `derive_1_2`. Schema 1.3 is
+1.2 with a report's series and commit (`derive_1_3`). Schema 1.4 is 1.3 with the study part: two or
+more serving setups, each with its runs per load point, an optional baseline setup, and what each
+setup is (engine, version, parallelism, GPU count, hardware): `summary-1.4.schema.json`, derived
+from 1.3 by `derive_1_4`.
 
-    python -m site_gen.schema.derive        # rewrites summary-1.1.schema.json and summary-1.2.schema.json
+    python -m site_gen.schema.derive        # rewrites summary-1.1 to summary-1.4.schema.json
 
 A test checks that the published file is what this derivation gives, so the two cannot drift.
 Every change opens something version 1 closed or adds an optional part; nothing version 1
@@ -21,6 +25,7 @@ V1 = HERE / "summary-1.schema.json"
 V1_1 = HERE / "summary-1.1.schema.json"
 V1_2 = HERE / "summary-1.2.schema.json"
 V1_3 = HERE / "summary-1.3.schema.json"
+V1_4 = HERE / "summary-1.4.schema.json"
 
 TEXT = {"type": "string", "minLength": 1, "pattern": "\\S"}
 ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$", "maxLength": 100}
@@ -279,7 +284,48 @@ def text_1_3() -> str:
                       ensure_ascii=False) + "\n"
 
 
+# -- schema 1.4 ---------------------------------------------------------------------------------
+# A study: N >= 2 setups of one model and workload, each with one or more runs per load point.
+
+GPUS = _obj(["value", "origin"], value={"type": "integer", "minimum": 1, "maximum": 100000,
+                                        "description": "GPUs the setup's engine used (tensor x pipeline x data parallel)"},
+            origin={**TEXT, "maxLength": 500, "description": "source id and JSON path, or the command-line option"})
+SETUP = _obj(["id", "label", "format", "environment", "load_points"], id=ID, label={**TEXT, "maxLength": 100},
+             format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm"]}, environment=ENVIRONMENT, gpus=GPUS,
+             load_points=_arr(LOAD_POINT, 1))
+SETUP["description"] = ("One setup (an engine, its version, parallelism and hardware): its load points, each with its "
+                        "runs (repeats), as a serving side holds them")
+STUDY_DIFFERS = _arr(_obj(["field", "values"], field=TEXT,
+                          values=_arr(_obj(["setup", "value"], setup=ID, value={"type": "string", "maxLength": 500}), 2),
+                          allowed={"type": "boolean", "description": "not comparable by the source's rules; let through "
+                                                                     "with --allow"}))
+STUDY = _obj(
+    ["setups"],
+    note=TEXT,
+    baseline={**ID, "description": "the id of the setup the others are compared against, when there is one"},
+    setups={**_arr(SETUP, 2), "maxItems": 100},
+    differs=STUDY_DIFFERS,
+)
+STUDY["description"] = ("A study (schema 1.4): two or more serving setups, each with one or more runs per load point; "
+                        "latencies in ms, durations in s")
+
+
+def derive_1_4(v1_3: dict) -> dict:
+    out = copy.deepcopy(v1_3)
+    out["$id"] = "https://sitegen.invalid/schema/summary-1.4.json"
+    out["title"] = "sitegen SUMMARY.json, schema version 1.4"
+    out["properties"]["schema_version"] = {"const": 1.4}
+    out["properties"]["study"] = STUDY
+    return out
+
+
+def text_1_4() -> str:
+    return json.dumps(derive_1_4(derive_1_3(derive_1_2(derive(json.loads(V1.read_text(encoding="utf-8")))))), indent=1,
+                      ensure_ascii=False) + "\n"
+
+
 if __name__ == "__main__":
     V1_1.write_text(text(), encoding="utf-8")
     V1_2.write_text(text_1_2(), encoding="utf-8")
     V1_3.write_text(text_1_3(), encoding="utf-8")
+    V1_4.write_text(text_1_4(), encoding="utf-8")

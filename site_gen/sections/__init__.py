@@ -23,6 +23,8 @@ PACKAGES = (
     "serving",
     "distributions",
     "load",
+    "study",
+    "frontier",
     "checkpoints",
 )
 

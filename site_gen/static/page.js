@@ -61,7 +61,7 @@
   }
   function target(e) {
     var el = e.target && e.target.closest ? e.target.closest(SEL) : null;
-    return el && !el.closest("svg") ? adopt(el) : null;
+    return el && (!el.closest("svg") || el.classList.contains("tip-mark")) ? adopt(el) : null;
   }
   function place(el) {
     var r = el.getBoundingClientRect(), gap = 6, edge = 8, w = root.clientWidth, h = root.clientHeight;
@@ -73,22 +73,39 @@
     tip.style.left = Math.round(left) + "px";
     tip.style.top = Math.round(Math.max(edge, Math.min(top, h - th - edge))) + "px";
   }
+  // Chart points drawn in the page (the serving pages' curves and distributions, the History page's
+  // dots, a shortened label): each one's SVG <title> becomes the same tooltip, on hover, on a tap near
+  // it and from the keyboard: a chart is one tab stop whose arrow keys go from point to point (Home
+  // and End: its first and last), Escape closes. The charts the chart script draws have their own.
+  function chartTips() {
+    Array.prototype.forEach.call(doc.querySelectorAll("svg title"), function (t) {
+      var el = t.parentNode, svg = el.ownerSVGElement;
+      if (!svg || el.closest("[data-figure]")) { return; }  // a chart's own name; a drawn chart's point
+      el.setAttribute("data-tip", t.textContent.trim());
+      el.classList.add("tip-mark");
+      t.remove();
+      svg.classList.add("tip-chart");
+      svg.setAttribute("tabindex", "0");
+    });
+  }
+  function marks(svg) { return Array.prototype.slice.call(svg.querySelectorAll(".tip-mark")); }
   function show(el) {
     if (!tip) {
       tip = doc.createElement("div");
       tip.id = "sitegen-tip"; tip.className = "sitegen-tip"; tip.setAttribute("role", "tooltip"); tip.hidden = true;
       doc.body.appendChild(tip);
     }
-    if (owner && owner !== el) { owner.removeAttribute("aria-describedby"); }
+    if (owner && owner !== el) { hide(); }
     owner = el;
+    if (el.ownerSVGElement) { el.classList.add("tip-on"); }
     tip.textContent = el.getAttribute("data-tip");
     tip.hidden = false;
-    el.setAttribute("aria-describedby", tip.id);
+    (el.ownerSVGElement || el).setAttribute("aria-describedby", tip.id);  // a chart's point: the chart it is in
     place(el);
   }
   function hide() {
     if (tip) { tip.hidden = true; }
-    if (owner) { owner.removeAttribute("aria-describedby"); owner = null; }
+    if (owner) { (owner.ownerSVGElement || owner).removeAttribute("aria-describedby"); owner.classList.remove("tip-on"); owner = null; }
   }
   // Scripts in order (a library before its user), each once per document.
   function load(names) {
@@ -115,6 +132,7 @@
   function enhance() {
     hide();
     Array.prototype.forEach.call(doc.querySelectorAll(SEL), adopt);
+    chartTips();
     if (window.sitegenParts) { window.sitegenParts(); }
     measure();
     needs();
@@ -133,8 +151,8 @@
         if (queued) { return; }
         var added = records.some(function (r) {
           return Array.prototype.some.call(r.addedNodes, function (n) {
-            return n.nodeType === 1 && n.id !== "sitegen-tip" && n.tagName !== "SCRIPT" &&
-              (n.matches(".table-wrap, [data-figure], #reports, " + SEL) || n.querySelector(".table-wrap, [data-figure], #reports, " + SEL));
+            return n.nodeType === 1 && n.id !== "sitegen-tip" && n.tagName !== "SCRIPT" && !n.closest("[data-figure]") &&
+              (n.matches(".table-wrap, [data-figure], #reports, svg, " + SEL) || n.querySelector(".table-wrap, [data-figure], #reports, svg title, " + SEL));
           });
         });
         if (!added) { return; }
@@ -142,14 +160,38 @@
         window.requestAnimationFrame(function () { queued = false; enhance(); });
       }).observe(doc.body, { childList: true, subtree: true });
     }
-    doc.addEventListener("focusin", function (e) { var el = target(e); if (el) { show(el); } else { hide(); } });
-    doc.addEventListener("focusout", function (e) { if (owner && e.target === owner) { hide(); } });
+    doc.addEventListener("focusin", function (e) {
+      var svg = e.target, el = target(e);
+      // A chart the keyboard reached shows a point (one a tap focused shows the point it hit).
+      if (svg.classList && svg.classList.contains("tip-chart")) {
+        if (svg.matches(":focus-visible")) { show(owner && svg.contains(owner) ? owner : marks(svg)[0]); }
+      } else if (el) { show(el); } else { hide(); }
+    });
+    doc.addEventListener("focusout", function (e) { if (owner && (e.target === owner || e.target === owner.ownerSVGElement)) { hide(); } });
     doc.addEventListener("pointerover", function (e) { var el = target(e); if (el && e.pointerType === "mouse") { show(el); } });
     doc.addEventListener("pointerout", function (e) {
       var el = target(e);
-      if (el && el === owner && e.pointerType === "mouse" && doc.activeElement !== el && !el.contains(e.relatedTarget)) { hide(); }
+      if (el && el === owner && e.pointerType === "mouse" && !el.contains(e.relatedTarget) &&
+          doc.activeElement !== el && doc.activeElement !== el.ownerSVGElement) { hide(); }
+    });
+    doc.addEventListener("click", function (e) {
+      // The point nearest a tap or a click, within a finger's reach.
+      var svg = e.target.closest && e.target.closest(".tip-chart"), best = null, reach = 24;
+      if (!svg) { return; }
+      marks(svg).forEach(function (m) {
+        var r = m.getBoundingClientRect(), d = Math.max(r.left - e.clientX, e.clientX - r.right, r.top - e.clientY, e.clientY - r.bottom, 0);
+        if (d <= reach) { reach = d; best = m; }
+      });
+      if (best) { show(best); } else { hide(); }
     });
     doc.addEventListener("keydown", function (e) {
+      var all = e.target.classList && e.target.classList.contains("tip-chart") && marks(e.target);
+      var step = all && {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: -1e9, End: 1e9}[e.key];
+      if (step) {
+        e.preventDefault();
+        show(all[Math.min(all.length - 1, Math.max(0, all.indexOf(owner) + step))]);
+        return;
+      }
       if (e.key === "Escape" || e.key === "Esc") {
         hide();
         Array.prototype.forEach.call(doc.querySelectorAll(".chart-tip"), function (t) { t.hidden = true; });

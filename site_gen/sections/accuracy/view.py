@@ -25,6 +25,17 @@ def _value(v: Any, unit: str) -> str:
     return fmt.percent(v * 100, 1) if unit == "proportion" else fmt.fixed(v, 4)
 
 
+def _values(baseline: Any, candidate: Any, difference: Any, unit: str) -> tuple[str, str]:
+    """Both sides' values as printed beside their difference: `_value`'s digits, and more where they
+    would contradict it (format.pair's rule); without a difference, `_value`'s."""
+    if pd.isna(difference):
+        return _value(baseline, unit), _value(candidate, unit)
+    if unit != "proportion":
+        return fmt.pair(baseline, candidate, 4, _difference(difference, unit), "difference", grouping=False)
+    a, b = fmt.pair(baseline * 100, candidate * 100, 1, _difference(difference, unit), "difference", grouping=False)
+    return f"{a}%", f"{b}%"
+
+
 def _difference(v: Any, unit: str) -> str:
     return fmt.points(v * 100, 1) if unit == "proportion" else fmt.signed(v, 4)
 
@@ -51,7 +62,8 @@ def _verdict(r: dict, candidate: str) -> tuple[str, str]:
 
 def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
-    side = lambda role: Fig(_value(r[f"{role}_value"], u), f"{src}.{role}.value") if not pd.isna(r[f"{role}_value"]) else ""
+    shown = dict(zip(("baseline", "candidate"), _values(r["baseline_value"], r["candidate_value"], r["difference"], u)))
+    side = lambda role: Fig(shown[role], f"{src}.{role}.value") if not pd.isna(r[f"{role}_value"]) else ""
     spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
         if isinstance(r[f"{role}_interval"], list) else ""
 
@@ -61,7 +73,7 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
         if u != "proportion" or pd.isna(k) or abs(k - round(k)) >= 1e-6:
             return ""
         return Fig(f"{round(k)} of {int(r['items'])}", how=f"{src}.{role}.value × {src}.items, a whole count")
-    paired = not pd.isna(r["difference"])
+    paired = not pd.isna(r["difference"])  # a difference to show (paired over shared items, or not: `unpaired`)
     verdict, tone = _verdict(r, candidate)
     return {"checkpoint": r["checkpoint"], "label": r["label"], "unit": u, "better": r["better"],
             "n_items": Fig(str(int(r["items"])), f"{src}.items"),
@@ -72,7 +84,31 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
             "interval": Fig(_interval(r["low"], r["high"], u), f"{src}.interval") if paired else fmt.NOT_MEASURED,
             "resolved": bool(r["resolved"]), "verdict": verdict, "tone": tone, "source": src, "paired": paired,
             # schema 1.2: a difference from two standard errors, not over shared items, says so
-            "unpaired": paired and isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]}
+            "unpaired": paired and _unpaired(r)}
+
+
+def _unpaired(r: dict) -> bool:
+    """A result whose receipt says its difference is not over shared items (schema 1.2 `paired: false`)."""
+    return isinstance(r.get("paired"), (bool, np.bool_)) and not r["paired"]
+
+
+def pairing(paired: int, unpaired: int) -> dict[str, str]:
+    """How a set of differences was drawn, in words: the table's caption, the difference column's
+    head and the counts' qualifier (`paired`, `unpaired`, `2 paired, 1 unpaired`)."""
+    if not unpaired:
+        return {"caption": "paired over the items both runs hold", "head": "Paired difference", "counted": "paired"}
+    if not paired:
+        return {"caption": "unpaired: each difference from the two runs' own standard errors (no per-item samples on both sides)",
+                "head": "Difference", "counted": "unpaired"}
+    return {"caption": f"paired over the items both runs hold where both have per-item samples; {unpaired} unpaired, "
+                       "from the two runs' own standard errors", "head": "Difference", "counted": f"{paired} paired, {unpaired} unpaired"}
+
+
+def counted(compared: int, paired: int, unpaired: int) -> str:
+    """`3 paired differences`, `3 unpaired differences`, `3 differences (2 paired, 1 unpaired)`."""
+    words = pairing(paired, unpaired)["counted"]
+    noun = "difference" if compared == 1 else "differences"
+    return f"{compared} {words} {noun}" if not (paired and unpaired) else f"{compared} {noun} ({words})"
 
 
 def view(a) -> dict[str, Any] | None:
@@ -82,13 +118,22 @@ def view(a) -> dict[str, Any] | None:
         return None
     m = part["method"]
     rows = [_row(r, a.report.candidate.name) for r in views.rows(t.table)]
+    compared = sum(r["paired"] for r in rows)
+    unpaired = sum(r["unpaired"] for r in rows)
+    resolved = sum(r["resolved"] for r in rows)
+    level = f"{m['level'] * 100:g}%"
+    how = pairing(compared - unpaired, unpaired)
     one = "baseline" not in a.report.meta["engines"]  # one run (lm-eval --candidate alone): its values, no comparison
     return {"rows": rows, "note": part.get("note", ""), "one": one,
-            "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"],
-                       "level": f"{m['level'] * 100:g}%"},
-            "resolved": sum(r["resolved"] for r in rows), "results": len(rows),
-            # Counted over the results that have a paired difference: one without is named, not counted.
-            "paired": sum(r["paired"] for r in rows), "unpaired_labels": [f"{r['label']} ({r['checkpoint']})" for r in rows if not r["paired"]]}
+            "method": {"name": m["name"], "resamples": fmt.thousands(m["resamples"]), "seed": m["seed"], "level": level},
+            "resolved": resolved, "results": len(rows),
+            # Counted over the results that have a difference: one without is named, not counted; a
+            # difference not over shared items is counted as unpaired, never as paired.
+            "compared": compared, "paired": compared - unpaired, "unpaired": unpaired,
+            "caption": how["caption"], "difference_head": how["head"],
+            "headline": f"{resolved} of {counted(compared, compared - unpaired, unpaired)} {'is' if resolved == 1 else 'are'} "
+                        f"resolved (the {level} interval excludes zero; a difference whose interval holds zero is not resolved).",
+            "unpaired_labels": [f"{r['label']} ({r['checkpoint']})" for r in rows if not r["paired"]]}
 
 
 BLOCKS = {"accuracy-table": BlockSpec("accuracy", "accuracy", (), "{{ accuracy_table(accuracy, engines, id=id) }}",
@@ -116,12 +161,14 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
                         "better": r["better"], "items": int(r["items"]), "baseline": _side(r, "baseline"),
                         "candidate": _side(r, "candidate"), "difference": plain.number(r["difference"]),
                         "interval": plain.span(r["low"], r["high"]), "resolved": bool(r["resolved"]) if row["paired"] else None,
+                        "paired": (not row["unpaired"]) if row["paired"] else None,
                         "verdict": {"better": "better", "worse": "worse"}.get(row["tone"],
                                                                               "not resolved" if row["paired"] else "no paired difference")})
     return {"accuracy": {"level": plain.number(m["level"]), "method": {"name": m["name"], "resamples": int(m["resamples"]),
                                                                        "seed": int(m["seed"])},
                          "rule": "resolved when the interval excludes zero; better or worse by the result's `better`",
-                         "paired": shown["paired"], "resolved": shown["resolved"], "results": results}}
+                         "paired": shown["paired"], "unpaired": shown["unpaired"], "resolved": shown["resolved"],
+                         "results": results}}
 
 
 def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
@@ -129,18 +176,23 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     acc = d["accuracy"]
     level = f"{acc['level'] * 100:g}%"
-    rows = [("Accuracy differences resolved", f"{acc['resolved']} of {acc['paired']} paired ({level} interval)")]
     if all(r["baseline"]["value"] is None for r in acc["results"]):  # one run: its values
         return [(f"{r['checkpoint']} {r['label']}", _value(r["candidate"]["value"], r["unit"])
                  + (f" {_spread(r['candidate']['interval']['low'], r['candidate']['interval']['high'], r['unit'])}"
                     if r["candidate"]["interval"] else "") + ", one run") for r in acc["results"]]
+    unpaired = acc.get("unpaired", 0)
+    n = acc["paired"] + unpaired
+    what = pairing(acc["paired"], unpaired)["counted"]
+    rows = [("Accuracy differences resolved", f"{acc['resolved']} of {n} {what} ({level} interval)" if not (acc["paired"] and unpaired)
+             else f"{acc['resolved']} of {n} ({what}; {level} interval)")]
     for r in acc["results"]:
         if r["difference"] is None:
             rows.append((f"{r['checkpoint']} {r['label']}", f"{_value(r['baseline']['value'], r['unit'])} → "
                                                             f"{_value(r['candidate']['value'], r['unit'])}, no paired difference"))
             continue
         rows.append((f"{r['checkpoint']} {r['label']}", f"{_difference(r['difference'], r['unit'])} "
-                     f"{_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['verdict']} ({r['better']} is better)"))
+                     f"{_interval(r['interval']['low'], r['interval']['high'], r['unit'])} {r['verdict']}"
+                     f"{', unpaired' if r.get('paired') is False else ''} ({r['better']} is better)"))
     return rows
 
 
@@ -155,11 +207,14 @@ def verdict(a) -> str | None:
     good = [r for r in rows if r["resolved"] and (r["difference"] > 0) == (r["better"] == "higher")]
     bad = [r for r in rows if r["resolved"] and r not in good]
     n = len(rows)
+    unpaired = sum(_unpaired(r) for r in rows)
     if not good and not bad:
-        return f"no accuracy difference resolved ({n} paired)"
+        what = pairing(n - unpaired, unpaired)["counted"]
+        return f"no accuracy difference resolved ({n}: {what})" if n - unpaired and unpaired else \
+            f"no accuracy difference resolved ({n} {what})"
     named = lambda found: ", ".join(r["label"] for r in found[:3]) + (" …" if len(found) > 3 else "")
     parts = [f"better on {len(good)} ({named(good)})" if good else "", f"worse on {len(bad)} ({named(bad)})" if bad else ""]
-    return f"accuracy {' and '.join(p for p in parts if p)} of {n} paired differences"
+    return f"accuracy {' and '.join(p for p in parts if p)} of {counted(n, n - unpaired, unpaired)}"
 
 
 def headlines(a) -> list[tuple[str, str, str]]:
@@ -174,7 +229,9 @@ def headlines(a) -> list[tuple[str, str, str]]:
     bad = sum(1 for r in rows if r["resolved"]) - good
     level = f"{a.report.section('accuracy')['method']['level'] * 100:g}%"
     key = "worse" if bad and not good else "better" if good and not bad else "neutral"
-    return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} paired ({level} intervals)", key)]
+    unpaired = sum(_unpaired(r) for r in rows)
+    what = pairing(len(rows) - unpaired, unpaired)["counted"]
+    return [("Accuracy:", f"{good} better, {bad} worse of {len(rows)} {what} ({level} intervals)", key)]
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------
@@ -183,10 +240,10 @@ def compare_what(item) -> str:
     return f"{item.where['checkpoint']} · {item.where['measure']}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
     if c.unit == "proportion":  # in percent, a change in points (the unit `compare_unit` names)
-        return fmt.signed(v * 100, 1) if signed else fmt.fixed(v * 100, 1)
-    return fmt.signed(v, 4) if signed else fmt.fixed(v, 4)
+        return fmt.signed(v * 100, 1 + more) if signed else fmt.fixed(v * 100, 1 + more)
+    return fmt.signed(v, 4 + more) if signed else fmt.fixed(v, 4 + more)
 
 
 def compare_unit(c) -> str:

@@ -11,8 +11,8 @@ from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
-from site_gen.sections.serving.view.tables import (GLYPHS, capacity_lines, interval_figs, ms, objective_text, ratio_text,
-                                                   value_fig)
+from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
+                                                   ratio_text, saturation_of, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -26,7 +26,7 @@ def _anchor(*parts: str) -> str:
 
 
 def _number(v: float, digits: int = 1) -> str:
-    return fmt.MISSING if v != v else f"{v:,.{digits}f}"
+    return fmt.grouped(v, digits)
 
 
 def view(a) -> dict[str, Any] | None:
@@ -44,7 +44,7 @@ def view(a) -> dict[str, Any] | None:
         ids = {role: s.curves[role].get(key, []) for role in s.roles}
         sweeps.append({"anchor": _anchor("sweep", *key), "title": f"{key[0]}" + (", by concurrency" if key[1] == "concurrency" else ""),
                        "axis": "requests in flight at most" if key[1] == "concurrency" else "request rate aimed at (req/s)",
-                       "saturation": _saturation(s, key[0], ids, points, n),
+                       "saturation": _saturation(s, key, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
     return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
             "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
@@ -54,15 +54,8 @@ def view(a) -> dict[str, Any] | None:
             "columns": columns(s)}
 
 
-def _saturation(s, workload: str, ids: dict, points: dict, n: dict) -> list[str]:
-    out = []
-    for role, curve in ids.items():
-        found = s.saturation.get((role, workload))
-        if found in curve:
-            out.append(f"{n[role]} from {points[role, found]['load']}")
-        elif len(curve) > 1:
-            out.append(f"{n[role]}: not within the loads tested")
-    return out
+def _saturation(s, key: tuple[str, str], n: dict) -> list[str]:
+    return [e["at"] for e in saturation_of(s, key, n)]
 
 
 def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) -> list[dict[str, Any]]:
@@ -77,7 +70,7 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
                "saturated": s.saturation.get((role, p["workload"])) == pid}
         for k in THROUGHPUTS:
             r = tp.get((role, pid, k))
-            row[k] = _with_interval(r, 1 if k == "output_tokens_per_s" else 2, p, s.bootstrap)
+            row[k] = _with_interval(r, THROUGHPUT_DIGITS[k], p, s.bootstrap)
         row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap) for m in s.metrics for q in _percentiles(s, m)]
         g = good.get((role, pid))
         row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap)} if g else None)
@@ -146,9 +139,13 @@ def _throughput_cells(s, band: float, n: dict, points: dict) -> list[dict[str, A
         ratio = f"{n['candidate']} / {n['baseline']} {label} at {c['load']}"
         how = f"{ratio}; " + ("one run a side, no interval: the band rule" if c["low"] != c["low"] else "95% interval: Welch's t over runs")
         side = {}
+        # Each side's throughput with its kind's digits (as the sweep's table prints it), and as many
+        # more as the ratio beside it needs (format.pair).
+        shown = dict(zip(("baseline", "candidate"), fmt.pair(c["baseline"], c["candidate"], THROUGHPUT_DIGITS[c["metric"]],
+                                                             ratio_text(c["ratio"], band), band=band)))
         for role in ("baseline", "candidate"):
-            how, detail = throughput_how(c["metric"], points[role, c[f"{role}_point"]])
-            side[role] = Fig(_number(c[role], 1), how=how, detail=detail)
+            made, detail = throughput_how(c["metric"], points[role, c[f"{role}_point"]])
+            side[role] = Fig(shown[role], how=made, detail=detail)
         out.append({"load": f"{c['workload']} · {c['load']}", "metric": label,
                     "baseline": side["baseline"], "candidate": side["candidate"],
                     "ratio": Fig(ratio_text(c["ratio"], band), how=how),
@@ -167,8 +164,14 @@ def _objective_rows(s, points: dict, pct: dict, n: dict) -> list[dict[str, Any]]
         p = points[r["role"], r["point"]]
         shown = pct.get((r["role"], r["point"], r["metric"], r["percentile"]))
         met = r["met"]
-        state = ("no figure" if met is None or met != met else ("met" if met else "missed")
-                 + ("" if r["sure"] else ", within its interval's reach"))
+        if met is None or met != met:
+            state = "no figure"
+        elif r["low"] != r["low"] or r["high"] != r["high"]:
+            # No interval: met or missed by the figure alone, and why it has none (never "within
+            # its interval's reach": that is an interval crossing the limit).
+            state = ("met" if met else "missed") + f"; no interval: {no_interval_why(shown)}"
+        else:
+            state = ("met" if met else "missed") + ("" if r["sure"] else ", within its interval's reach")
         out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
                     # The objective's percentile is the side's percentile at that load: its figures, as the Latency page's.
                     "value": value_fig(shown) if r["value"] == r["value"] else ms(r["value"]),

@@ -18,13 +18,13 @@ def csv(a) -> dict:
     return {"measures": t.table.assign(direction=[tone if tone != "neutral" else text for text, tone in said])}
 
 
-def _num(v: Any) -> str:
+def _num(v: Any, more: int = 0) -> str:
     if pd.isna(v):
         return fmt.NOT_MEASURED
-    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.3f}"
+    return fmt.grouped(v, (1 if abs(v) >= 10 else 3) + more)
 
 
-def _side(r: dict, role: str) -> dict[str, Any]:
+def _side(r: dict, role: str, median: str | None = None) -> dict[str, Any]:
     src = f"{r['source']}.{role}"
     n = int(r[f"{role}_n"])
     if n == 1:
@@ -33,7 +33,24 @@ def _side(r: dict, role: str) -> dict[str, Any]:
         spread = fmt.NOT_MEASURED
     else:
         spread = Fig(f"{_num(r[f'{role}_low'])}–{_num(r[f'{role}_high'])}" + (f", n={n}" if n else ""), src + ".low and .high")
-    return {"median": Fig(_num(r[f"{role}_median"]), src + ".median"), "range": spread}
+    return {"median": Fig(median or _num(r[f"{role}_median"]), src + ".median"), "range": spread}
+
+
+def change_text(change: Any, directed: bool) -> str:
+    """The change of medians in percent, `+0.4%`: one decimal, more where a change given a direction
+    would print as zero."""
+    if pd.isna(change):
+        return fmt.MISSING
+    return fmt.signed(change * 100, fmt.nonzero_digits(change * 100, 1) if directed else 1) + "%"
+
+
+def pair_texts(baseline: Any, candidate: Any, shown: str) -> tuple[str, str]:
+    """Both medians as printed beside their change (`shown`): `_num`'s decimals, and more where the
+    two would contradict it (format.pair's rule)."""
+    if pd.isna(baseline) or pd.isna(candidate):
+        return _num(baseline), _num(candidate)
+    more = fmt.pair_more(lambda k: (_num(baseline, k), _num(candidate, k)), shown, "relative")
+    return _num(baseline, more), _num(candidate, more)
 
 
 def _direction(r: dict, candidate: str) -> tuple[str, str]:
@@ -53,13 +70,14 @@ def view(a) -> dict[str, Any] | None:
         return None
     groups: dict[tuple, list] = {}
     for r in views.rows(t.table):
-        change = Fig(fmt.signed(r["change"] * 100, 1) + "%",
-                     how=f"candidate median / baseline median − 1: {_num(r['candidate_median'])} / {_num(r['baseline_median'])}")
         direction, tone = _direction(r, a.report.candidate.name)
+        shown = change_text(r["change"], tone != "neutral")
+        medians = pair_texts(r["baseline_median"], r["candidate_median"], shown)
+        change = Fig(shown, how=f"candidate median / baseline median − 1: {medians[1]} / {medians[0]}")
         groups.setdefault((r["checkpoint"], r["group"]), []).append({
             "label": r["label"], "unit": r["unit"], "better": f"{r['unit']}, {r['better']} is better",
             "vocabulary": "" if pd.isna(r["vocabulary"]) else r["vocabulary"],
-            "baseline": _side(r, "baseline"), "candidate": _side(r, "candidate"), "change": change,
+            "baseline": _side(r, "baseline", medians[0]), "candidate": _side(r, "candidate", medians[1]), "change": change,
             "direction": direction, "tone": tone, "source": r["source"]})
     part = a.report.section("measures")
     return {"groups": [{"checkpoint": c, "group": g, "rows": rows} for (c, g), rows in groups.items()],
@@ -98,10 +116,12 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     m = d["measures"]
     rows = [("Measures", f"{m['better']} better, {m['worse']} worse, {len(m['results']) - m['better'] - m['worse']} "
                          f"without a direction (of {len(m['results'])})")]
-    rows += [(f"{r['checkpoint']} {r['group']} {r['label']}", f"{_num(r['baseline']['median'])} → {_num(r['candidate']['median'])} "
-              f"{r['unit']} ({fmt.signed(r['change'] * 100, 1) + '%' if r['change'] is not None else fmt.MISSING}), "
-              f"{r['direction']}; {r['better']} is better")
-             for r in m["results"]]
+    for r in m["results"]:
+        shown = change_text(r["change"] if r["change"] is not None else float("nan"), r["direction"] in ("better", "worse"))
+        base, cand = pair_texts(r["baseline"]["median"] if r["baseline"]["median"] is not None else float("nan"),
+                                r["candidate"]["median"] if r["candidate"]["median"] is not None else float("nan"), shown)
+        rows.append((f"{r['checkpoint']} {r['group']} {r['label']}",
+                     f"{base} → {cand} {r['unit']} ({shown}), {r['direction']}; {r['better']} is better"))
     return rows
 
 
@@ -134,5 +154,5 @@ def compare_what(item) -> str:
     return f"{w['checkpoint']} · {w['group']} · {w['measure']}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return _num(v)
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    return _num(v, more)

@@ -26,7 +26,7 @@ def _startup(r, ready: bool):
     if not pd.isna(r["cold_s"]) and not pd.isna(r["warm_s"]):
         return Fig(fmt.seconds_pair(r["cold_s"], r["warm_s"]), f"{r['source']}.cold_s and .warm_s")
     if ready and not pd.isna(r["ready_s"]):
-        return Fig(f"ready in {fmt.seconds(r['ready_s'], 0)}", f"{r['source']}.ready_s")
+        return Fig(f"ready in {fmt.seconds(r['ready_s'], fmt.STARTUP_DIGITS)}", f"{r['source']}.ready_s")
     return fmt.NOT_MEASURED
 
 
@@ -177,8 +177,9 @@ def _history_kv(frame, h) -> list[dict[str, Any]]:
 
 def _history_startup(frame, h) -> list[dict[str, Any]]:
     def phrase(c) -> str:
-        return (f"{_TIMES[c.measure]} {fmt.fixed(c.old, 0)} \u2192 {fmt.fixed(c.new, 0)} s "
-                f"({fmt.speed_ratio(c.change, h.band)})")
+        ratio = fmt.speed_ratio(c.change, h.band)
+        old, new = fmt.pair(c.old, c.new, fmt.STARTUP_DIGITS, ratio, band=h.band, grouping=False)
+        return f"{_TIMES[c.measure]} {old} \u2192 {new} s ({ratio})"
 
     return h.table(frame, "{series}, cold / warm, or ready", [("Startup", True), _SINCE],
                    lambda r: [{"text": startup_text(r)}, h.mark(r, phrase)])
@@ -189,8 +190,8 @@ def startup_text(r) -> str:
     if not pd.isna(r.get("cold_s")) and not pd.isna(r.get("warm_s")):
         return fmt.seconds_pair(r["cold_s"], r["warm_s"])
     if not pd.isna(r.get("ready_s")):
-        return f"ready in {fmt.seconds(r['ready_s'], 0)}"
-    parts = [f"{w} {fmt.seconds(r[k], 0)}" for k, w in (("cold_s", "cold"), ("warm_s", "warm")) if not pd.isna(r.get(k))]
+        return f"ready in {fmt.seconds(r['ready_s'], fmt.STARTUP_DIGITS)}"
+    parts = [f"{w} {fmt.seconds(r[k], fmt.STARTUP_DIGITS)}" for k, w in (("cold_s", "cold"), ("warm_s", "warm")) if not pd.isna(r.get(k))]
     return ", ".join(parts) or fmt.MISSING
 
 
@@ -208,5 +209,8 @@ def compare_what(item) -> str:
     return f"{item.where['checkpoint']} · {_TIMES.get(item.measure, item.measure)}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return fmt.thousands(v) if c.kind == "kv" else fmt.fixed(v, 1)
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    """KV pool tokens as whole numbers, startup in whole seconds (as the pages print them), and `more`."""
+    if c.kind == "kv":
+        return fmt.thousands(v) if not more else fmt.grouped(v, more)
+    return fmt.fixed(v, fmt.STARTUP_DIGITS + more)

@@ -51,10 +51,12 @@ def view(a) -> dict[str, Any] | None:
             continue
         rows = []
         for r in part:
+            # Both values with the digits their difference beside them needs (format.pair's rule).
+            base, cand = fmt.measure_pair(r["baseline"], r["candidate"], fmt.measure_difference(r["difference"], r["unit"]), r["unit"])
             rows.append({
                 "label": r["label"], "measure": r["measure"], "panel": r["panel"],
-                "baseline": Fig(fmt.measure_value(r["baseline"], r["unit"]), f"{r['source']}.baseline.value", date=r["baseline_date"]),
-                "candidate": Fig(fmt.measure_value(r["candidate"], r["unit"]), f"{r['source']}.candidate.value", date=r["candidate_date"]),
+                "baseline": Fig(base, f"{r['source']}.baseline.value", date=r["baseline_date"]),
+                "candidate": Fig(cand, f"{r['source']}.candidate.value", date=r["candidate_date"]),
                 "difference": Fig(fmt.measure_difference(r["difference"], r["unit"]), f"{r['source']}.difference"),
                 "interval": Fig(fmt.measure_interval(r["low"], r["high"], r["unit"]), f"{r['source']}.interval"),
                 "resolved": Fig("resolved" if r["resolved"] else "not resolved",
@@ -224,8 +226,8 @@ def compare_what(item) -> str:
     return f"{item.where['checkpoint']} · gap in {item.where['measure']}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return fmt.signed(v, 2 if c.unit == "percent" else 4)  # a gap is signed, and so is its change
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    return fmt.signed(v, (2 if c.unit == "percent" else 4) + more)  # a gap is signed, and so is its change
 
 
 def compare_unit(c) -> str:

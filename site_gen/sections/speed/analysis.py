@@ -156,13 +156,15 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
-    """Failed requests over the cells (of one checkpoint): `errors` in all (None: no cell counted them),
-    `cells_with_errors`, `cells_counted` (the cells whose receipt gives a count)."""
+    """Failed requests over the cells (of one checkpoint): `errors` in all, `cells_with_errors`,
+    `cells_counted` (the cells whose receipt gives a count) of `cells`. Where no cell counted them,
+    the errors and the cells with errors are unknown (None), not none."""
     mine = [checkpoint is None or c == checkpoint for c in ratios["checkpoint"].tolist()]
     errors = [e for e, m in zip(ratios["errors"].tolist(), mine) if m]
     counted = [e for e in errors if not missing(e)]
-    out = {"errors": int(sum(counted)) if counted else None, "cells_with_errors": sum(1 for e in counted if e > 0),
-           "cells_counted": len(counted)}
+    out = {"errors": int(sum(counted)) if counted else None,
+           "cells_with_errors": sum(1 for e in counted if e > 0) if counted else None,
+           "cells_counted": len(counted), "cells": len(errors)}
     # Which engine failed them: each side's own count, where the receipt gives it.
     for role in ("baseline", "candidate"):
         side = [e for e, m in zip(ratios[f"{role}_errors"].tolist(), mine) if m and not missing(e)]

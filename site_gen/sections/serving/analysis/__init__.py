@@ -112,15 +112,27 @@ def _cells(pairs, figures, band: float, b: bs.Bootstrap) -> tuple[list[dict], li
     return rows, matched
 
 
+# A count's key for the cells of a verdict that have no interval (`NO_INTERVAL + "level"`): a cell of
+# one run a side without rows takes the band rule on its ratio alone; one of too few requests is not
+# resolved for want of an interval, not because its interval reaches over a band edge.
+NO_INTERVAL = "no interval: "
+
+
 def count(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
-    """Verdicts per kind of cell and per latency metric: faster, level, slower, not resolved, cells."""
+    """Verdicts per kind of cell and per latency metric: faster, level, slower, not resolved, cells;
+    and of each verdict, the cells without an interval (`NO_INTERVAL + verdict`, `NO_INTERVAL + "cells"`)."""
     out: dict[str, dict[str, int]] = {}
-    kinds, metrics, verdicts = (cells[c].tolist() for c in ("kind", "metric", "verdict"))
-    for kind, metric, v in zip(kinds, metrics, verdicts):
+    kinds, metrics, verdicts, lows, highs = (cells[c].tolist() for c in ("kind", "metric", "verdict", "low", "high"))
+    keys = (*INTERVAL_VERDICTS, "cells")
+    for kind, metric, v, lo, hi in zip(kinds, metrics, verdicts, lows, highs):
+        none = math.isnan(lo) or math.isnan(hi)
         for key in (kind, f"{kind}:{metric}"):
-            entry = out.setdefault(key, {k: 0 for k in (*INTERVAL_VERDICTS, "cells")})
+            entry = out.setdefault(key, {**{k: 0 for k in keys}, **{NO_INTERVAL + k: 0 for k in keys}})
             entry[v] += 1
             entry["cells"] += 1
+            if none:
+                entry[NO_INTERVAL + v] += 1
+                entry[NO_INTERVAL + "cells"] += 1
     return out
 
 

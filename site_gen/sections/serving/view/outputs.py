@@ -8,16 +8,46 @@ import pandas as pd
 
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
 from site_gen.render import format as fmt, plain, views
-from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS
+from site_gen.sections.serving.analysis import NO_INTERVAL
+from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
+from site_gen.sections.serving.view.tables import THROUGHPUT_DIGITS, saturation_of
 
-EMPTY = {k: 0 for k in (*INTERVAL_VERDICTS, "cells")}
+EMPTY = {**{k: 0 for k in (*INTERVAL_VERDICTS, "cells")}, **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
 THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}
 
 
-def counts_text(c: dict[str, int]) -> str:
-    """`0 faster · 29 level · 0 slower · 19 not resolved`, as every output words it."""
-    return f"{c['faster']} faster · {c['level']} level · {c['slower']} slower · {c[UNRESOLVED]} not resolved"
+def without_interval(c: dict[str, int]) -> str:
+    """`4 without an interval` (`all …`), or nothing where every cell has one."""
+    none = c.get(NO_INTERVAL + "cells", 0)
+    return f"{'all' if none == c['cells'] else none} without an interval" if none else ""
+
+
+def counts_text(c: dict[str, int], tail: bool = True) -> str:
+    """`0 faster · 29 level · 0 slower · 19 not resolved`, as every output words it; with `; 4 without
+    an interval` where cells have none (by the band rule alone, or not resolved for want of one)."""
+    none = without_interval(c) if tail else ""
+    return (f"{c['faster']} faster · {c['level']} level · {c['slower']} slower · {c[UNRESOLVED]} not resolved"
+            + (f"; {none}" if none else ""))
+
+
+def how_decided(c: dict[str, int]) -> str:
+    """How a count's verdicts were reached: `each by its whole interval`, or which cells had no
+    interval and so took the band rule on their ratio alone (one run a side, no rows) or were not
+    resolved for want of one (too few requests)."""
+    none = c.get(NO_INTERVAL + "cells", 0)
+    few = c.get(NO_INTERVAL + UNRESOLVED, 0)
+    band = none - few
+    if not none:
+        return "each by its whole interval"
+    if band == c["cells"]:
+        return "one run a side, no interval: each by the band rule on its ratio alone"
+    if few == c["cells"]:
+        return "none with an interval: too few requests"
+    parts = [f"{c['cells'] - none} by their whole interval" if c["cells"] > none else "",
+             f"{band} by the band rule alone, one run a side with no interval" if band else "",
+             f"{few} not resolved for want of an interval, too few requests" if few else ""]
+    return "; ".join(p for p in parts if p)
 
 
 def csv(a) -> dict[str, pd.DataFrame]:
@@ -77,9 +107,21 @@ def card_strip(a) -> tuple[tuple, str] | None:
     return strip, f"Every latency cell as a speed-up (baseline time / candidate time); band ±{a.band * 100:g}%:"
 
 
-def _counts(c: dict[str, int]) -> dict[str, int]:
-    return {"faster": c["faster"], "level": c["level"], "slower": c["slower"], "not_resolved": c[UNRESOLVED],
-            "cells": c["cells"]}
+def _counts(c: dict[str, int]) -> dict[str, Any]:
+    """A count as JSON: each verdict, and of each the cells without an interval (`no_interval`)."""
+    def of(prefix: str) -> dict[str, int]:
+        return {"faster": c.get(prefix + "faster", 0), "level": c.get(prefix + "level", 0), "slower": c.get(prefix + "slower", 0),
+                "not_resolved": c.get(prefix + UNRESOLVED, 0), "cells": c.get(prefix + "cells", 0)}
+    return {**of(""), "no_interval": of(NO_INTERVAL)}
+
+
+def from_json(c: dict[str, Any]) -> dict[str, int]:
+    """A JSON count (`_counts`) as the analysis keys it, for the words above."""
+    out = {"faster": c["faster"], "level": c["level"], "slower": c["slower"], UNRESOLVED: c["not_resolved"], "cells": c["cells"]}
+    none = c.get("no_interval") or {}
+    out.update({NO_INTERVAL + k: none.get(j, 0) for k, j in (("faster", "faster"), ("level", "level"), ("slower", "slower"),
+                                                             (UNRESOLVED, "not_resolved"), ("cells", "cells"))})
+    return out
 
 
 def _cell(r: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +143,17 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"ratio": "candidate / baseline", "rule": INTERVAL_RULE, "noise_band": s.band,
                            "bootstrap": {"resamples": s.bootstrap.resamples, "seed": s.bootstrap.seed,
                                          "level": s.bootstrap.level}}
+    # Where each sweep saturates (the Load page's), on each side that ran it at two loads or more.
+    names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
+    sweeps = []
+    for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
+        found = saturation_of(s, key, names)
+        if found:
+            sweeps.append({"workload": key[0], "axis": key[1],
+                           **{e["role"]: {"load": e["load"], "x": plain.number(e["x"])} for e in found},
+                           "text": "; ".join(e["at"] for e in found)})
+    out["saturation"] = {"rule": f"from the lightest load whose median TTFT is more than {SATURATION:g}x that of the sweep's "
+                                 "lightest load; load null: not within the loads tested", "sweeps": sweeps}
     if "latency" not in s.counts:
         out["one_setup"] = {"side": a.report.candidate.label, "load_points": len(s.points)}
         return {"serving": out}
@@ -116,23 +169,27 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     if "serving" not in d:
         return []
     s = d["serving"]
+    saturation = [(f"Saturation, {w['workload']}" + (", by concurrency" if w["axis"] == "concurrency" else ""), w["text"])
+                  for w in (s.get("saturation") or {}).get("sweeps", [])]
     if "latency" not in s:
         one = s["one_setup"]
-        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")]
+        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")] + saturation
     band = s["noise_band"]
 
     def line(c: dict[str, Any]) -> str:
-        counts = {**c, UNRESOLVED: c["not_resolved"]}
         span = c["range"]
         ratios = f"; ratios {fmt.speed_ratio_range(span['low'], span['high'], band)}" if span else ""
-        return f"{counts_text(counts)} (of {c['cells']}){ratios}"
+        counts = from_json(c)
+        none = without_interval(counts)
+        return f"{counts_text(counts, tail=False)} (of {c['cells']}{'; ' + none if none else ''}){ratios}"
 
     rows = [("Latency cells", line(s["latency"]))]
     rows += [(f"Latency, {METRIC_SHORT[m]}", line(c)) for m, c in s["by_metric"].items()]
     if s["throughput"]["cells"]:
-        t = {**s["throughput"], UNRESOLVED: s["throughput"]["not_resolved"]}
-        rows.append(("Throughput cells", f"{counts_text(t)} (of {t['cells']})"))
-    return rows
+        t = from_json(s["throughput"])
+        none = without_interval(t)
+        rows.append(("Throughput cells", f"{counts_text(t, tail=False)} (of {t['cells']}{'; ' + none if none else ''})"))
+    return rows + saturation
 
 
 def verdict(a) -> str | None:
@@ -146,7 +203,7 @@ def verdict(a) -> str | None:
         return f"one setup, {n} load point{'s' if n != 1 else ''}, no comparison"
     c = s.counts.get("latency", EMPTY)
     return (f"latency {c['faster']} faster, {c['level']} level, {c['slower']} slower and {c[UNRESOLVED]} not resolved "
-            f"of {c['cells']} cells (each by its whole interval)")
+            f"of {c['cells']} cells ({how_decided(c)})")
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------
@@ -163,5 +220,6 @@ def compare_what(item) -> str:
     return place
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return f"{v:,.1f}" if c.kind == "latency" else f"{v:,.2f}"
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    """A latency in ms with one decimal, a throughput with its kind's (the Load page's), and `more`."""
+    return fmt.grouped(v, (1 if c.kind == "latency" else THROUGHPUT_DIGITS.get(c.measure, 2)) + more)

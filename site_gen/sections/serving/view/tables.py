@@ -12,11 +12,13 @@ from site_gen.sections.serving.analysis import latency
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
 
 GLYPHS = {"faster": "▲", "level": "●", "slower": "▼", UNRESOLVED: "○"}
+# Decimals of each throughput wherever it is printed (the Load page's tables, `sitegen compare`).
+THROUGHPUT_DIGITS = {"output_tokens_per_s": 1, "requests_per_s": 2}
 
 
 def ms(value: float) -> str:
     """A latency in ms with one decimal and thousands separators: `893.1`, `1,213.8`."""
-    return fmt.MISSING if value != value else f"{value:,.1f}"
+    return fmt.grouped(value, 1)
 
 
 def ms_interval(low: float, high: float) -> str:
@@ -69,12 +71,15 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
             q = c["percentile"]
             rb, rc = side.get(("baseline", metric, q)), side.get(("candidate", metric, q))
             ratio, ratio_interval = ratio_figs(c, s.bootstrap, band)
+            # Each side's percentile with one decimal, or as many more as the ratio beside it needs.
+            texts = fmt.pair(rb["value"], rc["value"], 1, ratio_text(c["ratio"], band), band=band) \
+                if rb is not None and rc is not None else (None, None)
             rows.append({
                 "label": f"p{q}",
-                "baseline": value_fig(rb), "baseline_interval": interval_figs(rb, s.bootstrap),
-                "candidate": value_fig(rc), "candidate_interval": interval_figs(rc, s.bootstrap),
+                "baseline": value_fig(rb, texts[0]), "baseline_interval": interval_figs(rb, s.bootstrap),
+                "candidate": value_fig(rc, texts[1]), "candidate_interval": interval_figs(rc, s.bootstrap),
                 "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
-                "no_interval": "one run, no interval" if c["method"] == latency.ONE_RUN else "no interval",
+                "no_interval": c["method"] if c["method"] in (latency.ONE_RUN, latency.FEW) else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
                 "bar": plots.interval_bar(c["ratio"], c["low"], c["high"], c["verdict"], scale, band)})
         if rows:
@@ -83,13 +88,13 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
     return groups
 
 
-def value_fig(r: dict | None) -> Fig | str:
-    """A side's percentile (a row of the analysis' percentiles) as printed, with where it came from:
-    the source's own figure (its place in the receipt), or how it was computed from the rows or runs.
-    Dense: a page holds hundreds, each a hover but no tab stop."""
+def value_fig(r: dict | None, text: str | None = None) -> Fig | str:
+    """A side's percentile (a row of the analysis' percentiles) as printed (`text`, or `ms`'s), with
+    where it came from: the source's own figure (its place in the receipt), or how it was computed
+    from the rows or runs. Dense: a page holds hundreds, each a hover but no tab stop."""
     if r is None:
         return fmt.MISSING
-    text = ms(r["value"])
+    text = text or ms(r["value"])
     if r["value"] != r["value"] or not r["path"]:
         return text
     if r["method"] == latency.ONE_RUN:
@@ -99,6 +104,17 @@ def value_fig(r: dict | None) -> Fig | str:
                    detail=f"in {r['path']}", dense=True)
     return Fig(text, how=f"p{r['percentile']} of {r['n']:,} measured {METRIC_SHORT[r['metric']]}s",
                detail=f"in {r['path']} (numpy's linear percentile)", dense=True)
+
+
+def no_interval_why(r: dict | None) -> str:
+    """Why a side's percentile (a row of the analysis' percentiles) has no interval, in a few words."""
+    if r is None:
+        return "no figure"
+    if r["method"] == latency.BOOTSTRAP:
+        return f"{r['n']:,} measured requests, too few for a p{r['percentile']} interval"
+    if r["method"] == latency.ONE_RUN:
+        return "one run without per-request rows (the source's own figure)"
+    return f"{r['method']}, none drawn"
 
 
 def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
@@ -174,7 +190,7 @@ def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
             paths = r["paths"]
             out.append({"side": names[r["role"]] + (f", run {r['repeat'] + 1}" if r["repeat"] else ""),
                         "gaps": _at(fmt.thousands(r["gaps"]), path=paths.get("gaps")),
-                        **{k: _at(ms(r[f"{k}_ms"]), path=paths.get(f"{k}_ms")) for k in ("median", "p90", "p95", "p99", "max")}})
+                        **{k: _at(ms(r[f"{k}_ms"]), path=paths.get(f"{k}_ms")) for k in ("mean", "median", "p90", "p95", "p99", "max")}})
     return out
 
 
@@ -242,4 +258,20 @@ def capacity_lines(s, n: dict) -> list[dict[str, str]]:
         ratio = c.get("ratio", math.nan)
         out.append({"workload": c["workload"], "text": "; ".join(parts),
                     "ratio": f"{ratio:.2f}× the load" if ratio == ratio else ""})
+    return out
+
+
+def saturation_of(s, key: tuple[str, str], names: dict) -> list[dict[str, Any]]:
+    """Where a sweep (workload, axis) saturates on each side that ran it at two loads or more: the
+    load (`load`, `x`, `at`: its words) or, `load` None, not within the loads tested."""
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    out = []
+    for role in s.roles:
+        curve = s.curves[role].get(key, [])
+        found = s.saturation.get((role, key[0]))
+        if found in curve:
+            p = points[role, found]
+            out.append({"role": role, "load": p["load"], "x": p["x"], "at": f"{names[role]} from {p['load']}"})
+        elif len(curve) > 1:
+            out.append({"role": role, "load": None, "x": None, "at": f"{names[role]}: not within the loads tested"})
     return out

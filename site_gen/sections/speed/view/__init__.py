@@ -137,11 +137,16 @@ def errors_text(c: dict, baseline: str, candidate: str) -> str:
     """Failed requests over the cells, and on which engine: `1 error in 1 cell: 0 on A, 1 on B.`"""
     if c["errors"] is None:
         return "Error counts were not measured."
+    # A count over some of the cells says which: the others' errors are unknown, not none.
+    some = c["cells_counted"] < c.get("cells", c["cells_counted"])
+    of = f" (of the {c['cells_counted']} of {c['cells']} cells that count them)" if some else ""
     if c["errors"] == 0:
+        if some:
+            return f"0 errors in the {c['cells_counted']} of {c['cells']} cells that count them; the others' were not measured."
         return "0 errors in every cell." if c["cells_counted"] > 1 else "0 errors."
     sides = [f"{c[f'{role}_errors']} on {name}" if c[f"{role}_errors"] is not None else f"not counted on {name}"
              for role, name in (("baseline", baseline), ("candidate", candidate))]
-    return f"{_plural(c['errors'], 'error')} in {_plural(c['cells_with_errors'], 'cell')}: {', '.join(sides)}."
+    return f"{_plural(c['errors'], 'error')} in {_plural(c['cells_with_errors'], 'cell')}{of}: {', '.join(sides)}."
 
 
 def _medians(a, side: str) -> list[dict[str, Any]]:
@@ -239,14 +244,12 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
             part = cell_rows.get((c, metric))
             if not part:
                 continue
-            rows = [{"workload": r["workload"], "concurrency": int(r["concurrency"]),
+            rows = [{**_rates(r, a.band), "workload": r["workload"], "concurrency": int(r["concurrency"]),
                      "input": fmt.NOT_MEASURED if pd.isna(r["input_tokens"]) else fmt.tokens_k(r["input_tokens"]),
                      # What tells the row from its neighbours, for a screen reader (the row header's hidden part).
                      "conditions": ("input not measured" if pd.isna(r["input_tokens"]) else f"{fmt.tokens_k(r['input_tokens'])} input")
                      + f", {int(r['concurrency'])} stream{'' if int(r['concurrency']) == 1 else 's'}",
                      "acceptance": _acceptance(r),
-                     "baseline": Fig(f"{r['baseline_rate']:,.1f}", f"{r['source']}.baseline.rate", dense=True),
-                     "candidate": Fig(f"{r['candidate_rate']:,.1f}", f"{r['source']}.candidate.rate", dense=True),
                      "ratio": Fig(fmt.speed_ratio(r["ratio"], a.band), how=ratio_how, dense=True),
                      "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
                      "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
@@ -261,6 +264,18 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
                            "acceptance": any(r["acceptance"] for r in rows),
                            "counts": fmt.verdicts(count), "cells": int(count["cells"])})
     return tables
+
+
+# A rate prints with one decimal, or as many more as its cell's ratio needs (format.pair).
+RATE_DIGITS = 1
+
+
+def _rates(r: dict, band: float) -> dict[str, Fig]:
+    """A cell's two rates as printed beside its ratio: never equal beside a ratio that is not 1,
+    nor ordered against it."""
+    base, cand = fmt.pair(r["baseline_rate"], r["candidate_rate"], RATE_DIGITS, fmt.speed_ratio(r["ratio"], band), band=band)
+    return {"baseline": Fig(base, f"{r['source']}.baseline.rate", dense=True),
+            "candidate": Fig(cand, f"{r['source']}.candidate.rate", dense=True)}
 
 
 def _cell_errors(r: dict, names: dict[str, str]) -> str:

@@ -86,7 +86,8 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
         "unit": "ratio", "ratio": "candidate rate / baseline rate", "better": "higher", "noise_band": a.band,
         "rule": "level when |ratio - 1| <= noise_band (edges included), faster above, slower below",
         "totals": {k: int(t[k]) for k in ("faster", "level", "slower", "cells")},
-        "errors": {"total": t["errors"], "cells_with_errors": t["cells_with_errors"],
+        # Unknown is null in every field: a receipt that counted no cell's errors has no "0 cells with errors".
+        "errors": {"total": t["errors"], "cells_with_errors": t["cells_with_errors"], "cells_counted": t["cells_counted"],
                    "baseline": t["baseline_errors"], "candidate": t["candidate_errors"]},
         "checkpoints": checkpoints}}
 
@@ -114,7 +115,10 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
                          f"{fmt.seconds(t['candidate'])} vs {fmt.seconds(t['baseline'])}"))
     err = sp["errors"]
     if err["total"]:
-        rows.append(("Speed errors", f"{err['total']} in {err['cells_with_errors']} cell{'s' if err['cells_with_errors'] != 1 else ''}"
+        counted = err.get("cells_counted")
+        cells = sp["totals"]["cells"]
+        of = f" of the {counted} of {cells} cells that count them" if counted is not None and counted < cells else ""
+        rows.append(("Speed errors", f"{err['total']} in {err['cells_with_errors']} cell{'s' if err['cells_with_errors'] != 1 else ''}{of}"
                      f" (baseline {err['baseline'] if err['baseline'] is not None else 'not counted'}, "
                      f"candidate {err['candidate'] if err['candidate'] is not None else 'not counted'})"))
     return rows
@@ -139,7 +143,10 @@ def _history(frame, h) -> list[dict[str, Any]]:
     """Its history part: each series' median, range and verdict counts, build after build, and what
     changed since the build before."""
     def phrase(c) -> str:
-        return f"median {fmt.speed_ratio(c.old, h.band)} \u2192 {fmt.speed_ratio(c.new, h.band)} ({fmt.speed_ratio(c.change, h.band)})"
+        change = fmt.speed_ratio(c.change, h.band)
+        digits = max(fmt.speed_digits(c.old, h.band), fmt.speed_digits(c.new, h.band))
+        old, new = fmt.pair(c.old, c.new, digits, change, band=h.band, grouping=False)
+        return f"median {old}x \u2192 {new}x ({change})"
 
     return h.table(frame, "{series}", [("Median", True), ("Range", False), ("Cells", False), ("Since the build before", False)],
                    lambda r: [
@@ -164,5 +171,6 @@ def compare_what(item) -> str:
     return f"{w['checkpoint']} · {w['workload']} · {size} · {streams} · {METRIC_LABELS.get(w['metric'], w['metric'])}"
 
 
-def compare_value(c, v: float, signed: bool = False) -> str:
-    return fmt.fixed(v, 2) if c.kind == "ttft" else f"{v:,.1f}"
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    """A time to first token in seconds with two decimals, a rate with one (the speed page's), and `more`."""
+    return fmt.fixed(v, 2 + more) if c.kind == "ttft" else fmt.grouped(v, 1 + more)
