@@ -900,6 +900,10 @@ def serving_sources() -> dict[str, tuple[dict[str, str], list[str]]]:
         "guidellm": (guidellm, ["import", "guidellm", "--baseline", "gl/baseline/benchmarks.json",
                                 "--candidate", "gl/candidate/benchmarks.json"]),
         "lm-eval": (lm, ["import", "lm-eval", "--baseline", b, "--candidate", c]),
+        "vllm-study": (vllm, ["import", "vllm-bench", "--setup", "base=" + sorted(n for n in vllm if "/base/" in n)[0],
+                              *sorted(n for n in vllm if "/base/" in n)[1:],
+                              "--setup", "cand=" + sorted(n for n in vllm if "/cand/" in n)[0],
+                              *sorted(n for n in vllm if "/cand/" in n)[1:], "--baseline", "base"]),
         "llmperf": (llmperf, ["import", "llmperf", "--candidate", "llm/c4", *dated]),
         "aiperf": (aiperf, ["import", "aiperf", "--candidate", "ai/c4", *dated]),
         "genai-perf": (genai, ["import", "genai-perf", "--candidate", "gp/c4", *dated]),
@@ -913,7 +917,8 @@ def _folder(folder: Path, name: str) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-SERVING_FORMATS = ("vllm-bench", "sglang", "guidellm", "lm-eval", "llmperf", "aiperf", "genai-perf", "vllm-sweep")
+SERVING_FORMATS = ("vllm-bench", "vllm-study", "sglang", "guidellm", "lm-eval", "llmperf", "aiperf", "genai-perf",
+                   "vllm-sweep")
 # Values an importer's source may hold that crashed imports once (issue 50): nesting deeper than any
 # parser's recursion, integers past 2^64, a lone surrogate, a NUL, text where a number or an object goes.
 SOURCE_VALUES = [Raw("[" * 5000 + "]" * 5000), Raw('{"a": ' * 3000 + "1" + "}" * 3000), 10 ** 20, 2 ** 64, 10 ** 30,
@@ -1191,6 +1196,8 @@ def judge(code: int | None, output: str, where: str) -> str:
 
 def import_kind(argv: list[str]) -> str:
     """The importer a command runs: its format, `sglang` for vllm-bench given SGLang's JSONL."""
+    if argv[1] == "vllm-bench" and "--setup" in argv:
+        return "vllm-study"
     return "sglang" if argv[1] == "vllm-bench" and any(a.endswith(".jsonl") for a in argv) else argv[1]
 
 

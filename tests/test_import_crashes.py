@@ -23,7 +23,12 @@ def project(tmp_path: Path, fmt: str) -> list[str]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
     named = {n for name in files for n in [name, *(str(p) for p in Path(name).parents if str(p) != ".")]}
-    return [str(tmp_path / a) if a in named else a for a in argv[1:]]
+
+    def placed(arg: str) -> str:
+        name, sep, path = arg.rpartition("=")  # `--setup NAME=FILE`
+        return f"{name}{sep}{tmp_path / path}" if path in named else arg
+
+    return [placed(a) for a in argv[1:]]
 
 
 def edit_json(path: Path, change) -> None:
