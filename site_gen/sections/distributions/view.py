@@ -12,7 +12,7 @@ from site_gen.render import plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis import QUANTILES
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
-from site_gen.sections.serving.view import anchor, names
+from site_gen.sections.serving.view import anchor, itl_note, names
 from site_gen.sections.serving.view import tables as t
 
 
@@ -40,7 +40,7 @@ def view(a) -> dict[str, Any] | None:
                        "gaps": t.gaps_rows(s, g["points"], n),
                        # The charts' tables (drawn by page_context): here too, so the Numbers page lists their figures.
                        "quantiles": [table for metric in s.metrics if (table := _quantile_table(s, g["points"], metric, n))]})
-    return {"groups": groups, "names": n, "two_sided": "baseline" in s.roles}
+    return {"groups": groups, "names": n, "two_sided": "baseline" in s.roles, "itl_note": itl_note(s, a.band, "here")}
 
 
 def page_context(a, ctx: dict) -> None:
@@ -66,9 +66,9 @@ def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
             if not series:
                 continue
             chart = plots.ecdf(series, PERCENTILES)
-            p50, p99 = ([t.ms(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
+            p50, p99 = ([t.ms_unit(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
             chart.update(id=f"{g['anchor']}-{metric}", table=_quantile_table(s, g["points"], metric, n),
-                         summary=f"p50 {' and '.join(p50)} ms, p99 {' and '.join(p99)} ms ({' and '.join(s['label'] for s in series)})",
+                         summary=f"p50 {' and '.join(p50)}, p99 {' and '.join(p99)} ({' and '.join(s['label'] for s in series)})",
                          title=f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})",
                          short=METRIC_SHORT[metric])
             charts.append(chart)

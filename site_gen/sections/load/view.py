@@ -10,8 +10,9 @@ from typing import Any
 from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
-from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
-from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
+from site_gen.sections.serving.analysis.points import METRIC_SHORT
+from site_gen.sections.serving.view import itl_note
+from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, column_label, metric_label, interval_figs, ms, ms_unit, no_interval_why, objective_text,
                                                    ratio_text, saturation_of, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
@@ -51,7 +52,7 @@ def view(a) -> dict[str, Any] | None:
             "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, pct, n),
             "goodput": [_goodput_row(r, points, n, s.bootstrap) for r in views.rows(s.goodput)] if s.goodput is not None else [],
             "capacity": capacity_lines(s, n), "saturation_rule": f"{SATURATION:g}×",
-            "columns": columns(s)}
+            "columns": columns(s), "itl_note": itl_note(s, a.band)}
 
 
 def _saturation(s, key: tuple[str, str], n: dict) -> list[str]:
@@ -83,7 +84,7 @@ def _percentiles(s, metric: str) -> tuple[int, ...]:
 
 
 def columns(s) -> list[str]:
-    return [f"{METRIC_SHORT[m]} p{q}" for m in s.metrics for q in _percentiles(s, m)]
+    return [column_label(s, m, q) for m in s.metrics for q in _percentiles(s, m)]
 
 
 def throughput_how(metric: str, p: dict) -> tuple[str, str]:
@@ -220,9 +221,9 @@ def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
             charts.append({"title": THROUGHPUT_LABELS[k].capitalize(), **plots.lines(series, THROUGHPUT_LABELS[k], marks=marks)})
         for m in s.metrics:
             for q in _percentiles(s, m):
-                series = _series(ids, n, lambda role, pid: pct.get((role, pid, m, q)), points, "value", lambda v: f"{ms(v)} ms")
+                series = _series(ids, n, lambda role, pid: pct.get((role, pid, m, q)), points, "value", ms_unit)
                 limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms"} for o in s.slo if o[:2] == (m, q)), None)
-                charts.append({"title": f"{METRIC_SHORT[m]} p{q}", "sub": METRIC_LABELS[m],
+                charts.append({"title": f"{METRIC_SHORT[m]} p{q}", "sub": metric_label(s, m),
                                **plots.lines(series, "ms", limit=limit, marks=marks, kind="ms")})
         if good:
             series = _series(ids, n, lambda role, pid: good.get((role, pid)), points, "share", lambda v: f"{v:.1%}")

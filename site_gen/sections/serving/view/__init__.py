@@ -61,7 +61,7 @@ def view(a) -> dict[str, Any] | None:
         "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%",
         "bootstrap": {"resamples": f"{s.bootstrap.resamples:,}", "seed": s.bootstrap.seed, "level": f"{s.bootstrap.level:.0%}"},
         "ticks": plots.scale_ticks(scale), "scale": f"{_scale_end(scale[0])}–{_scale_end(scale[1])}×",
-        "itl_note": _itl_note(s), "metrics": [METRIC_SHORT[m] for m in s.metrics],
+        "itl_note": itl_note(s, a.band), "metrics": [METRIC_SHORT[m] for m in s.metrics],
         "sentence": _sentence(s, n),
         "objectives": [t.objective_text(o) for o in s.slo], "capacity": t.capacity_lines(s, n) if s.slo else [],
     }
@@ -110,21 +110,29 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
     return rows
 
 
-def _itl_note(s) -> str:
+def itl_note(s, band: float, where: str = "") -> str:
     """Why ITL is not shown beside TPOT, and where the every-gap figures are, if anywhere: the
-    Distributions page shows those of each load point with request rows; without rows anywhere this
-    page's every-load-point table shows their median. A receipt with none is promised none."""
+    Distributions page (`where` "here" on it) shows those of each load point with request rows;
+    without rows anywhere the every-load-point table shows their median. A receipt with none is
+    promised none. Empty where ITL is shown."""
     if not (s.itl_is_tpot and "itl" not in s.metrics):
         return ""
-    note = ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
-            "request here, so it is shown once, as TPOT")
+    equal, total, worst = s.itl_agreement or (0, 0, 0.0)
+    if equal == total:
+        note = ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
+                "request here, so it is shown once, as TPOT")
+    else:
+        note = (f"Inter-token latency per request (the mean of its own gaps) is within the noise band (±{band * 100:g}%) of its "
+                f"time per output token for every request here (equal for {equal:,} of {total:,}; up to {worst:.1%} apart "
+                "where a streamed chunk carried several tokens), so it is shown once, as TPOT")
     shown = [r for r in views.rows(s.gaps) if (r["role"], r["point"]) in s.samples]
     words = {"mean_ms": "mean", "median_ms": "median", "p90_ms": "p90", "p95_ms": "p95", "p99_ms": "p99", "max_ms": "highest"}
     said = [w for k, w in words.items() if any(r[k] == r[k] for r in shown)]
     if not said:
         return note + "."
     listed = said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
-    return note + f"; every gap of every request, pooled, is summarised for each load point on the Distributions page ({listed})."
+    page = "below, for each load point" if where == "here" else "for each load point on the Distributions page"
+    return note + f". The real per-token gaps: every gap of every request, pooled, is summarised {page} ({listed})."
 
 
 def _sentence(s, n: dict) -> str:
