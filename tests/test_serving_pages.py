@@ -127,6 +127,7 @@ def expected_pair(rb: dict, rc: dict, paired: bool, metrics: list[str]) -> dict:
                 e["ratio"] = e["candidate"] / e["baseline"]
                 e["ratio_iv"] = (np.nanpercentile(sc / sb, [2.5, 97.5]) if enough(xb, q) and enough(xc, q) else None)
                 e["verdict"] = rule(*(e["ratio_iv"] if e["ratio_iv"] is not None else (math.nan, math.nan)))
+                e["measured"] = (int(np.count_nonzero(~np.isnan(xb))), int(np.count_nonzero(~np.isnan(xc))))
                 out[m, q] = e
     return out
 
@@ -202,6 +203,13 @@ def check_pair(rows: list[list[str]], want: dict, metrics: list[str]) -> None:
                       *(() if e["candidate_iv"] is None else e["candidate_iv"])) >= 10_000
         check_value(base, e["baseline"], e["baseline_iv"], seconds)
         check_value(cand, e["candidate"], e["candidate_iv"], seconds)
+        if e["ratio_iv"] is None:
+            # The cell says why it has none (the guide: 20 measured a side and 2 at or above the percentile).
+            ratio, _, why = ratio.partition(" no interval: ")
+            need = max(20, math.ceil(round(2 / (1 - key[1] / 100), 9)))
+            counts = " and ".join(dict.fromkeys(f"{v:,}" for v in e["measured"]))
+            assert why == f"{counts} {key[0].upper()}s, a p{key[1]} needs {need} a side", (key, why)
+            assert min(e["measured"]) < need or min(e["measured"]) * (1 - key[1] / 100) < 2
         check_value(ratio.replace("x", " "), e["ratio"], e["ratio_iv"])
         assert verdict.endswith(e["verdict"]), (key, verdict, e)
 
@@ -373,7 +381,7 @@ def test_objectives_are_drawn_on_their_curves(tmp_path):
     site = build(tmp_path, {"slo": slo_receipt()}, SLO)
     html = (site / "reports" / "slo" / "load.html").read_text()
     assert html.count("objective ≤ 500 ms") >= 2 and html.count("objective ≤ 50 ms") >= 2  # legend and line
-    assert "Goodput" in html and "saturates" in html
+    assert "Good requests/s" in html and "requests queue from" in html
 
 
 # -- the A/A report: no cell faster or slower, in any output --------------------------------------------

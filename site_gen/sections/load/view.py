@@ -11,9 +11,9 @@ from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
-from site_gen.sections.serving.view import itl_note
+from site_gen.sections.serving.view import charts as charts_, itl_note
 from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, column_label, metric_label, interval_figs, ms, ms_unit, no_interval_why, objective_text,
-                                                   ratio_text, saturation_of, value_fig)
+                                                   missed, ratio_text, row_seconds, saturation_of, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -45,7 +45,7 @@ def view(a) -> dict[str, Any] | None:
         ids = {role: s.curves[role].get(key, []) for role in s.roles}
         sweeps.append({"anchor": _anchor("sweep", *key), "title": f"{key[0]}" + (", by concurrency" if key[1] == "concurrency" else ""),
                        "axis": "requests in flight at most" if key[1] == "concurrency" else "request rate aimed at (req/s)",
-                       "saturation": _saturation(s, key, n),
+                       "saturation": _saturation(s, key, n), "missed": missed(s, key, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
     return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
             "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
@@ -65,6 +65,9 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
     # By load, then side: the two sides' figures at one load stand together.
     order = sorted(((points[role, pid]["x"], i, role, pid) for i, (role, curve) in enumerate(ids.items()) for pid in curve),
                    key=lambda k: k[:2])
+    cols = [(m, q) for m in s.metrics for q in _percentiles(s, m)]
+    # A column reads in seconds when any figure of it is ten seconds or more (every cell with its unit).
+    seconds = [row_seconds(*(pct.get((role, pid, m, q)) for _, _, role, pid in order)) for m, q in cols]
     for _, _, role, pid in order:
         p = points[role, pid]
         row = {"side": n[role], "role": role, "load": p["load"], "repeats": int(p["repeats"]),
@@ -72,9 +75,11 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
         for k in THROUGHPUTS:
             r = tp.get((role, pid, k))
             row[k] = _with_interval(r, THROUGHPUT_DIGITS[k], p, s.bootstrap)
-        row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap) for m in s.metrics for q in _percentiles(s, m)]
+        row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap, sec) for (m, q), sec in zip(cols, seconds)]
         g = good.get((role, pid))
-        row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap)} if g else None)
+        row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap),
+                           "per_s": Fig(f"{g['per_s']:,.2f}", how="requests meeting every objective / duration_s",
+                                        detail=f"of the runs at {p['path']}", dense=True)} if g else None)
         rows.append(row)
     return rows
 
@@ -116,10 +121,11 @@ def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
     return {"text": Fig(_number(r["value"], digits), how=how, detail=detail, dense=True), "sub": sub}
 
 
-def _latency_cell(r: dict | None, b) -> dict[str, Any]:
+def _latency_cell(r: dict | None, b, seconds: bool) -> dict[str, Any]:
     if r is None:
         return {"text": fmt.MISSING, "sub": ""}
-    return {"text": value_fig(r), "sub": interval_figs(r, b, runs=False)}
+    text = f"{fmt.grouped(r['value'] / 1000, 1)} s" if seconds else fmt.grouped(r["value"], 1)
+    return {"text": value_fig(r, text), "sub": interval_figs(r, b, runs=False, seconds=seconds)}
 
 
 def _share(g: dict, p: dict) -> Fig:
@@ -202,6 +208,10 @@ def page_context(a, ctx: dict) -> None:
 
 
 def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
+    """Per sweep (of two loads or more on a side): each latency percentile the table shows against the
+    output throughput delivered, and good requests/s against requests/s served, drawn as a study's
+    (`serving/view/charts.py`), each side in its own style; a side's mark is ringed where its
+    requests start to queue."""
     n = _names(a)
     points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
     tp = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
@@ -209,46 +219,50 @@ def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
     good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
     out = {}
     for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
+        anchor = _anchor("sweep", *key)
         ids = {role: s.curves[role].get(key, []) for role in s.roles if s.curves[role].get(key)}
         if all(len(found) < 2 for found in ids.values()):
-            out[_anchor("sweep", *key)] = []  # one load point a side: no curve to draw, the table holds it
+            out[anchor] = []  # one load point a side: no curve to draw, the table holds it
             continue
-        marks = [{"x": points[role, found]["x"], "label": f"{n[role]} saturates", "role": role}
-                 for role in ids if (found := s.saturation.get((role, key[0]))) in ids[role]]
+
+        def setups(x_of, y_of) -> list[dict[str, Any]]:
+            found = []
+            for role, curve in ids.items():
+                queue = s.saturation.get((role, key[0]))
+                pts = []
+                for pid in curve:
+                    x, y = x_of(role, pid), y_of(role, pid)
+                    if x is None or y is None:
+                        continue
+                    pts.append({"load": points[role, pid]["load"], "mark": pid == queue, **x, **y})
+                found.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
+            return found
+
+        def throughput(metric: str):
+            def of(role: str, pid: str) -> dict | None:
+                r = tp.get((role, pid, metric))
+                return None if r is None else {"x": r["value"], "x_low": r["low"], "x_high": r["high"]}
+            return of
+
         charts = []
-        for k in THROUGHPUTS:
-            series = _series(ids, n, lambda role, pid: tp.get((role, pid, k)), points, "value", lambda v: f"{v:,.1f}")
-            charts.append({"title": THROUGHPUT_LABELS[k].capitalize(), **plots.lines(series, THROUGHPUT_LABELS[k], marks=marks)})
         for m in s.metrics:
             for q in _percentiles(s, m):
-                series = _series(ids, n, lambda role, pid: pct.get((role, pid, m, q)), points, "value", ms_unit)
-                limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms"} for o in s.slo if o[:2] == (m, q)), None)
-                charts.append({"title": f"{METRIC_SHORT[m]} p{q}", "sub": metric_label(s, m),
-                               **plots.lines(series, "ms", limit=limit, marks=marks, kind="ms")})
+                def latency(role: str, pid: str, m: str = m, q: int = q) -> dict | None:
+                    r = pct.get((role, pid, m, q))
+                    return None if r is None else {"y": r["value"], "y_low": r["low"], "y_high": r["high"]}
+                c = charts_.against(setups(throughput("output_tokens_per_s"), latency), m, q, s.slo)
+                if c:
+                    c["id"] = f"{anchor}-{m}-p{q}"
+                    charts.append(c)
         if good:
-            series = _series(ids, n, lambda role, pid: good.get((role, pid)), points, "share", lambda v: f"{v:.1%}")
-            charts.append({"title": "Goodput", "sub": "share of requests meeting every objective",
-                           **plots.lines(series, "share", marks=marks, kind="share")})
-        charts = [c for c in charts if c["series"]]  # a percentile no source states: no curve
-        for i, c in enumerate(charts):
-            c["id"] = f"{_anchor('sweep', *key)}-{i}"
-        out[_anchor("sweep", *key)] = charts
-    return out
-
-
-def _series(ids: dict, n: dict, get, points: dict, field: str, show) -> list[dict[str, Any]]:
-    out = []
-    for role, curve in ids.items():
-        pts = []
-        for pid in curve:
-            r = get(role, pid)
-            if r is None or r[field] != r[field]:
-                continue
-            x = points[role, pid]["x"]
-            pts.append({"x": x, "y": r[field], "low": r.get("low", math.nan), "high": r.get("high", math.nan),
-                        "label": f"{n[role]}, {points[role, pid]['load']}: {show(r[field])}"})
-        if pts:
-            out.append({"role": role, "label": n[role], "points": pts})
+            def served(role: str, pid: str) -> dict | None:
+                g = good.get((role, pid))
+                return None if g is None else {"y": g["per_s"], "y_low": g["per_s_low"], "y_high": g["per_s_high"]}
+            c = charts_.goodput(setups(throughput("requests_per_s"), served))
+            if c:
+                c["id"] = f"{anchor}-goodput"
+                charts.append(c)
+        out[anchor] = charts
     return out
 
 

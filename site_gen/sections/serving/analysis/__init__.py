@@ -256,7 +256,7 @@ def _objectives(result: ServingResult, sides: dict[str, list[Point]], figures, s
             if g:
                 good.append({"role": p.role, "point": p.id, **g})
     result.objectives = frame({c: [r[c] for r in rows] for c in cols}, cols)
-    gcols = ["role", "point", "good", "requests", "share", "low", "high", "per_s"]
+    gcols = ["role", "point", "good", "requests", "share", "low", "high", "per_s", "per_s_low", "per_s_high"]
     result.goodput = frame({c: [r[c] for r in good] for c in gcols}, gcols)
     result.capacity = _capacity(sides, met_at)
 

@@ -58,7 +58,7 @@ def view(a) -> dict[str, Any] | None:
         "two_sided": "baseline" in s.roles, "names": n, "pairs": pairs, "alone": [] if compact else alone, "compact": compact,
         "counts": _count_rows(s, a.band), "total": s.counts.get("latency", EMPTY),
         "throughput_counts": s.counts.get("throughput", EMPTY),
-        "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%",
+        "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%", "no_interval_rule": t.no_interval_rule(a.band),
         "bootstrap": {"resamples": f"{s.bootstrap.resamples:,}", "seed": s.bootstrap.seed, "level": f"{s.bootstrap.level:.0%}"},
         "ticks": plots.scale_ticks(scale), "scale": f"{_scale_end(scale[0])}–{_scale_end(scale[1])}×",
         "itl_note": itl_note(s, a.band), "metrics": [METRIC_SHORT[m] for m in s.metrics],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig, Parts
@@ -137,7 +138,8 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
                 "baseline": value_fig(rb, texts[0]), "baseline_interval": interval_figs(rb, s.bootstrap, seconds=seconds),
                 "candidate": value_fig(rc, texts[1]), "candidate_interval": interval_figs(rc, s.bootstrap, seconds=seconds),
                 "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
-                "no_interval": c["method"] if c["method"] in (latency.ONE_RUN, latency.FEW) else "no interval",
+                "no_interval": few_text(c, rb, rc) if c["method"] == latency.FEW else
+                c["method"] if c["method"] == latency.ONE_RUN else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
                 "bar": plots.interval_bar(c["ratio"], c["low"], c["high"], c["verdict"], scale, band)})
         if rows:
@@ -145,6 +147,24 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
             groups.append({"metric": metric, "short": METRIC_SHORT[metric], "label": f"{label[0].upper()}{label[1:]} "
                            f"({METRIC_SHORT[metric]}), ms", "rows": rows})
     return groups
+
+
+def few_text(c: dict, rb: dict | None, rc: dict | None) -> str:
+    """Why a latency cell has no interval and is not resolved, at the cell: `no interval: 186 and 186
+    TPOTs measured, a p99 needs 200 a side` (the rule: `no_interval_rule`)."""
+    q, short = c["percentile"], METRIC_SHORT[c["metric"]]
+    counts = [f"{int(r['n']):,}" for r in (rb, rc) if r is not None]
+    measured = " and ".join(dict.fromkeys(counts)) if len(set(counts)) == 1 else " and ".join(counts)
+    return f"no interval: {measured} {short}s, a p{q} needs {bs.needed(q):,} a side"
+
+
+def no_interval_rule(band: float) -> str:
+    """The one rule for a latency cell without an interval, as the page states it beside its cells."""
+    return (f"A cell without an interval says why under its ratio. Too few measured requests for the percentile "
+            f"(under {bs.MIN_VALUES} a side, or under {bs.MIN_TAIL} at or above it: a p99 needs {bs.needed(99)}, a p95 "
+            f"{bs.needed(95)}) leave it not resolved, whatever its ratio: it rests on the slowest one or two requests "
+            f"of a side. Only where a source kept no per-request rows (one run a side, its own figures) does a ratio "
+            f"take the band rule alone: level within ±{band * 100:g}%, else faster or slower (one run, no interval)")
 
 
 def value_fig(r: dict | None, text: str | None = None) -> Fig | str:
@@ -335,7 +355,47 @@ def saturation_of(s, key: tuple[str, str], names: dict) -> list[dict[str, Any]]:
         found = s.saturation.get((role, key[0]))
         if found in curve:
             p = points[role, found]
-            out.append({"role": role, "load": p["load"], "x": p["x"], "at": f"{names[role]} from {p['load']}"})
+            out.append({"role": role, "load": p["load"], "x": p["x"], "point": found,
+                        "at": f"{names[role]}: requests queue from {p['load']}"})
         elif len(curve) > 1:
-            out.append({"role": role, "load": None, "x": None, "at": f"{names[role]}: not within the loads tested"})
+            out.append({"role": role, "load": None, "x": None, "point": None,
+                        "at": f"{names[role]}: requests do not queue within the loads tested"})
+    return out
+
+
+def missed(s, key: tuple[str, str], n: dict) -> list[dict[str, Any]]:
+    """Per side of a sweep with objectives: the lightest load at which it misses one (each objective
+    missed there with its figure, its goodput there) and where that lies against the load its requests
+    start to queue from (`saturation_of`): a side can miss an objective of decode speed long before
+    its requests queue, and a page says both, never one for the other. None for a side that meets
+    every objective at every load, or whose loads lack a figure."""
+    if s.objectives is None:
+        return []
+    objectives = [r for r in views.rows(s.objectives)]
+    good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    queue = {e["role"]: e for e in saturation_of(s, key, n)}
+    out = []
+    for role in s.roles:
+        curve = s.curves[role].get(key, [])
+        for i, pid in enumerate(curve):
+            mine = [o for o in objectives if o["role"] == role and o["point"] == pid]
+            if any(o["met"] is None or o["met"] != o["met"] for o in mine):
+                break
+            lost = [o for o in mine if not o["met"]]
+            if not lost:
+                continue
+            q = queue.get(role)
+            where = curve.index(q["point"]) if q and q["point"] in curve else None
+            when = ("; its requests never queue within the loads tested" if where is None and q else
+                    "" if where is None else
+                    ", before its requests queue" if where > i else
+                    ", where its requests start to queue" if where == i else ", after its requests queue")
+            what = " and ".join(f"{objective_text((o['metric'], o['percentile'], o['limit']))} ({ms_unit(o['value'])})" for o in lost)
+            g = good.get((role, pid))
+            out.append({"role": role, "side": n[role], "load": points[role, pid]["load"], "lighter": i > 0,
+                        "text": f"{n[role]} misses {what} from {points[role, pid]['load']}{when}",
+                        "goodput": Fig(f"{g['share']:.1%}", how="requests meeting every objective / requests",
+                                       detail=f"at {points[role, pid]['path']}") if g else None})
+            break
     return out
