@@ -13,7 +13,7 @@ from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABEL
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view import charts as charts_, itl_note
 from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, column_label, metric_label, interval_figs, ms, ms_unit, no_interval_why, objective_text,
-                                                   missed, ratio_text, row_seconds, saturation_of, value_fig)
+                                                   missed, ratio_text, row_seconds, saturation_of, throughput_how, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -90,20 +90,6 @@ def _percentiles(s, metric: str) -> tuple[int, ...]:
 
 def columns(s) -> list[str]:
     return [column_label(s, m, q) for m in s.metrics for q in _percentiles(s, m)]
-
-
-def throughput_how(metric: str, p: dict) -> tuple[str, str]:
-    """How a load point's throughput was computed, and from where (`p`: its row of the analysis' points)."""
-    runs = int(p["repeats"])
-    if metric == "requests_per_s":
-        one = "completed / duration_s"
-    elif p["rows"]:
-        one = "output tokens / duration_s"
-    else:
-        one = "the source's output_throughput"
-    if runs == 1:
-        return one, f"at {p['path']}.repeats[0]"
-    return f"geometric mean of {runs} runs' {one}", f"at {p['path']}.repeats"
 
 
 def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:

@@ -160,7 +160,7 @@ def few_text(c: dict, rb: dict | None, rc: dict | None) -> str:
 
 def no_interval_rule(band: float) -> str:
     """The one rule for a latency cell without an interval, as the page states it beside its cells."""
-    return (f"A cell without an interval says why under its ratio. Too few measured requests for the percentile "
+    return (f"A cell without an interval says why where it is shown. Too few measured requests for the percentile "
             f"(under {bs.MIN_VALUES} a side, or under {bs.MIN_TAIL} at or above it: a p99 needs {bs.needed(99)}, a p95 "
             f"{bs.needed(95)}) leave it not resolved, whatever its ratio: it rests on the slowest one or two requests "
             f"of a side. Only where a source kept no per-request rows (one run a side, its own figures) does a ratio "
@@ -276,6 +276,20 @@ def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
                         "gaps": _at(fmt.thousands(r["gaps"]), path=paths.get("gaps")),
                         **{k: _at(ms(r[f"{k}_ms"]), path=paths.get(f"{k}_ms")) for k in ("mean", "median", "p90", "p95", "p99", "max")}})
     return out
+
+
+def throughput_how(metric: str, p: dict) -> tuple[str, str]:
+    """How a load point's throughput was computed, and from where (`p`: its row of the analysis' points)."""
+    runs = int(p["repeats"])
+    if metric == "requests_per_s":
+        one = "completed / duration_s"
+    elif p["rows"]:
+        one = "output tokens / duration_s"
+    else:
+        one = "the source's output_throughput"
+    if runs == 1:
+        return one, f"at {p['path']}.repeats[0]"
+    return f"geometric mean of {runs} runs' {one}", f"at {p['path']}.repeats"
 
 
 def method_text(m: dict, names: dict, b) -> str:
