@@ -121,9 +121,11 @@ def tail(series: list[dict[str, Any]], marks: tuple[int, ...], x_range: tuple[fl
         pts = [{"x": round(x(val)), "y": round(y(1 - q / 100)), "label": f"p{q} {ms(val)}"}
                for q, val in s["percentiles"].items() if val == val and q in marks]
         out.append({"role": s["role"], "label": s["label"], "d": _steps(xs, ys), "marks": pts, **STYLES[s["role"]]})
-    placed = [{"x": x(t), "label": _tick_label(t) if log else _ms_label(t, hi)} for t in ticks]
-    for t in placed:  # a label stays inside the chart: the first and last anchored at their ends
-        t["anchor"] = "start" if t["x"] - 4 * len(t["label"]) < 0 else "end" if t["x"] + 4 * len(t["label"]) > WIDTH else ""
+    placed = []
+    for t in ticks:  # a label stays inside the chart: one near an end anchored at it
+        at, label = x(t), _tick_label(t) if log else _ms_label(t, hi)
+        anchor = "start" if at - 4 * len(label) < 0 else "end" if at + 4 * len(label) > WIDTH else ""
+        placed.append({"x": at, "label": label, "anchor": anchor})
     return {"width": WIDTH, "height": HEIGHT, "series": out, "log": log, "x_ticks": placed,
             "y_ticks": [{"y": y(1.0), "label": "all"}] + [{"y": y(1 - q / 100), "label": f"p{q}"} for q in marks if 1 - q / 100 >= floor],
             "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},

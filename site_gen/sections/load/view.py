@@ -10,10 +10,10 @@ from typing import Any
 from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
-from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view import charts as charts_, itl_note
-from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, column_label, metric_label, interval_figs, ms, ms_unit, no_interval_why, objective_text,
-                                                   missed, ratio_text, row_seconds, saturation_of, throughput_how, value_fig)
+from site_gen.sections.serving.view.sweeps import capacity_lines, missed, saturation_of
+from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, column_label, interval_figs, ms, no_interval_why,
+                                                   objective_text, ratio_text, row_seconds, throughput_how, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -200,55 +200,47 @@ def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
     requests start to queue."""
     n = _names(a)
     points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
-    tp = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
-    pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
-    good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
-    out = {}
+    # Every figure a chart may read, by (role, point, figure): as {value, low, high}.
+    found: dict[tuple, dict] = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
+    found.update({(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)})
+    if s.goodput is not None:
+        found.update({(r["role"], r["point"], "good"): {"value": r["per_s"], "low": r["per_s_low"], "high": r["per_s_high"]}
+                      for r in views.rows(s.goodput)})
+    out: dict[str, list[dict[str, Any]]] = {}
     for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
         anchor = _anchor("sweep", *key)
         ids = {role: s.curves[role].get(key, []) for role in s.roles if s.curves[role].get(key)}
-        if all(len(found) < 2 for found in ids.values()):
+        if all(len(c) < 2 for c in ids.values()):
             out[anchor] = []  # one load point a side: no curve to draw, the table holds it
             continue
-
-        def setups(x_of, y_of) -> list[dict[str, Any]]:
-            found = []
-            for role, curve in ids.items():
-                queue = s.saturation.get((role, key[0]))
-                pts = []
-                for pid in curve:
-                    x, y = x_of(role, pid), y_of(role, pid)
-                    if x is None or y is None:
-                        continue
-                    pts.append({"load": points[role, pid]["load"], "mark": pid == queue, **x, **y})
-                found.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
-            return found
-
-        def throughput(metric: str):
-            def of(role: str, pid: str) -> dict | None:
-                r = tp.get((role, pid, metric))
-                return None if r is None else {"x": r["value"], "x_low": r["low"], "x_high": r["high"]}
-            return of
-
         charts = []
         for m in s.metrics:
             for q in _percentiles(s, m):
-                def latency(role: str, pid: str, m: str = m, q: int = q) -> dict | None:
-                    r = pct.get((role, pid, m, q))
-                    return None if r is None else {"y": r["value"], "y_low": r["low"], "y_high": r["high"]}
-                c = charts_.against(setups(throughput("output_tokens_per_s"), latency), m, q, s.slo)
+                c = charts_.against(_setups(s, key, ids, points, found, n, ("output_tokens_per_s",), (m, q)), m, q, s.slo)
                 if c:
-                    c["id"] = f"{anchor}-{m}-p{q}"
-                    charts.append(c)
-        if good:
-            def served(role: str, pid: str) -> dict | None:
-                g = good.get((role, pid))
-                return None if g is None else {"y": g["per_s"], "y_low": g["per_s_low"], "y_high": g["per_s_high"]}
-            c = charts_.goodput(setups(throughput("requests_per_s"), served))
+                    charts.append({**c, "id": f"{anchor}-{m}-p{q}"})
+        if s.goodput is not None:
+            c = charts_.goodput(_setups(s, key, ids, points, found, n, ("requests_per_s",), ("good",)))
             if c:
-                c["id"] = f"{anchor}-goodput"
-                charts.append(c)
+                charts.append({**c, "id": f"{anchor}-goodput"})
         out[anchor] = charts
+    return out
+
+
+def _setups(s, key: tuple[str, str], ids: dict, points: dict, found: dict, n: dict, x: tuple, y: tuple) -> list[dict[str, Any]]:
+    """Each side's curve through its loads for a chart of figure `y` against figure `x` (keys of
+    `found` after the side and point), its mark ringed where its requests start to queue."""
+    out = []
+    for role, curve in ids.items():
+        queue = s.saturation.get((role, key[0]))
+        pts = []
+        for pid in curve:
+            fx, fy = found.get((role, pid, *x)), found.get((role, pid, *y))
+            if fx is None or fy is None:
+                continue
+            pts.append({"load": points[role, pid]["load"], "mark": pid == queue, "x": fx["value"], "x_low": fx["low"],
+                        "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
+        out.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
     return out
 
 

@@ -11,7 +11,7 @@ from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis import latency
 from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
-from site_gen.sections.serving.view import tables as t
+from site_gen.sections.serving.view import sweeps, tables as t
 from site_gen.sections.serving.analysis import NO_INTERVAL
 from site_gen.sections.serving.view.outputs import (EMPTY, card_strip, compare_value, compare_what, csv, dashboard,  # noqa: F401
                                                     headlines, how_decided, summary, summary_rows, verdict)
@@ -65,9 +65,9 @@ def view(a) -> dict[str, Any] | None:
         "ticks": plots.scale_ticks(scale), "scale": f"{_scale_end(scale[0])}–{_scale_end(scale[1])}×",
         "itl_note": itl_note(s, a.band), "metrics": [METRIC_SHORT[m] for m in s.metrics],
         "sentence": _sentence(s, n),
-        "objectives": [t.objective_text(o) for o in s.slo], "capacity": t.capacity_lines(s, n) if s.slo else [],
+        "objectives": [t.objective_text(o) for o in s.slo], "capacity": sweeps.capacity_lines(s, n) if s.slo else [],
         "map": ratio_map(s, n, a.band), "story": story(s, n, a.band),
-        "missed": {key[0]: t.missed(s, key, n) for role in s.roles for key in s.curves[role]} if s.slo else {},
+        "missed": {key[0]: sweeps.missed(s, key, n) for role in s.roles for key in s.curves[role]} if s.slo else {},
     }
 
 
@@ -83,43 +83,41 @@ def ratio_map(s, n: dict, band: float) -> list[dict[str, Any]]:
         loads = sorted((m for m in s.matched if m["workload"] == workload), key=lambda m: x["baseline", m["baseline"]])
         at = {(c["baseline_point"], c["kind"], c["metric"], c["percentile"] if c["kind"] == "latency" else 0): c
               for c in cells if c["workload"] == workload}
-        rows = []
+        rows: list[dict[str, Any]] = []
         for kind, metric, q, label in ([("latency", m, q, f"{METRIC_SHORT[m]} p{q}") for m in s.metrics for q in PERCENTILES]
                                        + [("throughput", k, 0, THROUGHPUT_LABELS[k].capitalize()) for k in THROUGHPUTS]):
-            row = []
-            for m in loads:
-                c = at.get((m["baseline"], kind, metric, q))
-                if c is None:
-                    row.append(None)
-                    continue
-                if kind == "latency":
-                    ratio, interval = t.ratio_figs(c, s.bootstrap, band)
-                    why = "" if interval else ("no interval: too few requests" if c["method"] == latency.FEW else "one run, no interval")
-                else:
-                    what = f"{n['candidate']} / {n['baseline']} {THROUGHPUT_LABELS[metric]}"
-                    ratio = Fig(t.ratio_text(c["ratio"], band), how=what, detail=f"at {workload} · {c['load']}", dense=True)
-                    interval, why = ("", "one run, no interval") if c["low"] != c["low"] else (t.interval_text(c["low"], c["high"], band), "")
-                row.append({"ratio": ratio, "verdict": c["verdict"], "glyph": t.GLYPHS[c["verdict"]],
-                            "tint": c["verdict"].replace(" ", "-"), "why": why})
+            row: list[dict[str, Any] | None] = [_map_cell(s, n, band, c) if (c := at.get((m["baseline"], kind, metric, q))) else None
+                                                for m in loads]
             if any(row):
                 rows.append({"label": label, "kind": kind, "first": bool(rows) and (q == PERCENTILES[0] or kind == "throughput"
                                                                                   and rows[-1]["kind"] == "latency"), "cells": row})
         for r in rows:  # a reason every cell of a row shares is said once, beside its label
             whys = {c["why"] for c in r["cells"] if c}
             r["why"] = whys.pop() if len(whys) == 1 and None not in r["cells"] else ""
-            if r["why"]:
-                for c in r["cells"]:
-                    c["why"] = ""
+            for c in r["cells"] if r["why"] else ():
+                c["why"] = ""
         every = [c for r in rows for c in r["cells"] if c]
-        none = all(c["why"] or r["why"] for r in rows for c in r["cells"] if c)
-        if none:  # said once, in the caption, not in every cell
-            for r in rows:
-                r["why"] = ""
-                for c in r["cells"]:
-                    if c:
-                        c["why"] = ""
-        out.append({"workload": workload, "loads": [m["load"] for m in loads], "rows": rows, "none": none and bool(every)})
+        none = bool(every) and all(c["why"] or r["why"] for r in rows for c in r["cells"] if c)
+        for r in rows if none else ():  # said once, in the caption, not in every cell
+            r["why"] = ""
+            for c in every:
+                c["why"] = ""
+        out.append({"workload": workload, "loads": [m["load"] for m in loads], "rows": rows, "none": none})
     return out
+
+
+def _map_cell(s, n: dict, band: float, c: dict) -> dict[str, Any]:
+    """A cell of the ratio map: the ratio (its interval and how in its hover), its verdict, why it has no interval."""
+    if c["kind"] == "latency":
+        ratio, interval = t.ratio_figs(c, s.bootstrap, band)
+        why = "" if interval else ("no interval: too few requests" if c["method"] == latency.FEW else "one run, no interval")
+    else:
+        shown = t.interval_text(c["low"], c["high"], band)
+        ratio = Fig(t.ratio_text(c["ratio"], band), how=f"{n['candidate']} / {n['baseline']} {THROUGHPUT_LABELS[c['metric']]}",
+                    detail=f"at {c['workload']} · {c['load']}" + (f", 95% interval {shown}" if shown else ""), dense=True)
+        why = "" if shown else "one run, no interval"
+    return {"ratio": ratio, "verdict": c["verdict"], "glyph": t.GLYPHS[c["verdict"]], "tint": c["verdict"].replace(" ", "-"),
+            "why": why}
 
 
 def story(s, n: dict, band: float) -> list[Parts]:
