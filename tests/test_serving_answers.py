@@ -299,6 +299,11 @@ def test_each_latency_is_drawn_against_the_throughput_each_load_delivered(exampl
                 assert f": {tput:,.1f} output tokens/s, {metric.upper()} p{q} " in title, title
                 xs.append(tput), ys.append(value), at_x.append(x), at_y.append(y)
             assert affine(xs, at_x) < 0.2  # the throughput axis is linear in the throughput measured
+            svg = re.search(rf'id="curve-sweep-sharegpt-rate-{metric}-p{q}">.*?</svg>', html, re.S)[0]
+            tags = re.findall(r'<text x="([\d.]+)" y="([\d.]+)">(1|4|16|∞)</text>', svg)  # each mark's load beside it
+            assert sorted(t for _, _, t in tags) == sorted(["1", "4", "16", "∞"] * 2), tags
+            assert all(any(abs(float(x) - 6 - px) < 0.2 and abs(float(y) + 5 - py) < 0.2 for px, py in zip(at_x, at_y))
+                       for x, y, _ in tags)
             assert min(affine(ys, at_y), affine(list(np.log(ys)), at_y)) < 0.2  # the latency axis: linear or log
     assert "objective ≤ 500 ms" in re.search(r'id="curve-sweep-sharegpt-rate-ttft-p99">.*?</svg>', html, re.S)[0]
     assert "objective ≤ 50 ms" in re.search(r'id="curve-sweep-sharegpt-rate-tpot-p50">.*?</svg>', html, re.S)[0]

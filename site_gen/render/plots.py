@@ -295,7 +295,7 @@ def xy(series: list[dict[str, Any]], x_kind: str = "count", y_kind: str = "count
             x, y = at(xa, p["x"]), at(ya, p["y"])
             if x is None or y is None:
                 continue
-            pts.append({"x": x, "y": y, "label": p["label"], "mark": bool(p.get("mark")),
+            pts.append({"x": x, "y": y, "label": p["label"], "mark": bool(p.get("mark")), "tag": p.get("tag", ""),
                         "x_low": at(xa, p.get("x_low", math.nan)), "x_high": at(xa, p.get("x_high", math.nan)),
                         "y_low": at(ya, p.get("y_low", math.nan)), "y_high": at(ya, p.get("y_high", math.nan))})
         d = "".join(("M" if i == 0 else "L") + f"{p['x']} {p['y']}" for i, p in enumerate(pts))

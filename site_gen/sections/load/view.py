@@ -238,7 +238,8 @@ def _setups(s, key: tuple[str, str], ids: dict, points: dict, found: dict, n: di
             fx, fy = found.get((role, pid, *x)), found.get((role, pid, *y))
             if fx is None or fy is None:
                 continue
-            pts.append({"load": points[role, pid]["load"], "mark": pid == queue, "x": fx["value"], "x_low": fx["low"],
+            at = points[role, pid]
+            pts.append({"load": at["load"], "mark": pid == queue, "tag": "∞" if at["x"] == math.inf else f"{at['x']:g}", "x": fx["value"], "x_low": fx["low"],
                         "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
         out.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
     return out
