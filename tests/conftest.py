@@ -264,6 +264,7 @@ SLOW_FILES = frozenset({
     "test_study_stats.py", "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
 })
 SLOW_TESTS = frozenset({
+    "test_the_overview_and_the_latency_page_open_with_every_ratio_at_every_load",  # the guide's bootstrap, four loads
     "test_the_build_progress_never_counts_back",
     "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
     "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",

@@ -60,6 +60,11 @@ def enough(values: np.ndarray, q: float) -> bool:
     return n >= MIN_VALUES and n * (1 - q / 100) >= MIN_TAIL
 
 
+def needed(q: float) -> int:
+    """The fewest measured values whose percentile q can carry an interval (`enough`): a p99 needs 200."""
+    return max(MIN_VALUES, math.ceil(round(MIN_TAIL / (1 - q / 100), 9)))
+
+
 def draws(sizes: tuple[int, ...], paired: bool, b: Bootstrap = Bootstrap()) -> list[np.ndarray]:
     """The resample matrices of request indices, one per side (paired: the same matrix for both);
     read-only, as the last draw is kept for the next caller."""

@@ -11,6 +11,7 @@ from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections import BlockSpec
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
+from site_gen.sections.serving.view import charts as serving_charts
 from site_gen.sections.study.analysis import THROUGHPUT
 
 X_HOW = "1000 / the load point's median time per output token (ms): output tokens per second that one request sees"
@@ -121,24 +122,22 @@ def charts(a, s) -> dict[str, dict[str, Any]]:
                      title="Throughput per GPU against interactivity")
         against = []
         for metric, q in AGAINST:
-            aseries = []
+            setups = []
             for sid in s.order:
                 ps = []
                 for ld in f.curves.get(sid, []):
                     t, y = figs.get((sid, ld, THROUGHPUT, 0)), figs.get((sid, ld, metric, q))
                     if t is None or y is None:
                         continue
-                    ps.append({"x": t["value"], "y": y["value"], "x_low": t["low"], "x_high": t["high"], "y_low": y["low"],
-                               "y_high": y["high"], "label": f"{n[sid]}, {loads[ld].label}: {_n(t['value'])} output "
-                               f"tokens/s, {METRIC_SHORT[metric]} p{q} {_n(y['value'])} ms"})
+                    ps.append({"load": loads[ld].label, "x": t["value"], "y": y["value"], "x_low": t["low"], "x_high": t["high"],
+                               "y_low": y["low"], "y_high": y["high"]})
                 if ps:
-                    aseries.append({"key": sid, "label": n[sid], "style": style[sid], "points": ps})
-            if not aseries:
+                    setups.append({"key": sid, "label": n[sid], "style": style[sid], "points": ps})
+            # The same chart as a pair's Load page draws (a pair is a study of two setups).
+            c = serving_charts.against(setups, metric, q, s.slo)
+            if c is None:
                 continue
-            limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms", "axis": "y"} for o in s.slo if o[:2] == (metric, q)), None)
-            c = plots.xy(aseries, y_kind="ms", limit=limit)
-            c.update(x_title="output tokens/s", y_title=f"{METRIC_SHORT[metric]} p{q}", id=f"{key}-{metric}-p{q}",
-                     title=f"{METRIC_SHORT[metric]} p{q} against throughput")
+            c["id"] = f"{key}-{metric}-p{q}"
             against.append(c)
         out[key] = {"frontier": chart, "against": against}
     return out
