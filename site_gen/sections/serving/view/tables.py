@@ -148,13 +148,19 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
     return groups
 
 
-def few_text(c: dict, rb: dict | None, rc: dict | None) -> str:
+def few_text(c: dict, rb: dict | None, rc: dict | None) -> Parts:
     """Why a latency cell has no interval and is not resolved, at the cell: `no interval: 186 and 186
-    TPOTs measured, a p99 needs 200 a side` (the rule: `no_interval_rule`)."""
+    TPOTs measured, a p99 needs 200 a side` (the rule: `no_interval_rule`), each count with its source."""
     q, short = c["percentile"], METRIC_SHORT[c["metric"]]
     counts = [f"{int(r['n']):,}" for r in (rb, rc) if r is not None]
     measured = " and ".join(dict.fromkeys(counts)) if len(set(counts)) == 1 else " and ".join(counts)
-    return f"no interval: {measured} {short}s, a p{q} needs {bs.needed(q):,} a side"
+    return Parts(["no interval: ",
+                  Fig(f"{measured} {short}s", how=f"the {short}s measured on each side at this load (successful requests)",
+                      dense=True),
+                  ", a ",
+                  Fig(f"p{q} needs {bs.needed(q):,}", how=f"the bootstrap's rule: {bs.MIN_VALUES} values a side and "
+                      f"{bs.MIN_TAIL} at or above the percentile", dense=True),
+                  " a side"])
 
 
 def no_interval_rule(band: float) -> str:

@@ -74,11 +74,13 @@ def runs_fig(r: dict) -> Parts:
                                how="lowest, highest run", detail=of, dense=True)])
 
 
-def _rank_text(rank: dict | None, present: int) -> str:
-    """`#1`, or `=#2` for a rank shared with another setup (tied)."""
+def _rank_text(rank: dict | None, present: int) -> Fig | str:
+    """`#1`, or `=#2` for a rank shared with another setup (tied), with how it was counted."""
     if rank is None or present < 2:
         return ""
-    return ("=" if rank["tied"] else "") + f"#{rank['rank']}"
+    tied = ", shared with a setup no verdict separates from it (tied)" if rank["tied"] else ""
+    return Fig(("=" if rank["tied"] else "") + f"#{rank['rank']}",
+               how=f"rank among {present} setups: 1 + the setups a verdict puts ahead of it{tied}", dense=True)
 
 
 def ratio_text(v: float, band: float) -> str:
