@@ -21,6 +21,7 @@ from typing import Any, Iterable
 
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
+from site_gen.importers import fast_json
 from site_gen.receipts.load import decode_text, validate_meaning, validate_schema
 
 MAX_SOURCE_BYTES = 256 << 20
@@ -83,6 +84,9 @@ def json_records(src: Source, allow_infinity: bool = False) -> list[tuple[int | 
 
     A file that ends inside its last line is refused as truncated, at that line."""
     text = src.text
+    fast, value = fast_json.loads(text)
+    if fast:
+        return [(None, value)]
     one_line = "\n" not in text.strip()
     try:
         return [(None, json.loads(text, object_pairs_hook=_pairs(src.path, "$"), parse_constant=_constant(allow_infinity)))]
@@ -97,6 +101,10 @@ def json_records(src: Source, allow_infinity: bool = False) -> list[tuple[int | 
     lines = text.split("\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
+            continue
+        fast, value = fast_json.loads(line)
+        if fast:
+            out.append((n, value))
             continue
         try:
             out.append((n, json.loads(line, object_pairs_hook=_pairs(src.path, f"line {n}"), parse_constant=_constant(allow_infinity))))
@@ -275,6 +283,12 @@ def refused_as_source(exc: SitegenError, prov: Provenance) -> SitegenError:
     return SitegenError(f"{exc.message} (this figure would make a receipt sitegen refuses)", file, where)
 
 
+def _loads(text: str) -> Any:
+    """A receipt's text as the importer wrote it (json.dumps of a dict: no key twice), parsed."""
+    fast, value = fast_json.loads(text, keys_unique=True)
+    return value if fast else json.loads(text)
+
+
 def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path, text: str | None = None) -> Path:
     """OUT/SUMMARY.json, once it passes `sitegen check --strict`; 0644; atomic. OUT is a report
     folder directly in the data folder, and a receipt there is replaced only with `force`. `text`:
@@ -284,8 +298,8 @@ def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path, t
     target = check_output(out, data_dir, force)
     text = text or json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     try:
-        refuse(validate_schema(json.loads(text), target))  # what an importer writes has no field sitegen would drop
-        validate_meaning(json.loads(text), target)
+        refuse(validate_schema(_loads(text), target))  # what an importer writes has no field sitegen would drop
+        validate_meaning(_loads(text), target)
     except SitegenError as exc:
         raise refused_as_source(exc, prov) from None
     out.mkdir(parents=True, exist_ok=True)
