@@ -246,3 +246,28 @@ def test_a_large_studys_page_lists_the_pairs_of_its_leader_and_keeps_every_pair_
     assert "those of setup c (the highest output throughput here)" in files["reports/s/study.html"]
     pairs = {(c["a"], c["b"]) for c in csvlib.DictReader(io.StringIO(files["reports/s/csv/study-comparisons.csv"]))}
     assert len(pairs) == 10
+
+
+def test_the_share_card_strip_is_every_comparison_as_a_speed_up_by_its_verdict(site):
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_report
+    from site_gen.render import parts
+    from site_gen.sections import section
+
+    _, files = site
+    a = analyse(load_report(ROOT / "data" / STUDY, ROOT / "data"), band=0.08)
+    strip, caption = parts.hook(section("study"), "card_strip")(a)
+    rows = {"ttft": 0, "tpot": 1, "itl": 1, "e2e": 1, "output_tokens_per_s": 2}
+    want = []
+    for c in csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-comparisons.csv"])):
+        va, vb = float(c["value_a"]), float(c["value_b"])
+        speed_up = va / vb if c["metric"] == "output_tokens_per_s" else vb / va  # right of 1: a is faster
+        want.append((speed_up, c["verdict"], rows[c["metric"]]))
+    assert len(strip) == len(want) == 108
+    got = sorted(strip, key=lambda m: (m[2], m[1], m[0]))
+    want.sort(key=lambda m: (m[2], m[1], m[0]))
+    assert [(v, r) for _, v, r in got] == [(v, r) for _, v, r in want]
+    assert [x for x, _, _ in got] == pytest.approx([x for x, _, _ in want], rel=1e-9)
+    assert caption.startswith("Pairs a/b, a's speed-up: TTFT | TPOT/ITL/E2E | tokens/s")
+    # Three rows: the card's strip and its scale stay above the footer.
+    assert max(r for _, _, r in strip) == 2

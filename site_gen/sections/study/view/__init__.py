@@ -16,8 +16,8 @@ from site_gen.sections.serving.view.tables import GLYPHS, objective_text
 from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
 from site_gen.sections.study.view.words import figure_label, figure_long, number
-from site_gen.sections.study.view.outputs import (compare_value, compare_what, csv, headlines, sides, summary,  # noqa: F401
-                                                  summary_rows, verdict)
+from site_gen.sections.study.view.outputs import (card_strip, compare_value, compare_what, csv, headlines, sides,  # noqa: F401
+                                                  summary, summary_rows, verdict)
 
 ONE_RUN_NONE_TEXT = "one run, no interval (no per-request rows)"
 # A study shows every comparison on its page up to this many; beyond, the verdicts (faster, slower)

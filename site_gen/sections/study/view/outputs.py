@@ -80,6 +80,25 @@ def headlines(a) -> list[tuple[str, str, str]]:
     return out
 
 
+# The share card's strip rows (three fit above its footer): TTFT; the decode latencies and E2E; throughput.
+STRIP_ROWS = {"ttft": 0, "tpot": 1, "itl": 1, "e2e": 1, THROUGHPUT: 2}
+
+
+def card_strip(a) -> tuple[tuple, str] | None:
+    """The share card's strip: every comparison of two setups (a / b) as a dot by its verdict, as a's
+    speed-up over b (b's time / a's for a latency, a's throughput / b's: right of 1, a is faster), in
+    three rows: time to first token; TPOT, ITL (where it is not TPOT) and E2E; output throughput."""
+    s = a.of("study")
+    if s is None or s.comparisons.empty:
+        return None
+    c = s.comparisons
+    strip = tuple((r if m == THROUGHPUT else 1.0 / r, str(v), STRIP_ROWS[m])
+                  for r, v, m in zip(c["ratio"].tolist(), c["verdict"].tolist(), c["metric"].tolist())
+                  if r == r and r > 0 and m in STRIP_ROWS)
+    decode = "/".join(figure_label(k, 50).split()[0] for k in ("tpot", "itl", "e2e") if k in s.metrics)
+    return strip, f"Pairs a/b, a's speed-up: TTFT | {decode} | tokens/s; ±{a.band * 100:g}%:"
+
+
 def csv(a) -> dict[str, pd.DataFrame]:
     s = a.of("study")
     if s is None:
