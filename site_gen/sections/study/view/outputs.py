@@ -192,9 +192,10 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append((f"Frontier, {f['workload']}", "on it: " + ", ".join(dict.fromkeys(lead))))
         for lv in f["levels"]:
             span = lv["interval"]
-            rows.append((f"At {lv['interactivity']:g} tokens/s per user",
+            rows.append((f"At {lv['interactivity']:g}+ tokens/s per user",
                          f"{names[lv['best']]} {lv['best_throughput_per_gpu']:,.1f} tokens/s per GPU, {lv['ratio']:.2f}× "
-                         f"{names[lv['runner_up']]}" + (f" ({span['low']:.2f}–{span['high']:.2f})" if span else "")))
+                         f"{names[lv['runner_up']]}" + (f" ({span['low']:.2f}–{span['high']:.2f}" if span else "")
+                         + ("" if not span else ")" if lv["separated"] else ", not separated)")))
     if "no_frontier" in s:
         rows.append(("Frontier", "not drawn: " + s["no_frontier"]))
     return rows
