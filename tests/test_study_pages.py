@@ -302,3 +302,35 @@ def test_a_promise_of_n_tokens_per_user_is_read_as_n_or_more(site):
         assert (lv["best_low"], lv["best_high"]) == pytest.approx(
             (heaviest["y"] * math.exp(-z * heaviest["se_y"]), heaviest["y"] * math.exp(z * heaviest["se_y"])), rel=1e-9)
         assert lv["best_low"] < lv["best_y"] < lv["best_high"]
+
+
+def test_the_headline_names_who_is_first_alone_and_counts_without_a_direction(site):
+    _, files = site
+    ranks = list(csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-ranks.csv"])))
+    cells = {(r["load"], r["metric"], r["percentile"]) for r in ranks}
+    first: dict[str, int] = {}
+    for r in ranks:
+        if r["rank"] == "1" and r["tied"] == "False":
+            first[r["setup"]] = first.get(r["setup"], 0) + 1
+    names = {v: k for k, v in SETUP_IDS.items()}
+    want = "; ".join(f"{names[s]} in {n} of {len(cells)} figures × loads" for s, n in sorted(first.items(), key=lambda t: -t[1]))
+    headline = htmlutil.text(_doc(files[f"reports/{STUDY}/study.html"]))
+    assert f"Ranked first alone (ahead of every other setup by a verdict): {want}." in headline
+    comparisons = list(csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-comparisons.csv"])))
+    resolved = sum(c["verdict"] in ("faster", "slower") for c in comparisons)
+    assert f"{resolved} resolved (one setup faster)" in headline
+    assert " faster · " not in headline  # no count of "faster" whose direction the reader cannot tell
+
+
+def test_a_percentile_of_too_few_requests_says_no_interval(site):
+    _, files = site
+    doc = receipt()
+    rep = runs_of(doc, "tp8", "rate-1")[0]
+    n = sum(v is not None for v in rep["requests"]["tpot_ms"])
+    assert n < 200  # a p99 needs 2 requests beyond it: 200 or more
+    page = files[f"reports/{STUDY}/study.html"]
+    table = page[page.index('id="at-sharegpt-1-req-s-table"'):]
+    row = table[table.index("tp8, one node"):table.index("</tr>", table.index("tp8, one node"))]
+    cells = row.split('data-label="')[1:]
+    tpot99 = next(c for c in cells if c.startswith("TPOT p99"))
+    assert "no interval" in tpot99 and f"{n:,} measured" in tpot99

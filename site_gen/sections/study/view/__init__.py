@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view.tables import GLYPHS, objective_text
-from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, RULE_ALLOWANCE,
+from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, ONE_RUN_NONE, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
 from site_gen.sections.study.view.words import figure_label, figure_long, number
 from site_gen.sections.study.view.outputs import (card_strip, compare_value, compare_what, csv, headlines, sides,  # noqa: F401
@@ -50,8 +51,14 @@ def value_fig(r: dict) -> Fig | str:
 
 
 def interval_fig(r: dict, b) -> Fig | str:
-    """A setup's figure's 95% interval, saying how it was drawn ("" without one)."""
+    """A setup's figure's 95% interval, saying how it was drawn; "no interval" where a run's requests
+    are too few for one (a percentile needs MIN_VALUES requests and MIN_TAIL beyond it), "" where it
+    has no per-request rows (its row says so)."""
     if not (r["low"] == r["low"] and r["high"] == r["high"]):
+        if r["method"] == ONE_RUN_NONE and r["metric"] != THROUGHPUT and r["n"] == r["n"] and r["n"] > 0:
+            return Fig("no interval", how=f"too few requests for an interval of p{r['percentile']}: {int(r['n']):,} "
+                       f"measured; one needs {bs.MIN_VALUES} or more and {bs.MIN_TAIL} beyond the percentile",
+                       detail=f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}", dense=True)
         return ""
     of = f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}"
     if r["method"] == RUNS:
@@ -209,7 +216,20 @@ def view(a) -> dict[str, Any] | None:
         "objectives": [objective_text(o) for o in s.slo], "capacity": _capacity_rows(s),
         "objective_rows": _objective_rows(s),
         "itl_is_tpot": s.itl_is_tpot,
+        **_leaders(s, ranks),
     }
+
+
+def _leaders(s, ranks: dict) -> dict[str, Any]:
+    """The setups ranked first alone (a verdict puts them ahead of every other setup), with the number
+    of figure × load cells where they are, most first; and how many cells were ranked."""
+    cells = {(lid, m, q) for (lid, m, q, _) in ranks}
+    first: dict[str, int] = {}
+    for r in ranks.values():
+        if r["rank"] == 1 and not r["tied"]:
+            first[r["setup"]] = first.get(r["setup"], 0) + 1
+    order = sorted(first, key=lambda x: (-first[x], s.order.index(x)))
+    return {"leaders": [{"setup": s.labels[x], "cells": first[x]} for x in order], "rank_cells": len(cells)}
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
