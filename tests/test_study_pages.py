@@ -334,3 +334,14 @@ def test_a_percentile_of_too_few_requests_says_no_interval(site):
     cells = row.split('data-label="')[1:]
     tpot99 = next(c for c in cells if c.startswith("TPOT p99"))
     assert "no interval" in tpot99 and f"{n:,} measured" in tpot99
+
+
+def test_the_frontier_caption_puts_the_lightest_load_where_the_data_does(site):
+    doc = receipt()
+    for sid in SETUP_IDS.values():  # 1000 / median TPOT: a request sees more tokens per second at the lightest load
+        light = np.median([figure(r, "tpot", 50) for r in runs_of(doc, sid, "rate-1")])
+        heavy = np.median([figure(r, "tpot", 50) for r in runs_of(doc, sid, "rate-inf")])
+        assert 1000 / light > 1000 / heavy
+    _, files = site
+    page = htmlutil.text(_doc(files[f"reports/{STUDY}/frontier.html"]))
+    assert "from its lightest load (at the right end) to its heaviest" in page and "left end" not in page

@@ -83,11 +83,23 @@ def view(a) -> dict[str, Any] | None:
                           if r["own_area"] == r["own_area"] else fmt.MISSING})
         lead = list(dict.fromkeys(n[x] for x in f.points[f.points["on_frontier"]]["setup"]))
         sweeps.append({"anchor": _anchor("frontier", f.workload, f.axis), "title": title, "rows": rows, "levels": levels,
-                       "areas": areas, "leaders": lead,
+                       "areas": areas, "leaders": lead, "lightest": _lightest_end(f),
                        "common": _span(*f.common) if f.common[0] == f.common[0] else "",
                        "on": sum(1 for r in rows if r["on"]), "points": len(rows)})
     return {"why": s.no_frontier, "sweeps": sweeps, "x_how": X_HOW, "y_how": Y_HOW,
             "objectives": [f"p{o[1]} {METRIC_SHORT[o[0]]} ≤ {o[2]:,g} ms" for o in s.slo]}
+
+
+def _lightest_end(f) -> str:
+    """Where every curve's lightest load lies: "right" (the highest interactivity: requests see more
+    tokens per second when fewer share the engine), "left", or "" where the curves differ."""
+    x = {(r["setup"], r["load"]): r["x"] for r in views.rows(f.points)}
+    ends = set()
+    for sid, loads in f.curves.items():
+        if len(loads) >= 2:
+            first, last = x[sid, loads[0]], x[sid, loads[-1]]
+            ends.add("right" if first > last else "left" if first < last else "")
+    return ends.pop() if len(ends) == 1 else ""
 
 
 # -- the charts (for the page and the frontier block) -----------------------------------------------
