@@ -245,3 +245,40 @@ def test_bad_studies_are_one_error_line(tmp_path):
     r = study(tmp_path, [("a", zero), ("a", other), ("b", five)])
     one_error_line(r.returncode, r.stderr, "setup 'a'", "other models", "--allow model")
     assert not (tmp_path / "data" / "s").exists()
+
+
+def test_compare_two_accuracy_studies_of_the_same_setups(tmp_path):
+    from conftest import ROOT
+
+    rng = np.random.default_rng(5)
+    n = 300
+    ease = rng.beta(2, 2, n)
+    gold = (rng.random(n) < 0.5).astype(int)
+    per_doc: dict[tuple[str, str], np.ndarray] = {}
+    for out, shift in (("old", 0.0), ("new", 0.15)):
+        given = []
+        for k, s in (("x", 0.0), ("y", shift)):
+            accs = []
+            for j in range(2):
+                acc, pairs = draw(rng, np.clip(ease + s, 0, 1), gold, 0.2)
+                accs.append(acc)
+                given.append((k, lm_files(tmp_path / out / f"{k}{j}", f"2026-01-02T00-00-0{j}", "org/model", acc, pairs)))
+            per_doc[out, k] = np.mean(accs, axis=0)
+        assert study(tmp_path, given, out=out).returncode == 0
+    r = sitegen_here("compare", "old", "new", "--format", "json", "-f", str(tmp_path / "mkdocs.yml"))
+    out = json.loads(r.stdout)
+    schema = json.loads((ROOT / "site_gen/schema/compare-output-1.schema.json").read_text())
+    import jsonschema
+
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(out)) == []
+    acc = {c["where"]["setup"]: c for c in out["changes"] if c["where"]["measure"] == "t: acc"}
+    assert set(acc) == {"x", "y"}
+    for k, c in acc.items():
+        o, nw = per_doc["old", k], per_doc["new", k]
+        d = nw.mean() - o.mean()
+        se = math.hypot(o.std(ddof=1) / math.sqrt(n), nw.std(ddof=1) / math.sqrt(n))
+        assert c["change"]["value"] == pytest.approx(d, abs=1e-12)
+        assert (c["change"]["low"], c["change"]["high"]) == pytest.approx((d - Z * se, d + Z * se), abs=1e-9)
+    assert acc["y"]["verdict"] == "better" and acc["x"]["verdict"] == "not resolved"
+    text = sitegen_here("compare", "old", "new", "-f", str(tmp_path / "mkdocs.yml")).stdout
+    assert "y · t: acc" in text

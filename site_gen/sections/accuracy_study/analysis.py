@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from site_gen.analysis import compare as compare_
+from site_gen.analysis.compare import Change, Difference, Unmatched, match
 from site_gen.analysis.frames import frame
 from site_gen.importers.lm_eval_stats import PAIRED, Z95, _codes
 from site_gen.sections.study.analysis import stats
@@ -278,3 +280,60 @@ def _ranks(comparisons: list[dict], figures: list[dict], order: list[str]) -> li
                         "tied": sum(1 for v in ranks.values() if v == ranks[f["setup"]]) > 1,
                         "beaten_by": sorted(beats.get((key, f["setup"]), ()), key=order.index)})
     return out
+
+
+# -- two accuracy studies of the same setups (`sitegen compare OLD NEW`) ------------------------------
+# Each setup's score of each task and metric both studies hold, new - old, with the unpaired 95%
+# interval of the two scores' standard errors (the studies' runs are independent), a two-sided
+# p-value, and Benjamini–Hochberg over every change of the comparison: better or worse only where it
+# keeps the change and the interval excludes zero.
+
+ALLOW = ("setups",)  # refused when no setup is shared
+
+
+def setup(old, new) -> list[Difference]:
+    so, sn = old.of("accuracy_study"), new.of("accuracy_study")
+    out = []
+    shared = [s for s in sn.order if s in so.order]
+    if not shared:
+        out.append(Difference("setups", ", ".join(so.order), ", ".join(sn.order), "$.accuracy_study.setups"))
+    for s in shared:
+        if (so.models.get(s) or "") != (sn.models.get(s) or ""):
+            out.append(Difference(f"{s} model", so.models.get(s) or "not recorded", sn.models.get(s) or "not recorded",
+                                  f"$.accuracy_study.setups[{sn.order.index(s)}].model", refusable=False))
+    return out
+
+
+def _figures(s) -> dict[tuple, dict]:
+    return {(r["setup"], r["task"], r["metric"], r["filter"]): r for r in s.figures.to_dict("records")}
+
+
+def compare(old, new, band: float) -> tuple[list[Change], list[Unmatched]]:
+    from scipy.special import ndtr
+
+    so, sn = old.of("accuracy_study"), new.of("accuracy_study")
+    fo, fn = _figures(so), _figures(sn)
+    both, only_old, only_new = match(fo, fn)
+    rows = []
+    for k in both:
+        o, n = fo[k], fn[k]
+        d = n["value"] - o["value"]
+        se = math.hypot(o["se"], n["se"])
+        lo, hi = (d - Z95 * se, d + Z95 * se) if se == se else (math.nan, math.nan)
+        p = (float(2 * (1 - ndtr(abs(d) / se))) if se > 0 else float(d == 0)) if se == se else math.nan
+        rows.append((k, o, n, d, lo, hi, p))
+    rejected, _ = stats.adjust(np.array([r[-1] for r in rows], dtype=float), stats.FDR)
+    changes = []
+    for (k, o, n, d, lo, hi, _), rej in zip(rows, rejected):
+        higher = n["better_is"] != "lower"
+        verdict = (compare_.BETTER if (d > 0) == higher else compare_.WORSE) if rej and (lo > 0 or hi < 0) else compare_.NOT_RESOLVED
+        where = {"setup": sn.labels[k[0]], "measure": n["label"]}
+        changes.append(Change("accuracy_study", "score", where, n["key"], "proportion", higher, False, o["value"],
+                              n["value"], d, lo, hi, "difference",
+                              "unpaired; Benjamini–Hochberg over the comparison" if lo == lo else "no interval", verdict,
+                              o["path"], n["path"]))
+    unmatched = [Unmatched("accuracy_study", "score", {"setup": so.labels[k[0]], "measure": fo[k]["label"]}, "old")
+                 for k in only_old]
+    unmatched += [Unmatched("accuracy_study", "score", {"setup": sn.labels[k[0]], "measure": fn[k]["label"]}, "new")
+                  for k in only_new]
+    return changes, unmatched

@@ -225,3 +225,19 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
             rows.append((f"{r['task']}: {r['metric']}", f"{names[r['a']]} {r['verdict']} than {names[r['b']]}, "
                          f"{r['difference']:+.3f}" + (f" ({span['low']:+.3f} to {span['high']:+.3f})" if span else "")))
     return rows
+
+
+# -- against another study of the same setups (`sitegen compare`) -------------------------------------
+
+def compare_what(item) -> str:
+    """`llama · t: acc`."""
+    return " · ".join(str(v) for v in item.where.values())
+
+
+def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
+    """A score in percent, a change in points (the unit `compare_unit` names)."""
+    return fmt.signed(v * 100, 1 + more) if signed else fmt.fixed(v * 100, 1 + more)
+
+
+def compare_unit(c) -> str:
+    return "%, change in pts"
