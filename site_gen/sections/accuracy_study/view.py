@@ -49,8 +49,14 @@ def _runs_fig(r: dict) -> Parts:
                                                 how="lowest, highest run", detail=f"{r['label']}: {r['path']}", dense=True)])
 
 
-def _rank_text(rk: dict | None) -> str:
-    return "" if rk is None else ("=" if rk["tied"] else "") + f"#{rk['rank']}"
+def _rank_fig(rk: dict | None, labels: dict[str, str], what: str) -> Fig | str:
+    """`#1`, `=#2` (tied): how it was counted on hover (the setups a verdict puts ahead)."""
+    if rk is None:
+        return ""
+    ahead = [labels.get(x, x) for x in rk["beaten_by"]]
+    return Fig(("=" if rk["tied"] else "") + f"#{rk['rank']}",
+               how="rank: 1 + the setups a verdict puts ahead" + (f" ({'; '.join(ahead)})" if ahead else " (none)")
+               + (", tied" if rk["tied"] else ""), detail=what, dense=True)
 
 
 def view(a) -> dict[str, Any] | None:
@@ -70,10 +76,12 @@ def view(a) -> dict[str, Any] | None:
             if r is None:
                 continue
             rk = ranks.get((key, sid))
-            rows.append({"setup": n[sid], "baseline": sid == s.baseline, "rank": _rank_text(rk),
+            rows.append({"setup": n[sid], "baseline": sid == s.baseline, "rank": _rank_fig(rk, n, k["label"]),
+                         "tied": bool(rk and rk["tied"]),
                          "first": bool(rk and rk["rank"] == 1 and not rk["tied"]), "value": _value_fig(r),
                          "interval": _interval_fig(r), "runs": _runs_fig(r),
-                         "documents": f"{int(r['documents']):,}" if r["documents"] else fmt.MISSING})
+                         "documents": Fig(f"{int(r['documents']):,}", how="documents scored", detail=f"{r['label']}, "
+                                          f"setup {sid}: {r['path']}", dense=True) if r["documents"] else fmt.MISSING})
         mine = [c for c in comps if c["key"] == key]
         pairs = []
         for c in mine:

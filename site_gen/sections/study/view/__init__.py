@@ -81,11 +81,15 @@ def runs_fig(r: dict) -> Parts:
                                how="lowest, highest run", detail=of, dense=True)])
 
 
-def _rank_text(rank: dict | None, present: int) -> str:
-    """`#1`, or `=#2` for a rank shared with another setup (tied)."""
+def _rank_text(rank: dict | None, present: int, labels: dict[str, str] | None = None, what: str = "") -> Fig | str:
+    """`#1`, or `=#2` for a rank shared with another setup (tied): a figure whose hover says how it
+    was counted (the setups a verdict puts ahead) and which figure and load it ranks."""
     if rank is None or present < 2:
         return ""
-    return ("=" if rank["tied"] else "") + f"#{rank['rank']}"
+    ahead = [(labels or {}).get(x, x) for x in rank["beaten_by"]]
+    return Fig(("=" if rank["tied"] else "") + f"#{rank['rank']}",
+               how="rank: 1 + the setups a verdict puts ahead" + (f" ({'; '.join(ahead)})" if ahead else " (none)")
+               + (", tied" if rank["tied"] else ""), detail=what, dense=True)
 
 
 def ratio_text(v: float, band: float) -> str:
@@ -187,7 +191,8 @@ def view(a) -> dict[str, Any] | None:
                     continue
                 rk = ranks.get((ld.id, m, q, sid))
                 cells.append({"text": value_fig(r), "sub": interval_fig(r, s.bootstrap), "runs": runs_fig(r),
-                              "rank": _rank_text(rk, present),
+                              "rank": _rank_text(rk, present, n, f"{figure_label(m, q)} at {ld.workload} · {ld.label}"),
+                              "tied": bool(rk and rk["tied"]),
                               "first": bool(rk and rk["rank"] == 1 and not rk["tied"] and present > 1)})
             runs = max((int(r["runs"]) for (o, lid, _, _), r in figs.items() if o == sid and lid == ld.id), default=1)
             rows.append({"setup": n[sid], "baseline": sid == s.baseline, "runs": runs,
