@@ -174,7 +174,8 @@ def _metric(path: str, task: str, key: tuple[str, str], every: list[tuple[str, i
     kind = kinds.pop() if len(kinds) == 1 else None
     if kind in (None, NOT_RECOMPUTED) or not all(f is not None and f.values.size for *_, f in figs):
         kind = STATED
-    m: dict[str, Any] = {"metric": metric, "filter": filt, "label": f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})"),
+    label = f"{task}: {metric}" + ("" if filt == "none" else f" ({filt})")
+    m: dict[str, Any] = {"metric": metric, "filter": filt, "label": label,
                          "better": "higher" if figs[0][3].higher.get(metric, True) else "lower", "kind": kind, "runs": []}
     whats = sorted({f.what for *_, f in figs if f is not None and f.what})
     if whats:

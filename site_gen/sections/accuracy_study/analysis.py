@@ -326,7 +326,8 @@ def compare(old, new, band: float) -> tuple[list[Change], list[Unmatched]]:
     changes = []
     for (k, o, n, d, lo, hi, _), rej in zip(rows, rejected):
         higher = n["better_is"] != "lower"
-        verdict = (compare_.BETTER if (d > 0) == higher else compare_.WORSE) if rej and (lo > 0 or hi < 0) else compare_.NOT_RESOLVED
+        ahead = compare_.BETTER if (d > 0) == higher else compare_.WORSE
+        verdict = ahead if rej and (lo > 0 or hi < 0) else compare_.NOT_RESOLVED
         where = {"setup": sn.labels[k[0]], "measure": n["label"]}
         changes.append(Change("accuracy_study", "score", where, n["key"], "proportion", higher, False, o["value"],
                               n["value"], d, lo, hi, "difference",
