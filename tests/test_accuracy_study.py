@@ -209,6 +209,8 @@ def test_a_drawn_study_combines_repeats_document_by_document(tmp_path):
     page = (site / "reports/s/accuracy-study.html").read_text()
     assert "3 runs" in page and "=#2" in page and "#1" in page
     assert "Benjamini–Hochberg procedure over all 6 comparisons" in page
+    # Who leads: b alone ahead in accuracy; in F1, a and b tied ahead of c.
+    assert "Ranked first alone (a verdict puts it ahead of every other setup): b in 1 of 2 scores." in page
 
 
 def test_two_setups_of_one_model_run_alike_read_as_no_difference(tmp_path):

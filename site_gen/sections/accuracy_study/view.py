@@ -98,7 +98,13 @@ def view(a) -> dict[str, Any] | None:
         metrics.append({"anchor": anchor(k["task"], k["metric"], k["filter"]), "title": k["label"],
                         "better_is": k["better_is"], "kind": k["kind"], "rows": rows, "pairs": pairs,
                         "ranking": ranking, "counts": _counts([c["verdict"] for c in mine])})
+    first: dict[str, int] = {}
+    for r in ranks.values():
+        if r["rank"] == 1 and not r["tied"]:
+            first[r["setup"]] = first.get(r["setup"], 0) + 1
+    leaders = [{"setup": n[x], "scores": first[x]} for x in sorted(first, key=lambda x: (-first[x], s.order.index(x)))]
     return {"setups": _setups(s), "metrics": metrics, "counts": s.counts, "tests": s.tests, "fdr": f"{s.fdr:.0%}",
+            "leaders": leaders,
             "n_setups": len(s.order), "n_metrics": len(s.keys), "pairs": len({(c["a"], c["b"]) for c in comps}),
             "baseline": n.get(s.baseline) if s.baseline else None, "methods": _methods(s),
             "repeated": [n[x] for x in s.repeated], "one_run": [n[x] for x in s.order if x not in s.repeated]}
