@@ -345,3 +345,18 @@ def test_the_frontier_caption_puts_the_lightest_load_where_the_data_does(site):
     _, files = site
     page = htmlutil.text(_doc(files[f"reports/{STUDY}/frontier.html"]))
     assert "from its lightest load (at the right end) to its heaviest" in page and "left end" not in page
+
+
+def test_allowances_too_wide_to_resolve_a_one_run_setup_are_named(site):
+    _, files = site
+    rows = list(csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-allowances.csv"])))
+    wide = [r for r in rows if r["measured"] == "True" and float(r["allowance"]) > 3 * 0.08
+            and (r["metric"] == "output_tokens_per_s" or r["percentile"] in ("50", "99"))]
+    assert wide and all(r["load_class"] == "saturated" and r["df"] == "1" for r in wide)  # one repeated load point there
+    page = files[f"reports/{STUDY}/study.html"]
+    note = page[page.index('id="wide-allowances"'):]
+    note = note[:note.index("</p>")]
+    names = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2e": "E2E"}
+    for r in wide:
+        assert f"{names[r['metric']]} p{r['percentile']}, saturated:" in note
+    assert note.count("degree of freedom;") + note.count("degree of freedom)") == len(wide)

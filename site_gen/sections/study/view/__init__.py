@@ -215,6 +215,10 @@ def view(a) -> dict[str, Any] | None:
         "pairs": len({(c["a"], c["b"]) for c in comps}), "n_setups": len(s.order), "n_loads": len(s.loads),
         "n_figures": len(cols),
         "allowances": _allowance_rows(s, band),
+        "wide_allowances": [f"{figure_label(r['metric'], r['percentile'])}, {r['load_class']}: {allowance_text(r['allowance'])}, "
+                            f"{int(r['df'])} degree{'s' if r['df'] != 1 else ''} of freedom"
+                            for r in views.rows(s.allowances) if r["measured"] and r["allowance"] > 3 * band
+                            and (r["metric"] == THROUGHPUT or r["percentile"] in COMPARED)],
         "repeated": [n[x] for x in s.repeated], "one_run": [n[x] for x in s.order if x not in s.repeated],
         "methods": _methods(s),
         "spread": _spread_rows(s, figs, cols),
