@@ -4,6 +4,7 @@ scipy here, from the harness's own files), for the real 0-shot and 5-shot runs a
 whose setups repeat their runs; the pages, the summary and the CSV show it."""
 from __future__ import annotations
 
+import copy
 import csv as csv_module
 import io
 import json
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy.stats import norm
 
 from conftest import import_here, one_error_line, sitegen_here
@@ -284,3 +287,110 @@ def test_compare_two_accuracy_studies_of_the_same_setups(tmp_path):
     assert acc["y"]["verdict"] == "better" and acc["x"]["verdict"] == "not resolved"
     text = sitegen_here("compare", "old", "new", "-f", str(tmp_path / "mkdocs.yml")).stdout
     assert "y · t: acc" in text
+
+
+# -- the receipt: its meaning checks, and any drawn accuracy study builds ------------------------------
+
+def drawn_receipt(rng: np.random.Generator, setups: int = 3, runs: tuple[int, ...] = (1, 2, 3), n: int = 40,
+                  kinds: tuple[str, ...] = ("mean", "f1", "mcc", "stated"), baseline: bool = False,
+                  text_labels: bool = False) -> dict:
+    """An accuracy_study receipt (schema 1.4) drawn here, every metric of every kind with its scores."""
+    ids = [chr(ord("a") + i) for i in range(setups)]
+    part: dict = {"method": {"resamples": 200, "seed": 0, "level": 0.95},
+                  "setups": [{"id": s, "label": f"setup {s}", "runs": [{"source": "s1"} for _ in range(runs[i % len(runs)])]}
+                             for i, s in enumerate(ids)], "tasks": []}
+    docs = list(range(n))
+    metrics = []
+    for kind in kinds:
+        m = {"metric": kind, "filter": "none", "label": f"t: {kind}", "better": "higher", "kind": kind, "runs": []}
+        for i, s in enumerate(ids):
+            for k in range(runs[i % len(runs)]):
+                entry: dict = {"setup": s, "run": k}
+                if kind == "mean":
+                    sc_ = (rng.random(n) < 0.5 + 0.05 * i).astype(float).tolist()
+                    entry.update(value=float(np.mean(sc_)) if n else 0.0, scores=sc_)
+                elif kind == "stated":
+                    entry.update(value=float(rng.random()), stderr=float(rng.random() * 0.05))
+                else:
+                    gold = rng.integers(0, 3 if kind == "mcc" else 2, n)
+                    pred = np.where(rng.random(n) < 0.3, rng.integers(0, 2, n), gold)
+                    pairs = [[(f"L{g}" if text_labels else int(g)), (f"L{p}" if text_labels else int(p))]
+                             for g, p in zip(gold, pred)]
+                    entry.update(value=0.5, scores=pairs)
+                m["runs"].append(entry)
+        metrics.append(m)
+    part["tasks"].append({"task": "t", "documents": docs, "metrics": metrics})
+    if baseline:
+        part["baseline"] = "a"
+    engines = {"candidate": {"name": f"{setups} setups", "version": "unrecorded"}}
+    return {"schema_version": 1.4, "report": {"title": "Drawn accuracy study", "date": "2026-01-02", "engines": engines,
+                                              "checkpoints": [{"id": "m", "label": "org/model"}]},
+            "accuracy_study": part,
+            "provenance": {"sources": [{"id": "s1", "file": "results.json", "sha256": "0" * 64}], "figures": []}}
+
+
+def _load(tmp_path: Path, doc: dict):
+    from site_gen.core.diagnostics import refuse
+    from site_gen.receipts.load import load_report
+
+    folder = tmp_path / "data" / "r"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SUMMARY.json").write_text(json.dumps(doc))
+    refuse(load_report(folder, tmp_path / "data").warnings)
+
+
+M0 = "$.accuracy_study.tasks[0].metrics[0]"
+
+
+@pytest.mark.parametrize("edit, where, message", [
+    (lambda d: d["accuracy_study"]["setups"][1].update(id="a"), "$.accuracy_study.setups[1].id", "duplicate setup id"),
+    (lambda d: d["accuracy_study"]["setups"][1].update(label="setup a"), "$.accuracy_study.setups[1].label",
+     "two setups are labelled"),
+    (lambda d: d["accuracy_study"].update(baseline="z"), "$.accuracy_study.baseline", "unknown baseline setup"),
+    (lambda d: d["accuracy_study"]["tasks"][0]["metrics"][0]["runs"][0].update(setup="z"), f"{M0}.runs[0].setup",
+     "unknown setup"),
+    (lambda d: d["accuracy_study"]["tasks"][0]["metrics"][0]["runs"][0].update(run=5), f"{M0}.runs[0].run", "no run 5"),
+    (lambda d: d["accuracy_study"]["tasks"][0]["metrics"][0]["runs"][1].update(setup="a", run=0), f"{M0}.runs[1]", "again"),
+    (lambda d: d["accuracy_study"]["tasks"][0]["metrics"][0]["runs"][0]["scores"].pop(), f"{M0}.runs[0].scores",
+     "one a document"),
+    (lambda d: d["accuracy_study"]["tasks"][0]["metrics"][0]["runs"][0]["scores"].__setitem__(0, [1, 0]),
+     f"{M0}.runs[0].scores", "are numbers"),
+    (lambda d: d["accuracy_study"]["setups"][0]["runs"][0].update(source="s9"), "$.accuracy_study.setups[0].runs[0].source",
+     "not in $.provenance.sources"),
+])
+def test_accuracy_study_meaning_checks_refuse_at_the_place(tmp_path, edit, where, message):
+    from site_gen.core.errors import SitegenError
+
+    doc = drawn_receipt(np.random.default_rng(1), runs=(1, 2, 1))
+    _load(tmp_path, copy.deepcopy(doc))  # valid as drawn
+    edit(doc)
+    with pytest.raises(SitegenError) as exc:
+        _load(tmp_path, doc)
+    assert exc.value.where == where and message in exc.value.message, (exc.value.where, exc.value.message)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 16), setups=st.integers(2, 4), runs=st.lists(st.integers(1, 3), min_size=1, max_size=3),
+       n=st.sampled_from([0, 1, 2, 25]), baseline=st.booleans(), text_labels=st.booleans())
+def test_any_drawn_accuracy_study_builds_and_summarises(tmp_path_factory, seed, setups, runs, n, baseline, text_labels):
+    """Every shape the schema and the meaning checks accept builds (pages, CSV, summary): one setup
+    with one run or several, no document, one, a few; labels as numbers or text; with a baseline or not."""
+    from site_gen.build.builder import build_files
+    from site_gen.core.config import load_config
+
+    root = tmp_path_factory.mktemp("drawn")
+    doc = drawn_receipt(np.random.default_rng(seed), setups, tuple(runs), n, baseline=baseline, text_labels=text_labels)
+    if baseline:
+        doc["report"]["engines"]["baseline"] = {"name": "setup a", "version": "unrecorded"}
+    _load(root, doc)
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text("# Home\n")
+    (root / "mkdocs.yml").write_text("site_name: Drawn\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    files = build_files(load_config(root / "mkdocs.yml")).files
+    page = files["reports/r/accuracy-study.html"].decode()
+    assert "t: mean" in page and "t: f1" in page
+    r = sitegen_here("summary", "--format", "json", "-f", str(root / "mkdocs.yml"))
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)["reports"][0]["accuracy_study"]
+    pairs = setups * (setups - 1) // 2
+    assert len(s["comparisons"]) == 4 * pairs

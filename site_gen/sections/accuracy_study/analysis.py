@@ -203,14 +203,14 @@ def _metric(path: str, task: dict, m: dict, order: list[str], compared: list[tup
             fig_rows: list[dict], comp_rows: list[dict]) -> dict[str, Any]:
     """One task and metric: each setup's figure (its runs combined) and every pair's comparison,
     appended to the rows; returns what names it."""
-    kind = m["kind"]
+    n_docs = len(task.get("documents") or [])
+    kind = m["kind"] if n_docs else STATED  # no document to combine or pair over: each run's value as stated
     key = f"{task['task']}|{m['metric']}|{m['filter']}"
     info = {"task": task["task"], "metric": m["metric"], "filter": m["filter"], "label": m["label"], "key": key,
             "better_is": m["better"], "kind": kind}
     by_setup: dict[str, list[tuple[int, dict]]] = {}
     for k, r in enumerate(m["runs"]):
         by_setup.setdefault(r["setup"], []).append((k, r))
-    n_docs = len(task.get("documents") or [])
     idx = (np.random.default_rng(seed).integers(0, n_docs, size=(resamples, n_docs)) if kind in PAIRED and n_docs else None)
     codes = _labels(m["runs"]) if kind in PAIRED and idx is not None else None
     figs: dict[str, _Setup] = {}

@@ -215,10 +215,7 @@ def view(a) -> dict[str, Any] | None:
         "pairs": len({(c["a"], c["b"]) for c in comps}), "n_setups": len(s.order), "n_loads": len(s.loads),
         "n_figures": len(cols),
         "allowances": _allowance_rows(s, band),
-        "wide_allowances": [f"{figure_label(r['metric'], r['percentile'])}, {r['load_class']}: {allowance_text(r['allowance'])}, "
-                            f"{int(r['df'])} degree{'s' if r['df'] != 1 else ''} of freedom"
-                            for r in views.rows(s.allowances) if r["measured"] and r["allowance"] > 3 * band
-                            and (r["metric"] == THROUGHPUT or r["percentile"] in COMPARED)],
+        "wide_allowances": _wide_allowances(s, band),
         "repeated": [n[x] for x in s.repeated], "one_run": [n[x] for x in s.order if x not in s.repeated],
         "methods": _methods(s),
         "spread": _spread_rows(s, figs, cols),
@@ -227,6 +224,15 @@ def view(a) -> dict[str, Any] | None:
         "itl_is_tpot": s.itl_is_tpot,
         **_leaders(s, ranks),
     }
+
+
+def _wide_allowances(s, band: float) -> list[str]:
+    """The compared figures whose allowance is over three times the band (few repeats measured it):
+    a one-run setup's comparisons there resolve only beyond it."""
+    return [f"{figure_label(r['metric'], r['percentile'])}, {r['load_class']}: {allowance_text(r['allowance'])}, "
+            f"{int(r['df'])} degree{'s' if r['df'] != 1 else ''} of freedom"
+            for r in views.rows(s.allowances) if r["measured"] and r["allowance"] > 3 * band
+            and (r["metric"] == THROUGHPUT or r["percentile"] in COMPARED)]
 
 
 def _leaders(s, ranks: dict) -> dict[str, Any]:
