@@ -205,7 +205,12 @@ def test_a_drawn_study_combines_repeats_document_by_document(tmp_path):
     assert verdicts["f1", "c", "a"] == "worse"
     # The CSV of ranks: b first for accuracy, a and c tied behind it.
     site = tmp_path / "site"
-    assert sitegen_here("build", "-q", "--no-cache", "-d", str(site), "-f", str(tmp_path / "mkdocs.yml")).returncode == 0
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "docs" / "index.md").write_text("# Home\n\n```sitegen\nreport: s\nblock: accuracy-study\n```\n")
+    built = sitegen_here("build", "-q", "--no-cache", "-d", str(site), "-f", str(tmp_path / "mkdocs.yml"))
+    assert built.returncode == 0, built.stderr
+    home = (site / "index.html").read_text()
+    assert 'class="sitegen-accuracy-study"' in home and "t: acc (higher is better)" in home and "=#2" in home
     ranks = list(csv_module.DictReader(io.StringIO((site / "reports/s/csv/accuracy-study-ranks.csv").read_text())))
     acc_rank = {row["setup"]: (int(row["rank"]), row["tied"]) for row in ranks if row["key"] == "t|acc|none"}
     assert acc_rank == {"b": (1, "False"), "a": (2, "True"), "c": (2, "True")}

@@ -10,6 +10,7 @@ import pandas as pd
 
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig, Parts
+from site_gen.sections import BlockSpec
 from site_gen.sections.accuracy_study.analysis import BETTER, MEAN, STATED, UNRESOLVED, WORSE
 
 GLYPHS = {BETTER: "▲", WORSE: "▼", UNRESOLVED: "○"}
@@ -255,3 +256,9 @@ def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
 
 def compare_unit(c) -> str:
     return "%, change in pts"
+
+
+BLOCKS = {"accuracy-study": BlockSpec("accuracy-study", "accuracy_study", (), "{{ accuracy_study_block(accuracy_study, id) }}",
+                                      "an accuracy study's scores: each task and metric, every setup's score with its "
+                                      "interval and rank", "accuracy-study")}
+MACROS = ("accuracy_study_block",)
