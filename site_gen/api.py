@@ -57,6 +57,17 @@ def refuse_cache_inside(paths) -> None:
     cache.refuse_inside(paths)
 
 
+def check_site_dir(config: Config) -> None:
+    """Refuses (SitegenError) a site_dir that is, holds or lies inside what the site is made from (the
+    config's folder, data_dir, docs_dir, custom_dir): a build would write into a source, and the next
+    one clear it. Checked before anything is written."""
+    from site_gen.build.write import check_site_dir as check, site_inputs
+    from site_gen.core.files import check_custom_dir
+
+    check(config.site_dir, site_inputs(config))
+    check_custom_dir(config.custom_dir)  # read only as regular files inside it, each of bounded size
+
+
 def cache_notes() -> list[str]:
     """The build cache's own warnings of this run (not yours, not usable), each once."""
     from site_gen.build import cache
@@ -280,9 +291,19 @@ def import_formats() -> dict[str, str]:
 def import_receipt(args) -> Path:
     """`sitegen import`: the source read (only inside itself), the receipt checked as `sitegen check
     --strict` would and written into `args.output`, a report folder directly in the config's data folder."""
+    from site_gen.importers import reading
     from site_gen.importers.run import run_import
 
+    reading.NOTES.clear()
     return run_import(args)
+
+
+def import_notes() -> list[str]:
+    """What the last `import_receipt` noticed without refusing it (a licence above the sources it did
+    not read, one it could not credit): for the front end to show as warnings."""
+    from site_gen.importers import reading
+
+    return list(reading.NOTES)
 
 
 def new_project(folder: Path, *, force: bool = False) -> list[str]:

@@ -332,6 +332,12 @@ SLOW_TESTS = frozenset({
     "test_preview_error_message_is_the_one_build_prints",
     "test_every_link_and_anchor_of_the_mkdocs_build_resolves",
     "test_a_card_names_its_column_as_the_table_s_header_does",  # every page of the example parsed (3 s)
+    # Issue 50 (safe by default, round three):
+    "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
+    "test_an_accepted_page_of_the_worst_shape_does_bounded_work",
+    "test_the_issues_pages_are_refused_with_the_place_and_what_to_do",
+    "test_a_large_load_point_is_bootstrapped_in_bounded_memory", "test_memory_does_not_grow_with_the_requests",
+    "test_an_edited_page_is_not_kept_by_a_warm_build", "test_an_edited_page_is_not_linked_into_the_next_site",
 })
 
 

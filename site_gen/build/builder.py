@@ -35,7 +35,7 @@ from site_gen.build.reports import ReportStore
 from site_gen.build.results import BuildResult, Made
 from site_gen.build.rows import DashboardRows
 from site_gen.sections import generation
-from site_gen.build.write import Staging, check_site_dir
+from site_gen.build.write import Staging, check_site_dir, site_inputs
 
 # Below this many reports (weighed by size: workers.weight), forking workers costs more than it saves.
 # Cold builds on 2 cores, forked against one process: copies of a 28 kB receipt even at 8, 0.89x at 12;
@@ -375,8 +375,7 @@ def build(config: Config, *, progress=None, clean: bool = False, persist: Store 
     """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote.
     `accept(warnings)`, called before anything is put in place, may refuse the build (a front end's
     `--strict`): the previous site is then left as it was."""
-    check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
-                                     config.config_file, *([config.custom_dir] if config.custom_dir else [])])
+    check_site_dir(config.site_dir, site_inputs(config))
     with Staging(config.site_dir, clean=clean, remember=persist is not None and persist.on) as out:
         result = Builder(config, progress=progress, persist=persist).build(out=out)
         if accept is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from site_gen import api
-from site_gen.cli.util import say
+from site_gen.cli.util import say, warn
 
 HELP = "Turn the files a benchmark harness wrote into a SUMMARY.json receipt."
 EPILOG = """examples:
@@ -85,7 +85,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    say(args, f"Wrote {api.import_receipt(args)}")
+    written = api.import_receipt(args)
+    for note in api.import_notes():  # what it read and would not credit, or left unread, and what to do
+        warn(note)
+    say(args, f"Wrote {written}")
     for note in getattr(args, "notes", None) or ():  # files a folder held that the format does not read, and why
         say(args, note)
     return 0

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from site_gen.core.errors import SitegenError, json_path
+from site_gen.core.files import read_limited
 
 MAX_DEPTH = 64
 # Integers beyond 2**53 are not exact in JSON (RFC 8259, section 6) nor in a float column.
@@ -88,8 +87,9 @@ def _json_type(value: Any) -> str:
             dict: "object", _DupDict: "object"}.get(type(value), type(value).__name__)
 
 
-def _loads(text: str) -> tuple[Any, bool]:
-    """json.loads that marks what it must not accept; returns (data, anything marked)."""
+def _loads(text: str, infinity: bool = False) -> tuple[Any, bool]:
+    """json.loads that marks what it must not accept (with `infinity`, `Infinity` is taken as a
+    number); returns (data, anything marked)."""
     marked = False
 
     def mark(message: str) -> _Bad:
@@ -97,7 +97,9 @@ def _loads(text: str) -> tuple[Any, bool]:
         marked = True
         return _Bad(message)
 
-    def constant(name: str) -> _Bad:
+    def constant(name: str) -> _Bad | float:
+        if infinity and name == "Infinity":
+            return math.inf
         return mark(f"{name} is not a number JSON allows; give a finite number or leave the field out")
 
     def number(text: str) -> float | _Bad:
@@ -158,36 +160,13 @@ def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | 
     return None
 
 
-def _mb(size: int) -> str:
-    return f"{round(size / 1048576, 3):g}"
-
-
 _RAISE_LIMIT = "raise plugins.sitegen.max_receipt_mb to accept it"
 
 
 def _read_limited(file: Path, max_bytes: int, what: str = "receipt", remedy: str = _RAISE_LIMIT) -> bytes:
-    """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO)."""
-    try:
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise SitegenError("is a folder; expected a file", file)
-        if not stat.S_ISREG(st.st_mode):
-            raise SitegenError("is not a regular file", file)
-        if st.st_size > max_bytes:
-            raise SitegenError(f"{what} is {st.st_size / 1048576:.1f} MB, over the {_mb(max_bytes)} MB limit ({remedy})", file)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(max_bytes + 1)
-    except OSError as exc:
-        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
-    finally:
-        os.close(fd)
-    if len(raw) > max_bytes:  # grew since it was measured
-        raise SitegenError(f"{what} is over the {_mb(max_bytes)} MB limit ({remedy})", file)
-    return raw
+    """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO):
+    core/files.py `read_limited`, with a receipt's words by default."""
+    return read_limited(file, max_bytes, what, remedy)
 
 
 def decode_text(raw: bytes, file: Path) -> str:
@@ -214,14 +193,16 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
     return parse_text(decode_text(raw, file), raw, file), raw
 
 
-def parse_text(text: str, raw: bytes, file: Path | None) -> Any:
+def parse_text(text: str, raw: bytes, file: Path | None, *, strings: bool = True, infinity: bool = False) -> Any:
     """JSON text (and its bytes) -> data, with every refusal of `parse_json`: the one careful parser
-    of what sitegen reads as JSON (receipts, and every JSON file an importer reads)."""
-    data = _quick(text, raw)
+    of what sitegen reads as JSON (receipts, and every JSON file an importer reads). An importer's
+    source may hold any character in its text (`strings=False`: the receipt it makes is checked for
+    them instead) and, for SGLang's request rate, `Infinity` (`infinity=True`)."""
+    data = _quick(text, raw, infinity)
     marked = False
     if data is _UNUSUAL:
-        data, marked = _careful(text, file)
-    strings = bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and _BAD_CHAR.search(text)))
+        data, marked = _careful(text, file, infinity)
+    strings = strings and bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and _BAD_CHAR.search(text)))
     if marked or strings:
         found = _first_problem(data, [], strings)
         if found:
@@ -292,7 +273,13 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(name)
 
 
-def _quick(text: str, raw: bytes) -> Any:
+def _infinity(name: str) -> float:
+    if name != "Infinity":
+        raise ValueError(name)
+    return math.inf
+
+
+def _quick(text: str, raw: bytes, infinity: bool = False) -> Any:
     """The data of a receipt with nothing unusual in it (json.loads' own C parser), or _UNUSUAL
     when it might hold anything `_careful` refuses: that then parses it again and says what.
 
@@ -308,20 +295,20 @@ def _quick(text: str, raw: bytes) -> Any:
         return obj
 
     try:
-        data = json.loads(text, object_hook=count, parse_constant=_refuse_constant)
+        data = json.loads(text, object_hook=count, parse_constant=_infinity if infinity else _refuse_constant)
     except (ValueError, RecursionError):
         return _UNUSUAL
     pairs, deep = _shape(raw)
     return _UNUSUAL if deep or pairs != members else data
 
 
-def _careful(text: str, file: Path) -> tuple[Any, bool]:
+def _careful(text: str, file: Path | None, infinity: bool = False) -> tuple[Any, bool]:
     """Parses a receipt that may be bad in any way: (data, anything marked), or the first problem."""
     deep = _too_deep(text)
     if deep is not None:
         raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, _line_col(text, deep))
     try:
-        return _loads(text)
+        return _loads(text, infinity)
     except json.JSONDecodeError as exc:
         message, at = exc.msg, text[exc.pos:exc.pos + 2]
         if message.startswith("Unterminated string"):

@@ -59,6 +59,8 @@ class Axis:
         self._width = b - a
 
     def __call__(self, v: float) -> float | int:
+        if self.log and v <= 0:  # the lower end of a log axis, and anything below it (a noise band of 1 reaches 0)
+            return round(self.a, 1) if self.a != int(self.a) else int(self.a)
         f = ((math.log(v) if self.log else v) - self._start) / self._span
         at = round(self.a + min(max(f, 0.0), 1.0) * self._width, 1)
         return int(at) if at == int(at) else at  # `46`, not `46.0`: a chart writes hundreds of them
