@@ -305,8 +305,8 @@ def _walk(value: Any) -> tuple[int, bool]:
 def _msgspec(raw: bytes) -> Any:
     """msgspec's parse of the bytes, or _UNUSUAL where it refuses them.
 
-    A result file is mostly numbers (a vLLM run of 1,000 requests holds ~70,000 inter-token gaps),
-    which json.loads reads at ~70 MB/s and msgspec ~5 times faster. Where it accepts the text it
+    A serving run's result file is mostly numbers (every request's inter-token gaps), which msgspec
+    reads several times faster than json.loads (benchmarks/study_speed.py). Where it accepts the text it
     gives the value json.loads gives (integers of any size stay integers, floats correctly rounded,
     keys in order: tests/test_fast_json.py compares them on random texts); it refuses all json.loads
     refuses and more (NaN, Infinity, 1e400, lone surrogates, JSON lines), which json.loads then
