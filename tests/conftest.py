@@ -262,6 +262,7 @@ SLOW_FILES = frozenset({
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
     "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py", "test_every_page_in_themes.py",
     "test_study_stats.py", "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
+    "test_accuracy_study.py",
 })
 SLOW_TESTS = frozenset({
     "test_the_overview_and_the_latency_page_open_with_every_ratio_at_every_load",  # the guide's bootstrap, four loads

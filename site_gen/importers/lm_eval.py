@@ -351,6 +351,10 @@ def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> lis
 def run_and_write(args) -> Path:
     from site_gen.importers.vllm_bench import source_root
 
+    if getattr(args, "setup", None):  # a study of two setups or more (importers/lm_eval_study.py)
+        from site_gen.importers import lm_eval_study
+
+        return lm_eval_study.run_and_write(args, read_run)
     if args.sources:
         raise SitegenError(f"lm-eval takes its results files through --baseline and --candidate, not as SOURCE "
                            f"({args.sources[0]!r})", args.sources[0])

@@ -279,12 +279,63 @@ def _infinity(name: str) -> float:
     return math.inf
 
 
+_CONTAINERS = (dict, list)
+
+
+def _walk(value: Any) -> tuple[int, bool]:
+    """(the members of every object, whether an integer lies beyond MAX_INT) of parsed data, at most
+    MAX_DEPTH deep: a container's items are looked at one by one only where it holds a container or
+    an integer (their types gathered in one C pass), so a list of floats costs one pass."""
+    if type(value) is dict:
+        members, items = len(value), value.values()
+    elif type(value) is list:
+        members, items = 0, value
+    else:
+        return 0, type(value) is int and abs(value) > MAX_INT
+    kinds = set(map(type, items))
+    huge = int in kinds and any(abs(x) > MAX_INT for x in items if type(x) is int)
+    if dict in kinds or list in kinds:
+        for x in items:
+            if type(x) in _CONTAINERS:
+                m, h = _walk(x)
+                members, huge = members + m, huge or h
+    return members, huge
+
+
+def _msgspec(raw: bytes) -> Any:
+    """msgspec's parse of the bytes, or _UNUSUAL where it refuses them.
+
+    A serving run's result file is mostly numbers (every request's inter-token gaps), which msgspec
+    reads several times faster than json.loads (benchmarks/study_speed.py). Where it accepts the text it
+    gives the value json.loads gives (integers of any size stay integers, floats correctly rounded,
+    keys in order: tests/test_fast_json.py compares them on random texts); it refuses all json.loads
+    refuses and more (NaN, Infinity, 1e400, lone surrogates, JSON lines), which json.loads then
+    reads as before. It keeps a key given twice once, as json.loads does: the members' count finds it;
+    it reads an integer beyond 2^53 exactly, where `_careful` refuses it: `_walk` finds it."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - a dependency; without it, json.loads reads everything
+        return _UNUSUAL
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _UNUSUAL
+
+
 def _quick(text: str, raw: bytes, infinity: bool = False) -> Any:
-    """The data of a receipt with nothing unusual in it (json.loads' own C parser), or _UNUSUAL
-    when it might hold anything `_careful` refuses: that then parses it again and says what.
+    """The data of a receipt with nothing unusual in it (msgspec's parser, else json.loads' own C
+    parser), or _UNUSUAL when it might hold anything `_careful` refuses: that then parses it again
+    and says what.
 
     No duplicate key: the objects hold as many members as the text has colons outside strings.
     """
+    pairs, deep = _shape(raw)
+    if deep:
+        return _UNUSUAL
+    data = _msgspec(raw)
+    if data is not _UNUSUAL:  # an integer beyond 2^53 (kept exact by msgspec) is for `_careful` to name
+        members, huge = _walk(data)
+        return data if pairs == members and not huge else _UNUSUAL
     if _huge_numbers(raw):
         return _UNUSUAL
     members = 0
@@ -298,8 +349,7 @@ def _quick(text: str, raw: bytes, infinity: bool = False) -> Any:
         data = json.loads(text, object_hook=count, parse_constant=_infinity if infinity else _refuse_constant)
     except (ValueError, RecursionError):
         return _UNUSUAL
-    pairs, deep = _shape(raw)
-    return _UNUSUAL if deep or pairs != members else data
+    return _UNUSUAL if pairs != members else data
 
 
 def _careful(text: str, file: Path | None, infinity: bool = False) -> tuple[Any, bool]:

@@ -25,6 +25,7 @@ PACKAGES = (
     "load",
     "study",
     "frontier",
+    "accuracy_study",
     "checkpoints",
 )
 

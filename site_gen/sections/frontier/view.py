@@ -55,16 +55,18 @@ def view(a) -> dict[str, Any] | None:
                                            dense=True) if y_interval else ""})
         levels = []
         for r in views.rows(f.levels):
-            ratio = f"{n[r['best']]} / {n[r['runner_up']]} throughput per GPU at {r['level']:g} tokens/s per user"
-            how_read = f"read on each curve between its loads {', '.join(r['between'])} (linear in both axes)"
+            ratio = f"{n[r['best']]} / {n[r['runner_up']]} throughput per GPU at {r['level']:g} tokens/s per user or more"
+            a_load, b_load = r["between"]
+            how_read = (f"its load {a_load}, which gives every user more" if a_load == b_load else
+                        f"read on its curve between its loads {a_load}, {b_load} (linear in both axes)")
             levels.append({
                 "level": f"{r['level']:g}", "best": n[r["best"]], "runner_up": n[r["runner_up"]],
-                "best_y": Fig(_n(r["best_y"]), how=f"{n[r['best']]}'s curve at {r['level']:g} tokens/s per user",
+                "best_y": Fig(_n(r["best_y"]), how=f"{n[r['best']]}'s best at {r['level']:g} tokens/s per user or more",
                               detail=how_read, dense=True),
-                "best_interval": Fig(_span(r["best_low"], r["best_high"]), how="95% interval: the two loads' throughput "
-                                     "errors combined at the reading, t on logs", detail=ratio, dense=True)
+                "best_interval": Fig(_span(r["best_low"], r["best_high"]), how="95% interval: the throughput errors of the "
+                                     "load or two loads read, t on logs", detail=ratio, dense=True)
                 if r["best_low"] == r["best_low"] else "",
-                "runner_y": Fig(_n(r["runner_y"]), how=f"{n[r['runner_up']]}'s curve at {r['level']:g} tokens/s per user",
+                "runner_y": Fig(_n(r["runner_y"]), how=f"{n[r['runner_up']]}'s best at {r['level']:g} tokens/s per user or more",
                                 dense=True),
                 "ratio": Fig(f"{r['ratio']:.2f}×", how=ratio, dense=True),
                 "interval": Fig(f"{r['low']:.2f}–{r['high']:.2f}", how="95% interval, t on logs (Welch–Satterthwaite)",
@@ -82,11 +84,23 @@ def view(a) -> dict[str, Any] | None:
                           if r["own_area"] == r["own_area"] else fmt.MISSING})
         lead = list(dict.fromkeys(n[x] for x in f.points[f.points["on_frontier"]]["setup"]))
         sweeps.append({"anchor": _anchor("frontier", f.workload, f.axis), "title": title, "rows": rows, "levels": levels,
-                       "areas": areas, "leaders": lead,
+                       "areas": areas, "leaders": lead, "lightest": _lightest_end(f),
                        "common": _span(*f.common) if f.common[0] == f.common[0] else "",
                        "on": sum(1 for r in rows if r["on"]), "points": len(rows)})
     return {"why": s.no_frontier, "sweeps": sweeps, "x_how": X_HOW, "y_how": Y_HOW,
             "objectives": [f"p{o[1]} {METRIC_SHORT[o[0]]} ≤ {o[2]:,g} ms" for o in s.slo]}
+
+
+def _lightest_end(f) -> str:
+    """Where every curve's lightest load lies: "right" (the highest interactivity: requests see more
+    tokens per second when fewer share the engine), "left", or "" where the curves differ."""
+    x = {(r["setup"], r["load"]): r["x"] for r in views.rows(f.points)}
+    ends = set()
+    for sid, loads in f.curves.items():
+        if len(loads) >= 2:
+            first, last = x[sid, loads[0]], x[sid, loads[-1]]
+            ends.add("right" if first > last else "left" if first < last else "")
+    return ends.pop() if len(ends) == 1 else ""
 
 
 # -- the charts (for the page and the frontier block) -----------------------------------------------
