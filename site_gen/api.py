@@ -61,6 +61,17 @@ def refuse_cache_inside(paths) -> None:
     cache.refuse_inside(paths)
 
 
+def check_site_dir(config: Config) -> None:
+    """Refuses (SitegenError) a site_dir that is, holds or lies inside what the site is made from (the
+    config's folder, data_dir, docs_dir, custom_dir): a build would write into a source, and the next
+    one clear it. Checked before anything is written."""
+    from site_gen.build.write import check_site_dir as check, site_inputs
+    from site_gen.core.files import check_custom_dir
+
+    check(config.site_dir, site_inputs(config))
+    check_custom_dir(config.custom_dir)  # read only as regular files inside it, each of bounded size
+
+
 def cache_notes() -> list[Diagnostic]:
     """The build cache's own warnings of this run (not yours, not usable), each once."""
     from site_gen.build import cache
@@ -291,7 +302,8 @@ def import_options(format: str, given: Mapping[str, object]) -> ImportOptions:
 
 def import_receipt(options: ImportOptions) -> ImportResult:
     """`sitegen import`: the source read (only inside itself), the receipt checked as `sitegen check
-    --strict` would and written into `options.output`, a report folder directly in the config's data folder."""
+    --strict` would and written into `options.output`, a report folder directly in the config's data folder.
+    Its `warnings`: what it read and would not credit, or left unread, and what to do."""
     from site_gen.importers.run import run_import
 
     return run_import(options)

@@ -120,6 +120,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
                 custom_dir=(root / opts["custom_dir"]) if opts["custom_dir"] else None, charts=opts["charts"],
                 headline_input=opts["headline_input"], slo=opts["slo"])
             api.check_keys(self.sg.extra, "extra", file)
+            api.check_site_dir(self.sg)  # before MkDocs clears site_dir: it may be the data folder
             api.refuse_cache_inside([self.sg.site_dir, self.sg.docs_dir, self.sg.data_dir,
                                      *([self.sg.custom_dir] if self.sg.custom_dir else [])])
             for note in api.cache_notes():

@@ -262,8 +262,10 @@ SLOW_FILES = frozenset({
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
     "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py", "test_every_page_in_themes.py",
     "test_study_stats.py", "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
+    "test_accuracy_study.py",
 })
 SLOW_TESTS = frozenset({
+    "test_the_overview_and_the_latency_page_open_with_every_ratio_at_every_load",  # the guide's bootstrap, four loads
     "test_the_build_progress_never_counts_back",
     "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
     "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
@@ -331,6 +333,12 @@ SLOW_TESTS = frozenset({
     "test_preview_error_message_is_the_one_build_prints",
     "test_every_link_and_anchor_of_the_mkdocs_build_resolves",
     "test_a_card_names_its_column_as_the_table_s_header_does",  # every page of the example parsed (3 s)
+    # Issue 50 (safe by default, round three):
+    "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
+    "test_an_accepted_page_of_the_worst_shape_does_bounded_work",
+    "test_the_issues_pages_are_refused_with_the_place_and_what_to_do",
+    "test_a_large_load_point_is_bootstrapped_in_bounded_memory", "test_memory_does_not_grow_with_the_requests",
+    "test_an_edited_page_is_not_kept_by_a_warm_build", "test_an_edited_page_is_not_linked_into_the_next_site",
 })
 
 

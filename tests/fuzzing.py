@@ -732,12 +732,13 @@ def _pristine_study() -> str:
     return to_json(json.loads(STUDY_TEXT))
 
 
-def make_import_case(seed: int, index: int) -> Case:
-    """An import case: the ledger or the study, one or two mutations of one source file (its tree,
-    its rows, its bytes), of an id or of `-o`; `sitegen import` must end in a receipt sitegen accepts
-    or one `Error:` line."""
+def make_import_case(seed: int, index: int, study: bool | None = None) -> Case:
+    """An import case: the ledger or the study (`study` True or False: that one), one or two mutations
+    of one source file (its tree, its rows, its bytes), of an id or of `-o`; `sitegen import` must end
+    in a receipt sitegen accepts or one `Error:` line."""
     rng = random.Random(f"import:{seed}:{index}")
     study_case = rng.random() < 0.3
+    study_case = study_case if study is None else study
     trees = dict(LEDGER_TREES)  # the ledger's own trees, each copied before a mutation changes it (`own`)
     study = json.loads(STUDY_TEXT)
     argv = _import_command(rng, study_case)
@@ -790,6 +791,200 @@ def make_import_case(seed: int, index: int) -> Case:
 def import_cases(seed: int, count: int, start: int = 0):
     for i in range(start, start + count):
         yield make_import_case(seed, i)
+
+
+# -- serving and accuracy importers: vllm-bench (vLLM JSON, SGLang JSONL), guidellm, lm-eval -------------
+def _vllm_run(seed: int, rate: Any, n: int = 12) -> dict:
+    """A vLLM result (the older key set, as the llm-k8s files) whose figures agree with its rows."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    ttft = rng.uniform(0.03, 0.2, n)
+    itls = [list(rng.uniform(0.01, 0.05, int(k))) for k in rng.integers(1, 8, n)]
+    out = np.array([len(x) + 1 for x in itls])
+    inputs = [int(x) for x in np.random.default_rng(99).integers(10, 400, n)]
+    lat = ttft + np.array([sum(x) for x in itls])
+    tpot = (lat - ttft) / (out - 1)
+    gaps = np.concatenate([np.array(x) for x in itls])
+    duration = float(lat.max() + 2.0)
+    rec = {"date": "20260105-101010", "backend": "vllm", "model_id": "org/model", "tokenizer_id": "org/model",
+           "num_prompts": n, "request_rate": rate, "burstiness": 1.0, "max_concurrency": None, "duration": duration,
+           "completed": n, "total_input_tokens": int(sum(inputs)), "total_output_tokens": int(out.sum()),
+           "request_throughput": n / duration, "output_throughput": float(out.sum()) / duration,
+           "total_token_throughput": float(sum(inputs) + out.sum()) / duration,
+           "input_lens": inputs, "output_lens": out.tolist(), "ttfts": ttft.tolist(), "itls": itls,
+           "generated_texts": ["t"] * n, "errors": [""] * n}
+    for name, x in (("ttft", ttft), ("tpot", tpot), ("itl", gaps)):
+        rec[f"mean_{name}_ms"] = float(x.mean()) * 1000
+        rec[f"median_{name}_ms"] = float(np.median(x)) * 1000
+        rec[f"std_{name}_ms"] = float(x.std()) * 1000
+        rec[f"p99_{name}_ms"] = float(np.percentile(x, 99)) * 1000
+    return rec
+
+
+def _sglang_line(seed: int, rate: Any, n: int = 10) -> dict:
+    """An SGLang bench_serving line of the newest key set (arrays under `details`)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    ttft = rng.uniform(0.05, 0.3, n)
+    itls = [list(rng.uniform(0.01, 0.03, int(k))) for k in rng.integers(1, 8, n)]
+    out = [len(x) + 1 for x in itls]
+    lat = ttft + np.array([sum(x) for x in itls])
+    gaps = np.concatenate([np.array(x) for x in itls])
+    duration = float(lat.max() + 1.0)
+    return {"backend": "sglang", "dataset_name": "random", "request_rate": rate, "max_concurrency": 16,
+            "random_input_len": 512, "random_output_len": 64, "random_range_ratio": 0.0, "duration": duration,
+            "completed": n, "total_input_tokens": 512 * n, "total_output_tokens": int(sum(out)),
+            "request_throughput": n / duration, "output_throughput": sum(out) / duration,
+            "mean_e2e_latency_ms": float(lat.mean()) * 1000, "median_e2e_latency_ms": float(np.median(lat)) * 1000,
+            "median_ttft_ms": float(np.median(ttft)) * 1000, "max_itl_ms": float(gaps.max()) * 1000,
+            "server_info": {"version": "0.5.23"},
+            "details": {"input_lens": [512] * n, "output_lens": out, "ttfts": [float(x) for x in ttft], "itls": itls,
+                        "generated_texts": ["x"] * n, "errors": [""] * n}}
+
+
+def _lm_eval_run(seed: int, stamp: str, shots: int, n: int = 16) -> dict[str, Any]:
+    """An lm-evaluation-harness results file and its samples (JSON lines), figures that agree."""
+    import math as _math
+
+    rng = random.Random(seed)
+    acc = [float(rng.random() < 0.6 + 0.1 * shots / 5) for _ in range(n)]
+    mean = sum(acc) / n
+    sd = _math.sqrt(sum((a - mean) ** 2 for a in acc) / (n - 1))
+    results = {"results": {"t1": {"alias": "t1", "acc,none": mean, "acc_stderr,none": sd / _math.sqrt(n)}},
+               "group_subtasks": {"t1": []}, "configs": {"t1": {"task": "t1", "num_fewshot": shots}},
+               "versions": {"t1": 1.0}, "n-shot": {"t1": shots}, "higher_is_better": {"t1": {"acc": True}},
+               "n-samples": {"t1": {"original": n, "effective": n}},
+               "config": {"model": "hf", "model_args": "pretrained=org/model,dtype=bfloat16", "batch_size": 1},
+               "git_hash": "39e1394", "date": 1718630000.0 + seed, "model_name": "org/model"}
+    samples = [{"doc_id": i, "doc": {"q": f"question {i}"}, "target": "A", "doc_hash": f"{i:064x}",
+                "prompt_hash": f"{i + 1:064x}", "filter": "none", "acc": acc[i]} for i in range(n)]
+    return {f"eval/{stamp}/results_{stamp}.json": results, f"eval/{stamp}/samples_t1_{stamp}.jsonl": samples}
+
+
+GUIDELLM_FIXTURES = ROOT / "tests" / "fixtures" / "guidellm"
+
+
+@lru_cache(maxsize=None)
+def serving_sources() -> dict[str, tuple[dict[str, str], list[str]]]:
+    """Per importer: its unmutated source files (path -> JSON text, a `.jsonl` file one row a line) and
+    the command that imports them."""
+    def text(tree: Any) -> str:
+        return to_json(tree)
+
+    def rows(items: list) -> str:
+        return "".join(to_json(r) + "\n" for r in items)
+
+    vllm = {f"runs/{side}/run_qps_{rate}.json": text(_vllm_run(seed + (0 if rate == 1.0 else 10), rate))
+            for side, seed in (("base", 1), ("cand", 2)) for rate in (1.0, "inf")}
+    sglang = {"runs/sglang.jsonl": "".join(to_json(_sglang_line(i, r)).replace('"INF"', "Infinity") + "\n"
+                                           for i, r in enumerate(("INF", 4.0)))}
+    guidellm = {f"gl/{side}/benchmarks.json": (GUIDELLM_FIXTURES / side / "benchmarks.json").read_text(encoding="utf-8")
+                for side in ("baseline", "candidate")}
+    lm: dict[str, str] = {}
+    for stamp, seed, shots in (("2024-06-17T15-44-37.867068", 1, 0), ("2024-06-17T12-20-26.826621", 2, 5)):
+        for name, value in _lm_eval_run(seed, stamp, shots).items():
+            lm[name] = rows(value) if name.endswith(".jsonl") else text(value)
+    b, c = sorted(n for n in lm if "/results_" in n)
+    formats = ROOT / "tests" / "fixtures" / "formats"
+    sweep = "SERVE-max_num_seqs=32-BENCH-request_rate=2"
+    llmperf, aiperf = _folder(formats / "llmperf/tgi/c4", "llm/c4"), _folder(formats / "aiperf/aiperf/c4", "ai/c4")
+    genai, vsweep = _folder(formats / "aiperf/genai-perf/c4", "gp/c4"), _folder(formats / "vllm-sweep/sweep" / sweep, f"sw/{sweep}")
+    dated = ["--set-candidate", "date=2025-01-01"]
+    return {
+        "vllm-bench": (vllm, ["import", "vllm-bench", "--baseline", *sorted(n for n in vllm if "/base/" in n),
+                              "--candidate", *sorted(n for n in vllm if "/cand/" in n)]),
+        "sglang": (sglang, ["import", "vllm-bench", "--candidate", "runs/sglang.jsonl", "--set-candidate", "date=2026-01-02",
+                            "--set-candidate", "model=org/model"]),
+        "guidellm": (guidellm, ["import", "guidellm", "--baseline", "gl/baseline/benchmarks.json",
+                                "--candidate", "gl/candidate/benchmarks.json"]),
+        "lm-eval": (lm, ["import", "lm-eval", "--baseline", b, "--candidate", c]),
+        "vllm-study": (vllm, ["import", "vllm-bench", "--setup", "base=" + sorted(n for n in vllm if "/base/" in n)[0],
+                              *sorted(n for n in vllm if "/base/" in n)[1:],
+                              "--setup", "cand=" + sorted(n for n in vllm if "/cand/" in n)[0],
+                              *sorted(n for n in vllm if "/cand/" in n)[1:], "--baseline", "base"]),
+        "llmperf": (llmperf, ["import", "llmperf", "--candidate", "llm/c4", *dated]),
+        "aiperf": (aiperf, ["import", "aiperf", "--candidate", "ai/c4", *dated]),
+        "genai-perf": (genai, ["import", "genai-perf", "--candidate", "gp/c4", *dated]),
+        "vllm-sweep": (vsweep, ["import", "vllm-sweep", "--candidate", f"sw/{sweep}", *dated]),
+    }
+
+
+def _folder(folder: Path, name: str) -> dict[str, str]:
+    """A fixture folder's files as a case's sources under `name`."""
+    return {f"{name}/{p.relative_to(folder).as_posix()}": p.read_text(encoding="utf-8")
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+SERVING_FORMATS = ("vllm-bench", "vllm-study", "sglang", "guidellm", "lm-eval", "llmperf", "aiperf", "genai-perf",
+                   "vllm-sweep")
+# Values an importer's source may hold that crashed imports once (issue 50): nesting deeper than any
+# parser's recursion, integers past 2^64, a lone surrogate, a NUL, text where a number or an object goes.
+SOURCE_VALUES = [Raw("[" * 5000 + "]" * 5000), Raw('{"a": ' * 3000 + "1" + "}" * 3000), 10 ** 20, 2 ** 64, 10 ** 30,
+                 -(10 ** 20), 1e300, -1e300, 5e-324, "\ud800", "a\x00b", "x" * 5000, [], {}, [[]], "1", "inf", None,
+                 True, [1, "a", None], {"timings": "x"}, Raw("1" * 400)]
+
+
+def _source_value(rng: random.Random, like: Any) -> Any:
+    if rng.random() < 0.35:
+        return copy.deepcopy(rng.choice(SOURCE_VALUES))
+    return json_value(rng, like)
+
+
+def mutate_source(tree: Any, rng: random.Random) -> str:
+    """One change of an importer's source tree, in place: as a receipt's (`mutate_receipt`), or an
+    odd value of SOURCE_VALUES set at a path."""
+    if rng.random() < 0.6 or not isinstance(tree, (dict, list)):
+        return mutate_receipt(tree, rng) if isinstance(tree, dict) else "unchanged"
+    path = pick(tree, rng)
+    if not path:
+        return "unchanged (nothing left to pick)"
+    value = _source_value(rng, get(tree, path))
+    put(tree, path, value)
+    return f"{json_path(path)} = {short(value)}"
+
+
+def make_serving_case(seed: int, index: int, fmt: str | None = None) -> Case:
+    """An import case of a serving or accuracy importer: one or two mutations of one of its source
+    files (its tree, one of its rows, its bytes); `sitegen import` must end in a receipt sitegen
+    accepts or one `Error:` line."""
+    rng = random.Random(f"serving:{fmt or ''}:{seed}:{index}")
+    fmt = fmt or rng.choice(SERVING_FORMATS)
+    sources, argv = serving_sources()[fmt]
+    target = rng.choice(sorted(sources))
+    mutations: list[str] = []
+    is_json = target.endswith((".json", ".jsonl"))
+    data: Any = None if not is_json else json.loads(sources[target]) if not target.endswith(".jsonl") else \
+        [json.loads(line) for line in sources[target].splitlines() if line.strip()]
+    as_bytes = rng.random() < 0.15 or not is_json  # a CSV: its bytes
+    for _ in range(1 if rng.random() < 0.75 else 2):
+        if not is_json:
+            break
+        if isinstance(data, list) and target.endswith(".jsonl"):
+            if rng.random() < 0.5 and data:
+                i = rng.randrange(len(data))
+                mutations.append(f"row {i + 1}: " + mutate_source(data[i], rng))
+            else:
+                mutations.append(_mutate_rows(data, rng))
+        else:
+            mutations.append(mutate_source(data, rng))
+    text = sources[target] if not is_json else "".join(to_json(r) + "\n" for r in data) if target.endswith(".jsonl") \
+        else to_json(data)
+    if fmt == "sglang":
+        text = text.replace('"INF"', "Infinity")
+    files = {CONFIG: IMPORT_CONFIG.encode(), **{n: t.encode("utf-8", "surrogatepass") for n, t in sources.items()}}
+    files[target] = text.encode("utf-8", "surrogatepass")
+    if as_bytes:
+        files[target], what = mutate_bytes(files[target], rng)
+        mutations.append(f"bytes: {what}")
+    extra = ["--attribution", rng.choice(TEXTS)] if rng.random() < 0.05 else []
+    return Case(seed, index, target, mutations, files, [*argv, *extra, "-o", IMPORT_OUT, "-q"], fresh=("data",))
+
+
+def serving_cases(seed: int, count: int, start: int = 0, fmt: str | None = None):
+    for i in range(start, start + count):
+        yield make_serving_case(seed, i, fmt)
 
 
 # -- docs pages' nesting -------------------------------------------------------------------------------
@@ -999,6 +1194,13 @@ def judge(code: int | None, output: str, where: str) -> str:
     return ""
 
 
+def import_kind(argv: list[str]) -> str:
+    """The importer a command runs: its format, `sglang` for vllm-bench given SGLang's JSONL."""
+    if argv[1] == "vllm-bench" and "--setup" in argv:
+        return "vllm-study"
+    return "sglang" if argv[1] == "vllm-bench" and any(a.endswith(".jsonl") for a in argv) else argv[1]
+
+
 # -- totals ------------------------------------------------------------------------------------------
 @dataclass
 class Totals:
@@ -1014,7 +1216,7 @@ class Totals:
         self.seconds += o.seconds
         self.slowest = max(self.slowest, o.seconds)
         self.codes["hang" if o.code is None else o.code] += 1
-        kind = ("import" if o.case.argv[:1] == ["import"] else "receipt" if o.case.target.startswith(RECEIPT)
+        kind = (f"import {import_kind(o.case.argv)}" if o.case.argv[:1] == ["import"] else "receipt" if o.case.target.startswith(RECEIPT)
                 else "config" if o.case.target == CONFIG else "page")
         self.by_target[kind, "failed" if o.failure else o.code] += 1
         if o.failure:

@@ -237,7 +237,8 @@ def test_nothing_read_from_the_cache_is_code(small_project, tmp_path):
         assert out.returncode == 0, out.stderr
     entries = list(_entries(tmp_path / "cache"))
     kinds = {kind for kind, _, _ in entries}
-    assert kinds and kinds <= {"record", "files", "files-index", "sites", "site-files", "digests", "templates", "rows", "page"}, kinds
+    assert kinds and kinds <= {"record", "files", "files-index", "sites", "site-files", "digests", "templates", "rows", "page",
+                               "changes"}, kinds
     for kind, _, path in entries:  # every kind but a report's files (packed bytes) is JSON
         if kind != "files":
             payload = path.read_bytes().split(b"\n", 2)[2]

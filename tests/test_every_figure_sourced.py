@@ -142,8 +142,12 @@ def test_the_serving_figures_numbers_rows_lead_to_the_values_they_were_read_from
             want = np.percentile(values, int(found[1])) if found[1] else max(values)
             # One decimal, or as many more as the ratio beside the figure needs (format.pair), as a
             # reader rounds the number: halves away from zero.
+            # From ten seconds (and beside such a figure), in seconds: `12.3 s`.
+            scale = 1
+            if text.endswith(" s"):
+                text, scale = text[:-2], 1000
             places = len(text.split(".")[1]) if "." in text else 0
-            assert places >= 1 and Decimal(text.replace(",", "")) == half_up(Decimal(repr(float(want))), places), source
+            assert places >= 1 and Decimal(text.replace(",", "")) == half_up(Decimal(repr(float(want))) / scale, places), source
             checked += 1
         elif source.startswith("$.serving.") and ".itl_gaps." in source:
             place = source.split(" ")[0].rstrip(";")

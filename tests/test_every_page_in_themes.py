@@ -422,3 +422,27 @@ def test_default_theme_reaches_every_report_page_on_screen(sites, browser):
         page.wait_for_url(base + "reports/vllm-tp8-against-tp4pp2-ib/load.html")
     finally:
         context.close()
+
+
+def test_the_serving_tables_fit_material_s_column(sites, browser):
+    """Issue 56, item 9: in Material's narrower column (688 px at 1280) the serving pages' tables fit
+    with every fold open: the Latency page's Verdict column was cut ("slow", "not r"), and the SGLang
+    sweep's load points headed their rows in four lines."""
+    base, _ = sites["material"]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        for rid in ("vllm-tp8-against-tp4pp2-ib", "vllm-tp4pp2-ib-aa", "sglang-llama-3.3-70b-sweep"):
+            for name in ("latency.html", "load.html"):
+                page.goto(url_of(base, f"reports/{rid}/{name}"))
+                page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+                over = page.evaluate("""[...document.querySelectorAll('article table')].filter(t => t.offsetParent !== null
+                    && t.scrollWidth > t.parentElement.clientWidth + 1).map(t => (t.closest('figure') || t).id + ' ' + t.scrollWidth)""")
+                assert over == [], (rid, name, over)
+        page.goto(url_of(base, "reports/sglang-llama-3.3-70b-sweep/latency.html"))
+        lines = page.evaluate("""[...document.querySelectorAll('#every-load-point-table tbody th')].map(th => {
+            const r = document.createRange(); r.selectNodeContents(th);
+            return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })""")
+        assert lines and max(lines) <= 2, lines
+    finally:
+        context.close()

@@ -26,7 +26,7 @@ SGLANG = REAL2 / "sglang-bench/datacrunch"
 LMEVAL = REAL2 / "lm-eval/bias_classification-Meta-Llama-3-8B"
 GUIDELLM = ROOT / "tests/fixtures/guidellm"
 REPORTS = ("vllm-tp8-against-tp4pp2-ib", "vllm-tp4pp2-ib-against-no-ib", "vllm-tp4pp2-ib-aa", "sglang-llama-3.3-70b-sweep",
-           "lm-eval-llama-3-8b-0-against-5-shot")
+           "lm-eval-llama-3-8b-0-against-5-shot", "lm-eval-llama-3-8b-shots-study")
 
 
 def need_real2() -> None:

@@ -315,7 +315,7 @@ def test_a_build_counts_as_warm_only_when_the_store_holds_most_of_its_reports(tm
 
 def test_the_previous_sites_listing_reads_back_as_written_and_a_bad_one_as_nothing(tmp_path, monkeypatch):
     """listing.py keeps each file's sha256 and signature in one entry of flat lists: read back, each
-    name has its own digest and its own four numbers, a file written too close to the listing is
+    name has its own digest and its own five numbers, a file written too close to the listing is
     left out (its bytes are compared instead), and an entry of any other shape reads as nothing."""
     import time
 
@@ -326,8 +326,8 @@ def test_the_previous_sites_listing_reads_back_as_written_and_a_bad_one_as_nothi
     now = time.time_ns()
     names = [f"reports/r{i}/page{i}.html" for i in range(50)] + ["index.html"]
     shas = {n: hashlib.sha256(n.encode()).hexdigest() for n in names}
-    stats = {n: (100 + i, now - 10 ** 12 + i, 5000 + i, 42) for i, n in enumerate(names)}
-    stats["index.html"] = (7, now, 1, 42)  # written just now: racy
+    stats = {n: (100 + i, now - 10 ** 12 + i, 5000 + i, 42, now - 10 ** 12 + i) for i, n in enumerate(names)}
+    stats["index.html"] = (7, now, 1, 42, now)  # written just now: racy
     cache.configure(tmp_path / "cache")
     try:
         listing.remember_files(site, {**shas, MANIFEST: "0" * 64}, stats)

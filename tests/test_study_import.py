@@ -239,14 +239,19 @@ def test_a_guidellm_study_and_an_sglang_study_import_and_build(tmp_path):
 
 def test_files_read_by_forked_workers_make_the_same_receipt_and_the_same_refusal(files, tmp_path, monkeypatch):
     from site_gen.importers import study_files
+    from site_gen.receipts import parse
 
     outs = []
-    for limit in (10 ** 9, 2):  # one process; forked workers (on more than one core)
+    # One process; forked workers (on more than one core); forked workers parsing with json alone
+    # (receipts/parse.py's msgspec path turned off): one receipt, byte for byte.
+    for limit, fast in ((10 ** 9, True), (2, True), (2, False)):
         monkeypatch.setattr(study_files, "PARALLEL_FILES", limit)
+        if not fast:
+            monkeypatch.setattr(parse, "_msgspec", lambda raw: parse._UNUSUAL)
         r = study(tmp_path, {"a": files["a"], "b": files["b"], "c": files["c"]}, "--force")
         assert r.returncode == 0, r.stderr
         outs.append((tmp_path / "data/s/SUMMARY.json").read_bytes())
-    assert outs[0] == outs[1]
+    assert outs[0] == outs[1] == outs[2]
     edit(files["b"][1], lambda d: d.update(completed=d["completed"] + 1))
     lines = []
     for limit in (10 ** 9, 2):

@@ -214,7 +214,7 @@ def test_the_summary_json_is_valid_and_holds_the_study(site):
     assert [x["id"] for x in s["setups"]] == ["tp8", "tp4pp2-no-ib", "tp4pp2-ib"] and s["method"] == "benjamini-hochberg"
     assert s["counts"]["comparisons"] == len(s["comparisons"]) == 108 and s["frontier"][0]["levels"]
     text = sitegen_here("summary", "--format", "text", cwd=root).stdout
-    assert "Frontier, sharegpt" in text and "At 14 tokens/s per user" in text
+    assert "Frontier, sharegpt" in text and "At 14+ tokens/s per user" in text
 
 
 def test_compare_two_studies_of_the_same_setups(tmp_path):
@@ -246,3 +246,117 @@ def test_a_large_studys_page_lists_the_pairs_of_its_leader_and_keeps_every_pair_
     assert "those of setup c (the highest output throughput here)" in files["reports/s/study.html"]
     pairs = {(c["a"], c["b"]) for c in csvlib.DictReader(io.StringIO(files["reports/s/csv/study-comparisons.csv"]))}
     assert len(pairs) == 10
+
+
+def test_the_share_card_strip_is_every_comparison_as_a_speed_up_by_its_verdict(site):
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_report
+    from site_gen.render import parts
+    from site_gen.sections import section
+
+    _, files = site
+    a = analyse(load_report(ROOT / "data" / STUDY, ROOT / "data"), band=0.08)
+    strip, caption = parts.hook(section("study"), "card_strip")(a)
+    rows = {"ttft": 0, "tpot": 1, "itl": 1, "e2e": 1, "output_tokens_per_s": 2}
+    want = []
+    for c in csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-comparisons.csv"])):
+        va, vb = float(c["value_a"]), float(c["value_b"])
+        speed_up = va / vb if c["metric"] == "output_tokens_per_s" else vb / va  # right of 1: a is faster
+        want.append((speed_up, c["verdict"], rows[c["metric"]]))
+    assert len(strip) == len(want) == 108
+    got = sorted(strip, key=lambda m: (m[2], m[1], m[0]))
+    want.sort(key=lambda m: (m[2], m[1], m[0]))
+    assert [(v, r) for _, v, r in got] == [(v, r) for _, v, r in want]
+    assert [x for x, _, _ in got] == pytest.approx([x for x, _, _ in want], rel=1e-9)
+    assert caption.startswith("Pairs a/b, a's speed-up: TTFT | TPOT/ITL/E2E | tokens/s")
+    # Three rows: the card's strip and its scale stay above the footer.
+    assert max(r for _, _, r in strip) == 2
+
+
+def test_a_promise_of_n_tokens_per_user_is_read_as_n_or_more(site):
+    """tp8 gives every user 27 tokens/s or more at each of its loads: at a promise of 14 to 22 tokens/s
+    per user it serves the most per GPU (its heaviest load), where a reading at exactly N (which tp8's
+    curve never crosses) named a tp4×pp2 setup best. Each reading's interval is its load's own."""
+    from scipy.stats import norm
+
+    from site_gen.analysis.report import analyse
+    from site_gen.receipts.load import load_report
+
+    f = analyse(load_report(ROOT / "data" / STUDY, ROOT / "data"), band=0.08).of("study").frontiers[0]
+    pts = f.points.to_dict("records")
+    levels = f.levels.to_dict("records")
+    assert levels
+    for lv in levels:
+        served = {}
+        for sid in ("tp8", "tp4pp2-no-ib", "tp4pp2-ib"):
+            mine = sorted((p for p in pts if p["setup"] == sid), key=lambda p: p["x"])
+            beyond = [p["y"] for p in mine if p["x"] >= lv["level"]]
+            x, y = [p["x"] for p in mine], [p["y"] for p in mine]
+            crossing = [float(np.interp(lv["level"], x, y))] if x[0] <= lv["level"] <= x[-1] else []
+            if beyond or crossing:
+                served[sid] = max(beyond + crossing)
+        assert lv["best"] == max(served, key=served.get) == "tp8"
+        assert lv["best_y"] == pytest.approx(served["tp8"])
+        heaviest = next(p for p in pts if p["setup"] == "tp8" and p["load"] == "rate-inf")
+        z = norm.ppf(0.975)
+        assert (lv["best_low"], lv["best_high"]) == pytest.approx(
+            (heaviest["y"] * math.exp(-z * heaviest["se_y"]), heaviest["y"] * math.exp(z * heaviest["se_y"])), rel=1e-9)
+        assert lv["best_low"] < lv["best_y"] < lv["best_high"]
+
+
+def test_the_headline_names_who_is_first_alone_and_counts_without_a_direction(site):
+    _, files = site
+    ranks = list(csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-ranks.csv"])))
+    cells = {(r["load"], r["metric"], r["percentile"]) for r in ranks}
+    first: dict[str, int] = {}
+    for r in ranks:
+        if r["rank"] == "1" and r["tied"] == "False":
+            first[r["setup"]] = first.get(r["setup"], 0) + 1
+    names = {v: k for k, v in SETUP_IDS.items()}
+    want = "; ".join(f"{names[s]} in {n} of {len(cells)} figures × loads" for s, n in sorted(first.items(), key=lambda t: -t[1]))
+    headline = htmlutil.text(_doc(files[f"reports/{STUDY}/study.html"]))
+    assert f"Ranked first alone (ahead of every other setup by a verdict): {want}." in headline
+    comparisons = list(csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-comparisons.csv"])))
+    resolved = sum(c["verdict"] in ("faster", "slower") for c in comparisons)
+    assert f"{resolved} resolved (one setup faster)" in headline
+    assert " faster · " not in headline  # no count of "faster" whose direction the reader cannot tell
+
+
+def test_a_percentile_of_too_few_requests_says_no_interval(site):
+    _, files = site
+    doc = receipt()
+    rep = runs_of(doc, "tp8", "rate-1")[0]
+    n = sum(v is not None for v in rep["requests"]["tpot_ms"])
+    assert n < 200  # a p99 needs 2 requests beyond it: 200 or more
+    page = files[f"reports/{STUDY}/study.html"]
+    table = page[page.index('id="at-sharegpt-1-req-s-table"'):]
+    row = table[table.index("tp8, one node"):table.index("</tr>", table.index("tp8, one node"))]
+    cells = row.split('data-label="')[1:]
+    tpot99 = next(c for c in cells if c.startswith("TPOT p99"))
+    assert "no interval" in tpot99 and f"{n:,} measured" in tpot99
+
+
+def test_the_frontier_caption_puts_the_lightest_load_where_the_data_does(site):
+    doc = receipt()
+    for sid in SETUP_IDS.values():  # 1000 / median TPOT: a request sees more tokens per second at the lightest load
+        light = np.median([figure(r, "tpot", 50) for r in runs_of(doc, sid, "rate-1")])
+        heavy = np.median([figure(r, "tpot", 50) for r in runs_of(doc, sid, "rate-inf")])
+        assert 1000 / light > 1000 / heavy
+    _, files = site
+    page = htmlutil.text(_doc(files[f"reports/{STUDY}/frontier.html"]))
+    assert "from its lightest load (at the right end) to its heaviest" in page and "left end" not in page
+
+
+def test_allowances_too_wide_to_resolve_a_one_run_setup_are_named(site):
+    _, files = site
+    rows = list(csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-allowances.csv"])))
+    wide = [r for r in rows if r["measured"] == "True" and float(r["allowance"]) > 3 * 0.08
+            and (r["metric"] == "output_tokens_per_s" or r["percentile"] in ("50", "99"))]
+    assert wide and all(r["load_class"] == "saturated" and r["df"] == "1" for r in wide)  # one repeated load point there
+    page = files[f"reports/{STUDY}/study.html"]
+    note = page[page.index('id="wide-allowances"'):]
+    note = note[:note.index("</p>")]
+    names = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2e": "E2E"}
+    for r in wide:
+        assert f"{names[r['metric']]} p{r['percentile']}, saturated:" in note
+    assert note.count("degree of freedom;") + note.count("degree of freedom)") == len(wide)

@@ -267,21 +267,34 @@ def test_the_frontier_points_levels_and_areas_are_recomputed(drawn):
             grid = np.unique(np.concatenate([[lo, hi], x[(x > lo) & (x < hi)]]))
             assert r["area"] == pytest.approx(np.trapezoid(np.interp(grid, x, y), grid), rel=1e-9)
         assert r["own_area"] == pytest.approx(np.trapezoid(y, x), rel=1e-9)
+    # Levels: round values from the lowest interactivity measured to the second highest of the curves'
+    # highest (where two setups or more reach the level or more).
+    lows, highs = [c[0]["x"] for c in curves.values()], sorted(c[-1]["x"] for c in curves.values())
+    assert f.levels["level"].tolist() and all(min(lows) <= v <= highs[-2] for v in f.levels["level"])
     for lv in f.levels.to_dict("records"):
         reads = {}
         for sid, c in curves.items():
+            # What the setup serves while giving every user the level or more: its curve read at the
+            # level (linear between the two loads around it), or any load of its own beyond it.
             x = np.array([p["x"] for p in c])
+            y = np.array([p["y"] for p in c])
+            found = []
             if x[0] <= lv["level"] <= x[-1]:
-                y = np.array([p["y"] for p in c])
                 j = min(int(np.searchsorted(x, lv["level"])), len(x) - 1)
                 i = max(j - 1, 0)
                 w = 0.0 if x[j] == x[i] else (lv["level"] - x[i]) / (x[j] - x[i])
-                value = (1 - w) * y[i] + w * y[j]
                 parts = [(((1 - w) * y[i] * c[i]["se_y"]) ** 2, c[i]["df_y"]), ((w * y[j] * c[j]["se_y"]) ** 2, c[j]["df_y"])]
-                parts = [(v, f) for v, f in parts if v > 0]
-                var = sum(v for v, _ in parts)
-                finite = [v * v / f for v, f in parts if math.isfinite(f)]
-                reads[sid] = (value, math.sqrt(var) / value, var * var / sum(finite) if finite else math.inf)
+                found.append(((1 - w) * y[i] + w * y[j], parts))
+            for k in np.flatnonzero(x >= lv["level"]):
+                found.append((y[k], [((y[k] * c[k]["se_y"]) ** 2, c[k]["df_y"])]))
+            if not found:
+                continue
+            value, parts = max(found, key=lambda t: t[0])
+            parts = [(v, f) for v, f in parts if v > 0]
+            var = sum(v for v, _ in parts)
+            finite = [v * v / f for v, f in parts if math.isfinite(f)]
+            reads[sid] = (value, math.sqrt(var) / value, var * var / sum(finite) if finite else math.inf)
+        assert sorted(lv["reached"]) == sorted(reads)
         best, runner = sorted(reads, key=lambda k: -reads[k][0])[:2]
         assert (lv["best"], lv["runner_up"]) == (best, runner)
         assert lv["best_y"] == pytest.approx(reads[best][0]) and lv["ratio"] == pytest.approx(reads[best][0] / reads[runner][0])

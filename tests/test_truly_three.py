@@ -325,10 +325,10 @@ def test_the_serving_summary_says_where_each_sweep_saturates(tmp_path):
         found = next((i for i in range(1, 4) if medians[i] > 2 * medians[0]), None)
         want[role] = None if found is None else loads[sr.RATES[found]]
     assert want == {"baseline": None, "candidate": "16 req/s"}  # the receipt is what the test means it to be
-    text = "; ".join(f"{names[r]} from {want[r]}" if want[r] else f"{names[r]}: not within the loads tested"
+    text = "; ".join(f"{names[r]}: requests queue from {want[r]}" if want[r] else f"{names[r]}: requests do not queue within the loads tested"
                      for r in ("baseline", "candidate"))
     site = truly.build(tmp_path, {"r": doc})
-    assert f"Saturation: {text}." in truly.visible(site / "reports" / "r" / "load.html")
+    assert f"{text} (median time to first token over 2× the lightest load's)." in truly.visible(site / "reports" / "r" / "load.html")
     s = truly.summary(tmp_path)["reports"][0]["serving"]["saturation"]
     assert s["sweeps"] == [{"workload": "synthetic", "axis": "rate", "text": text,
                             "baseline": {"load": None, "x": None}, "candidate": {"load": "16 req/s", "x": 16}}]

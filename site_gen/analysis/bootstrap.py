@@ -1,9 +1,11 @@
 """Intervals of percentiles and of their ratios: the seeded bootstrap over requests (paired or
 not), Student's t over repeated runs, and Wilson's interval of a share.
 
-Every resample is drawn at once: one matrix of request indices (resamples x requests) from
+Every resample is drawn from one matrix of request indices (resamples x requests) from
 `numpy.random.default_rng(seed)`, the values gathered and sorted row by row, each row's
-percentiles read as numpy's linear percentile reads them. Drawn so, a reader can replay any
+percentiles read as numpy's linear percentile reads them. The matrix is drawn and read a block of
+rows at a time (`resampled_each`, CHUNK_ENTRIES): the generator gives the same indices however its
+draws are split, so memory stays bounded and the figures are the whole matrix's. A reader can replay any
 interval with numpy alone: for a load point, `idx = default_rng(seed).integers(0, n, (resamples,
 n))` (paired: one matrix for both sides; unpaired: the baseline's matrix, then the candidate's,
 from the same generator), `np.nanpercentile(x[idx], q, axis=1)`, and the 2.5th and 97.5th
@@ -58,6 +60,11 @@ def enough(values: np.ndarray, q: float) -> bool:
     return n >= MIN_VALUES and n * (1 - q / 100) >= MIN_TAIL
 
 
+def needed(q: float) -> int:
+    """The fewest measured values whose percentile q can carry an interval (`enough`): a p99 needs 200."""
+    return max(MIN_VALUES, math.ceil(round(MIN_TAIL / (1 - q / 100), 9)))
+
+
 def draws(sizes: tuple[int, ...], paired: bool, b: Bootstrap = Bootstrap()) -> list[np.ndarray]:
     """The resample matrices of request indices, one per side (paired: the same matrix for both);
     read-only, as the last draw is kept for the next caller."""
@@ -82,6 +89,45 @@ def _drawn(sizes: tuple[int, ...], paired: bool, resamples: int, seed: int) -> t
     return tuple(out)
 
 
+# The resample matrix is drawn this many indices at a time (whole rows: 16 MB of int64, 8 MB of ranks),
+# each block's percentiles read before the next is drawn, so memory stays bounded whatever the number
+# of requests (200,000 requests x 2,000 resamples drawn at once was 3.2 GB, then 1.6 GB of ranks).
+# The generator's draws do not depend on how they are split into calls, so the figures are those of
+# the whole matrix drawn at once (the replay of the module's docstring).
+CHUNK_ENTRIES = 1 << 21
+
+
+def _chunks_of(rng: np.random.Generator, n: int, resamples: int):
+    """(first row, the next rows of the resample matrix of n requests), CHUNK_ENTRIES indices at most
+    at a time (one row at least)."""
+    rows = max(1, CHUNK_ENTRIES // max(n, 1))
+    for r0 in range(0, resamples, rows):
+        yield r0, rng.integers(0, n, size=(min(rows, resamples - r0), n))
+
+
+def resampled_each(columns: dict[str, np.ndarray], qs: tuple[float, ...], b: Bootstrap = Bootstrap(),
+                   after: tuple[int, ...] = ()) -> dict[str, np.ndarray]:
+    """`resampled` of each column (one side's metrics, as many values each) over one resample matrix
+    drawn from `default_rng(seed)`, after the matrices of `after` sizes (an unpaired comparison's
+    candidate: its matrix is the generator's second), in bounded memory (CHUNK_ENTRIES)."""
+    sizes = {x.size for x in columns.values()}
+    if len(sizes) > 1:
+        raise ValueError(f"one side's columns hold as many values, got {sorted(sizes)}")
+    n = sizes.pop() if sizes else 0
+    out = {name: np.full((b.resamples, len(qs)), np.nan) for name in columns}
+    if not columns or n == 0:
+        return out
+    rng = np.random.default_rng(b.seed)
+    for m in after:  # drawn, and dropped block by block
+        for _ in _chunks_of(rng, m, b.resamples):
+            pass
+    prepared = {name: _prepare(x) for name, x in columns.items()}
+    for r0, idx in _chunks_of(rng, n, b.resamples):
+        for name, prep in prepared.items():
+            out[name][r0:r0 + idx.shape[0]] = _resampled_rows(prep, idx, qs)
+    return out
+
+
 def _lerp(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
     # numpy's own interpolation (numpy.lib._function_base_impl._lerp), so a figure equals np.percentile's.
     diff = b - a
@@ -99,12 +145,23 @@ def resampled(values: np.ndarray, idx: np.ndarray, qs: tuple[float, ...]) -> np.
     needs no special order). Not 16-bit: numpy sorts those with vector code only where the CPU has
     AVX-512 (VBMI2); on an AVX2-only host a 16-bit sort took 83 ms where 32-bit took 16 ms, on a
     2,000 x 1,000 matrix."""
+    return _resampled_rows(_prepare(values), idx, qs)
+
+
+def _prepare(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """(the values sorted, each value's rank, how many are measured, how many in all): what every block
+    of resamples reads."""
     n = values.size
     order = np.argsort(values, kind="stable")  # NaN last
     ordered = values[order]
     measured = n - int(np.count_nonzero(np.isnan(values)))
     ranks = np.empty(n, np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     ranks[order] = np.arange(n, dtype=ranks.dtype)
+    return ordered, ranks, measured, n
+
+
+def _resampled_rows(prep: tuple[np.ndarray, np.ndarray, int, int], idx: np.ndarray, qs: tuple[float, ...]) -> np.ndarray:
+    ordered, ranks, measured, n = prep
     rows = ranks[idx]
     rows.sort(axis=1)
     counts = np.full(idx.shape[0], n) if measured == n else np.count_nonzero(rows < measured, axis=1)

@@ -6,6 +6,8 @@ A curve is one setup's points in load order (lightest first). Its value at x is 
 between consecutive loads whose ends straddle x (linear in x and y), and the highest such value is
 taken: where a curve turns back on itself (noise at neighbouring loads), the best throughput the
 setup reached at that interactivity. Outside the curve's x range it has no value (never extrapolated).
+`read_at_least` reads it as a promise of x or more: at x where the curve crosses x, or at a load that
+gives more than x, whichever serves more (a curve wholly beyond x is read at its best load).
 """
 from __future__ import annotations
 
@@ -52,6 +54,42 @@ def read_at(xs: list[float], ys: list[float], x: float) -> Reading | None:
     if best is None and len(xs) == 1 and xs[0] == x and ys[0] == ys[0]:
         best = Reading(ys[0], 0, 0, 0.0)
     return best
+
+
+
+def read_at_least(xs: list[float], ys: list[float], x: float) -> Reading | None:
+    """The curve's best value at interactivity x or more: its reading at x where it crosses x
+    (`read_at`), or a load it measured beyond x, whichever is higher (None when every load lies
+    below x). What a serving engineer promising every user at least x gets from the setup: a setup
+    whose lightest-to-heaviest loads all give more than x is read at its best such load, not left out."""
+    best = read_at(xs, ys, x)
+    for k, (xk, yk) in enumerate(zip(xs, ys)):
+        if xk == xk and yk == yk and xk >= x and (best is None or yk > best.value):
+            best = Reading(yk, k, k, 0.0)
+    return best
+
+
+def levels_at_least(ranges: list[tuple[float, float]], most: int = 5) -> list[float]:
+    """Round interactivity levels at which two curves or more reach x or more (`read_at_least`):
+    from the lowest interactivity any curve measured up to the second highest of the curves' highest,
+    at a round step (1, 2, 2.5 or 5 times a power of ten), at most `most` of them."""
+    known = [(a, b) for a, b in ranges if a == a and b == b]
+    if len(known) < 2:
+        return []
+    lo, hi = min(a for a, _ in known), sorted(b for _, b in known)[-2]
+    if hi < lo:
+        return []
+    if hi == lo:
+        return [lo]
+    span = hi - lo
+    for step in (m * 10.0 ** k for k in range(math.floor(math.log10(span)) - 2, math.ceil(math.log10(span)) + 1)
+                 for m in (1, 2, 2.5, 5)):
+        first = math.ceil(lo / step) * step
+        found = [round(first + i * step, 10) for i in range(int((hi - first) / step + 1e-9) + 1)]
+        found = [v for v in found if lo <= v <= hi]
+        if len(found) <= most:
+            return found
+    return []
 
 
 def x_range(xs: list[float]) -> tuple[float, float]:

@@ -22,7 +22,7 @@ from site_gen.build.results import BuildResult
 from site_gen.build.site import site_pages, write
 from site_gen.build.store import Store
 from site_gen.build.workers import Pending, prefill, weight, weights, workers_for
-from site_gen.build.write import Staging, check_site_dir
+from site_gen.build.write import Staging, check_site_dir, site_inputs
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
@@ -165,8 +165,7 @@ def build(config: Config, *, progress: Progress | None = None, clean: bool = Fal
     """Builds the site into site_dir (see `Staging`); `clean` deletes files there that no build wrote.
     `accept(warnings)`, called before anything is put in place, may refuse the build (a front end's
     `--strict`): the previous site is then left as it was."""
-    check_site_dir(config.site_dir, [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir,
-                                     config.config_file, *([config.custom_dir] if config.custom_dir else [])])
+    check_site_dir(config.site_dir, site_inputs(config))
     with Staging(config.site_dir, clean=clean, remember=persist is not None and persist.on) as out:
         result = Builder(config, progress=progress, persist=persist).build(out=out)
         if accept is not None:

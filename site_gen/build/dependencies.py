@@ -11,7 +11,6 @@ process, so a persistent cache can be keyed on it.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 from functools import lru_cache
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import jinja2
 
+from site_gen.core.files import MAX_CUSTOM_FILE_BYTES, hash_limited
 from site_gen.core.records import Dependencies, content_hash  # noqa: F401 (the records, kept low for the views)
 
 
@@ -135,8 +135,8 @@ class Templates:
                     source, file, _ = self.env.loader.get_source(self.env, name)
                 except NotText as exc:
                     # Not a template (an image beside the templates): its bytes, never decoded, stand for it.
-                    with open(exc.filename, "rb") as f:
-                        source, file = hashlib.sha256(f.read()).hexdigest(), exc.filename
+                    digest = hash_limited(exc.filename, MAX_CUSTOM_FILE_BYTES, "template", "a template is read whole")
+                    source, file = digest.hex(), exc.filename
                 except jinja2.TemplateError:
                     source, file = "", ""
                 self._hashes[name] = (content_hash(source), os.path.realpath(file) if file else "")

@@ -33,6 +33,8 @@ from site_gen.build import cache
 from site_gen.build.scan import entries
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic, from_data
+from site_gen.core.errors import SitegenError
+from site_gen.core.files import hash_limited
 
 if TYPE_CHECKING:
     from site_gen.build.environment import ReportRecord
@@ -84,6 +86,7 @@ _DIGESTS = "digests"
 # A file changed this close before a listing of it was made could change again within the same
 # tick of the clock, unseen by its status (git's "racy" entries): such a file is read, not trusted.
 RACY_NS = 2_000_000_000
+_MAX_HASHED = 1 << 30
 
 
 def _digest(path: str, st: os.stat_result) -> bytes:
@@ -91,8 +94,10 @@ def _digest(path: str, st: os.stat_result) -> bytes:
     kept = _digests.get(path)
     if kept is not None and kept[0] == sig:
         return kept[1]
-    with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read()).digest()
+    try:  # a megabyte at a time, never a blocking read (a file of /proc), never past a gigabyte
+        digest = hash_limited(path, _MAX_HASHED, "file", "too large to key the build cache by")
+    except SitegenError:
+        raise Unsuitable(path) from None
     _digests[path] = (sig, digest)
     return digest
 

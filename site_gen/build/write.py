@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from site_gen.build import aside, spare
-from site_gen.build.listing import previous_files, remember_files, signature
+from site_gen.build.listing import previous_files, remember_files, same_bytes, signature
 from site_gen.build.aside import (PREFIX, STALE_SECONDS, exchange, lock_folder, remove_stale, remove_tree,  # noqa: F401
                                   defer_removal, remove_aside)
 from site_gen.build.manifest import (FILE_MODE, MANIFEST, site_files, manifest_names, manifest_bytes, open_folder,  # noqa: F401
@@ -23,6 +23,13 @@ VCS = (".git", ".hg", ".svn")
 # A swap that fails with these cannot work for this folder (a mount point, a parent that is not
 # writable, a sticky folder): the site is then replaced in place, file by file.
 _CANNOT_SWAP = (errno.EXDEV, errno.EBUSY, errno.EACCES, errno.EPERM)
+
+
+def site_inputs(config) -> list[Path]:
+    """What a site is made from, which its site_dir may neither be, hold, nor lie inside: the config
+    (and its folder's mkdocs.yml), the data, docs and custom_dir folders."""
+    return [config.config_file.parent / "mkdocs.yml", config.data_dir, config.docs_dir, config.config_file,
+            *([config.custom_dir] if config.custom_dir else [])]
 
 
 def check_site_dir(site_dir: Path, inputs: list[Path]) -> None:
@@ -96,7 +103,7 @@ def _link_same(old: Path, target: Path, data: bytes) -> os.stat_result | None:
             if f.read(len(data) + 1) != data:
                 return None
         os.link(old, target, follow_symlinks=False)
-        return st
+        return os.lstat(target)  # as it now stands: the link changed its change time
     except OSError:  # gone, unreadable, another file system, no hard links: write it
         return None
 
@@ -178,14 +185,18 @@ class Staging:
                 st = os.lstat(site + name)
             except OSError:
                 return False
-            if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != FILE_MODE or signature(st) != kept[1]:
+            if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != FILE_MODE:
+                return False
+            sig = signature(st)
+            # Only its change time moved (a hard link to it made or removed): trusted by its bytes.
+            if sig != kept[1] and (sig[:4] != kept[1][:4] or not same_bytes(site + name, sha)):
                 return False
         made, base = [], os.fspath(self.path)
         try:
             for name in hashes:
                 spare.folder_ready(base, name.rpartition("/")[0], self._folders, self.reused)
                 # In a spare tree, a file that is already the site's own (the same inode) stays.
-                if self.reused and spare.clear_for(staged + name, self.previous[name][1][2:]):
+                if self.reused and spare.clear_for(staged + name, self.previous[name][1][2:4]):
                     continue
                 os.link(site + name, staged + name, follow_symlinks=False)
                 made.append(staged + name)
@@ -194,7 +205,10 @@ class Staging:
                 os.unlink(target)
             return False
         self.hashes.update(hashes)
-        self.stats.update((name, self.previous[name][1]) for name in hashes)
+        try:  # as they now stand: a link made changes the file's change time
+            self.stats.update((name, signature(os.lstat(staged + name))) for name in hashes)
+        except OSError:
+            pass  # not remembered: the next build reads it
         return True
 
     def _listing(self, names: list[str]) -> dict[str, str] | None:

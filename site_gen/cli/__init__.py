@@ -1,4 +1,11 @@
-"""`sitegen` command line: a thin front end over the pipeline; subcommands live beside it (`cli/<command>.py`)."""
+"""`sitegen` command line: a thin front end over the pipeline; subcommands live beside it (`cli/<command>.py`).
+
+Exit status, every command alike (EXIT_STATUS, shown by `sitegen --help`): 0 done; 1 refused: a bad
+command line (an unknown option, a value not among its choices), a bad config, a bad receipt, source
+or page, or `compare` finding what --fail-on names; 2 an internal error, a bug in sitegen (a
+traceback with --traceback); 120 the output could not be written; 130 interrupted (Ctrl-C); 143
+stopped (SIGTERM). A command line is input like any other: refused with exit 1 and one `Error:` line.
+"""
 from __future__ import annotations
 
 import argparse
@@ -14,15 +21,35 @@ from site_gen import api
 from site_gen.cli.util import error, warn
 
 COMMANDS = ["build", "serve", "check", "summary", "compare", "history", "new", "import", "gh-deploy"]
+USAGE_ERROR = 1  # a bad command line is bad input: exit 1, as any refused input
+INTERNAL_ERROR = 2
+EXIT_STATUS = """exit status (every command):
+  0    done
+  1    refused: a bad command line, config, receipt, source or page (one Error: line says
+       which and where), or `compare` found what --fail-on names
+  2    an internal error: a bug in sitegen (--traceback shows where)
+  120  the output could not be written; 130 interrupted (Ctrl-C); 143 stopped (SIGTERM)"""
 
 
 _MODULES = {"import": "import_"}  # `import` is a Python keyword
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, a bad command line ending with exit 1 (argparse's own is 2, the code of an
+    internal error here) and one `Error:` line after the usage, as any refused input; every
+    command's parser is one (argparse makes subparsers of the parser's class)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        error(f"{self.prog}: {message} (see {self.prog} --help)")
+        self.exit(USAGE_ERROR)
+
+
 def parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser. Given the arguments, only the named command's module is imported
     (the others' help is never shown then): a warm `sitegen build` needs no pandas."""
-    p = argparse.ArgumentParser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.")
+    p = Parser(prog="sitegen", description="Static report sites for LLM inference-engine benchmarks.", epilog=EXIT_STATUS,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"sitegen {api.__version__}")
     p.add_argument("--traceback", action="store_true", help="show a Python traceback on errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -92,12 +119,16 @@ def main(argv: list[str] | None = None) -> int:
     if own_process:
         gc.disable()  # while the command's modules are imported; `collector` decides what follows
     p = parser(sys.argv[1:]) if argv is None else parser()  # a caller in this process may want every command
-    args = p.parse_args(argv)
+    args, extra = p.parse_known_args(argv)
+    if extra:  # said by the command's own parser: `sitegen build: unrecognized arguments: --nope`
+        commands = next((a.choices for a in p._actions if isinstance(a, argparse._SubParsersAction)), {})
+        commands.get(getattr(args, "command", None) or "", p).error(f"unrecognized arguments: {' '.join(extra)}")
     if own_process:
         collector(args)
     if not getattr(args, "run", None):
-        p.print_help()
-        return 2
+        p.print_help(sys.stderr)
+        error("name a command (sitegen COMMAND --help for its options)")
+        return USAGE_ERROR
     show_traceback = getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK"))
     # A stop asked for by the system (a CI job cancelled, `kill`) unwinds like Ctrl-C: a build's
     # staging folder is removed and its workers stopped, instead of being left behind.
@@ -129,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         if show_traceback:
             traceback.print_exc()
         error(f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)")
-        return 2
+        return INTERNAL_ERROR
     finally:
         for note in api.cache_notes():  # the build cache's own trouble (not yours, not usable): said once
             warn(note)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from site_gen import api
-from site_gen.cli.util import say
+from site_gen.cli.util import say, warn
 
 HELP = "Turn the files a benchmark harness wrote into a SUMMARY.json receipt."
 EPILOG = """examples:
@@ -23,6 +23,8 @@ EPILOG = """examples:
   sitegen import genai-perf --candidate artifacts/my-run/ -o data/genai-perf
   sitegen import lm-eval --baseline A/results_X.json --candidate B/results_Y.json -o data/eval
   sitegen import lm-eval --candidate results_X.json -o data/eval-one
+  sitegen import lm-eval --setup llama A/results_X.json --setup llama B/results_Y.json --setup qwen C/results_Z.json \
+      [--baseline llama] -o data/eval-study
   sitegen import vllm-bench --candidate tonight/*.json --series vllm-nightly --commit $SHA -o data/nightly-$DATE
 
 Runs the source's rules call not comparable are refused; --allow NAME lets them through, and the
@@ -56,8 +58,9 @@ def add_parser(sub) -> None:
                         "engine_version, hardware, parallelism, dataset, command, date)")
     p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
     p.add_argument("--setup", action="append", nargs="+", default=[], metavar="NAME FILE",
-                   help="vllm-bench, guidellm: a study of two setups or more; NAME FILE… (or NAME=FILE) adds files to the setup "
-                        "NAME (repeat a NAME for its next run); files are grouped into load points by their contents; "
+                   help="vllm-bench, guidellm, lm-eval: a study of two setups or more; NAME FILE… (or NAME=FILE) adds files to the "
+                        "setup NAME (repeat a NAME for its next run); serving files are grouped into load points by their "
+                        "contents, an lm-eval results file is one run; "
                         "--baseline NAME then names the setup the others are compared against")
     p.add_argument("--setup-label", action="append", default=[], metavar="NAME=TEXT",
                    help="a study: the setup's name on the pages (default NAME)")
@@ -83,6 +86,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     done = api.import_receipt(api.import_options(args.format, vars(args)))
+    for warning in done.warnings:  # what it read and would not credit, or left unread, and what to do
+        warn(warning)
     say(args, f"Wrote {done.receipt}")
     for note in done.notes:  # files a folder held that the format does not read, and why
         say(args, note)

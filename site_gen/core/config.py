@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from site_gen.core.errors import SitegenError, suggest
+from site_gen.core.files import check_custom_dir
 from site_gen.core.nav import NavEntry, nav_entries
 from site_gen.core.values import described, check_key, check_number, check_text, check_keys, check_url
 from site_gen.core.yaml_safe import load_yaml as _load_yaml
@@ -214,6 +215,10 @@ def _plugin_entries(raw: Any, file: Path) -> list[tuple[str, Any, str]]:
     return entries
 
 
+def _custom_dir_key(raw: Any, file: Path) -> str:
+    return next((f"{where}.custom_dir" for name, _, where in _plugin_entries(raw, file) if name == "sitegen"), "custom_dir")
+
+
 def _sitegen_options(raw: Any, file: Path) -> dict[str, Any]:
     for name, opts, where in _plugin_entries(raw, file):
         if name == "sitegen":
@@ -295,6 +300,8 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
     _theme(raw.get("theme"), file)
     options = _sitegen_options(raw.get("plugins"), file)
     root = file.resolve().parent
+    if options["custom_dir"]:
+        check_custom_dir(root / options["custom_dir"], file, _custom_dir_key(raw.get("plugins"), file))
     return Config(
         config_file=file.resolve(),
         site_name=site_name,

@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +147,7 @@ def _aiperf_stated(src: Any, metrics: dict, base: str, rec: Any) -> tuple[list[d
         ends = [r["end"] for r in rec["ok"]]
         duration = (max(ends) - min(starts)) / 1e9 if max(ends) > min(starts) else None
     for tag, entry in metrics.items():
-        unit = entry.get("unit")
+        unit = entry.get("unit") if isinstance(entry.get("unit"), str) else None  # a unit is a name, or none
         for stat, value in entry.items():
             if stat not in pe.STATS or value is None:
                 continue
@@ -270,7 +269,7 @@ def _genai_repeat(run: Run, src: Any, cfg: dict, metrics: dict, base: str, other
     if pa is not None:
         run.rows_src = other
         return ({"duration_s": pa["duration"], "completed": pa["kept"], "failed": pa["requests"] - pa["kept"],
-                 "stated": stated}, datetime.fromtimestamp(pa["start"] / 1e9, UTC).date().isoformat())
+                 "stated": stated}, sc.day_of(pa["start"] / 1e9, other.path, f"$.experiments[{pa['pick']}].requests"))
     thr: Any = (metrics.get("request_throughput") or {}).get("avg")
     count: Any = (metrics.get("request_count") or {}).get("avg") or pe.find(cfg, "request_count")
     if not (sc.is_number(thr) and thr > 0 and sc.is_number(count) and count > 0):

@@ -20,12 +20,14 @@ import numpy as np
 
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
+from site_gen.core.files import check_inside
 from site_gen.core.paths import resolve_path
+from site_gen.importers import reading
 from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
-from site_gen.receipts.parse import read_limited, first_problem, parse_text
+from site_gen.receipts.parse import first_problem, parse_text
 from site_gen.importers.options import ImportOptions
 
-MAX_SOURCE_BYTES = 256 << 20
+MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
 # What an id of a source (a run, a comparison, a part of a config name) may be: a name, never a path.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
@@ -64,21 +66,15 @@ def check_name(value: Any, what: str, file, where: str | None) -> str:
 
 def inside(path: Path, root: Path) -> Path:
     """`path` with every link followed, refused unless it lies inside `root` (its links followed too):
-    an importer reads only what it was given."""
-    real, top = resolve_path(path), resolve_path(root)
-    if real != top and top not in real.parents:
-        raise SitegenError(f"leads out of the source folder {root} (to {real}); an importer reads only inside "
-                           "what it was given", path)
-    return real
+    an importer reads only what it was given (reading.py)."""
+    return check_inside(path, root, "the source folder", "an importer reads only inside what it was given")
 
 
 def read_source(path: Path, root: Path) -> Source:
     """A source file inside `root`, refused unread when over MAX_SOURCE_BYTES (its size is asked of
-    the file system first: a sparse file of gigabytes is never read into memory)."""
-    if not os.path.lexists(path):
-        raise SitegenError("not found", path)
-    real = inside(path, root)
-    raw = read_limited(real, MAX_SOURCE_BYTES, "source file", "sources are read whole; split the file")
+    the file system first: a sparse file of gigabytes is never read into memory): reading.read_found."""
+    raw = reading.read_found(path, root, MAX_SOURCE_BYTES)
+    real = resolve_path(path)
     name = real.relative_to(resolve_path(root)).as_posix() if real != resolve_path(root) else path.name
     return Source(path, name, hashlib.sha256(raw).hexdigest(), decode_text(raw, path), raw)
 
@@ -260,7 +256,7 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def check_receipt(doc: dict, target: Path, prov: Provenance | None, source: Path) -> str:
+def check_receipt(doc: dict, target: Path, prov: Provenance | None, source: Path, text: str | None = None) -> str:
     """The receipt's text once it passes what `sitegen check --strict` checks of a receipt (its
     characters, schema, meaning and markdown bounds); a refusal is the source's error, named by
     the file and place the refused part was made from."""
@@ -275,7 +271,7 @@ def check_receipt(doc: dict, target: Path, prov: Provenance | None, source: Path
     bad = first_problem(doc)
     if bad:
         raise refused(bad[1], bad[0])
-    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    text = text or json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     try:
         data = parse_text(text, text.encode("utf-8"), target)
         refuse(validate_schema(data, target))  # what an importer writes has no field sitegen would drop
@@ -312,12 +308,12 @@ def check_output(out: Path, data_dir: Path, force: bool) -> Path:
 
 
 def write_receipt(doc: dict, out: Path, *, data_dir: Path, force: bool = False, prov: Provenance | None = None,
-                  source: Path | None = None) -> Path:
+                  source: Path | None = None, text: str | None = None) -> Path:
     """Writes OUT/SUMMARY.json atomically (mode 0644 under the usual umask), once it passes what
     `sitegen check --strict` checks. OUT must be a report folder directly in the data folder; a
     receipt already there is replaced only with `force`."""
     target = check_output(out, data_dir, force)
-    text = check_receipt(doc, target, prov, source or out)
+    text = check_receipt(doc, target, prov, source or out, text)  # `text`: the receipt as its importer laid it out
     out.mkdir(parents=True, exist_ok=True)  # its parent is the data folder, made if it is not there yet
     fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".json", dir=out)
     try:

@@ -31,7 +31,7 @@ def content(text: Any) -> str | None:
         return ""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # a response nested past the parser's depth is no text it can tell
         return None
     if not isinstance(data, dict):
         return None
@@ -72,7 +72,7 @@ def requests(src: Any, data: dict, load: tuple) -> dict[str, Any] | None:
         if not isinstance(r, dict) or not isinstance(r.get("timestamp"), int) or not isinstance(r.get("response_timestamps"), list):
             raise SitegenError("a request needs its timestamp and response_timestamps (ns)", src.path, at)
         stamps, outs = r["response_timestamps"], r.get("response_outputs") or []
-        if len(outs) != len(stamps) or not all(isinstance(t, int) for t in stamps):
+        if not isinstance(outs, list) or len(outs) != len(stamps) or not all(isinstance(t, int) for t in stamps):
             raise SitegenError("response_timestamps and response_outputs differ in length", src.path, at)
         kept = []
         for t, o in zip(stamps, outs):

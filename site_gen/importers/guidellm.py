@@ -31,7 +31,6 @@ from __future__ import annotations
 from site_gen.importers.common import stamp
 
 import math
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -164,8 +163,21 @@ def _all_requests(b: dict, src: sc.Source, where: str) -> list[tuple[str, int, d
         if not isinstance(lst, list):
             raise SitegenError(f"requests.{status} is not a list", src.path, f"{where}.requests.{status}")
         for j, req in enumerate(lst):
+            at = f"{where}.requests.{status}[{j}]"
             if not isinstance(req, dict):
-                raise SitegenError("expected a request object", src.path, f"{where}.requests.{status}[{j}]")
+                raise SitegenError("expected a request object", src.path, at)
+            info = req.get("info")
+            if info is not None and not isinstance(info, dict):
+                raise SitegenError(f"info is {type(info).__name__}, expected an object", src.path, f"{at}.info")
+            timings = (info or {}).get("timings")
+            if timings is not None and not isinstance(timings, dict):
+                raise SitegenError(f"info.timings is {type(timings).__name__}, expected an object", src.path, f"{at}.info.timings")
+            for node, key, place in [(req, k, at) for k in ("request_start_time", "request_end_time")] + \
+                    [(timings or {}, k, f"{at}.info.timings") for k in ("first_token_iteration", "last_token_iteration",
+                                                                         "token_iterations")]:
+                v = node.get(key)
+                if v is not None and not (sc.is_number(v) and math.isfinite(v)):
+                    raise SitegenError(f"{key} is {str(v)[:40]!r}, expected a finite number", src.path, f"{place}.{key}")
             rows.append((status, j, req))
     return rows
 
@@ -277,7 +289,11 @@ def _stated(series: dict, metrics: dict, src: sc.Source, where: str) -> tuple[li
         dist = _get(metrics, [name, "successful"], src, where + ".metrics")
         mine = distribution(values, weights)
         for key in (*STATS, *PERCENTILES):
-            v = dist.get(key) if key in STATS else (dist.get("percentiles") or {}).get(key)
+            percentiles = dist.get("percentiles") or {}
+            if not isinstance(percentiles, dict):
+                raise SitegenError(f"{name}.successful.percentiles is not an object", src.path,
+                                   f"{where}.metrics.{name}.successful.percentiles")
+            v = dist.get(key) if key in STATS else percentiles.get(key)
             path = f"{where}.metrics.{name}.successful." + (key if key in STATS else f"percentiles.{key}")
             if not sc.is_number(v):
                 raise SitegenError(f"{name}.successful.{key} is not a number", src.path, path)
@@ -307,7 +323,7 @@ def _setup(run: Run, report: dict, cfg: dict, src: sc.Source, where: str, start:
     if isinstance(model, str):
         run.env.put("model", model, f"{src.name} {where}.config.backend.model")
     version = (report.get("metadata") or {}).get("guidellm_version")
-    run.run_date = datetime.fromtimestamp(start, timezone.utc).date().isoformat() if start > 0 else None
+    run.run_date = sc.day_of(start, src.path, where + ".start_time")
     run.rec = {"label": None}
     if isinstance(version, str):
         run.repeat["command"] = f"guidellm {version} benchmark (strategy {(cfg.get('strategy') or {}).get('type_')})"

@@ -88,8 +88,14 @@ def _strict_loads(text: str, file: Path, where: str) -> Any:
         if not math.isfinite(value):
             raise SitegenError(f"number {text[:40]} is too large", file, where)
         return value
+
+    def integer(text: str) -> int:
+        # A timestamp in nanoseconds fits in 64 bits; a longer integer is no figure of a harness's.
+        if len(text.lstrip("-")) > 20 or abs(value := int(text)) >= 2 ** 64:
+            raise SitegenError(f"integer {text[:24]}{'…' if len(text) > 24 else ''} is too large: beyond 64 bits", file, where)
+        return value
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number)
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number, parse_int=integer)
     except json.JSONDecodeError as exc:
         raise SitegenError(f"invalid JSON: {exc.msg}", file, f"{where} line {exc.lineno} column {exc.colno}".strip()) from None
     except RecursionError:
@@ -125,7 +131,7 @@ def read_jsonl(src: Any) -> list[tuple[int, dict]]:
         if n == len(lines) and not src.text.endswith("\n"):
             try:
                 json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise SitegenError("truncated row (the file ends inside it)", src.path, f"line {n}") from None
         row = _strict_loads(line, src.path, f"line {n}")
         if not isinstance(row, dict):

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -247,9 +246,7 @@ def read_run(summary_src: Any, summary: dict, responses_src: Any, responses: lis
     model = summary.get("model")
     if isinstance(model, str):
         run.env.put("model", model, f"{summary_src.name} $.model")
-    stamp = summary.get("timestamp")
-    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and stamp > 0:
-        run.run_date = datetime.fromtimestamp(stamp, UTC).date().isoformat()
+    run.run_date = sc.day_of(summary.get("timestamp"), summary_src.path, "$.timestamp")  # refused past the year 9999
     return run
 
 

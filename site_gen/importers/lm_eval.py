@@ -19,9 +19,9 @@ from __future__ import annotations
 from site_gen.importers.common import stamp
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,9 +82,20 @@ def _samples_file(results: Path, task: str) -> Path | None:
         return None
     for ext in (".jsonl", ".json"):
         p = results.parent / f"samples_{task}_{m.group(1)}{ext}"
-        if p.is_file():
+        if os.path.lexists(p):  # read beside the results file only, never through a link out (reading.py)
             return p
     return None
+
+
+def _part(node: dict, key: str, src: sc.Source, where: str) -> dict:
+    """An optional object of the results file: {} when absent or null, else an object or a refusal
+    at its place (a list where the harness writes an object is a wrong file, not an empty part)."""
+    value = node.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(src, f"expected an object, got {type(value).__name__}", f"{where}.{key}" if where else f"$.{key}")
+    return value
 
 
 def _metric_hint(cfg: dict, metric: str) -> str:
@@ -109,7 +120,8 @@ def read_run(path: Path, root: Path) -> Run:
         if not isinstance(data.get(key), dict):
             raise _fail(src, f"unknown key set: no '{key}' object; expected an lm-evaluation-harness results file "
                         "(results, configs, versions, n-shot, n-samples, config)", f"$.{key}" if key in data else "$")
-    groups = {g for g, subs in (data.get("group_subtasks") or {}).items() if isinstance(subs, list) and subs}
+    groups = {g for g, subs in _part(data, "group_subtasks", src, "$").items() if isinstance(subs, list) and subs}
+    parts = {key: _part(data, key, src, "$") for key in ("versions", "n-shot", "higher_is_better", "n-samples", "config")}
     tasks: dict[str, Task] = {}
     for name, entry in data["results"].items():
         if name in groups or not isinstance(entry, dict):
@@ -126,16 +138,16 @@ def read_run(path: Path, root: Path) -> Run:
                                          "stderr": _number_or_na(entry.get(f"{metric}_stderr,{filt}"))}
         if not t.metrics:
             continue
-        version = (data.get("versions") or {}).get(name)
-        t.version = None if version is None else str(version)
-        shots = (data.get("n-shot") or {}).get(name)
-        cfg = data["configs"].get(name) or {}
+        version = parts["versions"].get(name)
+        t.version = None if version is None else str(version)[:100]
+        shots = parts["n-shot"].get(name)
+        cfg = _part(data["configs"], name, src, "$.configs")
         if not isinstance(shots, int) and isinstance(cfg.get("num_fewshot"), int):
             shots = cfg["num_fewshot"]
         t.fewshot = shots if isinstance(shots, int) and not isinstance(shots, bool) else None
-        t.higher = {k: bool(v) for k, v in ((data.get("higher_is_better") or {}).get(name) or {}).items()}
+        t.higher = {k: bool(v) for k, v in _part(parts["higher_is_better"], name, src, "$.higher_is_better").items()}
         t.hints = {m: _metric_hint(cfg, m) for m, _ in t.metrics}
-        ns = (data.get("n-samples") or {}).get(name) or {}
+        ns = _part(parts["n-samples"], name, src, '$["n-samples"]')
         t.n = ns.get("effective") if isinstance(ns.get("effective"), int) else None
         sample_path = _samples_file(path, name)
         if sample_path is not None:
@@ -143,7 +155,7 @@ def read_run(path: Path, root: Path) -> Run:
         tasks[name] = t
     if not tasks:
         raise _fail(src, "no task with metrics in $.results", "$.results")
-    cfg = data.get("config") or {}
+    cfg = parts["config"]
     model = data.get("model_name") if isinstance(data.get("model_name"), str) else None
     args = cfg.get("model_args")
     if model is None and isinstance(args, str):
@@ -151,13 +163,14 @@ def read_run(path: Path, root: Path) -> Run:
         model = m.group(1) if m else None
     elif model is None and isinstance(args, dict):
         model = args.get("pretrained") or args.get("model")
+    model = model if isinstance(model, str) and model.strip() else None
     when = data.get("date")
-    date = datetime.fromtimestamp(when, UTC).date().isoformat() if sc.is_number(when) and when > 0 else None
+    date = sc.day_of(when, src.path, "$.date")
     return Run(src, data, tasks, model, date)
 
 
 def _read_samples(t: Task, path: Path, root: Path) -> None:
-    src = sc.read_source(path, root)
+    src = sc.read_found(path, path.parent, root)
     t.samples = src
     seen: dict[int, int] = {}
     for line, row in sc.json_records(src):
@@ -339,6 +352,10 @@ def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> lis
 def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers.vllm_bench import source_root
 
+    if opts.setup:  # a study of two setups or more (importers/lm_eval_study.py)
+        from site_gen.importers import lm_eval_study
+
+        return lm_eval_study.run_and_write(opts, read_run)
     if opts.sources:
         raise SitegenError(f"lm-eval takes its results files through --baseline and --candidate, not as SOURCE "
                            f"({opts.sources[0]!r})", opts.sources[0])

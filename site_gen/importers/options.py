@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from site_gen.core.diagnostics import Diagnostic
+
 
 @dataclass(frozen=True)
 class ImportOptions:
@@ -77,10 +79,12 @@ FORMAT_OPTIONS: dict[str, type[ImportOptions]] = {
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What `sitegen import` did: the receipt it wrote, and what it says besides (files a folder held
-    that the format does not read, and why)."""
+    """What `sitegen import` did: the receipt it wrote, and what it says besides: `notes` (files a
+    folder held that the format does not read, and why) and `warnings` (what it read and would not
+    credit, or left unread, and what to do: importers/reading.py's notes)."""
     receipt: Path
     notes: tuple[str, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()
 
 
 def one(names: tuple[str, ...] | None) -> str | None:

@@ -87,6 +87,7 @@ def workload(cfg: dict) -> str:
     """The prompts: synthetic ones by their asked lengths (AIPerf's `input.prompt.input_tokens.mean`,
     GenAI-Perf's `synthetic_input_tokens_mean`), or the input file named."""
     prompt = ((cfg.get("input") or {}).get("prompt") or {}) if isinstance(cfg.get("input"), dict) else {}
+    prompt = prompt if isinstance(prompt, dict) else {}
     isl = (prompt.get("input_tokens") or {}).get("mean") if isinstance(prompt.get("input_tokens"), dict) else None
     osl = (prompt.get("output_tokens") or {}).get("mean") if isinstance(prompt.get("output_tokens"), dict) else None
     isl = isl if isl is not None else find(cfg, "synthetic_input_tokens_mean")

@@ -7,14 +7,20 @@ from pathlib import Path
 
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
-from site_gen.importers import FORMATS
+from site_gen.importers import FORMATS, reading
 from site_gen.importers.common import check_output, stamp, write_receipt
 from site_gen.importers.options import ImportOptions, ImportResult, NamedOptions
 
 
 def run_import(opts: ImportOptions) -> ImportResult:
-    """The receipt `opts` ask for, written: its path. The config first: a wrong -o is refused before
-    any source is read."""
+    """The receipt `opts` ask for, written, with what the reading noticed (`reading.NOTES`, this
+    import's only). The config first: a wrong -o is refused before any source is read."""
+    reading.NOTES.clear()
+    done = _run_import(opts)
+    return dataclasses.replace(done, warnings=tuple(reading.NOTES))
+
+
+def _run_import(opts: ImportOptions) -> ImportResult:
     opts = dataclasses.replace(opts, data_dir=load_config(Path(opts.config_file)).data_dir)
     assert opts.data_dir is not None
     out = Path(opts.output)

@@ -10,20 +10,19 @@ only with --force; receipts are written readable by all (0644), atomically.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
-from site_gen.receipts.load import decode_text, validate_meaning, validate_schema
+from site_gen.importers import reading
+from site_gen.receipts.load import decode_text
+from site_gen.receipts.parse import BAD_CHAR, parse_text
 
-MAX_SOURCE_BYTES = 256 << 20
+MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
 SCHEMA_VERSION = 1.2
 ENV_KEYS = ("model", "engine", "engine_version", "hardware", "parallelism", "dataset", "command", "date")
 
@@ -39,17 +38,7 @@ class Source:
     size: int
 
 
-def read_source(path: Path, root: Path | None = None, limit: int = MAX_SOURCE_BYTES) -> Source:
-    """The file's bytes, refused unread past `limit` (a size check, then a bounded read)."""
-    if not path.is_file():
-        raise SitegenError("not found (expected a file)", path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(limit + 1)
-    except OSError as exc:
-        raise SitegenError(f"cannot read: {exc.strerror}", path) from None
-    if len(raw) > limit:
-        raise SitegenError(f"source file is over {limit >> 20} MB; refused unread", path)
+def _source(path: Path, raw: bytes, root: Path | None) -> Source:
     name = path.name
     if root is not None:
         try:
@@ -59,56 +48,78 @@ def read_source(path: Path, root: Path | None = None, limit: int = MAX_SOURCE_BY
     return Source(path, name, hashlib.sha256(raw).hexdigest(), decode_text(raw, path), len(raw))
 
 
-def _pairs(file: Path, where: str):
-    def pairs(items):
-        out = dict(items)
-        if len(out) != len(items):
-            seen: set = set()
-            twice = next(k for k, _ in items if k in seen or seen.add(k))
-            raise SitegenError(f"duplicate key '{twice}' in one object", file, where)
-        return out
-    return pairs
+def read_source(path: Path, root: Path | None = None, limit: int = MAX_SOURCE_BYTES) -> Source:
+    """A file the user named: its bytes, refused unread past `limit` (the size asked of the file
+    system before any byte is read; reading.read_named)."""
+    return _source(path, reading.read_named(path, limit), root)
 
 
-def _constant(allow_infinity: bool):
-    def constant(name: str):
-        if name == "Infinity" and allow_infinity:
-            return math.inf
-        raise ValueError(f"{name} is not a number this format allows")
-    return constant
+def read_found(path: Path, folder: Path, root: Path | None = None, limit: int = MAX_SOURCE_BYTES) -> Source:
+    """A file the importer found by itself in `folder` (a sidecar, a samples file): refused when a
+    link leads it out of the folder, unread past `limit` (reading.read_found)."""
+    return _source(path, reading.read_found(path, folder, limit), root)
 
 
 def json_records(src: Source, allow_infinity: bool = False) -> list[tuple[int | None, Any]]:
-    """(line, value): the whole file as one JSON value (line None), or one value per non-blank line.
+    """(line, value): the whole file as one JSON value (line None), or one value per non-blank line,
+    each through sitegen's careful parser (receipts/parse.py: nesting, huge numbers, NaN and duplicate
+    keys refused at their place; `Infinity` only with `allow_infinity`).
 
     A file that ends inside its last line is refused as truncated, at that line."""
     text = src.text
+    if not text.strip():
+        raise SitegenError("empty file", src.path)
     one_line = "\n" not in text.strip()
     try:
-        return [(None, json.loads(text, object_pairs_hook=_pairs(src.path, "$"), parse_constant=_constant(allow_infinity)))]
-    except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data" and (one_line or text.lstrip().startswith(("{\n", "[\n"))):
-            what = "truncated: the file ends inside it" if exc.pos >= len(text.rstrip()) else exc.msg
-            raise SitegenError(f"not valid JSON ({what})", src.path, f"line {exc.lineno} column {exc.colno}") from None
-    except ValueError as exc:
-        if one_line or text.lstrip().startswith(("{\n", "[\n")):
-            raise SitegenError(str(exc), src.path) from None
-    out = []
+        return [(None, parse_text(text, text.encode("utf-8", "surrogatepass"), src.path, strings=False,
+                                  infinity=allow_infinity))]
+    except SitegenError as exc:
+        several = exc.message == "invalid JSON: Extra data"
+        if not several and (one_line or text.lstrip().startswith(("{\n", "[\n")) or not exc.message.startswith("invalid JSON")):
+            raise _whole(exc, src) from None
+    out: list[tuple[int | None, Any]] = []
     lines = text.split("\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append((n, json.loads(line, object_pairs_hook=_pairs(src.path, f"line {n}"), parse_constant=_constant(allow_infinity))))
-        except json.JSONDecodeError as exc:
-            last = all(not rest.strip() for rest in lines[n:])
-            what = "truncated (the file ends inside this line)" if last and not text.endswith("\n") else f"not valid JSON: {exc.msg}"
-            raise SitegenError(what, src.path, f"line {n} column {exc.colno}") from None
-        except ValueError as exc:
-            raise SitegenError(str(exc), src.path, f"line {n}") from None
+            out.append((n, parse_text(line, line.encode("utf-8", "surrogatepass"), src.path, strings=False,
+                                      infinity=allow_infinity)))
+        except SitegenError as exc:
+            at = (exc.where or "").replace("line 1 column", "column", 1)
+            at = "" if at == "$" else at
+            if exc.message.startswith("invalid JSON"):
+                last = all(not rest.strip() for rest in lines[n:])
+                what = ("truncated (the file ends inside this line)" if last and not text.endswith("\n")
+                        else "not valid JSON: " + exc.message[len("invalid JSON: "):])
+                raise SitegenError(what, src.path, f"line {n}" + (f" {at}" if at else "")) from None
+            raise SitegenError(exc.message, src.path, f"line {n}" + (f" {at}" if at else "")) from None
     if not out:
         raise SitegenError("empty file", src.path)
     return out
+
+
+def _whole(exc: SitegenError, src: Source) -> SitegenError:
+    """The whole file's parse error; a file cut short said so."""
+    if "cut short" in exc.message:
+        return SitegenError("not valid JSON (truncated: the file ends inside it)", src.path, exc.where)
+    if exc.message.startswith("invalid JSON: "):
+        return SitegenError(f"not valid JSON ({exc.message[len('invalid JSON: '):]})", src.path, exc.where)
+    return exc
+
+
+# The last second of 9999-12-31 UTC: a later time has no calendar day a receipt can write.
+LAST_TIMESTAMP = 253402300799
+
+
+def day_of(when: Any, file: Path, where: str) -> str | None:
+    """The UTC calendar day (YYYY-MM-DD) of a time in seconds since 1970; None when the source gives
+    no time (absent, not a number, or not after 1970); refused past the year 9999."""
+    if not is_number(when) or not when > 0:
+        return None
+    if not when <= LAST_TIMESTAMP:
+        raise SitegenError(f"time {when!r} (seconds since 1970) is past the year 9999", file, where)
+    return datetime.fromtimestamp(when, timezone.utc).date().isoformat()
 
 
 def at(line: int | None, path: str = "$") -> str:
@@ -143,6 +154,11 @@ class Provenance:
     def part(self) -> dict:
         return {"sources": self.sources, "figures": self.figures}
 
+    def origin(self, where: str | None) -> tuple[Path, str] | None:
+        """The source file and place behind a receipt path, as common.check_receipt asks for them."""
+        file, at = self.origin_of(where)
+        return None if file is None else (file, at or "")
+
     def origin_of(self, receipt_path: str | None) -> tuple[Path | None, str | None]:
         """The source file and place of the figure whose receipt path holds `receipt_path`."""
         if not receipt_path:
@@ -170,6 +186,9 @@ class Env:
         if value is None or (isinstance(value, str) and not value.strip()):
             return
         text = str(value).strip()[:2000]
+        if bad := BAD_CHAR.search(text):  # refused where it was read, not at the receipt part it would make
+            raise SitegenError(f"{key} holds the character U+{ord(bad.group()):04X}, which a receipt must not contain",
+                               src, origin)
         old = self.values.get(key)
         if old is not None and old["value"] != text:
             raise SitegenError(f"{key} is {old['value']!r} ({old['origin']}) but {text!r} here: one side is one setup",
@@ -225,27 +244,9 @@ def common_folder(paths: list[Path]) -> Path | None:
 
 
 def licence_credit(paths: list[Path]) -> str | None:
-    """The credit a licence file beside the sources (or in a folder above them) words itself: its
-    title and its copyright line, when it has one."""
-    seen: set[Path] = set()
-    for p in paths:
-        folder = p.resolve().parent
-        for _ in range(6):
-            if folder in seen:
-                break
-            seen.add(folder)
-            for name in ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING"):
-                f = folder / name
-                if f.is_file():
-                    text = read_source(f, limit=1 << 20).text
-                    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-                    title = lines[0] if lines else name
-                    holder = next((ln for ln in lines if re.match(r"(?i)copyright\s+(\(c\)|©)?\s*[0-9]{4}", ln)), None)
-                    return f"{title}" + (f"; {holder}" if holder else "") + f" (the source files' {f.name})"
-            if folder.parent == folder:
-                break
-            folder = folder.parent
-    return None
+    """The credit a licence file beside the sources words itself (reading.licence_credit: one above
+    them is never read, only named in a note asking for --attribution)."""
+    return reading.licence_credit(paths)
 
 
 # -- numbers -----------------------------------------------------------------------------------------
@@ -276,29 +277,15 @@ def refused_as_source(exc: SitegenError, prov: Provenance) -> SitegenError:
 
 
 def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path, text: str | None = None) -> Path:
-    """OUT/SUMMARY.json, once it passes `sitegen check --strict`; 0644; atomic. OUT is a report
-    folder directly in the data folder, and a receipt there is replaced only with `force`. `text`:
-    the receipt as the importer laid it out (default: `doc` indented by one space)."""
-    from site_gen.importers.common import check_output
+    """OUT/SUMMARY.json, once it passes what `sitegen check --strict` checks of a receipt (its
+    characters, schema, meaning and markdown bounds: common.write_receipt), a refusal named at the
+    source's file and place; atomic. OUT is a report folder directly in the data folder, and a
+    receipt there is replaced only with `force`. `text`: the receipt as the importer laid it out
+    (default: `doc` indented by one space)."""
+    from site_gen.importers.common import write_receipt
 
-    target = check_output(out, data_dir, force)
-    text = text or json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    try:
-        refuse(validate_schema(json.loads(text), target))  # what an importer writes has no field sitegen would drop
-        validate_meaning(json.loads(text), target)
-    except SitegenError as exc:
-        raise refused_as_source(exc, prov) from None
-    out.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".json", dir=out)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_receipt(doc, out, data_dir=data_dir, force=force, prov=prov,  # type: ignore[arg-type]  # its `origin` is the one asked for
+                         source=next(iter(prov.files.values()), out), text=text)
 
 
 # Figures the clients state that no per-request row can give back: shown as not covered, never imported.

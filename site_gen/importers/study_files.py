@@ -63,7 +63,20 @@ def _read_one(task: tuple[Path, Path]) -> tuple:
     for r in runs:
         r.src = sc.Source(r.src.path, r.src.name, r.src.sha256, "", r.src.size)
         r.rec = {k: ({} if isinstance(v, dict) else v) for k, v in r.rec.items() if not isinstance(v, list)}
+        if isinstance(r.repeat, dict) and "requests" in r.repeat:
+            # Written here, in parallel, as receipt_text would write them; sent back as one string
+            # rather than thousands of numbers.
+            r.repeat["requests"] = RowsText(_rows_json(r.repeat["requests"]))
     return ("ok", runs)
+
+
+class RowsText(str):
+    """A run's request rows already written as JSON (by a worker): `receipt_text` places the text as
+    it is. Nothing but `receipt_text` reads a study's rows before the receipt is written."""
+
+
+def _rows_json(rows: object) -> str:
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
 def receipt_text(doc: dict) -> str:
@@ -77,7 +90,8 @@ def receipt_text(doc: dict) -> str:
             for rep in lp["repeats"]:
                 if "requests" in rep:
                     token = f"@@rows-{len(rows)}@@"
-                    rows[token] = json.dumps(rep["requests"], ensure_ascii=False, separators=(",", ":"))
+                    value = rep["requests"]
+                    rows[token] = str(value) if isinstance(value, RowsText) else _rows_json(value)
                     held.append((rep, rep["requests"]))
                     rep["requests"] = token
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from site_gen.importers.common import stamp
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -112,9 +113,9 @@ def _sidecar(run: Run) -> dict:
     """vLLM's nightly suite writes `<name>.commands` beside `<name>.json`: the client (and server)
     command and the GPU type."""
     path = run.src.path.with_suffix(".commands")
-    if run.fmt != "vllm-bench" or not path.is_file():
+    if run.fmt != "vllm-bench" or not os.path.lexists(path):
         return {}
-    src = sc.read_source(path, limit=1 << 20)
+    src = sc.read_found(path, run.src.path.parent, limit=1 << 20)  # beside the file named, never through a link out
     value = sc.json_records(src)
     if len(value) != 1 or not isinstance(value[0][1], dict):
         raise SitegenError("expected one JSON object (client_command, gpu_type)", path)
@@ -305,8 +306,6 @@ def read_files(paths: list[Path], root: Path, skipped: list[tuple[Path, str]] | 
 
 def source_root(paths: list[Path]) -> Path:
     """The folder the receipt names source files from: the deepest one holding them all."""
-    import os
-
     folders = [str(p.resolve().parent) for p in paths]
     return Path(os.path.commonpath(folders)) if folders else Path(".")
 

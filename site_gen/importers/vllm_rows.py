@@ -4,6 +4,7 @@ population standard deviation, linear percentiles, seconds x 1000): one that dis
 import, naming the file and the key."""
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +75,7 @@ def request_columns(run: Run, raw: dict) -> dict:
     ok_types = (_typed(raw["input_lens"], {int}) and _typed(raw["output_lens"], {int}) and _typed(raw["ttfts"], {int, float})
                 and _typed(errors, {str, type(None)}) and _typed(itls, {list}) and
                 ("latencies" not in raw or _typed(raw["latencies"], {int, float})))
-    flat = [g for its in itls for g in its] if ok_types else []
+    flat = list(itertools.chain.from_iterable(itls)) if ok_types else []
     if not ok_types or not _typed(flat, {int, float}):
         _slow_check(run, raw)
     inputs = np.array(raw["input_lens"], dtype=np.int64)

@@ -17,6 +17,7 @@ warm-up, failed runs and the CSV table are named as skipped, with why.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -106,14 +107,19 @@ def read_side(role: str, given: list[Path], root: Path, skipped: list[tuple[Path
     return runs
 
 
+def _number_key(value: Any) -> Any:
+    """A run number as a key: itself when it can be one, else its JSON text (a list or an object)."""
+    return value if value is None or isinstance(value, (int, float, str)) else json.dumps(value, sort_keys=True)
+
+
 def _check_summary(src: Any, data: Any, runs: list[Run]) -> None:
     """A combination's summary.json is the list of its runs as run=N.json holds them."""
     if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
         raise SitegenError("expected the list of the combination's runs", src.path, "$")
-    mine = {r.rec.get("run_number"): r for r in runs}
+    mine = {_number_key(r.rec.get("run_number")): r for r in runs}
     for i, entry in enumerate(data):
         n = entry.get("run_number")
-        run = mine.get(n)
+        run = mine.get(_number_key(n))
         if run is None:
             raise SitegenError(f"run_number {n} is not among the run files of its folder: give its run={n}.json too, or "
                                "leave summary.json out", src.path, f"$[{i}].run_number")

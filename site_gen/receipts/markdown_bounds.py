@@ -143,11 +143,23 @@ def check_receipt_markdown(text: str) -> None:
 # of it. The guard below estimates, in linear time, what each known shape makes python-markdown read
 # and refuses a page past a bound (calibrated so that the slowest page within every bound converts in
 # about a second; a real page is thousands of times below them):
+DOCS_MAX_PAGE_BYTES = 2 << 20       # a page's file: read whole, converted whole at each save of it in the preview
 DOCS_MAX_DEPTH = 50                 # lists, quotes and indented blocks inside each other
 DOCS_MAX_BRACKET_READ = 2_000_000   # characters its link patterns read to match each '[' with its ']'
 DOCS_MAX_PAREN_READ = 4_000_000     # characters read to match each link's '(' with its ')'
 DOCS_MAX_TAG_READ = 8_000_000       # characters read past each '<' + letter to the '>' that ends the tag
 DOCS_MAX_SPLIT_READ = 8_000_000     # characters read again at each heading or rule line inside a paragraph
+# python-markdown's inline pass rebuilds the rest of a paragraph's text at each link, code span,
+# emphasis, entity or line break it finds there: (marks in a paragraph) x (its length), summed.
+DOCS_MAX_INLINE_READ = 2_000_000_000
+DOCS_MAX_BLOCKS = 20_000            # blocks between blank lines: each is taken from the front of a list of all of them
+DOCS_MAX_FOOTNOTE_REFS = 1_000      # each repeat of a footnote reference counts the ones before it
+
+# Where python-markdown's inline pass may start a match, and the lines that start a text of their own
+# (a list item, a heading, a table row): the inline pass reads each such text on its own.
+_INLINE_MARK = re.compile(r"[`\\\[<&*_]|  \n")
+_OWN_TEXT = re.compile(r"^[ \t>]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|#|\|)|^[^\n]*\|", re.M)
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")
 
 _ESCAPED = re.compile(r"\\[\\\[\]()<>]")
 _BRACKETS = re.compile(r"[\[\]()]")
@@ -247,6 +259,21 @@ def check_docs_markdown(text: str) -> None:
         raise InlineError(f"a link's '(' left open or nested deep: python-markdown would read {parens:,} characters to "
                           f"match them (at most {DOCS_MAX_PAREN_READ:,}); close each '(' or write a literal one as '\\('",
                           worst_paren[1])
+    blocks = list(_chunks(text))
+    if len(blocks) > DOCS_MAX_BLOCKS:
+        raise InlineError(f"a page is limited to {DOCS_MAX_BLOCKS:,} blocks (text between blank lines); this one has "
+                          f"{len(blocks):,}: python-markdown's time grows with the square of their number; split the page",
+                          blocks[DOCS_MAX_BLOCKS][0])
+    inline, at = _inline_reads(text, blocks, fences)
+    if inline > DOCS_MAX_INLINE_READ:
+        raise InlineError(f"links, code spans, emphasis, entities or line breaks crowded into long paragraphs: python-markdown "
+                          f"would read {inline:,} characters rebuilding this page's paragraphs at each of them (at most "
+                          f"{DOCS_MAX_INLINE_READ:,}); separate paragraphs with a blank line", at)
+    refs = [m.start() for m in _FOOTNOTE_REF.finditer(text) if m.start() not in skip]
+    if len(refs) > DOCS_MAX_FOOTNOTE_REFS:
+        raise InlineError(f"a page is limited to {DOCS_MAX_FOOTNOTE_REFS:,} footnote references; this one has {len(refs):,} "
+                          "(python-markdown numbers each repeat of a reference by counting the ones before it)",
+                          refs[DOCS_MAX_FOOTNOTE_REFS])
     tags, at = _tag_reads(text, fences)
     if tags > DOCS_MAX_TAG_READ:
         raise InlineError(f"'<' and a letter open an HTML tag that no '>' ends soon: python-markdown would read {tags:,} "
@@ -256,6 +283,23 @@ def check_docs_markdown(text: str) -> None:
         raise InlineError(f"heading and rule lines inside one paragraph: python-markdown would read {splits:,} characters "
                           f"splitting this page's paragraphs at them (at most {DOCS_MAX_SPLIT_READ:,}); put a blank line "
                           "before and after each heading", worst_split[1])
+
+
+def _inline_reads(text: str, blocks: list[tuple[int, int]], fences: CodeRanges) -> tuple[int, int]:
+    """(characters python-markdown's inline pass would read rebuilding texts, where the costliest text
+    starts): for each text it reads on its own (a paragraph; a list item, heading or table row line),
+    the marks where a match may start times the text's length. Fenced code is no text."""
+    total, worst, at = 0, 0, 0
+    for start, end in blocks:
+        if start in fences:
+            continue
+        cuts = [m.start() for m in _OWN_TEXT.finditer(text, start, end) if m.start() > start]
+        for a, b in zip([start, *cuts], [*cuts, end]):
+            cost = len(_INLINE_MARK.findall(text, a, b)) * (b - a)
+            total += cost
+            if cost > worst:
+                worst, at = cost, a
+    return total, at
 
 
 def _tag_reads(text: str, fences: CodeRanges) -> tuple[int, int]:

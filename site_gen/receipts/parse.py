@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from site_gen.core.errors import SitegenError, json_path
+from site_gen.core import files
 
 MAX_DEPTH = 64
 # Integers beyond 2**53 are not exact in JSON (RFC 8259, section 6) nor in a float column.
@@ -88,8 +87,9 @@ def json_type(value: Any) -> str:
             dict: "object", _DupDict: "object"}.get(type(value), type(value).__name__)
 
 
-def _loads(text: str) -> tuple[Any, bool]:
-    """json.loads that marks what it must not accept; returns (data, anything marked)."""
+def _loads(text: str, infinity: bool = False) -> tuple[Any, bool]:
+    """json.loads that marks what it must not accept (with `infinity`, `Infinity` is taken as a
+    number); returns (data, anything marked)."""
     marked = False
 
     def mark(message: str) -> _Bad:
@@ -97,7 +97,9 @@ def _loads(text: str) -> tuple[Any, bool]:
         marked = True
         return _Bad(message)
 
-    def constant(name: str) -> _Bad:
+    def constant(name: str) -> _Bad | float:
+        if infinity and name == "Infinity":
+            return math.inf
         return mark(f"{name} is not a number JSON allows; give a finite number or leave the field out")
 
     def number(text: str) -> float | _Bad:
@@ -158,36 +160,13 @@ def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | 
     return None
 
 
-def _mb(size: int) -> str:
-    return f"{round(size / 1048576, 3):g}"
-
-
 _RAISE_LIMIT = "raise plugins.sitegen.max_receipt_mb to accept it"
 
 
 def read_limited(file: Path, max_bytes: int, what: str = "receipt", remedy: str = _RAISE_LIMIT) -> bytes:
-    """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO)."""
-    try:
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise SitegenError("is a folder; expected a file", file)
-        if not stat.S_ISREG(st.st_mode):
-            raise SitegenError("is not a regular file", file)
-        if st.st_size > max_bytes:
-            raise SitegenError(f"{what} is {st.st_size / 1048576:.1f} MB, over the {_mb(max_bytes)} MB limit ({remedy})", file)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(max_bytes + 1)
-    except OSError as exc:
-        raise SitegenError(f"cannot read: {exc.strerror}", file) from None
-    finally:
-        os.close(fd)
-    if len(raw) > max_bytes:  # grew since it was measured
-        raise SitegenError(f"{what} is over the {_mb(max_bytes)} MB limit ({remedy})", file)
-    return raw
+    """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO):
+    core/files.py `read_limited`, with a receipt's words by default."""
+    return files.read_limited(file, max_bytes, what, remedy)
 
 
 def decode_text(raw: bytes, file: Path) -> str:
@@ -214,14 +193,16 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
     return parse_text(decode_text(raw, file), raw, file), raw
 
 
-def parse_text(text: str, raw: bytes, file: Path | None) -> Any:
+def parse_text(text: str, raw: bytes, file: Path | None, *, strings: bool = True, infinity: bool = False) -> Any:
     """JSON text (and its bytes) -> data, with every refusal of `parse_json`: the one careful parser
-    of what sitegen reads as JSON (receipts, and every JSON file an importer reads)."""
-    data = _quick(text, raw)
+    of what sitegen reads as JSON (receipts, and every JSON file an importer reads). An importer's
+    source may hold any character in its text (`strings=False`: the receipt it makes is checked for
+    them instead) and, for SGLang's request rate, `Infinity` (`infinity=True`)."""
+    data = _quick(text, raw, infinity)
     marked = False
     if data is _UNUSUAL:
-        data, marked = _careful(text, file)
-    strings = bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and BAD_CHAR.search(text)))
+        data, marked = _careful(text, file, infinity)
+    strings = strings and bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and BAD_CHAR.search(text)))
     if marked or strings:
         found = _first_problem(data, [], strings)
         if found:
@@ -292,12 +273,69 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(name)
 
 
-def _quick(text: str, raw: bytes) -> Any:
-    """The data of a receipt with nothing unusual in it (json.loads' own C parser), or _UNUSUAL
-    when it might hold anything `_careful` refuses: that then parses it again and says what.
+def _infinity(name: str) -> float:
+    if name != "Infinity":
+        raise ValueError(name)
+    return math.inf
+
+
+_CONTAINERS = (dict, list)
+
+
+def _walk(value: Any) -> tuple[int, bool]:
+    """(the members of every object, whether an integer lies beyond MAX_INT) of parsed data, at most
+    MAX_DEPTH deep: a container's items are looked at one by one only where it holds a container or
+    an integer (their types gathered in one C pass), so a list of floats costs one pass."""
+    if type(value) is dict:
+        members, items = len(value), value.values()
+    elif type(value) is list:
+        members, items = 0, value
+    else:
+        return 0, type(value) is int and abs(value) > MAX_INT
+    kinds = set(map(type, items))
+    huge = int in kinds and any(abs(x) > MAX_INT for x in items if type(x) is int)
+    if dict in kinds or list in kinds:
+        for x in items:
+            if type(x) in _CONTAINERS:
+                m, h = _walk(x)
+                members, huge = members + m, huge or h
+    return members, huge
+
+
+def _msgspec(raw: bytes) -> Any:
+    """msgspec's parse of the bytes, or _UNUSUAL where it refuses them.
+
+    A serving run's result file is mostly numbers (every request's inter-token gaps), which msgspec
+    reads several times faster than json.loads (benchmarks/study_speed.py). Where it accepts the text it
+    gives the value json.loads gives (integers of any size stay integers, floats correctly rounded,
+    keys in order: tests/test_fast_json.py compares them on random texts); it refuses all json.loads
+    refuses and more (NaN, Infinity, 1e400, lone surrogates, JSON lines), which json.loads then
+    reads as before. It keeps a key given twice once, as json.loads does: the members' count finds it;
+    it reads an integer beyond 2^53 exactly, where `_careful` refuses it: `_walk` finds it."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - a dependency; without it, json.loads reads everything
+        return _UNUSUAL
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _UNUSUAL
+
+
+def _quick(text: str, raw: bytes, infinity: bool = False) -> Any:
+    """The data of a receipt with nothing unusual in it (msgspec's parser, else json.loads' own C
+    parser), or _UNUSUAL when it might hold anything `_careful` refuses: that then parses it again
+    and says what.
 
     No duplicate key: the objects hold as many members as the text has colons outside strings.
     """
+    pairs, deep = _shape(raw)
+    if deep:
+        return _UNUSUAL
+    data = _msgspec(raw)
+    if data is not _UNUSUAL:  # an integer beyond 2^53 (kept exact by msgspec) is for `_careful` to name
+        members, huge = _walk(data)
+        return data if pairs == members and not huge else _UNUSUAL
     if _huge_numbers(raw):
         return _UNUSUAL
     members = 0
@@ -308,20 +346,19 @@ def _quick(text: str, raw: bytes) -> Any:
         return obj
 
     try:
-        data = json.loads(text, object_hook=count, parse_constant=_refuse_constant)
+        data = json.loads(text, object_hook=count, parse_constant=_infinity if infinity else _refuse_constant)
     except (ValueError, RecursionError):
         return _UNUSUAL
-    pairs, deep = _shape(raw)
-    return _UNUSUAL if deep or pairs != members else data
+    return _UNUSUAL if pairs != members else data
 
 
-def _careful(text: str, file: Path) -> tuple[Any, bool]:
+def _careful(text: str, file: Path | None, infinity: bool = False) -> tuple[Any, bool]:
     """Parses a receipt that may be bad in any way: (data, anything marked), or the first problem."""
     deep = _too_deep(text)
     if deep is not None:
         raise SitegenError(f"JSON nested deeper than {MAX_DEPTH} levels", file, _line_col(text, deep))
     try:
-        return _loads(text)
+        return _loads(text, infinity)
     except json.JSONDecodeError as exc:
         message, at = exc.msg, text[exc.pos:exc.pos + 2]
         if message.startswith("Unterminated string"):

@@ -8,6 +8,7 @@ from functools import lru_cache
 from importlib import resources
 
 from site_gen.core.config import Config
+from site_gen.core.files import MAX_CUSTOM_FILE_BYTES, read_limited
 from site_gen.render.where import theme_dir
 
 
@@ -50,7 +51,7 @@ def _asset(path: Path, name: str, own: bool) -> tuple[str, bytes]:
     st = os.stat(path)
     key = (str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, own)
     if key not in _assets:
-        data = path.read_bytes()
+        data = read_limited(path, MAX_CUSTOM_FILE_BYTES, "static file", "custom_dir's files are read whole")
         if own:
             data = compact(name, data)
         _assets[key] = (asset_name(name, data), data)

@@ -5,6 +5,7 @@ Positions are mapped onto fixed scales here so that templates only place what th
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from site_gen.analysis.verdict import verdict_of
@@ -60,7 +61,30 @@ def range_bar(lo: float, hi: float, scale: tuple[float, float], band: float) -> 
     }
 
 
+# The scale's axis holds at most this many ticks, whatever `ratio_scale` is (a scale of [0.5, 100000]
+# at 0.2 a step was half a million ticks: seconds and a gigabyte for one line of labels).
+MAX_SCALE_TICKS = 11
+
+
 def scale_ticks(scale: tuple[float, float], step: float = 0.2) -> list[dict[str, Any]]:
+    """Ticks every `step` from the scale's low end; on a scale too wide for that, at most
+    MAX_SCALE_TICKS at round steps (multiples of 1, 2, 2.5 or 5 times a power of ten)."""
     low, high = scale
     n = int(round((high - low) / step))
-    return [{"x": _x(low + i * step, low, high), "label": f"{low + i * step:.1f}"} for i in range(n + 1)]
+    if n < MAX_SCALE_TICKS:
+        return [{"x": _x(low + i * step, low, high), "label": f"{low + i * step:.1f}"} for i in range(n + 1)]
+    step = nice_step(high - low)
+    first = math.ceil(low / step)
+    values = [k * step for k in range(first, first + MAX_SCALE_TICKS) if k * step <= high * (1 + 1e-12)]
+    digits = 0 if step >= 1 else 1 if step >= 0.1 else 2
+    return [{"x": _x(v, low, high), "label": f"{v:,.{digits}f}"} for v in values]
+
+
+def nice_step(span: float) -> float:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) that cuts `span` into about four."""
+    raw = span / 4
+    power = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * power:
+            return m * power
+    return 10 * power

@@ -18,6 +18,7 @@ from site_gen.core.config import Config
 from site_gen.core.records import Dependencies, content_hash
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
+from site_gen.core.files import leads_out, read_limited
 from site_gen.render import markdown as md, sitenav
 from site_gen.render.contexts import DocsPageContext, as_context
 # The block language and MkDocs' title rules, re-exported for the plugin and the tests.
@@ -30,6 +31,8 @@ __all__ = ["COMMON_OPTIONS", "MARKDOWN_SUFFIXES", "AuthorBlocks", "DocsPages", "
            "split_front_matter", "title_of"]
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+# A file of docs_dir other than a page is copied into the site whole (GitHub Pages refuses larger files).
+DOCS_MAX_FILE_BYTES = 100 << 20
 # A report named as the one a page's blocks or figures draw on (see DocsPages.named).
 _REPORT_NAMED = re.compile(r"\breport\s*[:=]\s*[\"']?([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -99,7 +102,13 @@ class DocsPages:
         for path in sorted(root.rglob("*")):
             rel_path = path.relative_to(root).as_posix()
             parts = rel_path.split("/")
-            if any(p.startswith(".") for p in parts) or parts[0] == "templates" or not path.is_file():
+            if any(p.startswith(".") for p in parts) or parts[0] == "templates":
+                continue
+            if path.is_symlink() and (out := leads_out(path, root)) is not None:
+                # /etc/passwd or /proc/self/environ would be published (and a link to a folder outside, listed).
+                raise SitegenError(f"is a link that leads out of docs_dir {root} (to {out}); sitegen publishes only "
+                                   "files inside docs_dir: copy the file in, or remove the link", path)
+            if not path.is_file():
                 continue
             try:
                 rel_path.encode("utf-8")
@@ -129,8 +138,9 @@ class DocsPages:
                 self.static[out] = path
 
     def _read(self, s: _Source) -> None:
+        raw = read_limited(s.path, md.DOCS_MAX_PAGE_BYTES, "docs page", "split it into pages")
         try:
-            s.text = s.path.read_text(encoding="utf-8-sig")
+            s.text = raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise SitegenError("not UTF-8 text", s.path) from None
         s.meta, s.body, s.offset = split_front_matter(s.text, s.path)
@@ -228,4 +238,5 @@ class DocsPages:
                     context=as_context(DocsPageContext(Markup(html), {"src": s.src}, "dashboard" in expanded.blocks)))
 
     def files(self) -> dict[str, bytes]:
-        return {out: path.read_bytes() for out, path in self.static.items()}
+        return {out: read_limited(path, DOCS_MAX_FILE_BYTES, "docs file", "a site's file is published whole")
+                for out, path in self.static.items()}

@@ -8,6 +8,7 @@ from html import escape, unescape
 from typing import Any
 
 from site_gen.core.config import Config
+from site_gen.core.files import MAX_CUSTOM_FILE_BYTES, read_limited
 from site_gen.render.where import theme_dir
 
 EMBED_CSS = "sitegen-embed.css"
@@ -124,7 +125,7 @@ def embed_css(css: str) -> str:
 def static_text(config: Config, name: str) -> str:
     """A file of sitegen's static/ (or the user's custom_dir override of it)."""
     path = config.custom_dir / name if config.custom_dir and (config.custom_dir / name).is_file() else theme_dir("static") / name
-    return path.read_text(encoding="utf-8")
+    return read_limited(path, MAX_CUSTOM_FILE_BYTES, "static file", "custom_dir's files are read whole").decode("utf-8")
 
 
 # The overview's note on where the data comes from, as Material shows a note: an admonition.

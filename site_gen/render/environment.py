@@ -3,6 +3,8 @@ section's own templates), compiled in memory."""
 from __future__ import annotations
 
 import json
+import os
+import posixpath
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from markupsafe import Markup
 
 import site_gen
 from site_gen.core.errors import SitegenError
+from site_gen.core.files import MAX_CUSTOM_FILE_BYTES, read_limited
 from site_gen.render import format as fmt
 from site_gen.render.parts import dashboard_columns
 from site_gen.render.precompiled import OPTIONS, Compiling, code_for
@@ -71,11 +74,29 @@ class _Loader(jinja2.FileSystemLoader):
         return template
 
     def get_source(self, environment, template):
+        """FileSystemLoader's, reading a template as sitegen reads any file it did not write: a regular
+        file only, never a blocking read, at most MAX_CUSTOM_FILE_BYTES (core/files.py)."""
+        pieces = jinja2.loaders.split_template_path(template)
+        for folder in self.searchpath:
+            filename = posixpath.join(folder, *pieces)
+            if os.path.isfile(filename):
+                break
+        else:
+            raise jinja2.TemplateNotFound(template)
+        raw = read_limited(filename, MAX_CUSTOM_FILE_BYTES, "template", "a template is read whole")
         try:
-            return super().get_source(environment, template)
+            contents = raw.decode(self.encoding)
         except UnicodeDecodeError:
-            found = next((Path(p, *template.split("/")) for p in self.searchpath if Path(p, *template.split("/")).is_file()), None)
-            raise NotText(template, str(found or template)) from None
+            raise NotText(template, filename) from None
+        mtime = os.path.getmtime(filename)
+
+        def uptodate() -> bool:
+            try:
+                return os.path.getmtime(filename) == mtime
+            except OSError:
+                return False
+
+        return contents, os.path.normpath(filename), uptodate
 
 
 @lru_cache(maxsize=8)

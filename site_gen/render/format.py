@@ -70,10 +70,11 @@ def grouped(value: Any, digits: int = 1) -> str:
 def signed(value: Any, digits: int = 4) -> str:
     if _missing(value):
         return MISSING
-    text = f"{value:+.{digits}f}"
+    # Rounded as `fixed` rounds (a tie away from zero, on the number as written): 0.25 → `+0.3`.
+    text = _decimals(value, digits)
     if float(text) == 0:
-        return text[1:]
-    return _minus(text)
+        return text.lstrip("-+")
+    return _minus(text if text.startswith("-") else "+" + text)
 
 
 def interval(low: Any, high: Any, digits: int = 4) -> str:

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 import markdown
 from markupsafe import Markup
 
-from site_gen.receipts.markdown_bounds import (DOCS_MAX_DEPTH, RECEIPT_MAX_BRACKETS, RECEIPT_MAX_CHARS,  # noqa: F401
+from site_gen.receipts.markdown_bounds import (DOCS_MAX_DEPTH, DOCS_MAX_PAGE_BYTES, RECEIPT_MAX_BRACKETS, RECEIPT_MAX_CHARS,  # noqa: F401
                                                RECEIPT_MAX_DEPTH, RECEIPT_MAX_PARAGRAPH, RECEIPT_MAX_TOTAL, CodeRanges,
                                                InlineError, check_docs_markdown, check_receipt_budget,
                                                check_receipt_markdown, code_ranges)

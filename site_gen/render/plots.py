@@ -1,5 +1,5 @@
-"""Geometry of small inline SVG plots: an empirical distribution (ECDF) of two sides, a line plot
-against load, and a ratio's interval on a log scale. Every position is computed here; templates
+"""Geometry of small inline SVG plots: the tail of two sides' distributions (1 − CDF, log scale), a
+line plot against load, a ratio's interval on a log scale, and one figure against another. Every position is computed here; templates
 place what they are given (sections/serving/templates/_latency.html)."""
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from site_gen.render import format as fmt
 
 WIDTH, HEIGHT = 360, 210
 LEFT, RIGHT, TOP, BOTTOM = 46, 14, 12, 34
-# An ECDF is drawn as at most this many steps (one every 1.25% of requests, 2 px of the
-# plot's height), in whole units of the 360-unit-wide drawing (about a pixel where it is shown):
-# a path of under a kilobyte whatever the number of requests.
-ECDF_STEPS = 80
+# A tail is drawn as every step of its slowest TAIL_STEPS requests and, above them, a step at each of
+# TAIL_LEVELS shares of requests spaced evenly on its log axis, in whole units of the 360-unit-wide
+# drawing (about a pixel where it is shown): a path of about a kilobyte whatever the number of requests.
+TAIL_STEPS, TAIL_LEVELS = 40, 48
 # Side styles: colours are CSS variables (light and dark follow the theme), dashes tell them apart in print.
 # The charts' lines take them by class (.s-baseline, .s-candidate in sitegen.css); the legends, from here.
 STYLES = {"baseline": {"colour": "var(--series-decode)", "dash": "5 3", "marker": "square"},
@@ -59,6 +59,8 @@ class Axis:
         self._width = b - a
 
     def __call__(self, v: float) -> float | int:
+        if self.log and v <= 0:  # the lower end of a log axis, and anything below it (a noise band of 1 reaches 0)
+            return round(self.a, 1) if self.a != int(self.a) else int(self.a)
         f = ((math.log(v) if self.log else v) - self._start) / self._span
         at = round(self.a + min(max(f, 0.0), 1.0) * self._width, 1)
         return int(at) if at == int(at) else at  # `46`, not `46.0`: a chart writes hundreds of them
@@ -89,31 +91,45 @@ def _count_label(v: float) -> str:
     return f"{v:,.0f}" if v >= 1000 else f"{v:g}"
 
 
-def ecdf(series: list[dict[str, Any]], marks: tuple[int, ...]) -> dict[str, Any]:
-    """Both sides' empirical distributions on one axis: `series` of {role, label, values (sorted),
-    percentiles: {q: value}}. Log axis when the values span more than 20x."""
+def tail(series: list[dict[str, Any]], marks: tuple[int, ...], x_range: tuple[float, float] | None = None) -> dict[str, Any]:
+    """Both sides' tails on one axis: the share of requests slower than each latency (1 − the
+    empirical CDF) on a log scale from 100% down to one request, so p90, p95 and p99 stand apart
+    (on a CDF they share its top sliver). `series` of {role, label, values (sorted), percentiles:
+    {q: value}}; `x_range` (lowest, highest): the latency axis every load of a sweep shares, so the
+    tail moves right on the page as the load grows. Log latency axis when it spans more than 20x."""
     lo = min(float(s["values"][0]) for s in series)
     hi = max(float(s["values"][-1]) for s in series)
+    if x_range:
+        lo, hi = min(lo, x_range[0]), max(hi, x_range[1])
     log = lo > 0 and hi / lo > 20
     lo, hi, ticks = log_ticks(lo, hi) if log else linear_ticks(min(lo, 0.0) if lo < hi * 0.2 else lo, hi)
     x = Axis(lo, hi, LEFT, WIDTH - RIGHT, log)
-    y = Axis(0.0, 1.0, HEIGHT - BOTTOM, TOP)
+    most = max(int(s["values"].size) for s in series)
+    floor = 1 / most  # one request of the largest side: the axis' bottom
+    y = Axis(floor, 1.0, HEIGHT - BOTTOM, TOP, log=True)
     out = []
     for s in series:
         v = s["values"]
-        n = v.size
-        steps = min(n, ECDF_STEPS)
-        # The value under which each step's share of requests lies: exact steps when few requests.
-        at = np.arange(1, steps + 1) * n // steps
-        d = _steps([round(x(float(v[0])))] + [round(x(float(v[i - 1]))) for i in at],
-                   [round(y(0.0))] + [round(y(i / n)) for i in at])
-        pts = [{"x": round(x(val)), "y": round(y(q / 100)), "label": f"p{q} {ms(val)}"}
+        n = int(v.size)
+        # The steps drawn: every one of the last TAIL_STEPS requests, and above them a step at each of
+        # TAIL_LEVELS shares spaced evenly on the log axis: a path of about a kilobyte at any size.
+        above = np.unique(np.concatenate([np.arange(min(n, TAIL_STEPS) + 1),
+                                          np.round(n * np.geomspace(1 / n, 1, TAIL_LEVELS)).astype(int)]))
+        above = above[(above >= 0) & (above <= n)][::-1]  # requests slower, from all of them down to none
+        xs, ys = [round(x(float(v[0])))], [round(y(1.0))]
+        for k in above[1:]:
+            xs.append(round(x(float(v[n - k - 1]))))  # the latency at which only k requests stay slower
+            ys.append(round(y(max(k / n, floor))) if k else HEIGHT - BOTTOM)
+        pts = [{"x": round(x(val)), "y": round(y(1 - q / 100)), "label": f"p{q} {ms(val)}"}
                for q, val in s["percentiles"].items() if val == val and q in marks]
-        out.append({"role": s["role"], "label": s["label"], "d": d, "marks": pts, **STYLES[s["role"]]})
-    return {"width": WIDTH, "height": HEIGHT, "series": out, "log": log,
-            "x_ticks": [{"x": x(t), "label": _tick_label(t) if log else _ms_label(t, hi)} for t in ticks],
-            # p95 and p99 lie 4 px apart: p95 keeps its grid line, without a label
-            "y_ticks": [{"y": y(q / 100), "label": "" if q == 95 else f"p{q}"} for q in marks] + [{"y": y(0.0), "label": "0"}],
+        out.append({"role": s["role"], "label": s["label"], "d": _steps(xs, ys), "marks": pts, **STYLES[s["role"]]})
+    placed = []
+    for t in ticks:  # a label stays inside the chart: one near an end anchored at it
+        at, label = x(t), _tick_label(t) if log else _ms_label(t, hi)
+        anchor = "start" if at - 4 * len(label) < 0 else "end" if at + 4 * len(label) > WIDTH else ""
+        placed.append({"x": at, "label": label, "anchor": anchor})
+    return {"width": WIDTH, "height": HEIGHT, "series": out, "log": log, "x_ticks": placed,
+            "y_ticks": [{"y": y(1.0), "label": "all"}] + [{"y": y(1 - q / 100), "label": f"p{q}"} for q in marks if 1 - q / 100 >= floor],
             "plot": {"left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM},
             "x_title": "latency, log scale" if log else "latency"}
 
@@ -281,7 +297,7 @@ def xy(series: list[dict[str, Any]], x_kind: str = "count", y_kind: str = "count
             x, y = at(xa, p["x"]), at(ya, p["y"])
             if x is None or y is None:
                 continue
-            pts.append({"x": x, "y": y, "label": p["label"], "mark": bool(p.get("mark")),
+            pts.append({"x": x, "y": y, "label": p["label"], "mark": bool(p.get("mark")), "tag": p.get("tag", ""),
                         "x_low": at(xa, p.get("x_low", math.nan)), "x_high": at(xa, p.get("x_high", math.nan)),
                         "y_low": at(ya, p.get("y_low", math.nan)), "y_high": at(ya, p.get("y_high", math.nan))})
         d = "".join(("M" if i == 0 else "L") + f"{p['x']} {p['y']}" for i, p in enumerate(pts))

@@ -310,12 +310,46 @@ STUDY["description"] = ("A study (schema 1.4): two or more serving setups, each 
                         "latencies in ms, durations in s")
 
 
+# An accuracy study (lm-evaluation-harness): two or more setups (models, or one model's settings),
+# each with one or more runs; per task and metric every run's value and its per-document scores.
+SCORE = {"anyOf": [{"type": "number"}, {"type": "array", "minItems": 2, "maxItems": 2,
+                                         "items": {"type": ["number", "string"]}}],
+         "description": "a document's score, or its (gold, prediction) pair for a corpus metric"}
+EVAL_RUN = _obj(["source"], source=ID, date={"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+                fewshot={"type": "object", "additionalProperties": {"type": ["integer", "null"], "minimum": 0},
+                         "description": "few-shot examples per task"})
+EVAL_SETUP = _obj(["id", "label", "runs"], id=ID, label={**TEXT, "maxLength": 100}, model={**TEXT, "maxLength": 2000},
+                  runs={**_arr(EVAL_RUN, 1), "maxItems": 1000})
+EVAL_VALUE = _obj(["setup", "run", "value"], setup=ID, run={"type": "integer", "minimum": 0}, value={"type": "number"},
+                  stderr={"type": "number", "minimum": 0}, stated_stderr={"type": "number", "minimum": 0},
+                  documents={"type": "integer", "minimum": 1}, scores={"type": "array", "items": SCORE})
+EVAL_METRIC = _obj(["metric", "filter", "label", "better", "kind", "runs"], metric=TEXT, filter=TEXT,
+                   label={**TEXT, "maxLength": 300}, better=BETTER,
+                   kind={"enum": ["mean", "f1", "f1_weighted", "f1_macro", "f1_micro", "mcc", "bleu", "chrf", "ter", "stated"],
+                         "description": "how a run's value is made from its scores (stated: as its file states it)"},
+                   aggregation={**TEXT, "maxLength": 500}, runs=_arr(EVAL_VALUE, 2))
+EVAL_TASK = _obj(["task", "metrics"], task=TEXT, documents={"type": "array", "items": {"type": "integer"}},
+                 metrics=_arr(EVAL_METRIC, 1))
+ACCURACY_STUDY = _obj(
+    ["setups", "tasks"],
+    note=TEXT,
+    baseline={**ID, "description": "the id of the setup the others are compared against, when there is one"},
+    method=_obj(["resamples", "seed", "level"], resamples={"type": "integer", "minimum": 1}, seed={"type": "integer"},
+                level={"type": "number"}),
+    setups={**_arr(EVAL_SETUP, 2), "maxItems": 100},
+    tasks=_arr(EVAL_TASK, 1),
+)
+ACCURACY_STUDY["description"] = ("An accuracy study (schema 1.4): two or more lm-evaluation-harness setups, each with one "
+                                 "or more runs; per task and metric each run's value and per-document scores")
+
+
 def derive_1_4(v1_3: dict) -> dict:
     out = copy.deepcopy(v1_3)
     out["$id"] = "https://sitegen.invalid/schema/summary-1.4.json"
     out["title"] = "sitegen SUMMARY.json, schema version 1.4"
     out["properties"]["schema_version"] = {"const": 1.4}
     out["properties"]["study"] = STUDY
+    out["properties"]["accuracy_study"] = ACCURACY_STUDY
     return out
 
 

@@ -26,6 +26,7 @@ PACKAGES = (
     "load",
     "study",
     "frontier",
+    "accuracy_study",
     "checkpoints",
 )
 

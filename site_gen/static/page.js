@@ -311,11 +311,11 @@
     });
   }
 
-  // On paper a caveat and what differs between the sides are read whole. The print style opens them
+  // On paper a caveat, what differs between the sides and folded detail are read whole. The print style opens them
   // where the browser knows ::details-content; elsewhere they are opened for the print and closed after.
   var opened = [];
   window.addEventListener("beforeprint", function () {
-    each("details.about-data:not([open]), details#differs:not([open])", function (d) { d.open = true; opened.push(d); });
+    each("details.about-data:not([open]), details#differs:not([open]), details.fold:not([open])", function (d) { d.open = true; opened.push(d); });
   });
   window.addEventListener("afterprint", function () {
     opened.forEach(function (d) { d.open = false; });

@@ -12,17 +12,17 @@ from site_gen.render import plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.serving.analysis import QUANTILES
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
-from site_gen.sections.serving.view import anchor, names
+from site_gen.sections.serving.view import anchor, itl_note, names
 from site_gen.sections.serving.view import tables as t
 from site_gen.sections.contract import ViewPart
 
 
 def _groups(s, n: dict) -> list[dict[str, Any]]:
     """The load points drawn: each matched pair, then each side's load point the other side lacks."""
-    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "anchor": anchor("at", m["workload"], m["load"]),
+    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "workload": m["workload"], "anchor": anchor("at", m["workload"], m["load"]),
             "title": f"{m['workload']} · {m['load']}", "latency": anchor("at", m["workload"], m["load"])} for m in s.matched]
     matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
-    out += [{"points": {r["role"]: r["point"]}, "anchor": anchor(r["role"], r["workload"], r["load"]),
+    out += [{"points": {r["role"]: r["point"]}, "workload": r["workload"], "anchor": anchor(r["role"], r["workload"], r["load"]),
              "title": f"{n[r['role']]} · {r['workload']} · {r['load']}", "latency": anchor(r["role"], r["workload"], r["load"])}
             for r in views.rows(s.points) if (r["role"], r["point"]) not in matched]
     return out
@@ -41,7 +41,7 @@ def view(a) -> dict[str, Any] | None:
                        "gaps": t.gaps_rows(s, g["points"], n),
                        # The charts' tables (drawn by page_context): here too, so the Numbers page lists their figures.
                        "quantiles": [table for metric in s.metrics if (table := _quantile_table(s, g["points"], metric, n))]})
-    return {"groups": groups, "names": n, "two_sided": "baseline" in s.roles}
+    return {"groups": groups, "names": n, "two_sided": "baseline" in s.roles, "itl_note": itl_note(s, a.band, "here")}
 
 
 def page_context(a, ctx: dict) -> None:
@@ -57,7 +57,16 @@ def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
     for r in views.rows(s.percentiles):
         pct.setdefault((r["role"], r["point"], r["metric"]), {})[r["percentile"]] = r["value"]
     out: dict[str, list[dict[str, Any]]] = {}
-    for g in _groups(s, n):
+    groups = _groups(s, n)
+    # Every load of a workload on one latency axis per metric: its tail moves right as the load grows.
+    shared: dict[tuple[str, str], tuple[float, float]] = {}
+    for g in groups:
+        for role, p in g["points"].items():
+            for metric, v in s.samples.get((role, p), {}).items():
+                if v.size:
+                    lo, hi = shared.get((g["workload"], metric), (float(v[0]), float(v[-1])))
+                    shared[g["workload"], metric] = (min(lo, float(v[0])), max(hi, float(v[-1])))
+    for g in groups:
         charts = []
         for metric in s.metrics:
             series = [{"role": role, "label": n[role], "values": s.samples[role, p][metric],
@@ -66,10 +75,10 @@ def _charts(a, s) -> dict[str, list[dict[str, Any]]]:
                       if (role, p) in s.samples and s.samples[role, p].get(metric, np.array([])).size]
             if not series:
                 continue
-            chart = plots.ecdf(series, PERCENTILES)
-            p50, p99 = ([t.ms(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
+            chart = plots.tail(series, PERCENTILES, shared.get((g["workload"], metric)))
+            p50, p99 = ([t.ms_unit(s["percentiles"].get(q, float("nan"))) for s in series] for q in (50, 99))
             chart.update(id=f"{g['anchor']}-{metric}", table=_quantile_table(s, g["points"], metric, n),
-                         summary=f"p50 {' and '.join(p50)} ms, p99 {' and '.join(p99)} ms ({' and '.join(s['label'] for s in series)})",
+                         summary=f"p50 {' and '.join(p50)}, p99 {' and '.join(p99)} ({' and '.join(s['label'] for s in series)})",
                          title=f"{METRIC_LABELS[metric][0].upper()}{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]})",
                          short=METRIC_SHORT[metric])
             charts.append(chart)

@@ -11,6 +11,7 @@ from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig
 from site_gen.sections import BlockSpec
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
+from site_gen.sections.serving.view import charts as serving_charts
 from site_gen.sections.study.analysis import THROUGHPUT
 from site_gen.sections.contract import ViewPart
 
@@ -55,16 +56,18 @@ def view(a) -> dict[str, Any] | None:
                                            dense=True) if y_interval else ""})
         levels = []
         for r in views.rows(f.levels):
-            ratio = f"{n[r['best']]} / {n[r['runner_up']]} throughput per GPU at {r['level']:g} tokens/s per user"
-            how_read = f"read on each curve between its loads {', '.join(r['between'])} (linear in both axes)"
+            ratio = f"{n[r['best']]} / {n[r['runner_up']]} throughput per GPU at {r['level']:g} tokens/s per user or more"
+            a_load, b_load = r["between"]
+            how_read = (f"its load {a_load}, which gives every user more" if a_load == b_load else
+                        f"read on its curve between its loads {a_load}, {b_load} (linear in both axes)")
             levels.append({
                 "level": f"{r['level']:g}", "best": n[r["best"]], "runner_up": n[r["runner_up"]],
-                "best_y": Fig(_n(r["best_y"]), how=f"{n[r['best']]}'s curve at {r['level']:g} tokens/s per user",
+                "best_y": Fig(_n(r["best_y"]), how=f"{n[r['best']]}'s best at {r['level']:g} tokens/s per user or more",
                               detail=how_read, dense=True),
-                "best_interval": Fig(_span(r["best_low"], r["best_high"]), how="95% interval: the two loads' throughput "
-                                     "errors combined at the reading, t on logs", detail=ratio, dense=True)
+                "best_interval": Fig(_span(r["best_low"], r["best_high"]), how="95% interval: the throughput errors of the "
+                                     "load or two loads read, t on logs", detail=ratio, dense=True)
                 if r["best_low"] == r["best_low"] else "",
-                "runner_y": Fig(_n(r["runner_y"]), how=f"{n[r['runner_up']]}'s curve at {r['level']:g} tokens/s per user",
+                "runner_y": Fig(_n(r["runner_y"]), how=f"{n[r['runner_up']]}'s best at {r['level']:g} tokens/s per user or more",
                                 dense=True),
                 "ratio": Fig(f"{r['ratio']:.2f}×", how=ratio, dense=True),
                 "interval": Fig(f"{r['low']:.2f}–{r['high']:.2f}", how="95% interval, t on logs (Welch–Satterthwaite)",
@@ -82,11 +85,23 @@ def view(a) -> dict[str, Any] | None:
                           if r["own_area"] == r["own_area"] else fmt.MISSING})
         lead = list(dict.fromkeys(n[x] for x in f.points[f.points["on_frontier"]]["setup"]))
         sweeps.append({"anchor": _anchor("frontier", f.workload, f.axis), "title": title, "rows": rows, "levels": levels,
-                       "areas": areas, "leaders": lead,
+                       "areas": areas, "leaders": lead, "lightest": _lightest_end(f),
                        "common": _span(*f.common) if f.common[0] == f.common[0] else "",
                        "on": sum(1 for r in rows if r["on"]), "points": len(rows)})
     return {"why": s.no_frontier, "sweeps": sweeps, "x_how": X_HOW, "y_how": Y_HOW,
             "objectives": [f"p{o[1]} {METRIC_SHORT[o[0]]} ≤ {o[2]:,g} ms" for o in s.slo]}
+
+
+def _lightest_end(f) -> str:
+    """Where every curve's lightest load lies: "right" (the highest interactivity: requests see more
+    tokens per second when fewer share the engine), "left", or "" where the curves differ."""
+    x = {(r["setup"], r["load"]): r["x"] for r in views.rows(f.points)}
+    ends = set()
+    for sid, loads in f.curves.items():
+        if len(loads) >= 2:
+            first, last = x[sid, loads[0]], x[sid, loads[-1]]
+            ends.add("right" if first > last else "left" if first < last else "")
+    return ends.pop() if len(ends) == 1 else ""
 
 
 # -- the charts (for the page and the frontier block) -----------------------------------------------
@@ -122,24 +137,22 @@ def charts(a, s) -> dict[str, dict[str, Any]]:
                      title="Throughput per GPU against interactivity")
         against = []
         for metric, q in AGAINST:
-            aseries = []
+            setups = []
             for sid in s.order:
                 ps = []
                 for ld in f.curves.get(sid, []):
                     t, y = figs.get((sid, ld, THROUGHPUT, 0)), figs.get((sid, ld, metric, q))
                     if t is None or y is None:
                         continue
-                    ps.append({"x": t["value"], "y": y["value"], "x_low": t["low"], "x_high": t["high"], "y_low": y["low"],
-                               "y_high": y["high"], "label": f"{n[sid]}, {loads[ld].label}: {_n(t['value'])} output "
-                               f"tokens/s, {METRIC_SHORT[metric]} p{q} {_n(y['value'])} ms"})
+                    ps.append({"load": loads[ld].label, "x": t["value"], "y": y["value"], "x_low": t["low"], "x_high": t["high"],
+                               "y_low": y["low"], "y_high": y["high"]})
                 if ps:
-                    aseries.append({"key": sid, "label": n[sid], "style": style[sid], "points": ps})
-            if not aseries:
+                    setups.append({"key": sid, "label": n[sid], "style": style[sid], "points": ps})
+            # The same chart as a pair's Load page draws (a pair is a study of two setups).
+            c = serving_charts.against(setups, metric, q, s.slo)
+            if c is None:
                 continue
-            limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms", "axis": "y"} for o in s.slo if o[:2] == (metric, q)), None)
-            c = plots.xy(aseries, y_kind="ms", limit=limit)
-            c.update(x_title="output tokens/s", y_title=f"{METRIC_SHORT[metric]} p{q}", id=f"{key}-{metric}-p{q}",
-                     title=f"{METRIC_SHORT[metric]} p{q} against throughput")
+            c["id"] = f"{key}-{metric}-p{q}"
             against.append(c)
         out[key] = {"frontier": chart, "against": against}
     return out

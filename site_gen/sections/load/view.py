@@ -10,10 +10,11 @@ from typing import Any
 from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
-from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT
 from site_gen.sections.contract import ViewPart
-from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, capacity_lines, interval_figs, ms, no_interval_why, objective_text,
-                                                   ratio_text, saturation_of, value_fig)
+from site_gen.sections.serving.view import charts as charts_, itl_note
+from site_gen.sections.serving.view.sweeps import capacity_lines, missed, saturation_of
+from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, column_label, interval_figs, ms, no_interval_why,
+                                                   objective_text, ratio_text, row_seconds, throughput_how, value_fig)
 
 CURVE_PERCENTILES = (50, 99)
 
@@ -45,14 +46,14 @@ def view(a) -> dict[str, Any] | None:
         ids = {role: s.curves[role].get(key, []) for role in s.roles}
         sweeps.append({"anchor": _anchor("sweep", *key), "title": f"{key[0]}" + (", by concurrency" if key[1] == "concurrency" else ""),
                        "axis": "requests in flight at most" if key[1] == "concurrency" else "request rate aimed at (req/s)",
-                       "saturation": _saturation(s, key, n),
+                       "saturation": _saturation(s, key, n), "missed": missed(s, key, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
     return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
             "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
             "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, pct, n),
             "goodput": [_goodput_row(r, points, n, s.bootstrap) for r in views.rows(s.goodput)] if s.goodput is not None else [],
             "capacity": capacity_lines(s, n), "saturation_rule": f"{SATURATION:g}×",
-            "columns": columns(s)}
+            "columns": columns(s), "itl_note": itl_note(s, a.band)}
 
 
 def _saturation(s, key: tuple[str, str], n: dict) -> list[str]:
@@ -65,6 +66,9 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
     # By load, then side: the two sides' figures at one load stand together.
     order = sorted(((points[role, pid]["x"], i, role, pid) for i, (role, curve) in enumerate(ids.items()) for pid in curve),
                    key=lambda k: k[:2])
+    cols = [(m, q) for m in s.metrics for q in _percentiles(s, m)]
+    # A column reads in seconds when any figure of it is ten seconds or more (every cell with its unit).
+    seconds = [row_seconds(*(pct.get((role, pid, m, q)) for _, _, role, pid in order)) for m, q in cols]
     for _, _, role, pid in order:
         p = points[role, pid]
         row = {"side": n[role], "role": role, "load": p["load"], "repeats": int(p["repeats"]),
@@ -72,9 +76,11 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
         for k in THROUGHPUTS:
             r = tp.get((role, pid, k))
             row[k] = _with_interval(r, THROUGHPUT_DIGITS[k], p, s.bootstrap)
-        row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap) for m in s.metrics for q in _percentiles(s, m)]
+        row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap, sec) for (m, q), sec in zip(cols, seconds)]
         g = good.get((role, pid))
-        row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap)} if g else None)
+        row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap),
+                           "per_s": Fig(f"{g['per_s']:,.2f}", how="requests meeting every objective / duration_s",
+                                        detail=f"of the runs at {p['path']}", dense=True)} if g else None)
         rows.append(row)
     return rows
 
@@ -84,21 +90,7 @@ def _percentiles(s, metric: str) -> tuple[int, ...]:
 
 
 def columns(s) -> list[str]:
-    return [f"{METRIC_SHORT[m]} p{q}" for m in s.metrics for q in _percentiles(s, m)]
-
-
-def throughput_how(metric: str, p: dict) -> tuple[str, str]:
-    """How a load point's throughput was computed, and from where (`p`: its row of the analysis' points)."""
-    runs = int(p["repeats"])
-    if metric == "requests_per_s":
-        one = "completed / duration_s"
-    elif p["rows"]:
-        one = "output tokens / duration_s"
-    else:
-        one = "the source's output_throughput"
-    if runs == 1:
-        return one, f"at {p['path']}.repeats[0]"
-    return f"geometric mean of {runs} runs' {one}", f"at {p['path']}.repeats"
+    return [column_label(s, m, q) for m in s.metrics for q in _percentiles(s, m)]
 
 
 def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
@@ -116,10 +108,11 @@ def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
     return {"text": Fig(_number(r["value"], digits), how=how, detail=detail, dense=True), "sub": sub}
 
 
-def _latency_cell(r: dict | None, b) -> dict[str, Any]:
+def _latency_cell(r: dict | None, b, seconds: bool) -> dict[str, Any]:
     if r is None:
         return {"text": fmt.MISSING, "sub": ""}
-    return {"text": value_fig(r), "sub": interval_figs(r, b, runs=False)}
+    text = f"{fmt.grouped(r['value'] / 1000, 1)} s" if seconds else fmt.grouped(r["value"], 1)
+    return {"text": value_fig(r, text), "sub": interval_figs(r, b, runs=False, seconds=seconds)}
 
 
 def _share(g: dict, p: dict) -> Fig:
@@ -202,53 +195,54 @@ def page_context(a, ctx: dict) -> None:
 
 
 def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
+    """Per sweep (of two loads or more on a side): each latency percentile the table shows against the
+    output throughput delivered, and good requests/s against requests/s served, drawn as a study's
+    (`serving/view/charts.py`), each side in its own style; a side's mark is ringed where its
+    requests start to queue."""
     n = _names(a)
     points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
-    tp = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
-    pct = {(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)}
-    good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
-    out = {}
+    # Every figure a chart may read, by (role, point, figure): as {value, low, high}.
+    found: dict[tuple, dict] = {(r["role"], r["point"], r["metric"]): r for r in views.rows(s.throughput)}
+    found.update({(r["role"], r["point"], r["metric"], r["percentile"]): r for r in views.rows(s.percentiles)})
+    if s.goodput is not None:
+        found.update({(r["role"], r["point"], "good"): {"value": r["per_s"], "low": r["per_s_low"], "high": r["per_s_high"]}
+                      for r in views.rows(s.goodput)})
+    out: dict[str, list[dict[str, Any]]] = {}
     for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
+        anchor = _anchor("sweep", *key)
         ids = {role: s.curves[role].get(key, []) for role in s.roles if s.curves[role].get(key)}
-        if all(len(found) < 2 for found in ids.values()):
-            out[_anchor("sweep", *key)] = []  # one load point a side: no curve to draw, the table holds it
+        if all(len(c) < 2 for c in ids.values()):
+            out[anchor] = []  # one load point a side: no curve to draw, the table holds it
             continue
-        marks = [{"x": points[role, found]["x"], "label": f"{n[role]} saturates", "role": role}
-                 for role in ids if (found := s.saturation.get((role, key[0]))) in ids[role]]
         charts = []
-        for k in THROUGHPUTS:
-            series = _series(ids, n, lambda role, pid: tp.get((role, pid, k)), points, "value", lambda v: f"{v:,.1f}")
-            charts.append({"title": THROUGHPUT_LABELS[k].capitalize(), **plots.lines(series, THROUGHPUT_LABELS[k], marks=marks)})
         for m in s.metrics:
             for q in _percentiles(s, m):
-                series = _series(ids, n, lambda role, pid: pct.get((role, pid, m, q)), points, "value", lambda v: f"{ms(v)} ms")
-                limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms"} for o in s.slo if o[:2] == (m, q)), None)
-                charts.append({"title": f"{METRIC_SHORT[m]} p{q}", "sub": METRIC_LABELS[m],
-                               **plots.lines(series, "ms", limit=limit, marks=marks, kind="ms")})
-        if good:
-            series = _series(ids, n, lambda role, pid: good.get((role, pid)), points, "share", lambda v: f"{v:.1%}")
-            charts.append({"title": "Goodput", "sub": "share of requests meeting every objective",
-                           **plots.lines(series, "share", marks=marks, kind="share")})
-        charts = [c for c in charts if c["series"]]  # a percentile no source states: no curve
-        for i, c in enumerate(charts):
-            c["id"] = f"{_anchor('sweep', *key)}-{i}"
-        out[_anchor("sweep", *key)] = charts
+                c = charts_.against(_setups(s, key, ids, points, found, n, ("output_tokens_per_s",), (m, q)), m, q, s.slo)
+                if c:
+                    charts.append({**c, "id": f"{anchor}-{m}-p{q}"})
+        if s.goodput is not None:
+            c = charts_.goodput(_setups(s, key, ids, points, found, n, ("requests_per_s",), ("good",)))
+            if c:
+                charts.append({**c, "id": f"{anchor}-goodput"})
+        out[anchor] = charts
     return out
 
 
-def _series(ids: dict, n: dict, get, points: dict, field: str, show) -> list[dict[str, Any]]:
+def _setups(s, key: tuple[str, str], ids: dict, points: dict, found: dict, n: dict, x: tuple, y: tuple) -> list[dict[str, Any]]:
+    """Each side's curve through its loads for a chart of figure `y` against figure `x` (keys of
+    `found` after the side and point), its mark ringed where its requests start to queue."""
     out = []
     for role, curve in ids.items():
+        queue = s.saturation.get((role, key[0]))
         pts = []
         for pid in curve:
-            r = get(role, pid)
-            if r is None or r[field] != r[field]:
+            fx, fy = found.get((role, pid, *x)), found.get((role, pid, *y))
+            if fx is None or fy is None:
                 continue
-            x = points[role, pid]["x"]
-            pts.append({"x": x, "y": r[field], "low": r.get("low", math.nan), "high": r.get("high", math.nan),
-                        "label": f"{n[role]}, {points[role, pid]['load']}: {show(r[field])}"})
-        if pts:
-            out.append({"role": role, "label": n[role], "points": pts})
+            at = points[role, pid]
+            pts.append({"load": at["load"], "mark": pid == queue, "tag": "∞" if at["x"] == math.inf else f"{at['x']:g}", "x": fx["value"], "x_low": fx["low"],
+                        "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
+        out.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
     return out
 
 

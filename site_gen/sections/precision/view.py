@@ -12,6 +12,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import version_text
 from site_gen.render import plain, views
 from site_gen.render import format as fmt
+from site_gen.render.charts import nice_step
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
 from site_gen.sections.contract import ViewPart
@@ -237,16 +238,6 @@ def compare_unit(c) -> str:
     return "pts" if c.unit == "percent" else c.unit
 
 
-
-def _nice_step(span: float) -> float:
-    raw = span / 4
-    power = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
-        if raw <= m * power:
-            return m * power
-    return 10 * power
-
-
 def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
     """One facet per measure (own axis: measures do not share a unit or a level), rows per checkpoint.
 
@@ -269,7 +260,7 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
         # NaN left out, as pandas' min and max leave it
         lo = min(0.0, *(v for r in group if (v := r["oriented_low"]) == v))
         hi = max(0.0, *(v for r in group if (v := r["oriented_high"]) == v))
-        step = _nice_step(hi - lo or 1.0)
+        step = nice_step(hi - lo or 1.0)
         lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
         hi = max(hi, lo + step)  # every interval [0, 0]: an axis one step wide, not zero
         unit = group[0]["unit"]

@@ -15,7 +15,7 @@ from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.frames import frame
 from site_gen.analysis.verdict import INTERVAL_VERDICTS
 from site_gen.sections.serving.analysis import latency, load
-from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_is_tpot, read
+from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_agreement, read
 from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
 from site_gen.sections.serving.analysis.series import HISTORY, SERIES  # noqa: F401  (history rows, series figures)
 from site_gen.sections.contract import AnalysisPart
@@ -36,7 +36,7 @@ class ServingResult:
     bootstrap: bs.Bootstrap
     band: float
     metrics: tuple[str, ...]          # the latency metrics shown (ITL left out where it is TPOT)
-    itl_is_tpot: bool
+    itl_is_tpot: bool                 # a request's ITL (its mean gap) is its TPOT, to within the noise band, for every request
     points: pd.DataFrame              # per side and load point
     percentiles: pd.DataFrame         # per side, load point, metric and percentile, with intervals
     cells: pd.DataFrame               # per matched load point: latency and throughput ratios, verdicts
@@ -45,6 +45,7 @@ class ServingResult:
     throughput: pd.DataFrame          # per side and load point
     tokens: pd.DataFrame
     gaps: pd.DataFrame                # every-gap inter-token summaries, per run
+    itl_agreement: tuple[int, int, float] | None  # requests with ITL equal to TPOT, requests, largest difference (share)
     matched: list[dict]               # matched load points: baseline, candidate, paired, method
     saturation: dict[tuple[str, str], str]      # (role, workload) -> the load point where the sweep saturates
     curves: dict[str, dict[tuple[str, str], list[str]]]  # role -> (workload, axis) -> point ids, lightest first
@@ -154,8 +155,11 @@ def analyse(a, part: dict) -> ServingResult | None:
     if not sides:
         return None
     b = bs.Bootstrap()
-    same = itl_is_tpot(sides)
-    # ITL equal to TPOT request by request is shown once, as TPOT; unless an objective names it.
+    agreement = itl_agreement(sides)
+    # A request's mean gap within the noise band of its TPOT, request by request, is its TPOT as every
+    # verdict here reads it (it differs only where a streamed chunk carried several tokens): shown once,
+    # as TPOT; unless an objective names it. The real per-token gaps, where kept, are the `gaps`.
+    same = agreement is not None and agreement[2] <= a.band
     metrics = tuple(m for m in METRICS if not (same and m == "itl" and not any(o[0] == "itl" for o in a.slo)))
     figures = {(p.role, p.id): latency.side_figures(p, metrics, b) for points in sides.values() for p in points}
     pct = [r for points in sides.values() for p in points for r in _percentile_rows(p, figures[p.role, p.id])]
@@ -164,7 +168,7 @@ def analyse(a, part: dict) -> ServingResult | None:
     result = ServingResult(
         roles=list(sides), bootstrap=b, band=a.band, metrics=metrics, itl_is_tpot=same, points=_points_frame(sides),
         percentiles=frame({c: [r[c] for r in pct] for c in PERCENTILE_COLUMNS}, PERCENTILE_COLUMNS),
-        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides),
+        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides), itl_agreement=agreement,
         matched=matched, saturation={}, curves={}, slo=tuple(a.slo))
     _sweeps(result, sides, figures)
     _samples(result, sides, metrics)
@@ -253,7 +257,7 @@ def _objectives(result: ServingResult, sides: dict[str, list[Point]], figures, s
             if g:
                 good.append({"role": p.role, "point": p.id, **g})
     result.objectives = frame({c: [r[c] for r in rows] for c in cols}, cols)
-    gcols = ["role", "point", "good", "requests", "share", "low", "high", "per_s"]
+    gcols = ["role", "point", "good", "requests", "share", "low", "high", "per_s", "per_s_low", "per_s_high"]
     result.goodput = frame({c: [r[c] for r in good] for c in gcols}, gcols)
     result.capacity = _capacity(sides, met_at)
 

@@ -51,19 +51,20 @@ def run_values(p: Point, metric: str) -> list[list[float]]:
 
 def side_figures(p: Point, metrics: tuple[str, ...], b: bs.Bootstrap) -> dict[str, Figures]:
     """A side's p50, p90, p95 and p99 of each metric at `p`, each with its interval (a metric it
-    has no figure of is left out). One resample matrix serves every metric of the load point."""
+    has no figure of is left out). One resample matrix serves every metric of the load point, drawn
+    and read a block at a time (bootstrap.resampled_each)."""
     out: dict[str, Figures] = {}
-    idx = None
+    columns: dict[str, np.ndarray] = {}
+    if len(p.repeats) < 2 and p.has_rows:
+        columns = {m: p.rows[0][m] for m in metrics if np.any(~np.isnan(p.rows[0][m]))}
+    res = bs.resampled_each(columns, PERCENTILES, b) if columns else {}
     for metric in metrics:
         if len(p.repeats) >= 2:
             f = _over_runs(p, metric, b)
         elif p.has_rows:
-            x = p.rows[0][metric]
-            if not np.any(~np.isnan(x)):
+            if metric not in columns:
                 continue
-            if idx is None:
-                idx = bs.draws((x.size,), paired=False, b=b)[0]
-            f = _over_requests(p, metric, x, idx, b)
+            f = _over_requests(p, metric, columns[metric], res[metric], b)
         else:
             f = _stated(p, metric)
         if f is not None:
@@ -85,9 +86,8 @@ def _over_runs(p: Point, metric: str, b: bs.Bootstrap) -> Figures | None:
     return Figures(values, lows, highs, spread, RUNS, len(p.repeats), [f"{p.path}.repeats"] * len(PERCENTILES))
 
 
-def _over_requests(p: Point, metric: str, x: np.ndarray, idx: np.ndarray, b: bs.Bootstrap) -> Figures:
+def _over_requests(p: Point, metric: str, x: np.ndarray, res: np.ndarray, b: bs.Bootstrap) -> Figures:
     nan = math.nan
-    res = bs.resampled(x, idx, PERCENTILES)
     ivs = [iv if bs.enough(x, q) else (nan, nan) for iv, q in zip(bs.intervals(res, b), PERCENTILES)]
     return Figures(bs.percentiles(x, PERCENTILES), [i[0] for i in ivs], [i[1] for i in ivs],
                    [(nan, nan)] * len(PERCENTILES), BOOTSTRAP, int(np.count_nonzero(~np.isnan(x))),
@@ -123,21 +123,22 @@ def compare(pb: Point, pc: Point, fb: dict[str, Figures], fc: dict[str, Figures]
     metrics = [m for m in fb if m in fc and not (m == "itl" and pb.has_rows != pc.has_rows)]
     one_each = len(pb.rows) == 1 and len(pc.rows) == 1 and len(pb.repeats) == 1 and len(pc.repeats) == 1
     paired = paired and one_each and pb.rows[0]["error"].size == pc.rows[0]["error"].size
-    second = None  # the unpaired candidate's resample matrix: the generator's second, for every metric
     out: dict[str, list[Cell]] = {}
+    boot = [m for m in metrics if not (fb[m].method == RUNS and fc[m].method == RUNS) and pb.has_rows and pc.has_rows]
+    xbs, xcs = {m: pb.pooled(m) for m in boot}, {m: pc.pooled(m) for m in boot}
+    if paired:
+        rbs, rcs = {m: fb[m].resampled for m in boot}, {m: fc[m].resampled for m in boot}
+    elif boot:
+        # Unpaired: the baseline's resample matrix is the generator's first (its own figures' when it has
+        # one run), the candidate's the second, for every metric.
+        rbs = {m: fb[m].resampled for m in boot} if one_each else bs.resampled_each(xbs, PERCENTILES, b)
+        rcs = bs.resampled_each(xcs, PERCENTILES, b, after=(xbs[boot[0]].size,))
     for metric in metrics:
         if fb[metric].method == RUNS and fc[metric].method == RUNS:
             out[metric] = _runs_cells(pb, pc, fb[metric], fc[metric], metric, band, b)
         elif pb.has_rows and pc.has_rows:
-            xb, xc = pb.pooled(metric), pc.pooled(metric)
-            if paired:
-                rb, rc = fb[metric].resampled, fc[metric].resampled
-            else:
-                if second is None:
-                    idx_b, second = bs.draws((xb.size, xc.size), paired=False, b=b)
-                rb = fb[metric].resampled if one_each else bs.resampled(xb, idx_b, PERCENTILES)
-                rc = bs.resampled(xc, second, PERCENTILES)
-            out[metric] = _bootstrap_cells(xb, xc, rb, rc, PAIRED if paired else UNPAIRED, band, b)
+            out[metric] = _bootstrap_cells(xbs[metric], xcs[metric], rbs[metric], rcs[metric], PAIRED if paired else UNPAIRED,
+                                           band, b)
         else:
             out[metric] = _band_cells(fb[metric], fc[metric], band)
     return out

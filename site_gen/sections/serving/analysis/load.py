@@ -139,7 +139,9 @@ def goodput(p: Point, slo: tuple) -> dict | None:
     k = int(good.sum())
     lo, hi = bs.wilson(k, n)
     seconds = sum(r["duration_s"] for r in p.repeats)
-    return {"good": k, "requests": n, "share": k / n if n else math.nan, "low": lo, "high": hi, "per_s": k / seconds}
+    # Good requests per second, its interval the share's at the load point's served rate (n / seconds).
+    return {"good": k, "requests": n, "share": k / n if n else math.nan, "low": lo, "high": hi, "per_s": k / seconds,
+            "per_s_low": lo * n / seconds, "per_s_high": hi * n / seconds}
 
 
 def capacity(curve: list[Point], met: dict[str, bool | None]) -> tuple[str | None, bool]:

@@ -7,9 +7,11 @@ from typing import Any
 
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
 from site_gen.render import format as fmt, plots, views
-from site_gen.render.provenance import Fig
+from site_gen.render.provenance import Fig, Parts
+from site_gen.sections.serving.analysis import latency
+from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
-from site_gen.sections.serving.view import tables as t
+from site_gen.sections.serving.view import sweeps, tables as t
 from site_gen.sections.serving.analysis import NO_INTERVAL
 from site_gen.sections.contract import ViewPart
 from site_gen.sections.serving.view.outputs import (EMPTY, card_strip, compare_value, compare_what, csv, dashboard,  # noqa: F401
@@ -59,13 +61,122 @@ def view(a) -> dict[str, Any] | None:
         "two_sided": "baseline" in s.roles, "names": n, "pairs": pairs, "alone": [] if compact else alone, "compact": compact,
         "counts": _count_rows(s, a.band), "total": s.counts.get("latency", EMPTY),
         "throughput_counts": s.counts.get("throughput", EMPTY),
-        "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%",
+        "rule": INTERVAL_RULE, "band": f"±{a.band * 100:g}%", "no_interval_rule": t.no_interval_rule(a.band),
         "bootstrap": {"resamples": f"{s.bootstrap.resamples:,}", "seed": s.bootstrap.seed, "level": f"{s.bootstrap.level:.0%}"},
         "ticks": plots.scale_ticks(scale), "scale": f"{_scale_end(scale[0])}–{_scale_end(scale[1])}×",
-        "itl_note": _itl_note(s), "metrics": [METRIC_SHORT[m] for m in s.metrics],
+        "itl_note": itl_note(s, a.band), "metrics": [METRIC_SHORT[m] for m in s.metrics],
         "sentence": _sentence(s, n),
-        "objectives": [t.objective_text(o) for o in s.slo], "capacity": t.capacity_lines(s, n) if s.slo else [],
+        "objectives": [t.objective_text(o) for o in s.slo], "capacity": sweeps.capacity_lines(s, n) if s.slo else [],
+        "map": ratio_map(s, n, a.band), "story": story(s, n, a.band),
+        "missed": {key[0]: sweeps.missed(s, key, n) for role in s.roles for key in s.curves[role]} if s.slo else {},
     }
+
+
+def ratio_map(s, n: dict, band: float) -> list[dict[str, Any]]:
+    """The story at a glance (the overview's chart, the Latency page's first): per workload, every
+    latency percentile and throughput (rows) at every matched load (columns, lightest first), each its
+    ratio with its verdict's glyph and tint; the interval in the ratio's hover, every figure in the
+    tables below. Lower latency and higher throughput are faster."""
+    cells = views.rows(s.cells)
+    x = {(r["role"], r["point"]): r["x"] for r in views.rows(s.points)}
+    out = []
+    for workload in dict.fromkeys(m["workload"] for m in s.matched):
+        loads = sorted((m for m in s.matched if m["workload"] == workload), key=lambda m: x["baseline", m["baseline"]])
+        at = {(c["baseline_point"], c["kind"], c["metric"], c["percentile"] if c["kind"] == "latency" else 0): c
+              for c in cells if c["workload"] == workload}
+        rows: list[dict[str, Any]] = []
+        for kind, metric, q, label in ([("latency", m, q, f"{METRIC_SHORT[m]} p{q}") for m in s.metrics for q in PERCENTILES]
+                                       + [("throughput", k, 0, THROUGHPUT_LABELS[k].capitalize()) for k in THROUGHPUTS]):
+            row: list[dict[str, Any] | None] = [_map_cell(s, n, band, c) if (c := at.get((m["baseline"], kind, metric, q))) else None
+                                                for m in loads]
+            if any(row):
+                rows.append({"label": label, "kind": kind, "first": bool(rows) and (q == PERCENTILES[0] or kind == "throughput"
+                                                                                  and rows[-1]["kind"] == "latency"), "cells": row})
+        for r in rows:  # a reason every cell of a row shares is said once, beside its label
+            whys = {c["why"] for c in r["cells"] if c}
+            r["why"] = whys.pop() if len(whys) == 1 and None not in r["cells"] else ""
+            for c in r["cells"] if r["why"] else ():
+                c["why"] = ""
+        every = [c for r in rows for c in r["cells"] if c]
+        none = bool(every) and all(c["why"] or r["why"] for r in rows for c in r["cells"] if c)
+        for r in rows if none else ():  # said once, in the caption, not in every cell
+            r["why"] = ""
+            for c in every:
+                c["why"] = ""
+        out.append({"workload": workload, "loads": [m["load"] for m in loads], "rows": rows, "none": none})
+    return out
+
+
+def _map_cell(s, n: dict, band: float, c: dict) -> dict[str, Any]:
+    """A cell of the ratio map: the ratio (its interval and how in its hover), its verdict, why it has no interval."""
+    if c["kind"] == "latency":
+        ratio, interval = t.ratio_figs(c, s.bootstrap, band)
+        why = "" if interval else ("no interval: too few requests" if c["method"] == latency.FEW else "one run, no interval")
+    else:
+        shown = t.interval_text(c["low"], c["high"], band)
+        ratio = Fig(t.ratio_text(c["ratio"], band), how=f"{n['candidate']} / {n['baseline']} {THROUGHPUT_LABELS[c['metric']]}",
+                    detail=f"at {c['workload']} · {c['load']}" + (f", 95% interval {shown}" if shown else ""), dense=True)
+        why = "" if shown else "one run, no interval"
+    return {"ratio": ratio, "verdict": c["verdict"], "glyph": t.GLYPHS[c["verdict"]], "tint": c["verdict"].replace(" ", "-"),
+            "why": why}
+
+
+def story(s, n: dict, band: float) -> list[Parts]:
+    """The overview's lines beside its chart: per sweep, the output throughput each side delivered at
+    its heaviest load (a pair: with their ratio and verdict), and with objectives each side's goodput
+    load by load: what a serving engineer reads first after the latency."""
+    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
+    tp = {(r["role"], r["point"]): r for r in views.rows(s.throughput) if r["metric"] == "output_tokens_per_s"}
+    cells = {(c["baseline_point"], c["candidate_point"]): c for c in views.rows(s.cells)
+             if c["kind"] == "throughput" and c["metric"] == "output_tokens_per_s"}
+    good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
+    out = []
+    for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
+        curves = {role: s.curves[role].get(key, []) for role in s.roles}
+        title = key[0] + (", by concurrency" if key[1] == "concurrency" else "")
+
+        def tokens(role: str, pid: str) -> Fig | str:
+            r = tp.get((role, pid))
+            if r is None or r["value"] != r["value"]:
+                return fmt.MISSING
+            how, detail = t.throughput_how("output_tokens_per_s", points[role, pid])
+            return Fig(fmt.grouped(r["value"], 1), how=how, detail=detail, dense=True)
+
+        heaviest = {role: c[-1] for role, c in curves.items() if c}
+        pair = next((m for m in s.matched if m["workload"] == key[0] and m["baseline"] == heaviest.get("baseline")
+                     and m["candidate"] == heaviest.get("candidate")), None)
+        if pair and (pair["baseline"], pair["candidate"]) in cells:
+            c = cells[pair["baseline"], pair["candidate"]]
+            ratio = Fig(t.ratio_text(c["ratio"], band), how=f"{n['candidate']} / {n['baseline']} output tokens/s",
+                        detail=f"at {key[0]} · {pair['load']}", dense=True)
+            how = "one run a side, no interval: the band rule" if c["low"] != c["low"] else \
+                f"95% interval {t.interval_text(c['low'], c['high'], band)}"
+            out.append(Parts([f"{title}, heaviest load ({pair['load']}): {n['candidate']} delivers ",
+                              tokens("candidate", pair["candidate"]), " output tokens/s, ", ratio, f" {n['baseline']}'s ",
+                              tokens("baseline", pair["baseline"]), f" ({c['verdict']}; {how})."]))
+        else:
+            for role, pid in heaviest.items():
+                if len(curves[role]) > 1:
+                    out.append(Parts([f"{title}, heaviest load ({points[role, pid]['load']}): {n[role]} delivers ",
+                                      tokens(role, pid), " output tokens/s."]))
+        if good:
+            loads = [points[role, pid]["load"] for role in s.roles for pid in curves[role][:1]]
+            sides = []
+            for role in s.roles:
+                shares = [(points[role, pid]["load"], g) for pid in curves[role] if (g := good.get((role, pid)))]
+                if len(shares) < 2:
+                    continue
+                line: Parts = Parts([f"{n[role]} "])
+                for i, (load, g) in enumerate(shares):
+                    line += [" → " if i else "", Fig(f"{g['share']:.1%}", how="requests meeting every objective / requests",
+                                                     detail=f"at {key[0]} · {load}", dense=True), f" at {load}"]
+                sides.append(line)
+            if sides and loads:
+                parts: Parts = Parts([f"{title}, goodput (the requests meeting every objective), load by load: "])
+                for i, line in enumerate(sides):
+                    parts += (["; "] if i else []) + list(line)
+                out.append(Parts(parts + ["."]))
+    return out
 
 
 def _scale_end(v: float) -> str:
@@ -111,21 +222,29 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
     return rows
 
 
-def _itl_note(s) -> str:
+def itl_note(s, band: float, where: str = "") -> str:
     """Why ITL is not shown beside TPOT, and where the every-gap figures are, if anywhere: the
-    Distributions page shows those of each load point with request rows; without rows anywhere this
-    page's every-load-point table shows their median. A receipt with none is promised none."""
+    Distributions page (`where` "here" on it) shows those of each load point with request rows;
+    without rows anywhere the every-load-point table shows their median. A receipt with none is
+    promised none. Empty where ITL is shown."""
     if not (s.itl_is_tpot and "itl" not in s.metrics):
         return ""
-    note = ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
-            "request here, so it is shown once, as TPOT")
+    equal, total, worst = s.itl_agreement or (0, 0, 0.0)
+    if equal == total:
+        note = ("Inter-token latency per request (the mean of its own gaps) equals its time per output token for every "
+                "request here, so it is shown once, as TPOT")
+    else:
+        note = (f"Inter-token latency per request (the mean of its own gaps) is within the noise band (±{band * 100:g}%) of its "
+                f"time per output token for every request here (equal for {equal:,} of {total:,}; up to {worst:.1%} apart "
+                "where a streamed chunk carried several tokens), so it is shown once, as TPOT")
     shown = [r for r in views.rows(s.gaps) if (r["role"], r["point"]) in s.samples]
     words = {"mean_ms": "mean", "median_ms": "median", "p90_ms": "p90", "p95_ms": "p95", "p99_ms": "p99", "max_ms": "highest"}
     said = [w for k, w in words.items() if any(r[k] == r[k] for r in shown)]
     if not said:
         return note + "."
     listed = said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"
-    return note + f"; every gap of every request, pooled, is summarised for each load point on the Distributions page ({listed})."
+    page = "below, for each load point" if where == "here" else "for each load point on the Distributions page"
+    return note + f". The real per-token gaps: every gap of every request, pooled, is summarised {page} ({listed})."
 
 
 def _sentence(s, n: dict) -> str:

@@ -11,7 +11,8 @@ from site_gen.render import format as fmt, plain, views
 from site_gen.sections.serving.analysis import NO_INTERVAL
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
-from site_gen.sections.serving.view.tables import THROUGHPUT_DIGITS, saturation_of
+from site_gen.sections.serving.view.sweeps import saturation_of
+from site_gen.sections.serving.view.tables import THROUGHPUT_DIGITS
 
 EMPTY = {**{k: 0 for k in (*INTERVAL_VERDICTS, "cells")}, **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
 THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}

@@ -2,9 +2,9 @@
 their intervals, the ratio with its interval, bar and verdict; per side alone, its percentiles."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, plots, views
 from site_gen.render.provenance import Fig, Parts
@@ -16,13 +16,70 @@ GLYPHS = {"faster": "▲", "level": "●", "slower": "▼", UNRESOLVED: "○"}
 THROUGHPUT_DIGITS = {"output_tokens_per_s": 1, "requests_per_s": 2}
 
 
+# A latency of ten seconds or more is printed in seconds, with its unit (`243.5 s`, not `243,517.7`),
+# as the charts label it (render/plots.py `ms`); shorter ones in ms, the unit their column names.
+SECONDS_FROM = 10_000.0
+
+
+def in_seconds(*values: float) -> bool:
+    """Whether figures printed together (a value, an interval's ends, a pair) take seconds: the
+    largest of them is ten seconds or more."""
+    known = [abs(v) for v in values if v == v]
+    return bool(known) and max(known) >= SECONDS_FROM
+
+
 def ms(value: float) -> str:
-    """A latency in ms with one decimal and thousands separators: `893.1`, `1,213.8`."""
-    return fmt.grouped(value, 1)
+    """A latency in ms with one decimal and thousands separators (`893.1`, `1,213.8`); from ten
+    seconds, in seconds with one decimal and the unit (`243.5 s`)."""
+    return f"{fmt.grouped(value / 1000, 1)} s" if in_seconds(value) else fmt.grouped(value, 1)
 
 
-def ms_interval(low: float, high: float) -> str:
-    return "" if low != low or high != high else f"{ms(low)}{fmt.DASH}{ms(high)}"
+def ms_unit(value: float) -> str:
+    """A latency with its unit whichever it is: `893.1 ms`, `243.5 s`."""
+    return ms(value) if in_seconds(value) else f"{ms(value)} ms"
+
+
+def ms_interval(low: float, high: float, seconds: bool | None = None) -> str:
+    """`120.4–133.0`; in seconds (`143.6–233.1 s`) when `seconds`, by default when its upper end is
+    ten seconds or more (an interval under a figure takes the figure's unit)."""
+    if low != low or high != high:
+        return ""
+    if in_seconds(low, high) if seconds is None else seconds:
+        return f"{fmt.grouped(low / 1000, 1)}{fmt.DASH}{fmt.grouped(high / 1000, 1)} s"
+    return f"{fmt.grouped(low, 1)}{fmt.DASH}{fmt.grouped(high, 1)}"
+
+
+def row_seconds(*rows: dict | None) -> bool:
+    """Whether the figures of percentiles printed together (a pair's two sides, each with its interval
+    and runs' range) take seconds: any of them ten seconds or more."""
+    return in_seconds(*(r[k] for r in rows if r is not None for k in ("value", "high", "spread_high")))
+
+
+def ms_pair(baseline: float, candidate: float, compared: str, band: float, seconds: bool) -> tuple[str, str]:
+    """Two sides' latencies in one unit (`seconds`, `row_seconds`), with one decimal or as many more
+    as the ratio beside them needs (`format.pair`)."""
+    if seconds:
+        b, c = fmt.pair(baseline / 1000, candidate / 1000, 1, compared, band=band)
+        return (b if b == fmt.MISSING else f"{b} s"), (c if c == fmt.MISSING else f"{c} s")
+    return fmt.pair(baseline, candidate, 1, compared, band=band)
+
+
+def itl_every_gap(s) -> bool:
+    """Whether the ITL shown is the sources' own figure over every gap (no load point has request rows,
+    so there is no request's mean gap: the real per-token gap), not a request's mean gap."""
+    return "itl" in s.metrics and not bool(s.points["rows"].any())
+
+
+def metric_label(s, metric: str) -> str:
+    """A metric's name in words: ITL says which ITL it is."""
+    if metric == "itl" and itl_every_gap(s):
+        return "inter-token latency (every gap, as the source states it)"
+    return METRIC_LABELS[metric]
+
+
+def column_label(s, metric: str, q: int) -> str:
+    """`TTFT p50`; `ITL p50, every gap` where the ITL is over every gap."""
+    return f"{METRIC_SHORT[metric]} p{q}" + (", every gap" if metric == "itl" and itl_every_gap(s) else "")
 
 
 def ratio_text(value: float, band: float) -> str:
@@ -72,20 +129,47 @@ def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale,
             rb, rc = side.get(("baseline", metric, q)), side.get(("candidate", metric, q))
             ratio, ratio_interval = ratio_figs(c, s.bootstrap, band)
             # Each side's percentile with one decimal, or as many more as the ratio beside it needs.
-            texts = fmt.pair(rb["value"], rc["value"], 1, ratio_text(c["ratio"], band), band=band) \
+            seconds = row_seconds(rb, rc)
+            texts = ms_pair(rb["value"], rc["value"], ratio_text(c["ratio"], band), band, seconds) \
                 if rb is not None and rc is not None else (None, None)
             rows.append({
                 "label": f"p{q}",
-                "baseline": value_fig(rb, texts[0]), "baseline_interval": interval_figs(rb, s.bootstrap),
-                "candidate": value_fig(rc, texts[1]), "candidate_interval": interval_figs(rc, s.bootstrap),
+                "baseline": value_fig(rb, texts[0]), "baseline_interval": interval_figs(rb, s.bootstrap, seconds=seconds),
+                "candidate": value_fig(rc, texts[1]), "candidate_interval": interval_figs(rc, s.bootstrap, seconds=seconds),
                 "ratio": ratio, "ratio_interval": ratio_interval, "method": c["method"],
-                "no_interval": c["method"] if c["method"] in (latency.ONE_RUN, latency.FEW) else "no interval",
+                "no_interval": few_text(c, rb, rc) if c["method"] == latency.FEW else
+                c["method"] if c["method"] == latency.ONE_RUN else "no interval",
                 "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]], "vclass": c["verdict"].replace(" ", "-"),
                 "bar": plots.interval_bar(c["ratio"], c["low"], c["high"], c["verdict"], scale, band)})
         if rows:
-            groups.append({"metric": metric, "short": METRIC_SHORT[metric], "label": f"{METRIC_LABELS[metric][0].upper()}"
-                           f"{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]}), ms", "rows": rows})
+            label = metric_label(s, metric)
+            groups.append({"metric": metric, "short": METRIC_SHORT[metric], "label": f"{label[0].upper()}{label[1:]} "
+                           f"({METRIC_SHORT[metric]}), ms", "rows": rows})
     return groups
+
+
+def few_text(c: dict, rb: dict | None, rc: dict | None) -> Parts:
+    """Why a latency cell has no interval and is not resolved, at the cell: `no interval: 186 and 186
+    TPOTs measured, a p99 needs 200 a side` (the rule: `no_interval_rule`), each count with its source."""
+    q, short = c["percentile"], METRIC_SHORT[c["metric"]]
+    counts = [f"{int(r['n']):,}" for r in (rb, rc) if r is not None]
+    measured = " and ".join(dict.fromkeys(counts)) if len(set(counts)) == 1 else " and ".join(counts)
+    return Parts(["no interval: ",
+                  Fig(f"{measured} {short}s", how=f"the {short}s measured on each side at this load (successful requests)",
+                      dense=True),
+                  ", a ",
+                  Fig(f"p{q} needs {bs.needed(q):,}", how=f"the bootstrap's rule: {bs.MIN_VALUES} values a side and "
+                      f"{bs.MIN_TAIL} at or above the percentile", dense=True),
+                  " a side"])
+
+
+def no_interval_rule(band: float) -> str:
+    """The one rule for a latency cell without an interval, as the page states it beside its cells."""
+    return (f"A cell without an interval says why where it is shown. Too few measured requests for the percentile "
+            f"(under {bs.MIN_VALUES} a side, or under {bs.MIN_TAIL} at or above it: a p99 needs {bs.needed(99)}, a p95 "
+            f"{bs.needed(95)}) leave it not resolved, whatever its ratio: it rests on the slowest one or two requests "
+            f"of a side. Only where a source kept no per-request rows (one run a side, its own figures) does a ratio "
+            f"take the band rule alone: level within ±{band * 100:g}%, else faster or slower (one run, no interval)")
 
 
 def value_fig(r: dict | None, text: str | None = None) -> Fig | str:
@@ -94,7 +178,8 @@ def value_fig(r: dict | None, text: str | None = None) -> Fig | str:
     from the rows or runs. Dense: a page holds hundreds, each a hover but no tab stop."""
     if r is None:
         return fmt.MISSING
-    text = text or ms(r["value"])
+    if text is None:  # in the unit of its interval and runs' range below it
+        text = f"{fmt.grouped(r['value'] / 1000, 1)} s" if row_seconds(r) else fmt.grouped(r["value"], 1)
     if r["value"] != r["value"] or not r["path"]:
         return text
     if r["method"] == latency.ONE_RUN:
@@ -117,21 +202,24 @@ def no_interval_why(r: dict | None) -> str:
     return f"{r['method']}, none drawn"
 
 
-def interval_figs(r: dict | None, b, runs: bool = True) -> Parts:
-    """A side's percentile's interval (and, `runs`, the range of its runs), each saying how it was drawn;
-    empty when it has neither."""
+def interval_figs(r: dict | None, b, runs: bool = True, seconds: bool | None = None) -> Parts:
+    """A side's percentile's interval (and, `runs`, the range of its runs), each saying how it was drawn,
+    in the unit of the figure above it (`seconds`: that of a pair's, else the percentile's own); empty
+    when it has neither."""
     out = Parts()
     if r is None:
         return out
+    if seconds is None:
+        seconds = row_seconds(r)
     of = f"of {_what(r['metric'], r['percentile'])} in {r['path']}"
     if r["low"] == r["low"] and r["high"] == r["high"]:
         if r["method"] == latency.RUNS:
             how, detail = f"{b.level:.0%} t interval over {r['n']} runs, on logs", of
         else:
             how, detail = f"{b.level:.0%} bootstrap over requests", f"{b.resamples:,} resamples, seed {b.seed}, {of}"
-        out.append(Fig(ms_interval(r["low"], r["high"]), how=how, detail=detail, dense=True))
+        out.append(Fig(ms_interval(r["low"], r["high"], seconds), how=how, detail=detail, dense=True))
     if runs and r["method"] == latency.RUNS and r["spread_low"] == r["spread_low"]:
-        out += ["; runs ", Fig(ms_interval(r["spread_low"], r["spread_high"]), how=f"lowest and highest of {r['n']} runs",
+        out += ["; runs ", Fig(ms_interval(r["spread_low"], r["spread_high"], seconds), how=f"lowest and highest of {r['n']} runs",
                                detail=of, dense=True)]
     return out
 
@@ -145,8 +233,9 @@ def side_rows(s, role: str, point: str, names: dict) -> list[dict[str, Any]]:
                  "method": latency.FEW if r["method"] == latency.BOOTSTRAP and r["low"] != r["low"] else r["method"]}
                 for r in pct if r["metric"] == metric]
         if rows:
-            groups.append({"metric": metric, "short": METRIC_SHORT[metric], "label": f"{METRIC_LABELS[metric][0].upper()}"
-                           f"{METRIC_LABELS[metric][1:]} ({METRIC_SHORT[metric]}), ms", "rows": rows})
+            label = metric_label(s, metric)
+            groups.append({"metric": metric, "short": METRIC_SHORT[metric], "label": f"{label[0].upper()}{label[1:]} "
+                           f"({METRIC_SHORT[metric]}), ms", "rows": rows})
     return groups
 
 
@@ -194,6 +283,20 @@ def gaps_rows(s, points: dict[str, str], names: dict) -> list[dict[str, Any]]:
     return out
 
 
+def throughput_how(metric: str, p: dict) -> tuple[str, str]:
+    """How a load point's throughput was computed, and from where (`p`: its row of the analysis' points)."""
+    runs = int(p["repeats"])
+    if metric == "requests_per_s":
+        one = "completed / duration_s"
+    elif p["rows"]:
+        one = "output tokens / duration_s"
+    else:
+        one = "the source's output_throughput"
+    if runs == 1:
+        return one, f"at {p['path']}.repeats[0]"
+    return f"geometric mean of {runs} runs' {one}", f"at {p['path']}.repeats"
+
+
 def method_text(m: dict, names: dict, b) -> str:
     """How one matched load point's intervals were drawn, in a sentence."""
     methods = m["methods"]
@@ -238,40 +341,3 @@ def compact_table(s, alone: list[dict], names: dict) -> dict[str, Any]:
 
 def objective_text(o: tuple) -> str:
     return f"p{o[1]} {METRIC_SHORT[o[0]]} ≤ {o[2]:,g} ms"
-
-
-def capacity_lines(s, n: dict) -> list[dict[str, str]]:
-    """Per sweep: each side's heaviest load meeting every objective (there and at every lighter load), and their ratio."""
-    out = []
-    for c in s.capacity:
-        parts = []
-        for role in s.roles:
-            e = c.get(role)
-            if e is None:
-                continue
-            if not e["known"] and e["point"] is None:
-                parts.append(f"{n[role]}: unknown (a load without a figure of an objective)")
-            elif e["point"] is None:
-                parts.append(f"{n[role]}: none of the loads tested")
-            else:
-                parts.append(f"{n[role]}: {e['load']}" + (" (the heaviest tested)" if e["heaviest"] else ""))
-        ratio = c.get("ratio", math.nan)
-        out.append({"workload": c["workload"], "text": "; ".join(parts),
-                    "ratio": f"{ratio:.2f}× the load" if ratio == ratio else ""})
-    return out
-
-
-def saturation_of(s, key: tuple[str, str], names: dict) -> list[dict[str, Any]]:
-    """Where a sweep (workload, axis) saturates on each side that ran it at two loads or more: the
-    load (`load`, `x`, `at`: its words) or, `load` None, not within the loads tested."""
-    points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
-    out = []
-    for role in s.roles:
-        curve = s.curves[role].get(key, [])
-        found = s.saturation.get((role, key[0]))
-        if found in curve:
-            p = points[role, found]
-            out.append({"role": role, "load": p["load"], "x": p["x"], "at": f"{names[role]} from {p['load']}"})
-        elif len(curve) > 1:
-            out.append({"role": role, "load": None, "x": None, "at": f"{names[role]}: not within the loads tested"})
-    return out

@@ -83,8 +83,8 @@ def read_interval(reading: fr.Reading, chosen: list[dict]) -> tuple[float, float
     the reading: the two loads' throughput errors combined on the linear scale (independent runs), and
     the Welch–Satterthwaite degrees of freedom."""
     parts = []
-    for k, weight in ((reading.i, 1 - reading.w), (reading.j, reading.w)):
-        if weight == 0 or (k == reading.j and reading.i == reading.j):
+    for second, (k, weight) in enumerate(((reading.i, 1 - reading.w), (reading.j, reading.w))):
+        if weight == 0 or (second and reading.i == reading.j):  # a load read as measured: its own error, once
             continue
         r = chosen[k]
         parts.append(((weight * r["y"] * r["se_y"]) ** 2, r["df_y"]))
@@ -101,10 +101,10 @@ def _levels_and_areas(pts: pd.DataFrame, curve_of: dict[str, list[str]], order: 
     curves_xy = {s: _curve(pts, s, curve_of[s]) for s in order if curve_of[s]}
     ranges = {s: fr.x_range(xs) for s, (xs, _, _) in curves_xy.items()}
     rows = []
-    for level in fr.levels(list(ranges.values())):
+    for level in fr.levels_at_least(list(ranges.values())):
         reached = []
         for s, (xs, ys, chosen) in curves_xy.items():
-            r = fr.read_at(xs, ys, level)
+            r = fr.read_at_least(xs, ys, level)
             if r is not None:
                 se, df = read_interval(r, chosen)
                 between = (chosen[r.i]["load"], chosen[r.j]["load"])

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.verdict import UNRESOLVED
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view.tables import GLYPHS, objective_text
-from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, RULE_ALLOWANCE,
+from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, ONE_RUN_NONE, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
 from site_gen.sections.study.view.words import figure_label, figure_long, number
 from site_gen.sections.contract import ViewPart
-from site_gen.sections.study.view.outputs import (compare_value, compare_what, csv, headlines, sides, summary,  # noqa: F401
-                                                  summary_rows, verdict)
+from site_gen.sections.study.view.outputs import (card_strip, compare_value, compare_what, csv, headlines, sides,  # noqa: F401
+                                                  summary, summary_rows, verdict)
 
 ONE_RUN_NONE_TEXT = "one run, no interval (no per-request rows)"
 # A study shows every comparison on its page up to this many; beyond, the verdicts (faster, slower)
@@ -51,8 +52,14 @@ def value_fig(r: dict) -> Fig | str:
 
 
 def interval_fig(r: dict, b) -> Fig | str:
-    """A setup's figure's 95% interval, saying how it was drawn ("" without one)."""
+    """A setup's figure's 95% interval, saying how it was drawn; "no interval" where a run's requests
+    are too few for one (a percentile needs MIN_VALUES requests and MIN_TAIL beyond it), "" where it
+    has no per-request rows (its row says so)."""
     if not (r["low"] == r["low"] and r["high"] == r["high"]):
+        if r["method"] == ONE_RUN_NONE and r["metric"] != THROUGHPUT and r["n"] == r["n"] and r["n"] > 0:
+            return Fig("no interval", how=f"too few requests for an interval of p{r['percentile']}: {int(r['n']):,} "
+                       f"measured; one needs {bs.MIN_VALUES} or more and {bs.MIN_TAIL} beyond the percentile",
+                       detail=f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}", dense=True)
         return ""
     of = f"of {figure_long(r['metric'], r['percentile'])} in {r['path']}"
     if r["method"] == RUNS:
@@ -75,11 +82,15 @@ def runs_fig(r: dict) -> Parts:
                                how="lowest, highest run", detail=of, dense=True)])
 
 
-def _rank_text(rank: dict | None, present: int) -> str:
-    """`#1`, or `=#2` for a rank shared with another setup (tied)."""
+def _rank_text(rank: dict | None, present: int, labels: dict[str, str] | None = None, what: str = "") -> Fig | str:
+    """`#1`, or `=#2` for a rank shared with another setup (tied): a figure whose hover says how it
+    was counted (the setups a verdict puts ahead) and which figure and load it ranks."""
     if rank is None or present < 2:
         return ""
-    return ("=" if rank["tied"] else "") + f"#{rank['rank']}"
+    ahead = [(labels or {}).get(x, x) for x in rank["beaten_by"]]
+    return Fig(("=" if rank["tied"] else "") + f"#{rank['rank']}",
+               how="rank: 1 + the setups a verdict puts ahead" + (f" ({'; '.join(ahead)})" if ahead else " (none)")
+               + (", tied" if rank["tied"] else ""), detail=what, dense=True)
 
 
 def ratio_text(v: float, band: float) -> str:
@@ -181,7 +192,8 @@ def view(a) -> dict[str, Any] | None:
                     continue
                 rk = ranks.get((ld.id, m, q, sid))
                 cells.append({"text": value_fig(r), "sub": interval_fig(r, s.bootstrap), "runs": runs_fig(r),
-                              "rank": _rank_text(rk, present),
+                              "rank": _rank_text(rk, present, n, f"{figure_label(m, q)} at {ld.workload} · {ld.label}"),
+                              "tied": bool(rk and rk["tied"]),
                               "first": bool(rk and rk["rank"] == 1 and not rk["tied"] and present > 1)})
             runs = max((int(r["runs"]) for (o, lid, _, _), r in figs.items() if o == sid and lid == ld.id), default=1)
             rows.append({"setup": n[sid], "baseline": sid == s.baseline, "runs": runs,
@@ -204,13 +216,36 @@ def view(a) -> dict[str, Any] | None:
         "pairs": len({(c["a"], c["b"]) for c in comps}), "n_setups": len(s.order), "n_loads": len(s.loads),
         "n_figures": len(cols),
         "allowances": _allowance_rows(s, band),
+        "wide_allowances": _wide_allowances(s, band),
         "repeated": [n[x] for x in s.repeated], "one_run": [n[x] for x in s.order if x not in s.repeated],
         "methods": _methods(s),
         "spread": _spread_rows(s, figs, cols),
         "objectives": [objective_text(o) for o in s.slo], "capacity": _capacity_rows(s),
         "objective_rows": _objective_rows(s),
         "itl_is_tpot": s.itl_is_tpot,
+        **_leaders(s, ranks),
     }
+
+
+def _wide_allowances(s, band: float) -> list[str]:
+    """The compared figures whose allowance is over three times the band (few repeats measured it):
+    a one-run setup's comparisons there resolve only beyond it."""
+    return [f"{figure_label(r['metric'], r['percentile'])}, {r['load_class']}: {allowance_text(r['allowance'])}, "
+            f"{int(r['df'])} degree{'s' if r['df'] != 1 else ''} of freedom"
+            for r in views.rows(s.allowances) if r["measured"] and r["allowance"] > 3 * band
+            and (r["metric"] == THROUGHPUT or r["percentile"] in COMPARED)]
+
+
+def _leaders(s, ranks: dict) -> dict[str, Any]:
+    """The setups ranked first alone (a verdict puts them ahead of every other setup), with the number
+    of figure × load cells where they are, most first; and how many cells were ranked."""
+    cells = {(lid, m, q) for (lid, m, q, _) in ranks}
+    first: dict[str, int] = {}
+    for r in ranks.values():
+        if r["rank"] == 1 and not r["tied"]:
+            first[r["setup"]] = first.get(r["setup"], 0) + 1
+    order = sorted(first, key=lambda x: (-first[x], s.order.index(x)))
+    return {"leaders": [{"setup": s.labels[x], "cells": first[x]} for x in order], "rank_cells": len(cells)}
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
@@ -358,4 +393,4 @@ __all__ = ["anchor", "figure_key", "figure_label", "kinds", "view"]
 
 
 PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines,
-                sides=sides, compare_what=compare_what, compare_value=compare_value)
+                sides=sides, compare_what=compare_what, compare_value=compare_value, card_strip=card_strip)

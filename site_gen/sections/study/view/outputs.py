@@ -80,6 +80,25 @@ def headlines(a) -> list[tuple[str, str, str]]:
     return out
 
 
+# The share card's strip rows (three fit above its footer): TTFT; the decode latencies and E2E; throughput.
+STRIP_ROWS = {"ttft": 0, "tpot": 1, "itl": 1, "e2e": 1, THROUGHPUT: 2}
+
+
+def card_strip(a) -> tuple[tuple, str] | None:
+    """The share card's strip: every comparison of two setups (a / b) as a dot by its verdict, as a's
+    speed-up over b (b's time / a's for a latency, a's throughput / b's: right of 1, a is faster), in
+    three rows: time to first token; TPOT, ITL (where it is not TPOT) and E2E; output throughput."""
+    s = a.of("study")
+    if s is None or s.comparisons.empty:
+        return None
+    c = s.comparisons
+    strip = tuple((r if m == THROUGHPUT else 1.0 / r, str(v), STRIP_ROWS[m])
+                  for r, v, m in zip(c["ratio"].tolist(), c["verdict"].tolist(), c["metric"].tolist())
+                  if r == r and r > 0 and m in STRIP_ROWS)
+    decode = "/".join(figure_label(k, 50).split()[0] for k in ("tpot", "itl", "e2e") if k in s.metrics)
+    return strip, f"Pairs a/b, a's speed-up: TTFT | {decode} | tokens/s; ±{a.band * 100:g}%:"
+
+
 def csv(a) -> dict[str, pd.DataFrame]:
     s = a.of("study")
     if s is None:
@@ -173,9 +192,10 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append((f"Frontier, {f['workload']}", "on it: " + ", ".join(dict.fromkeys(lead))))
         for lv in f["levels"]:
             span = lv["interval"]
-            rows.append((f"At {lv['interactivity']:g} tokens/s per user",
+            rows.append((f"At {lv['interactivity']:g}+ tokens/s per user",
                          f"{names[lv['best']]} {lv['best_throughput_per_gpu']:,.1f} tokens/s per GPU, {lv['ratio']:.2f}× "
-                         f"{names[lv['runner_up']]}" + (f" ({span['low']:.2f}–{span['high']:.2f})" if span else "")))
+                         f"{names[lv['runner_up']]}" + (f" ({span['low']:.2f}–{span['high']:.2f}" if span else "")
+                         + ("" if not span else ")" if lv["separated"] else ", not separated)")))
     if "no_frontier" in s:
         rows.append(("Frontier", "not drawn: " + s["no_frontier"]))
     return rows

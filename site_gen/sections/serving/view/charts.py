@@ -1,0 +1,53 @@
+"""Serving charts of one figure against another, one curve per setup through its loads (lightest
+first): latency against the output throughput the setup delivered, and good requests per second
+against the requests per second it served. Both axes are measured, so every load (all at once too)
+sits where it delivered, not on a category. One function for a pair's Load page and a study's
+Frontier page (a pair is a study of two setups): `render/plots.py` `xy` places them, `_xy.html` draws."""
+from __future__ import annotations
+
+from typing import Any
+
+from site_gen.render import format as fmt, plots
+from site_gen.sections.serving.analysis.points import METRIC_SHORT
+from site_gen.sections.serving.view.tables import ms_unit
+
+
+def _known(*values: float) -> bool:
+    return all(v == v for v in values)
+
+
+def against(setups: list[dict[str, Any]], metric: str, q: int, slo: tuple = (),
+            x_title: str = "output tokens/s") -> dict[str, Any] | None:
+    """A latency percentile (y) against throughput (x), a curve per setup: `setups` of {key, label,
+    style, points: [{load, x, x_low, x_high, y, y_low, y_high, mark?}]}; the objective on that
+    percentile, if any, as a dashed line. None when no setup has a point."""
+    short = f"{METRIC_SHORT[metric]} p{q}"
+    series = []
+    for st in setups:
+        pts = [{**p, "label": f"{st['label']}, {p['load']}: {fmt.grouped(p['x'], 1)} {x_title}, {short} {ms_unit(p['y'])}"}
+               for p in st["points"] if _known(p["x"], p["y"])]
+        if pts:
+            series.append({"key": st["key"], "label": st["label"], "style": st["style"], "points": pts})
+    if not series:
+        return None
+    limit = next(({"value": o[2], "label": f"objective ≤ {o[2]:,g} ms", "axis": "y"} for o in slo if o[:2] == (metric, q)), None)
+    chart = plots.xy(series, y_kind="ms", limit=limit)
+    chart.update(x_title=x_title, y_title=short, title=f"{short} against throughput", metric=metric, percentile=q)
+    return chart
+
+
+def goodput(setups: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Good requests/s (y: requests meeting every objective, per second) against requests/s served (x),
+    a curve per setup (`setups` as `against`'s, x and y in requests/s): where they part, requests miss
+    an objective; where the curve turns down, more load serves fewer requests well."""
+    series = []
+    for st in setups:
+        pts = [{**p, "label": f"{st['label']}, {p['load']}: {fmt.grouped(p['x'], 2)} requests/s served, "
+                              f"{fmt.grouped(p['y'], 2)} good requests/s"} for p in st["points"] if _known(p["x"], p["y"])]
+        if pts:
+            series.append({"key": st["key"], "label": st["label"], "style": st["style"], "points": pts})
+    if not series:
+        return None
+    chart = plots.xy(series)
+    chart.update(x_title="requests/s served", y_title="good requests/s", title="Good requests/s against requests/s served")
+    return chart
