@@ -152,7 +152,7 @@ def judge(verdicts: list[tuple[str, str, str, str]], shifted: str | None) -> tup
     """(any wrong verdict, the shifted setup found) from (a, b, kind, verdict): a verdict is right only
     when it says the shifted setup is the slower one."""
     wrong, found = False, False
-    for a, b, kind, v in verdicts:
+    for a, b, _kind, v in verdicts:
         if v not in ("faster", "slower"):
             continue
         # `v` is a's verdict against b: a latency "slower" or a throughput "slower" both say a is worse.

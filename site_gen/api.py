@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from site_gen import __version__
 from site_gen.core.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, load_config, receipt_bytes
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 __all__ = [
     "PLUGIN_OPTIONS", "BuildResult", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
     "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
-    "ImportOptions", "ImportResult", "import_options", "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
+    "ImportOptions", "ImportResult", "import_options", "import_receipt", "live_builder", "load_config", "new_project", "rel",
+    "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
     "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS", "OTHER_THEMES_CSS",
     "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS", "history_changes",

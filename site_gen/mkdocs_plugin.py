@@ -155,7 +155,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         charts = [k for k in ("plotly", "plotly_charts", "js") if k in themed]
         names = {"charts": [posixpath.basename(themed[k][0]) for k in charts],
                  "dashboard": posixpath.basename(themed["dashboard"][0])}
-        page = (f"window.sitegenAssets = {json.dumps(names, sort_keys=True)};\n").encode("utf-8") + themed["page"][1]
+        page = (f"window.sitegenAssets = {json.dumps(names, sort_keys=True)};\n").encode() + themed["page"][1]
         self.assets["page"] = (api.asset_name("page.js", page), page)
         config.extra_css.append(self.assets["css"][0])
         config.extra_javascript.append(self.assets["page"][0])

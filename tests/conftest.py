@@ -243,8 +243,8 @@ def page(browser):
 # The longest files first (by their measured seconds): with `--dist loadfile --no-loadscope-reorder`
 # (tests/run.sh) each worker takes whole files in this order as it frees up, so the run ends with
 # short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py", "test_serve_load.py",
-                 "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
+LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py",
+                 "test_serve_load.py", "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
                  "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_spare.py",
                  "test_one_truth.py",
                  "test_large_receipt.py", "test_security.py", "test_history.py", "test_dependencies.py",
@@ -260,7 +260,8 @@ SLOW_FILES = frozenset({
     "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
     "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
     "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py", "test_every_page_in_themes.py",
+    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py",
+    "test_every_page_in_themes.py",
     "test_study_stats.py", "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
     "test_accuracy_study.py",
 })
@@ -273,7 +274,8 @@ SLOW_TESTS = frozenset({
     "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
     "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
     "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
-    "test_unpaired_load_points_resample_each_side_on_its_own", "test_the_summary_json_holds_numpys_figures_as_numbers", "test_every_page_of_the_payload_site_runs_nothing",
+    "test_unpaired_load_points_resample_each_side_on_its_own", "test_the_summary_json_holds_numpys_figures_as_numbers",
+    "test_every_page_of_the_payload_site_runs_nothing",
     "test_two_builds_are_byte_identical", "test_eleven_hundred_idle_connections_do_not_stop_the_server",
     "test_bad_input", "test_bad_input_cli", "test_plugin_site_runs_no_receipt_script_and_shows_it_as_text",
     "test_every_output_tells_the_same_figures", "test_incremental_equals_fresh_after_each_kind_of_edit",

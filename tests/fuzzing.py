@@ -27,17 +27,18 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from site_gen import cli
 from site_gen.analysis.figures import registry as _figures
-FIGURES = _figures()
 from site_gen.build import starter as new
 from site_gen.core.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.core.errors import json_path
 from site_gen.render.docs import all_blocks
+
+FIGURES = _figures()
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = "example-report"
@@ -720,14 +721,14 @@ def _import_files(trees: dict[str, Any], study: str, rows_raw: dict[str, str] | 
     return files
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pristine() -> dict[str, bytes]:
     """Each ledger file's bytes as `_import_files` writes its tree unmutated."""
     return _import_files({name: (json.loads(LEDGER_TEXTS[name]) if name in LEDGER_TEXTS else copy.deepcopy(tree))
                           for name, tree in LEDGER_TREES.items()}, "")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pristine_study() -> str:
     return to_json(json.loads(STUDY_TEXT))
 
@@ -866,7 +867,7 @@ def _lm_eval_run(seed: int, stamp: str, shots: int, n: int = 16) -> dict[str, An
 GUIDELLM_FIXTURES = ROOT / "tests" / "fixtures" / "guidellm"
 
 
-@lru_cache(maxsize=None)
+@cache
 def serving_sources() -> dict[str, tuple[dict[str, str], list[str]]]:
     """Per importer: its unmutated source files (path -> JSON text, a `.jsonl` file one row a line) and
     the command that imports them."""

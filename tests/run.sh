@@ -38,6 +38,8 @@ if [ "${1:-}" = "--quick" ]; then
   shift
   set -- -m "not slow" "$@"
 fi
+# The linter first (under a second): its configuration is pyproject.toml's.
+.venv/bin/ruff check --quiet .
 set +e
 # Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
 # conftest.py puts the longest files first; --no-loadscope-reorder keeps that order (by default

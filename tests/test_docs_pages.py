@@ -60,7 +60,7 @@ def test_markdown_page_in_site_theme_and_nav(tmp_path):
     assert any(el.get("class") == "admonition note" for el in page.iter(f"{NS}div"))
     assert any(el.get("class") == "raw" for el in page.iter(f"{NS}div"))  # author markdown is trusted
     assert find_id(page, "para") is not None and any(el.get("class") == "footnote" for el in page.iter(f"{NS}div"))
-    assert [r for r in page.iter(f"{NS}td")][0].text == "1"
+    assert list(page.iter(f"{NS}td"))[0].text == "1"
     # The page is in the site navigation of every page, report pages included.
     overview = doc(result, f"reports/{REPORT}/index.html")
     nav = [el for el in overview.iter(f"{NS}nav") if el.get("class") == "sitenav"][0]
@@ -197,7 +197,7 @@ def test_contradicted_statement_marked_or_fatal(tmp_path):
     docs = {"a.md": "---\ntitle: A\n---\n# A\n\n{{ check startup_max engine=candidate < 50 : starts in under 50 s }}\n"}
     result = build(tmp_path, docs)
     assert any("a.md: line 6: statement 'starts in under 50 s' is contradicted by the data" in w for w in result.warnings)
-    marks = [el for el in doc(result, "a.html").iter(f"{NS}mark")]
+    marks = list(doc(result, "a.html").iter(f"{NS}mark"))
     assert len(marks) == 1 and "contradicted by the receipts: 90.6 s" in cell_text(marks[0])
     assert "a.md: line 6: statement 'starts in under 50 s'" in error(tmp_path / "s", docs, strict=True)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -124,7 +125,7 @@ def test_history_keeps_incomparable_receipts_in_separate_series(tmp_path):
     b["report"]["date"] = "2026-12-01"
     b["report"]["engines"]["candidate"]["version"] = "3.0.2"
     # Same measure, but evaluated on other rows (a new plan): a new series, never a continuation.
-    for key, ident in b["precision"]["rows"].items():
+    for _key, ident in b["precision"]["rows"].items():
         ident["plan"] = "fidelity-plan-4"
     write_report(project / "data", "a", a)
     write_report(project / "data", "b", b)

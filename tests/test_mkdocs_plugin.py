@@ -158,7 +158,7 @@ def test_report_pages_are_the_same_both_ways(built):
     for page in pages:
         a, b = parse(sg / page), parse(mk / page)
         assert tables(a) == tables(b), page
-        main_a = [el for el in a.iter(f"{NS}main")][0]
+        main_a = list(a.iter(f"{NS}main"))[0]
         assert "".join(text(main_a).split()) in "".join(text(b).split()), page  # (cells spaced apart for search)
     for data in ("SUMMARY.json", "csv/precision.csv"):
         assert (mk / "reports" / REPORT / data).read_bytes() == (sg / "reports" / REPORT / data).read_bytes()
@@ -246,7 +246,7 @@ def test_bad_block_names_page_and_line_both_ways(tmp_path, case, front_matter):
     root = make_project(tmp_path, {"bad.md": page})
     sg = sitegen_here("build", "-d", str(tmp_path / "a"), cwd=root)
     assert sg.returncode == 1, sg.stderr
-    error = [l for l in sg.stderr.splitlines() if l.startswith("Error")]
+    error = [line for line in sg.stderr.splitlines() if line.startswith("Error")]
     assert len(error) == 1 and "Traceback" not in sg.stderr, sg.stderr
     assert f"bad.md: line {line}: " in error[0] and message in error[0], error[0]
     mk = mkdocs("build", "-d", str(tmp_path / "b"), cwd=root)
@@ -341,7 +341,7 @@ def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path
         return config.plugins["sitegen"]
 
     def kv() -> str:
-        return [s for s in (site / "kv" / "index.html").read_text().split("sitegen-inline")[1:]][0].split("</span>")[0]
+        return list((site / "kv" / "index.html").read_text().split("sitegen-inline")[1:])[0].split("</span>")[0]
 
     plugin = rebuild(first=True)
     record = plugin.environment[0]

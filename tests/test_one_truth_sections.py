@@ -156,7 +156,7 @@ def tool_calling(receipt: dict, out: Outputs) -> None:
     by_side: dict[str, list[int]] = {}
     for run in t["runs"]:
         by_side.setdefault(run["engine"], []).append(totals[run["id"]])
-    for role, points in by_side.items():
+    for _role, points in by_side.items():
         low, high = min(points), max(points)
         shown = str(low) if low == high else f"{low}–{high}"
         assert f" {shown}" in out.description, (shown, out.description)
@@ -225,7 +225,7 @@ def checkpoints(receipt: dict, out: Outputs) -> None:
     assert [(c["id"], c["missing"]) for c in out.js["checkpoints"]] == given
     page = out.html("checkpoints.html")
     for cid, missing in given:
-        assert f'<h2 id="checkpoint-' in page and html.escape(cid) in page
+        assert '<h2 id="checkpoint-' in page and html.escape(cid) in page
         assert page.count("Not run on") >= len(missing) if missing else True
 
 

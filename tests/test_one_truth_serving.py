@@ -46,7 +46,7 @@ def expected(doc: dict) -> dict[str, dict[str, int]] | None:
         lc = next(lp for lp in sides["candidate"]["load_points"] if lp["id"] == m["candidate"])
         for (metric, _), e in expected_pair(lb["repeats"][0], lc["repeats"][0], m["paired"], metrics).items():
             for key in (metric, "all"):
-                c = out.setdefault(key, {v: 0 for v in (*VERDICTS, "cells")})
+                c = out.setdefault(key, dict.fromkeys((*VERDICTS, "cells"), 0))
                 c[e["verdict"]] += 1
                 c["cells"] += 1
     return out

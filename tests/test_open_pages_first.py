@@ -182,7 +182,6 @@ def test_pages_shown_early_in_two_steps_are_all_named_and_all_taken_back(project
     site-wide pages are: a failure after both puts both back, and a success names neither again."""
     preview = Watched(project)
     preview.rebuild(None)
-    good = dict(preview.files)
     preview.viewed(OVERVIEW)
     preview.viewed("history.html")
     preview.rebuild([str(slower(project))])

@@ -4,7 +4,6 @@ test_a11y_layout.py (axe, layout) and below (print, phones)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -293,7 +292,8 @@ def test_long_pages_have_on_this_page_and_tables_one_sources_control(browser, ex
         toggle = pg.locator(f".sources-toggle[aria-controls='{table.get_attribute('id')}']")
         toggle.click()
         assert toggle.get_attribute("aria-pressed") == "true"
-        pairs = table.evaluate("t => [...t.querySelectorAll('.fig')].map(f => [f.dataset.tip, f.nextElementSibling && f.nextElementSibling.textContent])")
+        pairs = table.evaluate("t => [...t.querySelectorAll('.fig')]"
+                               ".map(f => [f.dataset.tip, f.nextElementSibling && f.nextElementSibling.textContent])")
         assert pairs and all(tip and tip == shown for tip, shown in pairs), pairs[:3]
         toggle.click()
         assert table.locator(".fig-source:visible").count() == 0

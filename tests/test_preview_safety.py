@@ -43,7 +43,7 @@ def permissions_bite(monkeypatch) -> None:
     monkeypatch.setattr(parse, "read_limited", read)
 
 
-def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, monkeypatch):
+def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, monkeypatch):  # noqa: F811 (the fixture)
     permissions_bite(monkeypatch)
     receipt = summary(project)
     page = f"reports/{REPORT}/index.html"
@@ -58,7 +58,7 @@ def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, m
         assert page in preview.files
 
 
-def test_a_receipt_unreadable_when_the_preview_starts_recovers_by_chmod(project, monkeypatch):
+def test_a_receipt_unreadable_when_the_preview_starts_recovers_by_chmod(project, monkeypatch):  # noqa: F811 (the fixture)
     permissions_bite(monkeypatch)
     receipt = summary(project)
     os.chmod(receipt, 0)
@@ -163,14 +163,14 @@ def test_an_absolute_form_request_for_another_host_is_refused():
 
     with served(Files(PAGES)) as server:
         port = server.server_address[1]
-        for target in ("http://other-host/", "http://other-host:%d/" % port, "http://evil.example/index.html",
+        for target in ("http://other-host/", f"http://other-host:{port}/", "http://evil.example/index.html",
                        "https://other-host/", "http://127.0.0.1:1/", "http://other-host/__sitegen__/events",
                        "http://127.0.0.1@other-host/"):
             status, body = _get(port, "/", target=target)
             assert status == 403 and b"home" not in body, target
         status, body = _get(port, "/", target=f"http://127.0.0.1:{port}/")
         assert status == 200 and b"home" in body
-        status, body = _get(port, "/", target=f"http://localhost:{port}/index.html", host="127.0.0.1:%d" % port)
+        status, body = _get(port, "/", target=f"http://localhost:{port}/index.html", host=f"127.0.0.1:{port}")
         assert status == 200
 
 

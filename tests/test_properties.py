@@ -47,7 +47,7 @@ bands = st.floats(min_value=0.0, max_value=0.5, allow_nan=False)
 def cells(draw, max_size: int = 40):
     n = draw(st.integers(1, max_size))
     rows = []
-    for i in range(n):
+    for _i in range(n):
         base = draw(st.floats(min_value=1e-3, max_value=1e5, allow_nan=False))
         rows.append({"checkpoint": draw(st.sampled_from(["K3.25", "K4", "K6"])),
                      "metric": draw(st.sampled_from(speed.METRICS)),

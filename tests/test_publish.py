@@ -118,7 +118,7 @@ def test_report_pages_carry_open_graph_and_twitter_cards(published):
     for name in ("index", "speed"):
         doc = parse(published / REPORT / f"{name}.html")
         tags = meta(doc)
-        canonical = [l.get("href") for l in doc.iter(f"{NS}link") if l.get("rel") == "canonical"][0]
+        canonical = [link.get("href") for link in doc.iter(f"{NS}link") if link.get("rel") == "canonical"][0]
         assert canonical == SITE_URL + f"{REPORT}/{name}.html"
         assert tags["og:url"] == canonical
         assert tags["og:image"] == SITE_URL + f"{REPORT}/card.png"

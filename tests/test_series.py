@@ -164,7 +164,7 @@ def test_bad_series_input_is_refused_with_its_place(tmp_path, capsys):
     _edit(data / "vllm-nightly-02", date="2025-05-04")  # version 0.1.0 dated after 0.2.0 and 0.3.0
     code, _, err = _run(config, capsys=capsys)
     assert code == 1 and "dates out of order" in err and "$.report.date" in err
-    assert {p for p in data.rglob("*.json")} == set(before)  # nothing written, nothing removed
+    assert set(data.rglob("*.json")) == set(before)  # nothing written, nothing removed
 
 
 def test_a_named_series_of_one_point_is_refused(tmp_path, capsys):

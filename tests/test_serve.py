@@ -21,6 +21,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import ROOT, as_from_a_terminal, run_sitegen
 from site_gen.build.builder import Builder, build_files
 from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
 from site_gen.preview.serve import Preview, describe
 from site_gen.preview.server import inject, is_loopback, parse_addr, site_path
 from site_gen.preview.watch import Debouncer, ignored
@@ -150,7 +151,7 @@ def test_parse_addr_and_loopback():
     assert parse_addr("[::1]:0") == ("::1", 0)
     assert parse_addr("localhost:8080") == ("localhost", 8080)
     for bad in ("8000", "127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000"):
-        with pytest.raises(Exception):
+        with pytest.raises(SitegenError):
             parse_addr(bad)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")

@@ -273,7 +273,7 @@ def test_fifty_pages_follow_five_hundred_saves_and_nothing_leaks(project, page, 
             [v[-1] for v in clients.versions if v[-1] != final]
         for versions in clients.versions:
             assert versions == sorted(set(versions)), "a client's versions went back or repeated"
-        for i, path in enumerate(PAGES):
+        for _i, path in enumerate(PAGES):
             status, body = get(host, port, "/" + path)
             assert status == 200 and served_version(body) == final, path
             assert marks(body) == ([SAVES] if path == OVERVIEW else []), path

@@ -349,7 +349,7 @@ def test_the_tail_is_on_one_latency_axis_per_metric_with_p95_labelled(example_si
             for x, anchor_, label in x_ticks:  # inside the 360-unit drawing, at about 6 units a character
                 left = float(x) - (0 if anchor_ == "start" else len(label) * 6 if anchor_ == "end" else len(label) * 3)
                 assert left >= 0 and left + len(label) * 6 <= 360 + 1, (metric, load, label, x, anchor_)
-            y_ticks = dict((label, float(y) - 4) for y, label in re.findall(r'<text x="41" y="([\d.]+)">(\w+)</text>', svg))
+            y_ticks = {label: float(y) - 4 for y, label in re.findall(r'<text x="41" y="([\d.]+)">(\w+)</text>', svg)}
             assert list(y_ticks) == ["all", "p50", "p90", "p95", "p99"], y_ticks
             at = [(float(x), tick_ms(label)) for x, _, label in x_ticks]
             log = "log scale" in svg

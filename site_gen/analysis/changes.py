@@ -143,7 +143,7 @@ def _refined(y: np.ndarray, found: list[int], sigma: float) -> list[int]:
     for i, b in enumerate(out):
         left, right = (out[i - 1] if i else 0), (out[i + 1] if i + 1 < len(out) else y.size)
 
-        def fits(c: int) -> bool:
+        def fits(c: int, left: int = left, right: int = right) -> bool:
             a, z = y[left:c], y[c:right]
             if a.size < 2 or z.size < 2:
                 return False

@@ -102,7 +102,7 @@ class Comparison:
     uncompared: list[str] = field(default_factory=list)           # sections in both with no comparison
 
     def counts(self) -> dict[str, int]:
-        out = {k: 0 for k in (WORSE, BETTER, LEVEL, NOT_RESOLVED)}
+        out = dict.fromkeys((WORSE, BETTER, LEVEL, NOT_RESOLVED), 0)
         for c in self.changes:
             out[c.verdict] += 1
         out["compared"] = len(self.changes)

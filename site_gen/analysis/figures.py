@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from site_gen.analysis.report import Analysis
 from site_gen.receipts.load import engine_label, version_text

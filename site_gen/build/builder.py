@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from site_gen.build.assembly import history_nav, relations_settled
 from site_gen.build.buildstore import BuildStore

@@ -109,7 +109,7 @@ def load_digests() -> None:
         return
     try:
         entry = json.loads(data)
-        at, files = entry["at"], entry["files"]
+        _, files = entry["at"], entry["files"]  # an entry without its time is not one
         for path, (size, mtime, ctime, ino, dev, digest) in files.items():
             if all(isinstance(v, int) for v in (size, mtime, ctime, ino, dev)) and isinstance(path, str):
                 _digests.setdefault(path, ((size, mtime, ctime, ino, dev), bytes.fromhex(digest)))

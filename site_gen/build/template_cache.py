@@ -5,7 +5,7 @@ Compiled templates are not kept there: they are code (see site_gen/render/pages.
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import jinja2
 

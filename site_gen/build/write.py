@@ -375,7 +375,7 @@ class Staging:
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_fd": None}  # the lock stays with the process that took it
 
-    def __enter__(self) -> "Staging":
+    def __enter__(self) -> Staging:
         return self
 
     def __exit__(self, kind, exc, tb) -> None:

@@ -26,8 +26,9 @@ EPILOG = """examples:
 
 The branch holds the built site only, with .nojekyll (GitHub Pages serves files as they are).
 Each deploy adds one commit, "Deploy <source commit> with sitegen <version>", on top of the
-remote branch (a custom domain's CNAME file goes in docs/, so every deploy carries it). Set site_url in mkdocs.yml to the published address for canonical links,
-sitemap.xml, link-preview images and a 404 page that works at any depth.
+remote branch (a custom domain's CNAME file goes in docs/, so every deploy carries it). Set
+site_url in mkdocs.yml to the published address for canonical links, sitemap.xml, link-preview
+images and a 404 page that works at any depth.
 """
 
 
@@ -141,7 +142,7 @@ def check_site_branch(repo: Path, branch: str, tip: str | None, where: str) -> N
 def uncommitted_inputs(repo: Path, config) -> list[str]:
     """Files the build reads (and may publish) that the source commit does not hold: ignored or untracked."""
     inputs = api.deploy_inputs(config)
-    tracked = set(os.fsdecode(p) for p in git(["ls-files", "-z"], repo).stdout.split(b"\0") if p)
+    tracked = {os.fsdecode(p) for p in git(["ls-files", "-z"], repo).stdout.split(b"\0") if p}
     root, found = repo.resolve(), []
     for path in inputs:
         real = path.resolve()  # a linked report folder is tracked where it points
@@ -210,7 +211,7 @@ def site_tree(repo: Path, files: dict[str, bytes]) -> str:
         if len(blobs) != len(paths):
             raise SitegenError("git hash-object did not store every file of the site")
         index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        entries = b"".join(f"100644 {sha}\t{path}".encode("utf-8") + b"\0" for sha, path in zip(blobs, paths))
+        entries = b"".join(f"100644 {sha}\t{path}".encode() + b"\0" for sha, path in zip(blobs, paths))
         git(["update-index", "--add", "-z", "--index-info"], repo, env=index, input=entries)
         return out(git(["write-tree"], repo, env=index))
 

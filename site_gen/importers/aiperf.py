@@ -303,7 +303,8 @@ def read_run(fmt: str, src: Any, data: dict, other: Any, other_data: Any) -> Run
 
 
 def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path, str]]) -> list[Run]:
-    picked = inputs.expand(given, _wanted(fmt), f"{fmt} summary ({'profile_export_aiperf.json' if fmt == 'aiperf' else 'profile_export_genai_perf.json'})")
+    name = "profile_export_aiperf.json" if fmt == "aiperf" else "profile_export_genai_perf.json"
+    picked = inputs.expand(given, _wanted(fmt), f"{fmt} summary ({name})")
     skipped.extend(picked.skipped)
     summaries: list[tuple[Any, Any]] = []
     others: list[tuple[Any, Any]] = []

@@ -13,7 +13,8 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 from urllib.parse import quote
 
 import numpy as np
@@ -168,7 +169,7 @@ class Imported:
     """What an importer made: the receipt, where each part of it came from, and the source named."""
 
     doc: dict
-    prov: "Provenance"
+    prov: Provenance
     source: Path
 
 

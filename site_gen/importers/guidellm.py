@@ -66,7 +66,7 @@ def distribution(values: np.ndarray, weights: np.ndarray) -> dict[str, float]:
     count = round(float(weights.sum()))
     if len(values) == 0:
         return {"mean": 0.0, "median": 0.0, "std_dev": 0.0, "min": 0.0, "max": 0.0, "count": 0,
-                **{k: 0.0 for k in PERCENTILES}}
+                **dict.fromkeys(PERCENTILES, 0.0)}
     order = np.argsort(values, kind="stable")
     v, w = values[order], weights[order]
     uniq, inverse = np.unique(v, return_inverse=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 

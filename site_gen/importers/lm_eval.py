@@ -298,7 +298,7 @@ def _unsampled(runs: dict[str, Run], roles: list[str], tasks: set[str]) -> list[
     return out
 
 
-def _note(names: dict[str, str], sampled: dict[str, bool], paired: int, unpaired: int) -> str:
+def _note(names: dict[str, str], sampled: dict[str, bool], paired_n: int, unpaired_n: int) -> str:
     """What the values and differences were computed from, as this import found it: a run's values
     from its per-document samples or as its results file states them; differences paired over the
     documents both runs scored, or not."""
@@ -311,12 +311,12 @@ def _note(names: dict[str, str], sampled: dict[str, bool], paired: int, unpaired
                   "results file states them (it has no samples)")
     else:
         values = "Values and standard errors as each run's results file states them (no per-document samples)"
-    if not unpaired:
+    if not unpaired_n:
         diffs = "differences paired over the documents both runs scored (same doc_id and doc_hash)"
-    elif not paired:
+    elif not paired_n:
         diffs = "differences unpaired: each from the two runs' standard errors (no per-document samples on both sides)"
     else:
-        diffs = (f"{paired} differences paired over the documents both runs scored (same doc_id and doc_hash), {unpaired} "
+        diffs = (f"{paired_n} differences paired over the documents both runs scored (same doc_id and doc_hash), {unpaired_n} "
                  "unpaired, from the two runs' standard errors")
     return f"{values}; {diffs}."
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc

@@ -13,9 +13,10 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import reading
@@ -119,7 +120,7 @@ def day_of(when: Any, file: Path, where: str) -> str | None:
         return None
     if not when <= LAST_TIMESTAMP:
         raise SitegenError(f"time {when!r} (seconds since 1970) is past the year 9999", file, where)
-    return datetime.fromtimestamp(when, timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(when, UTC).date().isoformat()
 
 
 def at(line: int | None, path: str = "$") -> str:

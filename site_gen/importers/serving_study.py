@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc

@@ -88,7 +88,7 @@ def _unit(key: str) -> tuple[str, str] | None:
 
 def _measures(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance) -> tuple[list, list]:
     out, skipped = [], []
-    for layout, per_arm in _get(doc, ["measurements"], src).items():
+    for layout, _per_arm in _get(doc, ["measurements"], src).items():
         parts = {arm: _get(doc, ["measurements", layout, arm], src) for arm in arms}
         for key in _get(doc, ["measurements", layout, arms[0], "summary"], src):
             unit = _unit(key)

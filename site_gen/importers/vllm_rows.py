@@ -153,7 +153,7 @@ def _stat(x: np.ndarray, what: str, sglang_e2e: bool) -> float:
 
 def gap_summary(gaps: np.ndarray) -> dict:
     if len(gaps) == 0:
-        return {"gaps": 0, **{k: 0.0 for k in ("mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms")}}
+        return {"gaps": 0, **dict.fromkeys(("mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"), 0.0)}
     ms = gaps * 1000
     p90, p95, p99 = np.percentile(ms, [90, 95, 99])
     return {"gaps": int(len(gaps)), "mean_ms": sc.r6(ms.mean()), "median_ms": sc.r6(np.median(ms)), "std_ms": sc.r6(ms.std()),

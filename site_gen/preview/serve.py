@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from site_gen import api
 from site_gen.api import Config, Diagnostic, SitegenError, load_config, theme_dir
@@ -287,7 +287,7 @@ class Preview:
                 self.observer.schedule(handler, str(root), recursive=recursive)
 
     # -- serving -----------------------------------------------------------------------------
-    def start(self) -> "Preview":
+    def start(self) -> Preview:
         from watchdog.observers import Observer
 
         # Watching starts before the first build reads a file (the first build schedules the
@@ -331,7 +331,7 @@ class Preview:
         if self.httpd is not None:
             self.httpd.stop()
 
-    def __enter__(self) -> "Preview":
+    def __enter__(self) -> Preview:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -20,7 +20,8 @@ import threading
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Mapping, Protocol
+from typing import Protocol
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 from site_gen.preview.addresses import (AllowedHosts, is_loopback, parse_addr, request_path,  # noqa: F401
@@ -95,14 +96,14 @@ def inject(html: bytes, script: str, version: int, instance: str) -> bytes:
     """The preview's script, before the last `</body>` (or at the end): served pages only."""
     body = script.replace("</", "<\\/")
     tag = (f'<script data-sitegen-preview data-version="{version}" data-instance="{instance}">{body}</script>\n'
-           ).encode("utf-8")
+           ).encode()
     at = html.lower().rfind(b"</body>")
     return html + tag if at < 0 else html[:at] + tag + html[at:]
 
 
 def _placeholder(title: str, text: str) -> bytes:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f'<body data-sitegen-placeholder><main><h1>{title}</h1><p>{text}</p></main></body></html>').encode("utf-8")
+            f'<body data-sitegen-placeholder><main><h1>{title}</h1><p>{text}</p></main></body></html>').encode()
 
 
 # The preview serves the site at the server's root, so "/" is its home from any depth.
@@ -115,7 +116,7 @@ NOT_FOUND = _placeholder("404 · Not found", 'No page at this address in the sit
 class _Handler(BaseHTTPRequestHandler):
     server_version = "sitegen"
     protocol_version = "HTTP/1.0"
-    server: "Server"
+    server: Server
 
     def setup(self) -> None:
         self.timeout = IDLE_TIMEOUT  # an idle connection does not hold a thread for long
@@ -205,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
 
     def _refuse(self, why: str) -> None:
-        data = f"403 Forbidden: {why}\n".encode("utf-8")
+        data = f"403 Forbidden: {why}\n".encode()
         self._send(HTTPStatus.FORBIDDEN, data, "text/plain; charset=utf-8", "no-store", self.command != "HEAD")
 
     def _events(self) -> None:
@@ -224,7 +225,7 @@ class _Handler(BaseHTTPRequestHandler):
                     seen = snap.version
                     state = {"version": snap.version, "instance": self.server.instance, "error": snap.error,
                              "changed": list(snap.changed)}
-                    self.wfile.write(f"event: build\ndata: {json.dumps(state)}\n\n".encode("utf-8"))
+                    self.wfile.write(f"event: build\ndata: {json.dumps(state)}\n\n".encode())
                 else:
                     self.wfile.write(b": ping\n\n")
                 self.wfile.flush()
@@ -271,7 +272,7 @@ class Server(ThreadingHTTPServer):
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}/"
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},
                                         name="sitegen-http", daemon=True)
         self._thread.start()

@@ -13,7 +13,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 QUIET = 0.05        # seconds without a new event before a rebuild starts
 SETTLE = 0.01       # ...when every changed file was closed, moved or deleted: its writer is done
@@ -65,7 +65,7 @@ class Debouncer:
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="sitegen-rebuild", daemon=True)
 
-    def start(self) -> "Debouncer":
+    def start(self) -> Debouncer:
         self._thread.start()
         return self
 

@@ -15,7 +15,8 @@ import importlib.util
 import json
 import re
 from functools import partial
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 # The version of what `module_of` writes: raised when the code a schema gives changes in a way its
 # key (the schema's text) cannot see.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +35,7 @@ def schema(version: float = SCHEMA_VERSION) -> dict[str, Any]:
     return _schema(version, sections.generation())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema(version: float, generation: int) -> dict[str, Any]:
     text = resources.files("site_gen.schema").joinpath(_SCHEMA_FILES[version]).read_text(encoding="utf-8")
     out = json.loads(text)
@@ -71,12 +71,12 @@ def is_date(value: Any) -> bool:
     return True
 
 
-def validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validator":
+def validator(version: float = SCHEMA_VERSION) -> jsonschema.protocols.Validator:
     return _validator_of(version, sections.generation())
 
 
-@lru_cache(maxsize=None)
-def _validator_of(version: float, generation: int) -> "jsonschema.protocols.Validator":
+@cache
+def _validator_of(version: float, generation: int) -> jsonschema.protocols.Validator:
     # Here, not above: jsonschema is only for explaining a receipt the fast validator refused
     # (importing it is a tenth of a small build).
     import jsonschema
@@ -176,7 +176,7 @@ def prepare_checker() -> None:
     fast_validator()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fast_validator_of(version: float, generation: int):
     """A quick yes for the common case, a valid receipt (raises when it cannot say yes).
 
@@ -223,7 +223,7 @@ def _integer_fields(version: float = SCHEMA_VERSION) -> Any:
     return _integer_plan_of(version, sections.generation())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _integer_plan_of(version: float, generation: int) -> Any:
     return _integer_plan(schema(version))
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from markupsafe import Markup
 

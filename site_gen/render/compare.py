@@ -256,7 +256,8 @@ def _change(c: Change, band: float) -> dict[str, Any]:
 
 def as_json(cmp: Comparison, fail_on: str) -> str:
     n = cmp.counts()
-    doc = {"format": "sitegen compare", "version": VERSION, "schema": SCHEMA, "old": _report(cmp.old), "new": _report(cmp.new), "noise_band": cmp.band,
+    doc = {"format": "sitegen compare", "version": VERSION, "schema": SCHEMA, "old": _report(cmp.old), "new": _report(cmp.new),
+           "noise_band": cmp.band,
            "fail_on": fail_on, "failed": bool(cmp.failing(fail_on)), "verdict": verdict_line(cmp, fail_on),
            "counts": {"worse": n[WORSE], "better": n[BETTER], "level": n[LEVEL], "not_resolved": n[NOT_RESOLVED],
                       "compared": n["compared"]},

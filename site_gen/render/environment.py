@@ -6,7 +6,6 @@ import json
 import os
 import posixpath
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import jinja2

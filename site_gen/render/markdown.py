@@ -9,7 +9,7 @@ import threading
 import xml.etree.ElementTree as etree
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import markdown
 from markupsafe import Markup

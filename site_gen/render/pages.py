@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from markupsafe import Markup
 
@@ -66,7 +67,8 @@ class ReportPages:
 
     def _markdown(self, text: str, page_url: str, where: str, *, inline: bool = False, lede: bool = False) -> Markup:
         """Receipt markdown: raw HTML off, `page:` links resolved, inline figures from this report."""
-        file = self.a.report.folder / self.a.report.meta["lede"] if lede and str(self.a.report.meta.get("lede", "")).endswith(".md") else self.a.report.file
+        report = self.a.report
+        file = report.folder / report.meta["lede"] if lede and str(report.meta.get("lede", "")).endswith(".md") else report.file
         lede = lede and file != self.a.report.file  # lines count in a lede file; an inline lede is at `where`
 
         def resolve_page(name: str) -> str | None:

@@ -3,7 +3,7 @@ central code asks of it: its page's title, its blocks, its lines in the other ou
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from site_gen.analysis.report import Analysis, own
@@ -71,7 +71,7 @@ def lines(a, hook: Callable[[ViewPart], Callable[..., list] | None], *args: Any)
 OTHER = DashboardColumn("other", "Other verdicts")
 
 
-@lru_cache(maxsize=None)
+@cache
 def dashboard_columns_of(generation: int) -> tuple:
     return (*(c for s in ordered() for c in s.dashboard), OTHER)
 

@@ -6,7 +6,8 @@ lists are sorted, and the card is drawn from the receipt's data.
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import site_gen
 from site_gen.analysis.report import Analysis

@@ -207,8 +207,7 @@ LOAD = _obj(["request_rate"],
 LOAD_POINT = _obj(["id", "workload", "load", "repeats"], id=ID, workload=TEXT, load=LOAD, repeats=_arr(REPEAT, 1))
 ENV_VALUE = _obj(["value", "origin"], value={**TEXT, "maxLength": 2000},
                  origin={**TEXT, "maxLength": 500, "description": "source id and JSON path or line, or the command-line option"})
-ENVIRONMENT = _obj([], **{k: ENV_VALUE for k in ("model", "engine", "engine_version", "hardware", "parallelism",
-                                                  "dataset", "command", "date")})
+ENVIRONMENT = _obj([], **dict.fromkeys(("model", "engine", "engine_version", "hardware", "parallelism", "dataset", "command", "date"), ENV_VALUE))
 SIDE = _obj(["label", "format", "environment", "load_points"], label={**TEXT, "maxLength": 100},
             format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm", "llmperf", "aiperf", "genai-perf"]}, environment=ENVIRONMENT,
             load_points=_arr(LOAD_POINT, 1))

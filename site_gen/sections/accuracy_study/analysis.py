@@ -187,7 +187,7 @@ def analyse(a, part: dict) -> AccuracyStudyResult | None:
     tests = _verdicts(comp_rows)
     comparisons = frame({c: [r[c] for r in comp_rows] for c in COMPARISON_COLUMNS}, COMPARISON_COLUMNS)
     ranked = _ranks(comp_rows, fig_rows, order)
-    counts = {v: 0 for v in VERDICTS}
+    counts = dict.fromkeys(VERDICTS, 0)
     for r in comp_rows:
         counts[r["verdict"]] += 1
     counts["cells"] = len(comp_rows)

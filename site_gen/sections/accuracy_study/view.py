@@ -113,7 +113,7 @@ def view(a) -> dict[str, Any] | None:
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
-    out = {v: 0 for v in (BETTER, WORSE, UNRESOLVED)}
+    out = dict.fromkeys((BETTER, WORSE, UNRESOLVED), 0)
     for v in verdicts:
         out[v] += 1
     return out

@@ -19,7 +19,8 @@ from site_gen.sections.contract import ViewPart
 
 def _groups(s, n: dict) -> list[dict[str, Any]]:
     """The load points drawn: each matched pair, then each side's load point the other side lacks."""
-    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "workload": m["workload"], "anchor": anchor("at", m["workload"], m["load"]),
+    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "workload": m["workload"],
+            "anchor": anchor("at", m["workload"], m["load"]),
             "title": f"{m['workload']} · {m['load']}", "latency": anchor("at", m["workload"], m["load"])} for m in s.matched]
     matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
     out += [{"points": {r["role"]: r["point"]}, "workload": r["workload"], "anchor": anchor(r["role"], r["workload"], r["load"]),

@@ -166,7 +166,8 @@ def _objective_rows(s, points: dict, pct: dict, n: dict) -> list[dict[str, Any]]
             state = ("met" if met else "missed") + f"; no interval: {no_interval_why(shown)}"
         else:
             state = ("met" if met else "missed") + ("" if r["sure"] else ", within its interval's reach")
-        out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
+        out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}",
+                    "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
                     # The objective's percentile is the side's percentile at that load: its figures, as the Latency page's.
                     "value": value_fig(shown) if r["value"] == r["value"] else ms(r["value"]),
                     "interval": interval_figs(shown, s.bootstrap, runs=False),
@@ -240,8 +241,8 @@ def _setups(s, key: tuple[str, str], ids: dict, points: dict, found: dict, n: di
             if fx is None or fy is None:
                 continue
             at = points[role, pid]
-            pts.append({"load": at["load"], "mark": pid == queue, "tag": "∞" if at["x"] == math.inf else f"{at['x']:g}", "x": fx["value"], "x_low": fx["low"],
-                        "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
+            pts.append({"load": at["load"], "mark": pid == queue, "tag": "∞" if at["x"] == math.inf else f"{at['x']:g}",
+                        "x": fx["value"], "x_low": fx["low"], "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
         out.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
     return out
 

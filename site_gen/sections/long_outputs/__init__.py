@@ -40,7 +40,8 @@ def check(long_outputs: dict, file, checkpoint_ref) -> None:
 
 def _impossible_reply(reply: dict, file, i: int) -> None:
     if reply["reply_tokens"] > reply["cap"]:
-        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, f"$.long_outputs.replies[{i}].reply_tokens")
+        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file,
+                           f"$.long_outputs.replies[{i}].reply_tokens")
     if reply["finished"] and reply["still_thinking"]:
         raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
                            file, f"$.long_outputs.replies[{i}].still_thinking")

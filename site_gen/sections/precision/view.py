@@ -266,7 +266,7 @@ def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
         unit = group[0]["unit"]
         digits = 2 if unit == "percent" else 4
 
-        def x(v: float) -> float:
+        def x(v: float, lo: float = lo, hi: float = hi) -> float:
             return round(left + (v - lo) / (hi - lo) * plot_w, 2)
 
         rows = []

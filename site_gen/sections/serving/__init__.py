@@ -10,7 +10,7 @@ objectives; its page (`view/`, templates) shows the latency side by side, with d
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from site_gen.receipts.rules import require
 from site_gen.sections.base import DashboardColumn, Section

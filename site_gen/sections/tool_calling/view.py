@@ -55,8 +55,9 @@ def view(a) -> dict[str, Any] | None:
     where = {(run["id"], sc["id"]): f"$.tool_calling.runs[{i}].scenarios[{j}].points"
              for i, run in enumerate(t["runs"]) for j, sc in enumerate(run["scenarios"])}
     failed = set(result.failed)
-    split = [{"scenario": s["scenario"], "points": [Fig("", None) if pd.isna(s[rid]) else Fig(str(int(s[rid])), where.get((rid, s["scenario"])), dense=True)
-                                                    for rid in run_ids],
+    split = [{"scenario": s["scenario"],
+              "points": [Fig("", None) if pd.isna(s[rid]) else Fig(str(int(s[rid])), where.get((rid, s["scenario"])), dense=True)
+                         for rid in run_ids],
               "failed": s["scenario"] in failed}
              for s in views.rows(result.scenarios)]
     return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "max_points": t["max_points"], "per_checkpoint": per_cp,

@@ -129,7 +129,7 @@ def count(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
     for kind, metric, v, lo, hi in zip(kinds, metrics, verdicts, lows, highs):
         none = math.isnan(lo) or math.isnan(hi)
         for key in (kind, f"{kind}:{metric}"):
-            entry = out.setdefault(key, {**{k: 0 for k in keys}, **{NO_INTERVAL + k: 0 for k in keys}})
+            entry = out.setdefault(key, {**dict.fromkeys(keys, 0), **{NO_INTERVAL + k: 0 for k in keys}})
             entry[v] += 1
             entry["cells"] += 1
             if none:
@@ -168,7 +168,8 @@ def analyse(a, part: dict) -> ServingResult | None:
     result = ServingResult(
         roles=list(sides), bootstrap=b, band=a.band, metrics=metrics, itl_is_tpot=same, points=_points_frame(sides),
         percentiles=frame({c: [r[c] for r in pct] for c in PERCENTILE_COLUMNS}, PERCENTILE_COLUMNS),
-        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides), itl_agreement=agreement,
+        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides),
+        gaps=_gaps(sides), itl_agreement=agreement,
         matched=matched, saturation={}, curves={}, slo=tuple(a.slo))
     _sweeps(result, sides, figures)
     _samples(result, sides, metrics)
@@ -236,7 +237,8 @@ def _samples(result: ServingResult, sides: dict[str, list[Point]], metrics: tupl
                 result.samples[(p.role, p.id)] = found = {m: np.sort(x[~np.isnan(x)]) for m in metrics if (x := p.pooled(m)).size}
                 for m, v in found.items():
                     if v.size:
-                        result.quantiles[(p.role, p.id, m)] = ([float(x) for x in np.percentile(v, QUANTILES)], int(v.size))  # one call for all (the same figures)
+                        # one call for all (the same figures)
+                        result.quantiles[(p.role, p.id, m)] = ([float(x) for x in np.percentile(v, QUANTILES)], int(v.size))
 
 
 def _objectives(result: ServingResult, sides: dict[str, list[Point]], figures, slo: tuple) -> None:

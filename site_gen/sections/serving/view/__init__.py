@@ -218,7 +218,8 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
                      "total": metric is None,
                      "counts": {k: Fig(str(c[k]), how=how(c, k, what)) for k in INTERVAL_VERDICTS},
                      "range": Fig(fmt.speed_ratio_range(low, high, band),
-                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {c['cells']} cells")})
+                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, "
+                                      f"over {c['cells']} cells")})
     return rows
 
 

@@ -14,7 +14,7 @@ from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view.sweeps import saturation_of
 from site_gen.sections.serving.view.tables import THROUGHPUT_DIGITS
 
-EMPTY = {**{k: 0 for k in (*INTERVAL_VERDICTS, "cells")}, **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
+EMPTY = {**dict.fromkeys((*INTERVAL_VERDICTS, "cells"), 0), **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
 THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}
 
 

@@ -254,7 +254,8 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
                      "acceptance": _acceptance(r),
                      "ratio": Fig(fmt.speed_ratio(r["ratio"], a.band), how=ratio_how, dense=True),
                      "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
-                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
+                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names),
+                     "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s", "origin": row_origin(r["source"], known)}
                     for r in part]
             count = counts[(c, metric)]

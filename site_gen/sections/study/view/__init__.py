@@ -211,7 +211,7 @@ def view(a) -> dict[str, Any] | None:
         "baseline": n.get(s.baseline) if s.baseline else None,
         "columns": [figure_label(m, q) for m, q in cols],
         "loads": loads,
-        "counts": s.counts.get("all", {k: 0 for k in ("faster", "level", "slower", UNRESOLVED, "cells")}),
+        "counts": s.counts.get("all", dict.fromkeys(("faster", "level", "slower", UNRESOLVED, "cells"), 0)),
         "tests": s.tests, "untested": len(comps) - s.tests, "fdr": f"{s.fdr:.0%}", "band": f"±{band * 100:g}%",
         "pairs": len({(c["a"], c["b"]) for c in comps}), "n_setups": len(s.order), "n_loads": len(s.loads),
         "n_figures": len(cols),
@@ -249,7 +249,7 @@ def _leaders(s, ranks: dict) -> dict[str, Any]:
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
-    out = {k: 0 for k in ("faster", "level", "slower", UNRESOLVED)}
+    out = dict.fromkeys(("faster", "level", "slower", UNRESOLVED), 0)
     for v in verdicts:
         out[v] += 1
     return out
