@@ -160,7 +160,7 @@ def collect_between_pages() -> None:
     collector.take_over()
 
 
-def remove_aside(*, detach: bool) -> list[str]:
+def remove_aside(*, detach: bool) -> list[Diagnostic]:
     from site_gen.build import write
 
     return write.remove_aside(detach=detach)

@@ -37,7 +37,7 @@ import posixpath
 import re
 from html import escape, unescape
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from mkdocs.config import base
@@ -71,7 +71,8 @@ SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),
                            {name: _Option(name, option) for name, option in api.PLUGIN_OPTIONS.items()})
 
 
-class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
+# (A class made at import from api.PLUGIN_OPTIONS: its options are not declared for the type checker.)
+class SitegenPlugin(BasePlugin[SitegenPluginConfig]):  # type: ignore[valid-type]
     """The sitegen report pages and blocks inside an MkDocs (or ProperDocs) site."""
 
     def __init__(self) -> None:
@@ -280,7 +281,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         src = page.file.src_uri
         p = self.page_of.get(src)
         if p is not None:
-            page.toc = get_toc(api.toc_tokens(p["content"], page.meta["title"]))
+            page.toc = get_toc(cast(Any, api.toc_tokens(p["content"], page.meta["title"])))  # markdown's toc tokens
             # The list of the report's pages (a theme other than Material's) goes in once the search
             # has read the page (on_post_page): it is the page's way around, not its text.
             nav = f"{_PAGES_NAV}\n" if p.get("pages_nav") else ""

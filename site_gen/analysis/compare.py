@@ -182,7 +182,7 @@ def setup_differences(old: Analysis, new: Analysis) -> list[Difference]:
     for s in all_sections():
         hooks = analysis_part(s)
         hook = hooks.setup if hooks is not None else None
-        if hook is not None and old.of(s.name) is not None and new.of(s.name) is not None:
+        if hook is not None and s.name is not None and old.of(s.name) is not None and new.of(s.name) is not None:
             out.extend(hook(old, new))
     return out
 

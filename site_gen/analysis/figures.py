@@ -122,7 +122,7 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     kept = getattr(a, "figures", None)  # (a stand-in for an analysis may have none)
     memo = (_filled_for[0], name, tuple(sorted(args.items()))) if kept is not None and all(
         type(v) is str for v in args.values()) else None
-    found = kept.get(memo) if memo is not None else None
+    found = kept.get(memo) if kept is not None and memo is not None else None
     if found is not None:
         return found
     if name not in known_figures:
@@ -138,6 +138,6 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     if missing:
         raise FigureError(f"figure '{name}' needs {missing[0]}=…; arguments: {listed}")
     figure = known_figures[name][0](a, **args)
-    if memo is not None:
+    if kept is not None and memo is not None:
         kept[memo] = figure
     return figure

@@ -7,6 +7,7 @@ a series when the engines' names and the checkpoint are the same.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from site_gen.analysis.parts import analysis_part
@@ -144,10 +145,10 @@ def shown(reports: list, newest: int) -> dict[str, tuple[dict[str, list[dict]], 
 
 # -- what changed from one release to the next ----------------------------------------------------
 
-def step_rules() -> dict[str, object]:
+def step_rules() -> dict[str, Callable[[dict, dict, float], list]]:
     """Each history kind's rule from one release to the next (`HISTORY_STEPS` of its section's analysis):
     `step(old_row, new_row, band) -> [Change]`."""
-    out: dict[str, object] = {}
+    out: dict[str, Callable[[dict, dict, float], list]] = {}
     for s in all_sections():
         hooks = analysis_part(s)
         out.update(hooks.history_steps if hooks is not None else {})

@@ -31,7 +31,7 @@ class Analysis:
     results: dict[str, Any] = field(default_factory=dict)
     # Display data made from this analysis (render/views.py), kept by whoever draws it first: a
     # report's own pages and the author pages that show its blocks then share one computation.
-    displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    displayed: dict[str | tuple, Any] = field(default_factory=dict, repr=False, compare=False)
     # Each figure resolved from this analysis, by name and arguments (figures.resolve): a page drawn
     # again while its report is unchanged (a preview edit of its prose, an author page that shows
     # other reports' figures) looks them up instead of reading the frames again.
@@ -92,7 +92,7 @@ def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float]
     made: dict[str, Piece] = {}
     for s in all_sections():
         hooks = analysis_part(s)
-        if hooks is None or (part := report.data.get(s.name)) is None:
+        if hooks is None or s.name is None or (part := report.data.get(s.name)) is None:
             continue
         piece = pieces.get(s.name) if pieces is not None else None
         if piece is None or piece.key != keys.get(s.name):

@@ -15,7 +15,7 @@ from site_gen.core.diagnostics import Diagnostic
 try:
     import fcntl
 except ImportError:  # Windows: no locks, so stale staging folders are never removed there
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # tested for None where it is used
 
 # Staging and old-site folders beside site_dir are named `.sitegen-<site>.new-*` / `.old-*`
 # (the .gitignore of `sitegen new` covers the prefix).

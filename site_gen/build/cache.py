@@ -154,7 +154,7 @@ def _verdict() -> tuple[Path | None, tuple[Path, bytes] | None]:
         verdict: tuple[Path | None, tuple[Path, bytes] | None] = (None, None)
         if where is not None and root is None:
             _note("the build cache is off: no absolute home or XDG_CACHE_HOME folder to keep its key in")
-        elif where is not None:
+        elif where is not None and root is not None:
             why_root = _private(root, make=True)
             why = why_root if where == root else _private(where, make=True)
             if why_root is not None:
@@ -242,10 +242,10 @@ def hold_while_writing(signals: frozenset) -> None:
 
 def write(kind: str, name: str, payload: bytes) -> None:
     """Stores an entry whole (a reader sees the old entry or the new one), or not at all."""
-    path = _path(kind, name)
-    if path is None:
+    where = _path(kind, name)
+    if where is None:
         return
-    path = Path(path)
+    path = Path(where)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _held) if _held else None
     try:
         for sub in (path.parent.parent, path.parent):

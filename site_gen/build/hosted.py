@@ -68,8 +68,10 @@ def _packed(record: dict) -> dict:
 
 def _expansion(data: bytes | None) -> tuple[Expanded, tuple[set[str], bool]] | None:
     """A host page's expansion kept by an earlier build, and the reports it drew on; None if unreadable."""
+    if data is None:
+        return None
     try:
-        kept = json.loads(data) if data is not None else None
+        kept = json.loads(data)
         used, used_all = kept.pop("used"), kept.pop("used_all")
         warnings = from_data(kept.pop("warnings"))
         expanded = Expanded(**kept, warnings=warnings or [])
@@ -77,9 +79,11 @@ def _expansion(data: bytes | None) -> tuple[Expanded, tuple[set[str], bool]] | N
         return None
     strings = [expanded.markdown, expanded.marker, *expanded.pieces, *expanded.blocks, *used]
     if not (all(isinstance(s, str) for s in strings) and warnings is not None and isinstance(expanded.charts, bool)
-            and isinstance(used_all, bool)):
+            and isinstance(used_all, bool)
+            and all(isinstance(f, list) and len(f) == 2 and isinstance(f[0], int) and isinstance(f[1], str)
+                    for f in expanded.failed)):
         return None
-    expanded.failed = [tuple(f) for f in expanded.failed]
+    expanded.failed = [(f[0], f[1]) for f in expanded.failed]
     return expanded, (set(used), used_all)
 
 
@@ -184,6 +188,7 @@ class HostedSite:
             from site_gen.build.assembly import settle
             from site_gen.build.reports import ReportStore
 
+            assert self.sg is not None
             if self.store is None or self._store_env != self._env():
                 self.store = ReportStore(self.sg, watched=False, stats={})
                 self._store_env, self.made = self._env(), {}
@@ -196,6 +201,7 @@ class HostedSite:
         from site_gen.render.related import NONE, relations
 
         records = self.environment
+        assert self.store is not None  # made with the records
         related = relations(records)
         self.records, self.files, names = [], {}, []
         for r in records:
@@ -224,6 +230,7 @@ class HostedSite:
         """One report's pages, rendered as the host shows them, and its files."""
         from site_gen.render.pages import ReportPages
 
+        assert self.sg is not None
         rp = ReportPages(a, self.sg, [], related=links)
         pages = [self._page(report_base(a.report.id) + posixpath.splitext(name)[0] + ".md", rp.page(key, title, name),
                             f"{title} — {a.report.title}", title) for key, title, name in rp.sections]
@@ -237,6 +244,7 @@ class HostedSite:
         from site_gen.render import history as history_view
         from site_gen.render.pages import Page
 
+        assert self.sg is not None
         page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                     context={"history": history_view.context(records, self.sg.noise_band, self.sg.ratio_scale, report_url)})
         return self._page("history.md", page, "History", "History")
@@ -292,8 +300,10 @@ class HostedSite:
         if self.blocks is None:
             from site_gen.render.blocks import AuthorBlocks
 
+            assert self.sg is not None
             records = self.environment if self.records else []
             if records:
+                assert self.store is not None  # made with the records
                 from site_gen.build.assembly import dashboard_rows
 
                 self.blocks = AuthorBlocks(records, self.store.analysis_of, self.sg, dashboard=dashboard_rows(records))

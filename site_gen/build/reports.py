@@ -181,14 +181,16 @@ class ReportStore:
     def report_of(self, entry: Loaded) -> Report:
         """The entry's report, its receipt loaded now if only its record was known."""
         if entry.report is None:
+            assert entry.record is not None  # an entry knows its report or its record
             entry.report = self.load(self.config.data_dir / entry.record.id)
         return entry.report
 
     def record_of(self, entry: Loaded) -> ReportRecord:
         """The entry's record, made from its analysis if the store had none (and kept there)."""
         if entry.record is None or (entry.report is not None and entry.record.sha256 != entry.report.sha256):
-            entry.record = collect(self.analysis(entry.report))
-            folder = entry.report.folder
+            report = self.report_of(entry)  # the entry's own: one without a record has its report
+            entry.record = collect(self.analysis(report))
+            folder = report.folder
             if self.persist.on:
                 entry.content = entry.content or folder_hash(folder)
                 self.persist.put_record(folder, entry.content, entry.record)
@@ -237,7 +239,8 @@ class ReportStore:
         its report as the folder's (one known by its record alone too: a worker's)."""
         self.analyses[a.report.id] = (a.report.sha256, a)
         loaded = self.loaded.get(a.report.folder)
-        if loaded is not None and (loaded.report or loaded.record).sha256 == a.report.sha256:
+        known = (loaded.report or loaded.record) if loaded is not None else None
+        if loaded is not None and known is not None and known.sha256 == a.report.sha256:
             loaded.report = a.report
 
     def drop(self, report_id: str) -> None:

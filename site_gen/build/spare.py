@@ -139,7 +139,7 @@ def folder_ready(root: str, folder: str, made: set[str], reused: bool = False) -
     made.add(folder)
 
 
-def clear_for(path: str, inode: tuple[int, int] | None = None) -> bool:
+def clear_for(path: str, inode: tuple[int, ...] | None = None) -> bool:
     """Makes way for a file at `path` in a spare tree: True when the file there already is `inode`
     (inode, device) and stays; else whatever is there is removed."""
     try:

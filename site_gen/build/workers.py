@@ -37,7 +37,7 @@ def _record_lists() -> list[tuple[str, str]]:
     """(section, record list) of the lists only the analysis reads (`Section.light`): once a report is
     analysed and its files are made, the builder keeps the analysis, not these (on a site of a
     thousand reports they are most of the memory)."""
-    return [(s.name, s.records) for s in all_sections() if s.light]
+    return [(s.name, s.records) for s in all_sections() if s.light and s.name is not None and s.records is not None]
 
 
 def lighten(a: Analysis) -> Analysis:
@@ -150,7 +150,8 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
     # The staging folder goes to each worker once, at its fork (not pickled with every share: it
     # carries the previous site's listing, thousands of entries).
     urls = {k: v[0] for k, v in theme_assets(config).items()}  # the same for every share
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls, keep))
+    pool: multiprocessing.pool.Pool | None = multiprocessing.get_context("fork").Pool(
+        workers, initializer=_worker_start, initargs=(out, urls, keep))
     try:
         items = _round(pool, [(make_store, persist, config, chunk, nav, None) for chunk in chunks], len(folders), progress)
         related = relate([item[1].record for item in items]) if relate is not None else {}
@@ -287,7 +288,7 @@ def _prefill_share(store: BuildStore, folders, nav, stream: Staging | None) -> t
             record = store.reports.record_of(entry)
             store.env[record.id] = record
             if stream is not None:
-                made = write_report(store, record, nav, asset_urls, stream, store.related.get(record.id))
+                made: Streamed | tuple = write_report(store, record, nav, asset_urls, stream, store.related.get(record.id))
             else:
                 made = store.report_made(store.reports.analysis_of(record.id), nav, asset_urls)
             light = _light_if_viewed(store.reports.analysis_of(record.id)) if record.id in _keep else None

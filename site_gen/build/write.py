@@ -359,8 +359,9 @@ class Staging:
             self.warnings.append(said)
 
     def _release(self) -> None:
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)
             self._fd = None
 
     def _discard_staging(self) -> None:

@@ -86,7 +86,7 @@ def source_commit(repo: Path, allow_dirty: bool, site_dir: Path) -> tuple[str, b
     status = git(["status", "--porcelain", "--untracked-files=normal"], repo).stdout.decode("utf-8", "replace")
     try:  # a previous `sitegen build` output (or its staging folder) left untracked is not a change to the sources
         site = site_dir.resolve().relative_to(repo.resolve()).as_posix()
-        built = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{api.site_prefix()}{posixpath.basename(site)}."))
+        built: tuple[str, ...] = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{api.site_prefix()}{posixpath.basename(site)}."))
     except ValueError:
         built = ()
     changed = [line[3:] for line in status.splitlines() if line.strip() and not line[3:].startswith(built)]
@@ -106,7 +106,7 @@ def message_template(template: str) -> str:
         raise SitegenError(f"--message: {exc} (write {{{{ and }}}} for a literal brace)") from None
     for _, name, spec, conversion in fields:
         if name not in ("sha", "version") or spec or conversion:
-            field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            field = "{" + str(name) + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
             raise SitegenError(f"--message: only {{sha}} and {{version}} can be filled in, as they are; found {field[:60]}")
     return template
 
@@ -238,8 +238,8 @@ def run(args) -> int:
     result = api.build_files(config)
     if args.strict:  # decided here, once, on every warning the build found, before anything is committed
         api.refuse_warnings(result.warnings)
-    for message in result.warnings:
-        warn(message)
+    for warning in result.warnings:
+        warn(warning)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
               f"in {result.seconds:.2f} s")
 

@@ -43,6 +43,7 @@ def run(args) -> int:
                       show_traceback=getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK")))
     preview.start()
     try:
+        assert preview.dev_addr is not None  # start() has settled it
         host, _ = parse_addr(preview.dev_addr)
         if not is_loopback(host):
             warn(f"serving on {host}, not a loopback address: anyone who can reach this machine can read the preview")

@@ -86,6 +86,7 @@ class Option:
     def _window(self, value: Any, where: str, file: Path | None) -> tuple[int, int]:
         if not (isinstance(value, (list, tuple)) and len(value) == 2):
             raise SitegenError(f"expected null or [low, high], e.g. [1024, 4096], got {described(value)}", file, where)
+        assert self.low is not None and self.high is not None  # a window option has its bounds
         for i, v in enumerate(value):
             if isinstance(v, bool) or not isinstance(v, int) or not self.low <= v <= self.high:
                 raise SitegenError(f"expected a whole number between {self.low:g} and {self.high:g}, got {described(v)}",

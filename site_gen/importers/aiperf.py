@@ -367,5 +367,5 @@ def run_and_write(opts: ServingOptions) -> ImportResult:
         runs, labels={"baseline": opts.label_baseline, "candidate": opts.label_candidate},
         stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
         allow=set(opts.allow), attribution=opts.attribution, client=LABELS[fmt], notes=notes)
-    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir),
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
                         tuple(f"skipped {p}: {why}" for p, why in skipped))

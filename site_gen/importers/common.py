@@ -212,7 +212,7 @@ class Provenance:
         """The source file and place behind a receipt path: the longest cited or noted path that holds it."""
         if not where:
             return None
-        best: tuple[int, Path, str] | None = None
+        best: tuple[int, Path | None, str] | None = None
         places = [(f["path"], self.files.get(f["source"]), f["at"]) for f in self.figures] + self.origins
         for path, file, at in places:
             if where == path or where.startswith(path) and where[len(path)] in ".[":

@@ -78,7 +78,7 @@ def distribution(values: np.ndarray, weights: np.ndarray) -> dict[str, float]:
         comb = np.ones_like(uniq)
     p = comb / comb.sum()
     cdf = np.cumsum(p)
-    pct = {k: float(uniq[min(np.searchsorted(cdf, q, side="left"), len(uniq) - 1)]) for k, q in PERCENTILES.items()}
+    pct = {k: float(uniq[min(int(np.searchsorted(cdf, q, side="left")), len(uniq) - 1)]) for k, q in PERCENTILES.items()}
     mean = float(np.sum(uniq * p))
     return {"mean": mean, "median": pct["p50"], "std_dev": math.sqrt(float(np.sum((uniq - mean) ** 2 * p))),
             "min": float(uniq[0]), "max": float(uniq[-1]), "count": count, **pct}
@@ -318,7 +318,7 @@ def _setup(run: Run, report: dict, cfg: dict, src: sc.Source, where: str, start:
     # are never paired across sides (the pairing needs the same prompts in the same order).
     run.inputs = None
     run.protocol = ("guidellm", (cfg.get("strategy") or {}).get("type_"), (cfg.get("strategy") or {}).get("rate"))
-    backend = cfg.get("backend") if isinstance(cfg.get("backend"), dict) else {}
+    backend = given if isinstance(given := cfg.get("backend"), dict) else {}
     model = backend.get("model") or top.get("model")
     if isinstance(model, str):
         run.env.put("model", model, f"{src.name} {where}.config.backend.model")
@@ -397,4 +397,4 @@ def run_and_write(opts: ServingOptions) -> ImportResult:
         stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
         allow=set(opts.allow), attribution=opts.attribution,
         client="GuideLLM benchmarks.json (" + " and ".join(v.replace("guidellm-v", "report version ") for v in versions) + ")")
-    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir))
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder))

@@ -172,7 +172,7 @@ def read_run(path: Path, root: Path) -> Run:
 def _read_samples(t: Task, path: Path, root: Path) -> None:
     src = sc.read_found(path, path.parent, root)
     t.samples = src
-    seen: dict[int, int] = {}
+    seen: dict[int | tuple[int, Any], int] = {}
     for line, row in sc.json_records(src):
         where = sc.at(line)
         if not isinstance(row, dict):
@@ -210,10 +210,11 @@ class _Differences:
     """What differs between the two runs: shown on the report, refused unless `--allow` names it."""
 
     def __init__(self, allow: set[str], src: sc.Source):
-        self.allow, self.src, self.entries = allow, src, []
+        self.allow, self.src = allow, src
+        self.entries: list[dict[str, object]] = []
 
     def __call__(self, name: str | None, fld: str, x: str, y: str, why: str) -> None:
-        entry = {"field": fld, "baseline": x, "candidate": y}
+        entry: dict[str, object] = {"field": fld, "baseline": x, "candidate": y}
         if name is not None:
             if name not in self.allow:
                 raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report will "
@@ -378,4 +379,4 @@ def run_and_write(opts: ServingOptions) -> ImportResult:
     notes = tuple(f"no samples file for {', '.join(sorted(t for t, task in run.tasks.items() if task.samples is None))} beside "
                   f"the {role}'s {run.src.path} (looked for samples_TASK_TIME.jsonl by its time): values as stated, not paired"
                   for role, run in runs.items() if any(task.samples is None for task in run.tasks.values()))
-    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir), notes)
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder), notes)

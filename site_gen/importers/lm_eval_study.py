@@ -273,4 +273,4 @@ def run_and_write(opts: ServingOptions, read_run: Callable[[Path, Path], Run]) -
     root = source_root([p for ps in files.values() for p in ps])
     runs = {n: [read_run(p, root) for p in ps] for n, ps in files.items()}
     doc, prov = build(runs, baseline=baseline, labels=labels, allow=allow, attribution=opts.attribution)
-    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir))
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder))

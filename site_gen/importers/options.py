@@ -25,6 +25,12 @@ class ImportOptions:
     commit: str | None = None         # report.commit
     data_dir: Path | None = None      # the config's data folder, once run.py has read the config
 
+    @property
+    def data_folder(self) -> Path:
+        """The config's data folder: run.py reads the config before any importer runs."""
+        assert self.data_dir is not None
+        return self.data_dir
+
     @classmethod
     def of(cls, format: str, given: Mapping[str, object]) -> ImportOptions:
         """The options of `format` from a front end's values by name (a list is kept as a tuple, and a

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 from collections.abc import Iterable
 
 from site_gen.core.errors import SitegenError
@@ -128,7 +128,7 @@ def at(line: int | None, path: str = "$") -> str:
     return path if line is None else f"line {line}" + ("" if path == "$" else f" {path}")
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

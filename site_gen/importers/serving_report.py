@@ -120,7 +120,7 @@ def _differences(sides: dict[str, list], envs: dict[str, sc.Env], keys: dict[str
     out = []
 
     def differ(name: str, field: str, a: str, b: str, why: str, refusable: bool = True) -> None:
-        entry = {"field": field, "baseline": a[:500], "candidate": b[:500]}
+        entry: dict[str, object] = {"field": field, "baseline": a[:500], "candidate": b[:500]}
         if refusable:
             if name not in allow:
                 raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report "

@@ -24,7 +24,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
@@ -48,7 +48,7 @@ def _name(value: str, option: str) -> str:
     return value
 
 
-def parse_setups(items: list[list[str]]) -> dict[str, list[Path]]:
+def parse_setups(items: Sequence[Sequence[str]]) -> dict[str, list[Path]]:
     """`--setup NAME=FILE [FILE…]` or `--setup NAME FILE [FILE…]` (the form a shell's wildcard expands
     in), each occurrence: the setup's files, the setups in order of first mention."""
     out: dict[str, list[Path]] = {}
@@ -63,7 +63,7 @@ def parse_setups(items: list[list[str]]) -> dict[str, list[Path]]:
     return out
 
 
-def parse_labels(items: list[str], names: list[str]) -> dict[str, str]:
+def parse_labels(items: Sequence[str], names: list[str]) -> dict[str, str]:
     out = {}
     for item in items:
         name, sep, text = item.partition("=")
@@ -76,7 +76,7 @@ def parse_labels(items: list[str], names: list[str]) -> dict[str, str]:
     return out
 
 
-def parse_facts(items: list[str], names: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
+def parse_facts(items: Sequence[str], names: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
     """`--setup-set NAME:KEY=VALUE`: environment facts per setup, and GPU counts."""
     env: dict[str, list[str]] = {n: [] for n in names}
     gpus: dict[str, int] = {}
@@ -366,4 +366,4 @@ def run_and_write(opts: ServingOptions, read: Callable[[list[Path], Path], list]
         raise SitegenError(f"--allow {unknown[0]}: a study allows {', '.join(ALLOW)}")
     doc, prov = build(runs, baseline=baseline, labels=labels, facts=facts, gpus=gpus, allow=allow,
                       attribution=opts.attribution, client=client([r for rs in runs.values() for r in rs]))
-    return ImportResult(sc.write(doc, Path(opts.output), prov, opts.force, opts.data_dir, text=receipt_text(doc)))
+    return ImportResult(sc.write(doc, Path(opts.output), prov, opts.force, opts.data_folder, text=receipt_text(doc)))

@@ -346,5 +346,5 @@ def run_and_write(opts: ServingOptions) -> ImportResult:
         stated=stated,
         allow=set(opts.allow), attribution=opts.attribution, client="; ".join(fmts),
         notes=inputs.tested_note(skipped, root))
-    return ImportResult(common.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir),
+    return ImportResult(common.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
                         tuple(f"skipped {p}: {why}" for p, why in skipped))

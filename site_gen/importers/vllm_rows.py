@@ -163,7 +163,7 @@ def gap_summary(gaps: np.ndarray) -> dict:
 def stated_figures(run: Run, figs: dict | None, duration: float) -> list[dict]:
     """Every summary figure of the record, each checked against what the rows (or its totals) give."""
     rec, out = run.rec, []
-    totals = {k: rec.get(k) for k in ("completed", "total_input_tokens", "total_output_tokens")}
+    totals: dict[str, Any] = {k: rec.get(k) for k in ("completed", "total_input_tokens", "total_output_tokens")}
     # SGLang's rows hold no request's end (its client times it at the stream's last event, after the
     # last token): its end-to-end, TPOT and concurrency figures are not recomputed; nor its ITL where
     # it spread each chunk's gap over the chunk's retokenized tokens (speculative decoding, OpenAI API).

@@ -151,5 +151,5 @@ def run_and_write(opts: ServingOptions) -> ImportResult:
         stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
         allow=set(opts.allow), attribution=opts.attribution, client="vLLM bench sweep serve (result JSON of each run)",
         notes=inputs.tested_note(skipped, root))
-    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_dir),
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
                         tuple(f"skipped {p}: {why}" for p, why in skipped))

@@ -17,10 +17,18 @@ import traceback
 from pathlib import Path
 from collections.abc import Callable
 
+from typing import TYPE_CHECKING, cast
+
 from site_gen import api
 from site_gen.api import Config, Diagnostic, SitegenError, load_config, theme_dir
 from site_gen.preview.server import Client, Server, Snapshot, parse_addr
 from site_gen.preview.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers.api import BaseObserver
+
+    from site_gen.api import Builder
 
 _SCRIPTS = ("preview.js", "preview-worker.js")
 OPEN_PAGES = 8  # the pages last served that a rebuild shows first: a few tabs
@@ -52,7 +60,7 @@ class Preview:
         self.log_requests = log_requests
         self.show_traceback = show_traceback
         self.config: Config | None = None
-        self.builder = None  # api.live_builder's, once the config loads
+        self.builder: Builder | None = None  # api.live_builder's, once the config loads
         self.files: dict[str, bytes] = {}
         self.error: str | None = None
         self.version = 0
@@ -62,7 +70,7 @@ class Preview:
         self.stopping = False
         self.builds = 0
         self.debouncer = Debouncer(self.rebuild, quiet=quiet)
-        self.observer = None
+        self.observer: BaseObserver | None = None
         self.httpd: Server | None = None
         self._roots: list[tuple[Path, bool]] = []
         self._folders: set[str] = set()
@@ -202,7 +210,8 @@ class Preview:
         with self.cond:
             # What the rebuild changed (the message says it all); the version only what an early
             # showing of the open pages has not shown already.
-            shown, early = self.files, set(self._early_from[1]) if self._early_from else set()
+            shown = self.files
+            shown_early: set[str] = set(self._early_from[1] if self._early_from else ())
             old = self._early_from[0] if self._early_from else shown
             changed = sorted(k for k, v in result.files.items() if old.get(k) != v)
             removed = sorted(set(old) - set(result.files))
@@ -210,7 +219,7 @@ class Preview:
             self._early_from = None
             self.files = result.files
             self.error = None
-            news = [k for k in changed if k not in early or shown.get(k) != result.files[k]] + removed
+            news = [k for k in changed if k not in shown_early or shown.get(k) != result.files[k]] + removed
             if news or had_error or paths is None:
                 self.version += 1
                 self.changed = news if paths is not None else []
@@ -279,7 +288,8 @@ class Preview:
         if self.observer is None:
             return
         self.observer.unschedule_all()
-        handler = Forward(self.debouncer, self.watches, self.moved_from)
+        # A handler by its methods (watchdog calls its `dispatch`), not by its class: watch.py imports no watchdog.
+        handler = cast("FileSystemEventHandler", Forward(self.debouncer, self.watches, self.moved_from))
         for root, recursive in roots:
             try:
                 self.observer.schedule(handler, str(root), recursive=recursive, event_filter=watched_events())
@@ -292,10 +302,10 @@ class Preview:
 
         # Watching starts before the first build reads a file (the first build schedules the
         # folders once it has read the config): a save during that build is not missed.
-        self.observer = Observer()
-        self.observer.daemon = True
-        self.debouncer.closes = reports_closes(self.observer)
-        self.observer.start()
+        self.observer = observer = Observer()
+        observer.daemon = True
+        self.debouncer.closes = reports_closes(observer)
+        observer.start()
         try:
             self.rebuild(None)
             if self.dev_addr is None:
@@ -306,8 +316,8 @@ class Preview:
             except OSError as exc:
                 raise SitegenError(f"cannot listen on {self.dev_addr}: {exc.strerror or exc}", where="--dev-addr") from None
         except BaseException:
-            self.observer.stop()
-            self.observer.join()
+            observer.stop()
+            observer.join()
             raise
         self.debouncer.start()
         self.httpd.start()

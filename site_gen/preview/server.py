@@ -119,7 +119,9 @@ class _Handler(BaseHTTPRequestHandler):
     server: Server
 
     def setup(self) -> None:
-        self.timeout = IDLE_TIMEOUT  # an idle connection does not hold a thread for long
+        # An idle connection does not hold a thread for long; read at each connection (typeshed calls
+        # it a class variable; socketserver reads it from the instance).
+        self.timeout = IDLE_TIMEOUT  # type: ignore[misc]
         super().setup()
 
     def finish(self) -> None:
@@ -264,13 +266,12 @@ class Server(ThreadingHTTPServer):
         # Like http.server.HTTPServer.server_bind without its reverse DNS lookup (slow on some hosts).
         socketserver.TCPServer.server_bind(self)
         host, port = self.server_address[:2]
-        self.server_name, self.server_port = host, port
+        self.server_name, self.server_port = str(host), port
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{port}/"
+        host, port = str(self.server_address[0]), self.server_address[1]
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
     def start(self) -> Server:
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},

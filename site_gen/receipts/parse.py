@@ -10,6 +10,7 @@ import math
 import re
 from itertools import accumulate
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from site_gen.core.errors import SitegenError, json_path
@@ -33,6 +34,7 @@ class _DupDict(dict):
     """An object in which a key appears twice (json.loads would silently keep the last)."""
 
     __slots__ = ("duplicate",)
+    duplicate: str
 
 
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
@@ -125,9 +127,10 @@ def _loads(text: str, infinity: bool = False) -> tuple[Any, bool]:
         if len(out) != len(items):
             seen: set[str] = set()
             twice = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-            out = _DupDict(out)
-            out.duplicate = twice
+            marked = _DupDict(out)
+            marked.duplicate = twice
             mark("")
+            return marked
         return out
 
     data = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=pairs)
@@ -286,6 +289,7 @@ def _walk(value: Any) -> tuple[int, bool]:
     """(the members of every object, whether an integer lies beyond MAX_INT) of parsed data, at most
     MAX_DEPTH deep: a container's items are looked at one by one only where it holds a container or
     an integer (their types gathered in one C pass), so a list of floats costs one pass."""
+    items: Iterable[Any]
     if type(value) is dict:
         members, items = len(value), value.values()
     elif type(value) is list:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import jsonschema
@@ -113,7 +114,8 @@ def _leave_out(error: jsonschema.ValidationError, version: float = SCHEMA_VERSIO
 
 
 def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_VERSION) -> str:
-    v, value, limit = error.validator, error.instance, error.validator_value
+    # What jsonschema's error holds, as the keyword that failed has it (its stubs type them as any schema's).
+    v, value, limit, schema = error.validator, cast(Any, error.instance), cast(Any, error.validator_value), cast(dict, error.schema)
     if v == "required":
         missing = re.search(r"'([^']+)' is a required property", error.message)
         return f"missing required field '{missing.group(1) if missing else error.message}'"
@@ -131,7 +133,7 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
         got = _shown(value) if value is None or isinstance(value, bool) else f"{json_type(value)} {_shown(value)}"
         return f"expected {expected}, got {got}{hint}"
     if v == "additionalProperties":
-        known = error.schema.get("properties", {})
+        known = schema.get("properties", {})
         extra = [k for k in value if k not in known]
         return "unknown field " + ", ".join(f"'{e}'{suggest(e, known)}" for e in extra)
     if v == "const":
@@ -143,7 +145,7 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
     if v == "format":
         return f"{_shown(value)} is not a real calendar date (YYYY-MM-DD)" if limit == "date" else error.message
     if v == "pattern":
-        desc = error.schema.get("description")
+        desc = schema.get("description")
         return f"{_shown(value)} does not have the expected form" + (
             f" ({desc})" if desc else " (letters, digits, '.', '_' and '-', starting with a letter or digit)"
             if "A-Za-z0-9" in limit else f" {limit}")
@@ -192,12 +194,20 @@ def _fast_validator_of(version: float, generation: int):
     if check is None:
         return compiled({**python, "$schema": "http://json-schema.org/draft-07/schema#"}, formats={"date": is_date})
 
-    def validate(data: Any) -> None:
-        if not check(data):
-            raise ValueError("not valid under the receipt schema")
+    return _Exact(check)
 
-    validate.exact_integers = True
-    return validate
+
+class _Exact:
+    """sitegen's own checker as a validator: raises when it cannot say yes. It refuses floats in
+    integer fields (`exact_integers`: no `check_integers` needed after it)."""
+    exact_integers = True
+
+    def __init__(self, check: Callable[[Any], bool]) -> None:
+        self.check = check
+
+    def __call__(self, data: Any) -> None:
+        if not self.check(data):
+            raise ValueError("not valid under the receipt schema")
 
 
 def _document_order(data: Any, path) -> tuple:
@@ -310,11 +320,12 @@ def validate_schema(data: Any, file: Path) -> list[Diagnostic]:
     unknown: dict[tuple, list] = {}
     for error in errors:
         if error.validator == "additionalProperties":
-            kind = (tuple(error.absolute_schema_path), tuple(k for k in error.instance if k not in error.schema.get("properties", {})))
+            known = cast(dict, error.schema).get("properties", {})
+            kind = (tuple(error.absolute_schema_path), tuple(k for k in cast(dict, error.instance) if k not in known))
             unknown.setdefault(kind, []).append(error)
             continue
         raise SitegenError(_schema_message(error, version), file, json_path(error.absolute_path))
-    found: list[str] = []
+    found: list[Diagnostic] = []
     for kind, group in unknown.items():
         first = group[0]
         more = f" and {_plural(len(group) - 1, 'more place')} like it" if len(group) > 1 else ""

@@ -197,6 +197,7 @@ class AuthorBlocks:
             a = self._report(opt.get("report"), default_report, file, at.get("report", line), f"block '{name}'")
             report_id = a.report.id
             ctx = dict(self._context(a, spec.section, page_path))
+            assert spec.view is not None  # a block of a section names the view it shows
             if not ctx.get(spec.view):
                 raise SitegenError(f"report '{report_id}' has no {spec.view.replace('_', ' ')} results for block '{name}'",
                                    file, f"line {name_line}")

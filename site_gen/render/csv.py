@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -57,13 +57,14 @@ def pandas_csv(frame: pd.DataFrame, cells: dict[str, list], changed: list[str], 
     return buffer.getvalue().encode("utf-8")
 
 
-def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], int, bool]:
+def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], Literal[0, 1, 2, 3], bool]:
     """Each column's cells (numbers as measured, text defused), the columns whose cells
     changed, the quoting the table needs, and whether the csv module prints every cell as pandas
     does: text, numbers and booleans under named columns (pandas has its own text for dates and
     its nullable types)."""
-    cells, changed = {}, []
-    quoting = csv.QUOTE_MINIMAL
+    cells: dict[str, list] = {}
+    changed: list[str] = []
+    quoting: Literal[0, 1, 2, 3] = csv.QUOTE_MINIMAL
     names = frame.columns.tolist()
     plain = bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names)
     for column, values in zip(names, views.arrays(frame) if frame.columns.is_unique else (frame[c] for c in names)):
@@ -106,7 +107,7 @@ def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
 
 def csv_files(a: Analysis, base: str) -> dict[str, bytes]:
     """Every section's CSV files under `base`, each section's made once per analysis."""
-    out = {}
+    out: dict[str, bytes] = {}
     for s in all_sections():
         if view_part(s).csv:
             key = ("csv bytes", s.key)

@@ -125,17 +125,17 @@ class DocsPages:
                 if stem == "README" and posixpath.join(folder, "index.md") in md_srcs:
                     continue  # MkDocs' rule: README.md is the index only where there is no index.md
                 url = posixpath.join(folder, "index.html" if stem in ("index", "README") else stem + ".html")
-                out = url
+                dest = url
             else:
-                out = src
-            if out.startswith(reserved) or out in generated:
-                raise SitegenError(f"would replace a file sitegen generates ({out}); move it elsewhere in docs", path)
+                dest = src
+            if dest.startswith(reserved) or dest in generated:
+                raise SitegenError(f"would replace a file sitegen generates ({dest}); move it elsewhere in docs", path)
             if src in md_srcs:
-                if any(s.url == out for s in self.sources.values()):
-                    raise SitegenError(f"two pages would both become {out}", path)
-                self.sources[src] = _Source(src=src, path=path, url=out)
+                if any(s.url == dest for s in self.sources.values()):
+                    raise SitegenError(f"two pages would both become {dest}", path)
+                self.sources[src] = _Source(src=src, path=path, url=dest)
             else:
-                self.static[out] = path
+                self.static[dest] = path
 
     def _read(self, s: _Source) -> None:
         raw = read_limited(s.path, md.DOCS_MAX_PAGE_BYTES, "docs page", "split it into pages")

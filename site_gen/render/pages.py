@@ -122,7 +122,9 @@ class ReportPages:
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = view_part(section).view(own_part(self.a, section))
+            make = view_part(section).view
+            assert make is not None  # a view is named by the section whose view part makes it
+            self.a.displayed[name] = make(own_part(self.a, section))
             attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
@@ -143,8 +145,8 @@ class ReportPages:
             url = target.url(key) if target else None
             return {"title": target.title, "label": target.label, "url": rel(page_url, url)} if url else None
 
-        found = previous_version(self.a.report.data)
-        previous = found[1] if found else None
+        named = previous_version(self.a.report.data)
+        previous = named[1] if named else None
         # A report whose previous version this candidate is compares the two on its page of the
         # section that names a previous version.
         compared_on = next((s.key for s in all_sections() if s.previous is not None), OVERVIEW[0])
@@ -202,7 +204,7 @@ class ReportPages:
             "share": self.share,  # link previews: Open Graph, Twitter card
             "related": self.links(page_url),
             # The colour legend where colours say better or worse: the overview, and the pages that colour by direction.
-            "legend": key == OVERVIEW[0] or bool(section_of(key) and section_of(key).legend),
+            "legend": key == OVERVIEW[0] or bool((own := section_of(key)) and own.legend),
         }
         if key in ("overview",):
             ctx["opening"] = opening.sentence(a, named=False)  # under the title, which names the two sides

@@ -101,7 +101,7 @@ def relations(records: list) -> dict[str, Related]:
         for other in by_candidate.get(f.previous, []) if f.previous else []:
             if other != rid:
                 compared_by.setdefault(other, []).append(rid)
-        if f.supersedes in by_id:
+        if f.supersedes is not None and f.supersedes in by_id:
             superseded_by[f.supersedes] = rid
     out: dict[str, Related] = {}
     targets: dict[str, Target] = {}  # each linked report made a target once
@@ -113,8 +113,8 @@ def relations(records: list) -> dict[str, Related]:
             if matches:
                 engines.append((engine, matches[0]))
         supersedes = f.supersedes if f.supersedes in by_id else None
-        linked = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid), *f.mentions]
-        linked = [t for t in dict.fromkeys(linked) if t and t != rid]
+        named = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid), *f.mentions]
+        linked = [t for t in dict.fromkeys(named) if t and t != rid]
         if linked:
             for t in linked:
                 if t in by_id and t not in targets:

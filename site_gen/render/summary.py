@@ -35,7 +35,8 @@ def summary_data(a: Analysis) -> dict[str, Any]:
         make = parts.view_part(s).summary
         if make is None or not s.present(a):
             continue
-        shown = parts.view_part(s).view(own(a, s.name) if s.name else a)
+        view = parts.view_part(s).view
+        shown = view(own(a, s.name) if s.name else a) if view is not None else None
         out.update(make(own(a, s.name) if s.name else a, shown) or {})
     return out
 

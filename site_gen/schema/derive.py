@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 V1 = HERE / "summary-1.schema.json"
@@ -45,7 +46,7 @@ def _obj(required: list[str], **props) -> dict:
 
 
 def _arr(item: dict, min_items: int = 0) -> dict:
-    out = {"type": "array", "items": item}
+    out: dict[str, Any] = {"type": "array", "items": item}
     if min_items:
         out["minItems"] = min_items
     return out

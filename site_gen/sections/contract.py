@@ -85,7 +85,7 @@ class AnalysisPart:
 @dataclass(frozen=True)
 class ViewPart:
     """A section's view (`<package>.view`, `PART`): its page's data and its lines in every other output."""
-    view: Callable[[AnalysisT], dict[str, Any] | None] | None = None  # its page's display data
+    view: Callable[[AnalysisT], Any] | None = None  # its page's display data (what its template takes)
     csv: Callable[[AnalysisT], dict[str, pd.DataFrame]] | None = None  # its tables
     blocks: Mapping[str, BlockSpec] = field(default_factory=dict)  # its author blocks
     macros: tuple[str, ...] = ()  # the macros of `templates/_<key>.html` its blocks use

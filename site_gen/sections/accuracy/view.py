@@ -65,7 +65,7 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
     shown = dict(zip(("baseline", "candidate"), _values(r["baseline_value"], r["candidate_value"], r["difference"], u)))
     side = lambda role: Fig(shown[role], f"{src}.{role}.value") if not pd.isna(r[f"{role}_value"]) else ""
-    spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
+    spread = lambda role: Fig(_spread(r[f"{role}_interval"][0], r[f"{role}_interval"][1], u), f"{src}.{role}.interval") \
         if isinstance(r[f"{role}_interval"], list) else ""
 
     def count(role: str):

@@ -12,7 +12,8 @@ def check(long_outputs: dict, file, checkpoint_ref) -> None:
     caps = long_outputs["caps"]
     for i, cap in enumerate(caps):
         require(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
-    arms, runs = {}, {}
+    arms: dict[str, dict] = {}
+    runs: dict[tuple, int] = {}
     for i, arm in enumerate(long_outputs["arms"]):
         checkpoint_ref(arm["checkpoint"], f"$.long_outputs.arms[{i}].checkpoint")
         require(arm["id"] not in arms, f"duplicate arm id '{arm['id']}'", file, f"$.long_outputs.arms[{i}].id")

@@ -25,7 +25,7 @@ def csv(a) -> dict:
 
 def table_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     p = ctx["precision"]
-    out = {"headline": option_bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False}
+    out: dict[str, Any] = {"headline": option_bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False}
     if "checkpoint" in opt:
         cp = option_checkpoint(opt["checkpoint"], p["paired_checkpoints"], file, at["checkpoint"], "paired precision results")
         if out["headline"]:

@@ -2,6 +2,7 @@
 ranges, time to first token; its inline figures and its history rows."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,7 +157,7 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
                          "source": r["source"]})
 
 
-def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
+def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int | None]:
     """Failed requests over the cells (of one checkpoint): `errors` in all, `cells_with_errors`,
     `cells_counted` (the cells whose receipt gives a count) of `cells`. Where no cell counted them,
     the errors and the cells with errors are unknown (None), not none."""
@@ -175,7 +176,7 @@ def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[st
 
 def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:
     """Headline totals over every checkpoint and metric: verdict counts, errors, the aggregate range."""
-    out = {k: int(sum(counts[k].tolist())) for k in (*VERDICTS, "cells")}
+    out: dict[str, Any] = {k: int(sum(counts[k].tolist())) for k in (*VERDICTS, "cells")}
     out["faster_share"] = out["faster"] / out["cells"] if out["cells"] else float("nan")
     out.update(error_counts(ratios))
     agg = [r for r, m in zip(ratios["ratio"].tolist(), ratios["metric"].tolist()) if m == "aggregate"]
@@ -235,7 +236,7 @@ def speed_range(a, checkpoint: str, selection: str = "one_stream_decode") -> Fig
                   f"min and max of {row['cells']} cell ratios: {row['label']}, {checkpoint}", band=a.band)
 
 
-FIGURES = {
+FIGURES: dict[str, tuple[Callable[..., Any], str]] = {
     "speed_verdict": (speed_verdict, "phrase: how the candidate compares across every speed cell"),
     "speed_count": (speed_count, "count of speed cells with a verdict (verdict=faster|level|slower|cells)"),
     "speed_range": (speed_range, "range of speed ratios over a selection (selection=one_stream_decode|aggregate_long_input)"),

@@ -79,7 +79,7 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     if not shown:
         return None
     t, result = a.report.section("tool_calling"), a.of("tool_calling")
-    ranges = {}
+    ranges: dict[str, dict[str, dict]] = {}
     for r in views.rows(result.ranges):
         ranges.setdefault(r["checkpoint"], {})[r["engine"]] = {**(plain.span(r["low"], r["high"]) or {"low": None, "high": None}),
                                                                "runs": int(r["runs"])}
@@ -128,7 +128,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
     t, result = a.report.section("tool_calling"), a.of("tool_calling")
     if t is None or result is None:
         return []
-    points = {r["engine"]: [] for r in views.rows(result.totals)}
+    points: dict[str, list[int]] = {r["engine"]: [] for r in views.rows(result.totals)}
     for r in views.rows(result.totals):
         points[r["engine"]].append(int(r["points"]))
     names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}

@@ -27,7 +27,7 @@ def view(a) -> dict[str, Any] | None:
     prev = v["previous"]
     rows = []
     # Where each panel's and each category's rows are in the receipt: the source of every figure here.
-    at = {}
+    at: dict[str, list[str]] = {}
     for i, r in enumerate(v.get("precision", [])):
         at.setdefault(r["panel"], []).append(f"$.versions.precision[{i}]")
     cat_at = {r["category"]: f"$.versions.text[{i}]" for i, r in enumerate(v.get("text", []))}

@@ -71,7 +71,7 @@ def _points_frame(sides: dict[str, list[Point]]) -> pd.DataFrame:
             rows.append({"role": role, "point": p.id, "workload": p.workload, "load": p.load, "axis": p.axis, "x": p.x,
                          "rate": p.rate, "concurrency": float(p.concurrency) if p.concurrency is not None else math.nan,
                          "repeats": len(p.repeats), "requests": sum(r["completed"] + (r.get("failed") or 0) for r in p.repeats),
-                         "failed": float(sum(failed)) if None not in failed else math.nan,
+                         "failed": float(sum(f for f in failed if f is not None)) if None not in failed else math.nan,
                          "duration_s": float(sum(r["duration_s"] for r in p.repeats)), "rows": p.has_rows, "path": p.path})
     return frame({c: [r[c] for r in rows] for c in POINT_COLUMNS}, POINT_COLUMNS)
 
@@ -107,8 +107,8 @@ def _cells(pairs, figures, band: float, b: bs.Bootstrap) -> tuple[list[dict], li
                 rows.append({**base, "kind": "latency", "metric": metric, "percentile": c.percentile, "baseline": c.baseline,
                              "candidate": c.candidate, "ratio": c.ratio, "low": c.low, "high": c.high, "method": c.method,
                              "paired": c.method == latency.PAIRED, "verdict": c.verdict})
-        for c in load.throughput_cells(pb, pc, band, b):
-            rows.append({**base, "kind": "throughput", "percentile": 0, "paired": False, **c})
+        for cell in load.throughput_cells(pb, pc, band, b):
+            rows.append({**base, "kind": "throughput", "percentile": 0, "paired": False, **cell})
         matched.append({"baseline": pb.id, "candidate": pc.id, "paired": paired, "workload": pb.workload, "load": pb.load,
                         "methods": sorted(methods), "requests": (pb.pooled("error").size, pc.pooled("error").size)})
     return rows, matched

@@ -55,7 +55,8 @@ class Point:
 
     @property
     def x(self) -> float:
-        return float(self.concurrency) if self.axis == "concurrency" else self.rate
+        # (`axis`'s rule, spelled out: the type checker sees the concurrency there.)
+        return float(self.concurrency) if math.isinf(self.rate) and self.concurrency is not None else self.rate
 
     @property
     def load(self) -> str:

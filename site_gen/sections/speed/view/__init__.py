@@ -170,7 +170,7 @@ def _count_rows(a, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
         if not any(m == metric for _, m in counts):
             continue
         totals = {int(counts[(c, metric)]["cells"]) for c in cols if (c, metric) in counts}
-        cells = []
+        cells: list[dict[str, Any]] = []
         for c in cols:
             row = counts.get((c, metric))
             if row is None:
@@ -195,7 +195,7 @@ def _range_rows(a, ranges: dict, cols: list[str]) -> list[dict[str, Any]]:
         # in it (an input window the receipt's cells lie outside): a row never vanishes unexplained.
         if sel.metric not in metrics:
             continue
-        cells = []
+        cells: list[dict[str, Any]] = []
         for c in cols:
             r = ranges.get((c, sel.key))
             if r is None:
