@@ -32,8 +32,9 @@ fi
 # ~100 interpreters and pytest rewrites every test module in each worker; with
 # PYTHONDONTWRITEBYTECODE set, each compiles sitegen and the tests again (~0.3 s of CPU apiece).
 unset PYTHONDONTWRITEBYTECODE
-# --quick: the development loop (under 90 s on 2 cores): every test but those conftest.py marks
-# slow (long property and fuzz runs, browser passes, scale tests, the few that take seconds each).
+# --quick: the development loop (under 90 s on 2 cores): every test but those their own file marks
+# slow (@pytest.mark.slow, or pytestmark for a whole file: long property and fuzz runs, browser
+# passes, scale tests, the few that take seconds each).
 if [ "${1:-}" = "--quick" ]; then
   shift
   set -- -m "not slow" "$@"

@@ -21,6 +21,8 @@ from scipy.stats import norm
 from conftest import import_here, one_error_line, sitegen_here
 from test_import_serving import REAL2
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 LMEVAL = REAL2 / "lm-eval" / "bias_classification-Meta-Llama-3-8B"
 ZERO, FIVE = "2024-06-17T15-44-37.867068", "2024-06-17T12-20-26.826621"
 Z = norm.ppf(0.975)

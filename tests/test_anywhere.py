@@ -19,6 +19,8 @@ import pytest
 from conftest import sitegen_here
 from htmlutil import send_404_page
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 PREFIX = "/some/prefix/"
 
 

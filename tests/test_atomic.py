@@ -177,6 +177,7 @@ def test_paths_out_of_the_site_are_never_written(tmp_path, name):
     assert leftovers(tmp_path / "out") == []
 
 
+@pytest.mark.slow
 def test_failed_cli_build_keeps_site(tmp_path):
     """End to end through the real command: a build breaks, the site stays as it was."""
     root = tmp_path / "project"

@@ -88,6 +88,7 @@ def test_an_entry_under_another_key_or_name_reads_as_missing(cache_dir, tmp_path
     assert cache.read("k", "a" * 64) is None
 
 
+@pytest.mark.slow
 def test_a_valid_build_imports_neither_jsonschema_nor_plotly(tmp_path):
     """jsonschema explains invalid receipts only (and fastjsonschema serves only schemas sitegen's checker
     cannot read); plotly is for `charts: plotly` only; ssl (with http.client) is for nothing a build does."""

@@ -20,6 +20,8 @@ import pytest
 from cache_attack import _entries
 from conftest import ROOT, run_sitegen
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))

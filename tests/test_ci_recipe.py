@@ -148,6 +148,7 @@ def test_the_workflow_is_the_recipe(tmp_path):
         < names.index("Comment on the pull request") < names.index("Keep the report and publish the site")
 
 
+@pytest.mark.slow
 def test_the_recipe_runs_push_then_pull_requests(repo, tmp_path):
     root, remote, env = repo
     # 1. A push to main: the first report; nothing to compare with; kept in data/ and published.

@@ -244,6 +244,7 @@ def test_the_real_a_a_pair_passes(real_aa):
             assert c["verdict"] == want, c
 
 
+@pytest.mark.slow
 def test_the_a_a_intervals_are_the_unpaired_bootstrap_replayed_with_numpy(real_aa):
     _, doc = as_json(real_aa, "ib-run-1", "ib-run-2", "--allow", "hardware")
     xo, xn = _rows(real_aa, "ib-run-1", "inf"), _rows(real_aa, "ib-run-2", "inf")

@@ -14,6 +14,8 @@ from conftest import one_error_line, run_sitegen, sitegen_here
 from site_gen import cli
 from site_gen.build.write import MANIFEST
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 REPORT = "reports/cuteafd-v4.0.0"
 
 

@@ -202,6 +202,7 @@ def test_contradicted_statement_marked_or_fatal(tmp_path):
     assert "a.md: line 6: statement 'starts in under 50 s'" in error(tmp_path / "s", docs, strict=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body, where, message", [
     ("Intro\n\n```sitegen\nblock: speed-summary\n", "line 3", "sitegen block is not closed"),
     ("Text {{ block memory-table }} inline.\n", "line 1", "must stand on a line of its own"),
@@ -251,6 +252,7 @@ def test_report_without_a_section_says_so(tmp_path):
     assert "a.md: line 3: report 'cuteafd-v4.0.0' has no tool calling results" in str(exc.value)
 
 
+@pytest.mark.slow
 def test_example_site_pages(example_site):
     """The repository's own docs: the home text's figures come from the receipts, as does every block."""
     home = html5lib.parse((example_site / "index.html").read_bytes(), treebuilder="etree", namespaceHTMLElements=True)

@@ -14,6 +14,7 @@ V4 = "cuteafd-v4.0.0"
 V3 = "cuteafd-v3.0.1"
 
 
+@pytest.mark.slow
 def test_example_dashboard_shows_both_versions(example_site):
     doc = parse(example_site / "index.html")
     t = tables(doc)["reports"]
@@ -166,6 +167,7 @@ def test_supersedes_unknown_report_is_an_error(tmp_path):
     assert result.returncode == 1 and "$.report.supersedes" in result.stderr and "nope" in result.stderr
 
 
+@pytest.mark.slow
 def test_dashboard_sorts_and_filters_in_the_browser(example_site, page):
     page.goto((example_site / "index.html").as_uri())
     n = sum(1 for d in (ROOT / "data").iterdir() if (d / "SUMMARY.json").is_file())
@@ -195,6 +197,7 @@ def many_reports(tmp_path, n):
     return project
 
 
+@pytest.mark.slow
 def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
     from site_gen.build.builder import Builder, made_by_workers
     from site_gen.core.config import load_config
@@ -424,6 +427,7 @@ def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project
     assert _tree(tmp_path / "s2") == _tree(tmp_path / "plain")
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running(project, monkeypatch):
     """Ctrl-C just after the workers' second round has started (as the builder takes the first
     round's items): the interrupt goes through, and the second round's workers are stopped with it."""
@@ -479,6 +483,7 @@ def _slow_mkstemp(*args, **kwargs):
     return made
 
 
+@pytest.mark.slow
 def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(project, tmp_path, monkeypatch):
     """A docs file that collides with a report's pages (found once the reports are known, before
     the site's pages) stops the workers while one of the second round writes a store entry: the

@@ -93,6 +93,7 @@ def _faster(receipt: dict) -> dict:
     return receipt
 
 
+@pytest.mark.slow
 def test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again(project, tmp_path, made):
     site = _build(project, tmp_path)
     assert made[0] == 1 and _same_as_cold(project, site)
@@ -136,6 +137,7 @@ SCRIPT = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.
           "raise SystemExit(code)\n")
 
 
+@pytest.mark.slow
 def test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself(project, tmp_path, monkeypatch):
     """Its workers analyse the edited report; its own process takes every page it makes from the
     store (the home page's rows, the history page) and never imports pandas (~0.3 s a build)."""

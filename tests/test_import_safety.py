@@ -282,6 +282,7 @@ def test_bad_study_data_is_one_error_line_or_a_receipt(tmp_path, name):
 
 # -- the ledger's per-run interval, made again from the rows -------------------------------------------
 
+@pytest.mark.slow
 def test_the_runs_gpqa_interval_is_recomputed_and_a_wrong_one_refused(project):
     r = run_import(project, "--comparison", GPQA_COMPARISON)
     assert r.returncode == 0, r.stderr  # the real summaries' intervals are what the rows give

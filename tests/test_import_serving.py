@@ -78,6 +78,7 @@ def receipt(root: Path, name: str) -> dict:
     return json.loads((root / "data" / name / "SUMMARY.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_guides_commands_rewrite_the_committed_receipts(imported):
     root, _ = imported
     for name in REPORTS:

@@ -122,6 +122,7 @@ def figures(doc) -> dict:
     return {"inline": inline, "blocks": blocks}
 
 
+@pytest.mark.slow
 def test_author_page_figures_are_the_same_both_ways(built):
     sg, mk = built
     a, b = figures(parse(sg / "guide.html")), figures(parse(mk / "guide" / "index.html"))
@@ -151,6 +152,7 @@ def test_blocks_match_the_report_pages(built):
     assert "{{ speed_verdict }}" in text(guide)
 
 
+@pytest.mark.slow
 def test_report_pages_are_the_same_both_ways(built):
     sg, mk = built
     pages = sorted(p.relative_to(sg) for p in (sg / "reports" / REPORT).glob("*.html"))
@@ -236,6 +238,7 @@ BAD_PAGES = {  # body after "# Bad", a blank line, "Intro." and a blank line; th
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_PAGES))
 @pytest.mark.parametrize("front_matter", [False, True])
 def test_bad_block_names_page_and_line_both_ways(tmp_path, case, front_matter):
@@ -293,6 +296,7 @@ def test_no_index_gets_a_home_with_the_reports_table(tmp_path):
     assert tables(parse(tmp_path / "b" / "index.html"))["reports"][1][0].startswith("CuteAFD v4.0.0")
 
 
+@pytest.mark.slow
 def test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure(tmp_path):
     site = tmp_path / "site"
     mk = mkdocs("build", "--strict", "-d", str(site), cwd=ROOT)
@@ -303,6 +307,7 @@ def test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure(tmp_pa
     assert "61 of 61 found" in result.stdout
 
 
+@pytest.mark.slow
 def test_material_theme(tmp_path):
     if importlib.util.find_spec("material") is None:
         if os.environ.get("CI"):

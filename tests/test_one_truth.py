@@ -20,6 +20,8 @@ from collections import Counter
 
 from hypothesis import HealthCheck, Phase, assume, given, settings
 
+import pytest
+
 import fuzzing
 from receipt_strategies import receipts, shape
 from site_gen.render import card
@@ -97,6 +99,7 @@ def nonzero(c: Counter) -> Counter:
 
 
 # -- the property ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_every_output_tells_the_same_figures(tmp_path, monkeypatch):
     drawn: list[str] = []
     monkeypatch.setattr(card.Canvas, "text", _recording(card.Canvas.text, drawn))

@@ -23,11 +23,15 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import fuzzing
 import sourced
 from receipt_strategies import receipts, shape
 from site_gen.build import starter as new
 from site_gen.render import card
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 EXAMPLES = int(os.environ.get("SITEGEN_TRUTH_SECTION_EXAMPLES", "30"))
 TOP = {**fuzzing.TOP, "site_url": "https://example.org/benchmarks/"}  # a share card is drawn only with a site URL

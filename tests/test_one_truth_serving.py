@@ -16,10 +16,14 @@ import html5lib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import htmlutil
 import serving_receipts as sr
 from site_gen import api
 from test_serving_pages import expected_pair, load_label, shown_metrics
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 VERDICTS = ("faster", "level", "slower", "not resolved")
 CONFIG = "site_name: Serving truth\nsite_url: https://example.org/t/\nplugins:\n  - sitegen:\n      data_dir: data\n"

@@ -24,6 +24,8 @@ from site_gen.preview import serve as serve_module
 from site_gen.preview.serve import Preview
 from site_gen.render.related import Memo, relations, relations_again
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"
 SPEED = f"reports/{REPORT}/speed.html"

@@ -277,6 +277,7 @@ def test_a_marker_is_the_first_number_no_text_holds():
 
 # -- bad docs pages: one clear error, exit 1 -------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page, where", [
     ("Title\n\nText {{ }} more.\n", "line 3: empty {{ }}"),
     ("One {{   \n }} two.\n", "line 1: empty {{ }}"),

@@ -104,6 +104,7 @@ def _get(port: int, path: str, target: str | None = None, host: str | None = Non
         conn.close()
 
 
+@pytest.mark.slow
 def test_eleven_hundred_idle_connections_do_not_stop_the_server(tmp_path):
     """The server in a process of its own under the usual limit of 1,024 open files; 1,100
     connections that never send a request; then a page is asked for, and answered at once."""

@@ -30,6 +30,8 @@ from site_gen.receipts.load import fast_validator, validator, load_report, valid
 from site_gen.render import format as fmt
 from test_bad_inputs import EXAMPLE, write_config
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 CI = bool(os.environ.get("CI"))
 
 

@@ -22,6 +22,8 @@ from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
 from site_gen.build.write import MANIFEST, PREFIX
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 V4 = "cuteafd-v4.0.0"
 
 

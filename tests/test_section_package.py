@@ -102,6 +102,7 @@ def text(pages, name):
     return pages[name].decode("utf-8")
 
 
+@pytest.mark.slow
 def test_only_the_folder_and_the_registry_line_were_added(toy_build):
     src, *_ = toy_build
     assert changed_files(ROOT / "site_gen", src / "site_gen") == ["sections/__init__.py", "sections/toy"]

@@ -124,6 +124,7 @@ def test_site_path_never_climbs(segments):
         assert "\\" not in key and "\x00" not in key
 
 
+@pytest.mark.slow
 def test_http_traversal_gets_404_and_nothing_outside_the_site(project):
     (project / "secret.txt").write_text("TOP SECRET")
     with serving(project) as preview:
@@ -157,6 +158,7 @@ def test_parse_addr_and_loopback():
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
 
 
+@pytest.mark.slow
 def test_script_is_injected_only_by_the_preview(example_site):
     for html in example_site.rglob("*.html"):
         assert b"data-sitegen-preview" not in html.read_bytes() and b"__sitegen__" not in html.read_bytes()
@@ -299,6 +301,7 @@ def test_debouncer_stop_joins_its_thread():
 # (test_incremental_equals_fresh_after_each_kind_of_edit).
 
 
+@pytest.mark.slow
 def test_builder_template_edit_rerenders_only_pages_using_it(project):
     custom = project / "overrides"
     custom.mkdir()
@@ -323,6 +326,7 @@ def test_builder_template_edit_rerenders_only_pages_using_it(project):
     assert b'id="override-mark"' in after.files[f"reports/{REPORT}/speed.html"]
 
 
+@pytest.mark.slow
 def test_builder_follows_created_renamed_and_deleted_reports(project):
     config = load_config(project / "mkdocs.yml")
     b = Builder(config)
@@ -341,6 +345,7 @@ def test_builder_follows_created_renamed_and_deleted_reports(project):
 # -- the preview, in this process ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
     raw, slower, _, _ = slower_cell(project)
     with serving(project) as preview:
@@ -366,6 +371,7 @@ def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
         assert preview.error is None and preview.files == good
 
 
+@pytest.mark.slow
 def test_preview_error_message_is_the_one_build_prints(project, monkeypatch):
     monkeypatch.chdir(project)  # paths in messages are shown relative to where the command runs
     summary(project).write_text('{"schema_version": 1, "report": 3}')
@@ -378,6 +384,7 @@ def test_preview_error_message_is_the_one_build_prints(project, monkeypatch):
         assert status == 503 and b"data-sitegen-placeholder" in body
 
 
+@pytest.mark.slow
 def test_preview_follows_new_renamed_and_deleted_reports_and_config(project):
     with serving(project) as preview:
         edit_and_wait(preview, lambda: shutil.copytree(project / "data" / REPORT, project / "data" / "extra-v1"))
@@ -411,6 +418,7 @@ def test_preview_follows_new_renamed_and_deleted_reports_and_config(project):
         assert b"Renamed while serving" in preview.files["index.html"]
 
 
+@pytest.mark.slow
 def test_stop_leaves_no_thread_behind(project):
     before = set(threading.enumerate())
     with serving(project) as preview:
@@ -425,6 +433,7 @@ def test_stop_leaves_no_thread_behind(project):
     assert not left, left
 
 
+@pytest.mark.slow
 def test_reading_the_inputs_wakes_no_watcher_only_writing_them_does(project, monkeypatch):
     """The rebuild opens and reads receipts, pages and templates: inotify is asked for the events
     the preview acts on only, so those reads come back as no event at all (each would wake the
@@ -459,6 +468,7 @@ def test_describe():
 # -- the command, as a user runs it ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_serve_command_prints_one_line_per_rebuild_and_stops_cleanly_on_ctrl_c(project):
     proc = subprocess.Popen([sys.executable, "-m", "site_gen", "serve", "-a", "127.0.0.1:0"], cwd=project,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -496,6 +506,7 @@ SLOWER_JS = """([cp, metric]) => {
 }"""
 
 
+@pytest.mark.slow
 def test_browser_follows_receipt_edits_and_shows_and_clears_the_error_overlay(project, page):
     raw, slower, cp, metric = slower_cell(project)
     bad: list[str] = []
@@ -529,6 +540,7 @@ def test_browser_follows_receipt_edits_and_shows_and_clears_the_error_overlay(pr
     assert not [r for r in bad if not r.endswith("/favicon.ico")], bad  # every 404 above was the favicon
 
 
+@pytest.mark.slow
 def test_browser_keeps_a_charts_zoom_when_another_chart_changes(project, page):
     data = json.loads(summary(project).read_text())
     cells = data["speed"]["cells"]
@@ -570,6 +582,7 @@ def test_browser_keeps_a_charts_zoom_when_another_chart_changes(project, page):
         assert kept["first"] == zoomed  # the first chart, zoom and all, was not touched
 
 
+@pytest.mark.slow
 def test_preview_edits_do_not_pin_their_garbage(project):
     """The whole site is frozen out of the collector's full passes once built; an edit's objects
     are not, so what an edit replaces is collected (freezing after every edit kept ~1 MB an edit)."""

@@ -33,8 +33,12 @@ import statistics
 import threading
 import time
 
+import pytest
+
 from site_gen.preview.serve import Preview
 from site_gen.preview.server import EVENTS
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"

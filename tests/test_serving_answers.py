@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+import pytest
+
 import htmlutil
 from conftest import ROOT
 
@@ -146,6 +148,7 @@ def two(v: float) -> str:
     return f"{v:.2f}x"
 
 
+@pytest.mark.slow
 def test_the_overview_and_the_latency_page_open_with_every_ratio_at_every_load(example_site):
     """The ratio map: a row per latency percentile and throughput, a column per load (lightest first),
     each ratio candidate / baseline as numpy gives it from the rows; throughput by the band rule (one
@@ -370,6 +373,7 @@ FITS = """() => [...document.querySelectorAll('main table, #main table')].filter
     && t.scrollWidth > t.parentElement.clientWidth + 1).map(t => (t.closest('figure') || t).id + ' ' + t.scrollWidth)"""
 
 
+@pytest.mark.slow
 def test_the_serving_pages_fit_their_column_and_the_latency_page_is_short(example_site, page):
     """At 1280 px: the Latency page leads with its chart and folds the detail (6,731 px tall before, 2,329
     after; 17,875 and about 4,000 at 390), every table fits its column with every fold open (the Load

@@ -16,6 +16,8 @@ from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.build.write import MANIFEST
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 # A build in a process of its own (as the `sitegen` command runs), saying whether it had to load
 # the pipeline (pandas): a site found already built does not.
 SCRIPT = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"

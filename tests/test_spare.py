@@ -24,6 +24,8 @@ from site_gen.build import listing
 
 from conftest import ROOT, sitegen_here
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 REPORTS = ("cuteafd-v3.0.1", "ledger-gpqa-k4-v080-v090", "ledger-tool-eval-tailfix")
 RACY_S = 0.2
 

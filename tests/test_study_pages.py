@@ -22,6 +22,8 @@ from site_gen.build.builder import build_files
 from site_gen.core.config import load_config
 from test_import_serving import VLLM, need_real2
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 STUDY = "vllm-llm-k8s-study"
 IB, NO_IB, TP8 = "tp4×pp2, two nodes, InfiniBand", "tp4×pp2, two nodes, no InfiniBand", "tp8, one node"
 CONFIG = ("site_name: Study\nplugins:\n  - sitegen:\n      data_dir: data\n      noise_band: 0.08\n"

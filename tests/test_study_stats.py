@@ -17,6 +17,8 @@ from test_serving_pages import rows_percentile
 from site_gen.analysis.report import analyse
 from site_gen.receipts.load import load_report
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 BAND = 0.08
 B, SEED = 2000, 0
 METRICS = ("ttft", "tpot", "itl", "e2e")
