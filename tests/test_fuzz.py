@@ -11,6 +11,7 @@ A failure prints each distinct cause with reproducers; `python benchmarks/fuzz.p
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
@@ -126,12 +127,29 @@ def test_oracle_refuses_an_internal_error(tmp_path, monkeypatch, one_case):
 
 
 def test_oracle_refuses_a_hang_within_the_bound(tmp_path, monkeypatch, one_case):
-    monkeypatch.setattr("site_gen.build.reports.analyse", lambda *a, **k: time.sleep(30))
-    start = time.perf_counter()
+    """A case computing far past its bound is stopped in the middle: counted in steps of work, the
+    hang's loop never gets to its end (a billion steps, a minute or more of CPU)."""
+    steps = {"done": 0, "finished": False}
+
+    def hang(*args, **kwargs):
+        for steps["done"] in range(10 ** 9):
+            pass
+        steps["finished"] = True
+
+    monkeypatch.setattr("site_gen.build.reports.analyse", hang)
     with fuzzing.Fuzzer(tmp_path, bound=0.5) as fuzzer:
         outcome = fuzzer.run(one_case)
-    assert time.perf_counter() - start < 20  # the hang is 30 s
     assert outcome.code is None and outcome.failure.startswith("hang at ")
+    assert 0 < steps["done"] < 10 ** 9 - 1 and not steps["finished"]
+
+
+def test_oracle_refuses_a_case_that_waits_without_computing(tmp_path, monkeypatch, one_case):
+    """A case blocked on something (no CPU used) is stopped by the wall clock's bound, ten CPU bounds."""
+    woke = threading.Event()
+    monkeypatch.setattr("site_gen.build.reports.analyse", lambda *a, **k: woke.wait(600))
+    with fuzzing.Fuzzer(tmp_path, bound=0.2) as fuzzer:
+        outcome = fuzzer.run(one_case)
+    assert outcome.code is None and outcome.failure.startswith("hang at ") and not woke.is_set()
 
 
 def test_oracle_refuses_extra_error_lines_and_tracebacks():

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -259,33 +260,33 @@ def test_debounce_waits_for_a_file_being_written_to_be_closed():
     assert batches == [["a"], ["r/SUMMARY.json"]]
 
 
-def test_debounce_starts_sooner_once_every_changed_file_was_closed():
-    times: list[float] = []
-    got = threading.Event()
+def test_debounce_starts_sooner_once_every_changed_file_was_closed(monkeypatch):
+    """When a rebuild is due, read on a clock the test holds still: `settle` after the last event once
+    every changed file was closed, the whole `quiet` after a file only created, `max_wait` after the
+    first event while a file is still being written."""
+    from site_gen.preview import watch
 
-    def callback(paths):
-        times.append(time.monotonic())
-        got.set()
+    clock = [1000.0]
+    monkeypatch.setattr(watch, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    quiet, max_wait, settle = 1.0, 5.0, 0.01
 
-    quiet = 1.0
-    d = Debouncer(callback, quiet=quiet, max_wait=5 * quiet, settle=0.01).start()
-    try:
-        d.add(["a"], "closed")  # the platform reports closes
-        assert got.wait(WAIT)
-        got.clear()
-        start = time.monotonic()
-        d.add(["r/SUMMARY.json"], "modified")
-        d.add(["r/SUMMARY.json"], "closed")  # written and closed: its writer is done
-        assert got.wait(WAIT)
-        closed_after = times[-1] - start
-        got.clear()
-        start = time.monotonic()
-        d.add(["r/lede.md"], "created")  # created, maybe not yet written: the whole quiet window
-        assert got.wait(WAIT)
-        created_after = times[-1] - start
-    finally:
-        d.stop()
-    assert closed_after < quiet / 2 <= created_after
+    def debouncer() -> Debouncer:  # not started: no rebuild runs, the pending paths stay
+        d = Debouncer(lambda paths: None, quiet=quiet, max_wait=max_wait, settle=settle)
+        d.add(["a"], "closed")  # the platform reports closes: learnt from the first close event
+        return d
+
+    d = debouncer()
+    clock[0] = 1000.25
+    d.add(["r/SUMMARY.json"], "modified")  # being written: held back
+    assert d.due() == 1000.0 + max_wait
+    clock[0] = 1000.5
+    d.add(["r/SUMMARY.json"], "closed")  # written and closed: its writer is done
+    assert d.due() == 1000.5 + settle
+    clock[0] = 2000.0
+    d = debouncer()
+    clock[0] = 2000.25
+    d.add(["r/lede.md"], "created")  # created, maybe not yet written: the whole quiet window
+    assert d.due() == 2000.25 + quiet
 
 
 def test_debouncer_stop_joins_its_thread():
