@@ -21,12 +21,12 @@ from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render.where import rel, report_base, theme_dir
 
-from site_gen.build.results import BuildResult
+from site_gen.building.results import BuildResult
 from site_gen.importers.options import ImportOptions, ImportResult
 
 if TYPE_CHECKING:
-    from site_gen.build.builder import Builder
-    from site_gen.build.hosted import HostedSite
+    from site_gen.building.builder import Builder
+    from site_gen.building.hosted import HostedSite
 
 __all__ = [
     "PLUGIN_OPTIONS", "BuildResult", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
@@ -49,7 +49,7 @@ OTHER_THEMES_CSS = "sitegen-other-themes.css"  # added to the embedded styleshee
 def configure_cache(directory: str | Path | None = None, *, enabled: bool = True, config: Config | None = None) -> None:
     """Where this process keeps its build cache (`--cache-dir`), or none (`--no-cache`); a folder
     inside what `config` reads or publishes is refused."""
-    from site_gen.build import cache
+    from site_gen.building import cache
 
     if directory and config is not None:
         cache.check_directory(Path(directory).expanduser(), config, str(directory))
@@ -58,7 +58,7 @@ def configure_cache(directory: str | Path | None = None, *, enabled: bool = True
 
 def refuse_cache_inside(paths) -> None:
     """Turns the cache off (one warning) when its folder lies inside one of `paths`."""
-    from site_gen.build import cache
+    from site_gen.building import cache
 
     cache.refuse_inside(paths)
 
@@ -67,7 +67,7 @@ def check_site_dir(config: Config) -> None:
     """Refuses (SitegenError) a site_dir that is, holds or lies inside what the site is made from (the
     config's folder, data_dir, docs_dir, custom_dir): a build would write into a source, and the next
     one clear it. Checked before anything is written."""
-    from site_gen.build.write import check_site_dir as check, site_inputs
+    from site_gen.building.write import check_site_dir as check, site_inputs
     from site_gen.core.files import check_custom_dir
 
     check(config.site_dir, site_inputs(config))
@@ -76,7 +76,7 @@ def check_site_dir(config: Config) -> None:
 
 def cache_notes() -> list[Diagnostic]:
     """The build cache's own warnings of this run (not yours, not usable), each once."""
-    from site_gen.build import cache
+    from site_gen.building import cache
 
     return list(cache.notes)
 
@@ -89,7 +89,7 @@ def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = F
     persistent store is used: a site found already built is checked and left as it is (the result
     says so: `reused`), and only what changed is made again. `accept(warnings)`, called before anything is put
     in place (on a site found built too), may refuse the build: `refuse_warnings` is `--strict`."""
-    from site_gen.build import site_cache
+    from site_gen.building import site_cache
 
     key = site_cache.inputs_key(config) if reuse else None
     found = site_cache.unchanged(config, key)
@@ -98,8 +98,8 @@ def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = F
             accept(found.warnings)
         return found
     # Here, not above: a site found already built needs none of the pipeline's imports.
-    from site_gen.build.builder import build as build_site
-    from site_gen.build.store import Store
+    from site_gen.building.builder import build as build_site
+    from site_gen.building.store import Store
 
     result = build_site(config, progress=progress, clean=clean, persist=Store(config, enabled=reuse), accept=accept)
     site_cache.record(config, key, result)
@@ -109,7 +109,7 @@ def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = F
 def build_files(config: Config, *, progress=None) -> BuildResult:
     """Every file of the site, in memory; nothing written (`sitegen check`, a deploy's build). Its
     `warnings` are every warning the build found."""
-    from site_gen.build.builder import build_files as files
+    from site_gen.building.builder import build_files as files
 
     return files(config, progress=progress)
 
@@ -117,7 +117,7 @@ def build_files(config: Config, *, progress=None) -> BuildResult:
 def live_builder(config: Config, *, progress=None) -> Builder:
     """A builder that keeps what it made between builds, told of changed files (`changed(paths)`):
     the live preview's."""
-    from site_gen.build.builder import Builder
+    from site_gen.building.builder import Builder
 
     return Builder(config, progress=progress, watched=True)
 
@@ -140,14 +140,14 @@ def watched_folders() -> list[Path]:
 
 def site_prefix() -> str:
     """The prefix of the temporary folders a build makes beside the site (for a .gitignore)."""
-    from site_gen.build.write import PREFIX
+    from site_gen.building.write import PREFIX
 
     return PREFIX
 
 
 def defer_removal() -> None:
     """The previous site, swapped out by a build, is removed by `remove_aside` (after the command)."""
-    from site_gen.build import write
+    from site_gen.building import write
 
     write.defer_removal()
 
@@ -161,7 +161,7 @@ def collect_between_pages() -> None:
 
 
 def remove_aside(*, detach: bool) -> list[Diagnostic]:
-    from site_gen.build import write
+    from site_gen.building import write
 
     return write.remove_aside(detach=detach)
 
@@ -193,7 +193,7 @@ def deploy_inputs(config: Config) -> list[Path]:
 
 def summary(config: Config, report: str | None = None, fmt: str = "text") -> str:
     """The reports' verdicts (every report newest first, or one), as text, markdown or JSON."""
-    from site_gen.build.assembly import assemble
+    from site_gen.building.assembly import assemble
     from site_gen.render import summary as summaries
 
     site = assemble(config, only=report)
@@ -249,7 +249,7 @@ def history_changes(config: Config, *, since: str | None = None, fail_on: str = 
 
     from site_gen.analysis import changes as cp, series as ser
     from site_gen.analysis.history import report_rows
-    from site_gen.build.assembly import assemble
+    from site_gen.building.assembly import assemble
     from site_gen.render import series as view
 
     if fail_on not in HISTORY_FAIL_ON:
@@ -314,7 +314,7 @@ def import_receipt(options: ImportOptions) -> ImportResult:
 def new_project(folder: Path, *, force: bool = False) -> list[str]:
     """A new site's files (mkdocs.yml, an example receipt, a page, a .gitignore) written into
     `folder`, all or none (over existing files only with `force`); returns their names."""
-    from site_gen.build.starter import write_project
+    from site_gen.building.starter import write_project
 
     return write_project(folder, force=force)
 
@@ -322,7 +322,7 @@ def new_project(folder: Path, *, force: bool = False) -> list[str]:
 # -- inside a host (MkDocs) ---------------------------------------------------------------------------
 
 def hosted_site() -> HostedSite:
-    from site_gen.build.hosted import HostedSite
+    from site_gen.building.hosted import HostedSite
 
     return HostedSite()
 

@@ -10,7 +10,7 @@ public API (site_gen/api.py), which is all of sitegen this module uses.
   `sitegen serve`. Under `mkdocs serve` (on_startup keeps the instance) a report whose receipt
   and lede did not change keeps its part; and a build whose receipts folder, options, theme and
   sitegen are those of an earlier build takes every part from the persistent store, without
-  importing pandas: the plugin's fixed cost on a small site (site_gen/build/hosted.py makes them).
+  importing pandas: the plugin's fixed cost on a small site (site_gen/building/hosted.py makes them).
 - on_files: adds every report page as a generated page at the path `sitegen build` gives it
   (`reports/ID/speed.html`), the History page (two reports or more), the receipts and CSVs, the
   stylesheet and the scripts, and a home page with the table of reports when the docs have no

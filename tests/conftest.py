@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import site_gen.build.builder as build_module
+import site_gen.building.builder as build_module
 from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-# The tests' own build cache (site_gen/build/cache.py), never the user's; builds they run inherit it, and
+# The tests' own build cache (site_gen/building/cache.py), never the user's; builds they run inherit it, and
 # so do xdist's workers (templates compiled once for the whole run). Whoever made it removes it.
 _MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
 if _MADE_CACHE:
@@ -67,7 +67,7 @@ def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) ->
                           env={**os.environ, **(env or {})}, timeout=120)
 
 
-# The tests that are about the forked build (site_gen.build.builder's workers) take it from this many
+# The tests that are about the forked build (site_gen.building.builder's workers) take it from this many
 # reports, whatever the default (PARALLEL_MIN_REPORTS, 8 too since it weighs reports by size).
 FORKED_REPORTS = 8
 

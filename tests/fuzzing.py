@@ -34,7 +34,7 @@ from typing import Any
 
 from site_gen import cli
 from site_gen.analysis.figures import registry as _figures
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 from site_gen.core.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.core.errors import json_path
 from site_gen.render.docs import all_blocks

@@ -382,7 +382,7 @@ def test_accuracy_study_meaning_checks_refuse_at_the_place(tmp_path, edit, where
 def test_any_drawn_accuracy_study_builds_and_summarises(tmp_path_factory, seed, setups, runs, n, baseline, text_labels):
     """Every shape the schema and the meaning checks accept builds (pages, CSV, summary): one setup
     with one run or several, no document, one, a few; labels as numbers or text; with a baseline or not."""
-    from site_gen.build.builder import build_files
+    from site_gen.building.builder import build_files
     from site_gen.core.config import load_config
 
     root = tmp_path_factory.mktemp("drawn")

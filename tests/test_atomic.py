@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_sitegen
-from site_gen.build import aside, write
+from site_gen.building import aside, write
 from site_gen.core.errors import SitegenError
 from test_bad_inputs import build_in_process, example_project
 

@@ -19,8 +19,8 @@ import yaml
 
 from conftest import ROOT, sitegen_here
 from site_gen import DISTRIBUTION, __version__
-from site_gen.build import starter
-from site_gen.build.starter import PLACEHOLDER
+from site_gen.building import starter
+from site_gen.building.starter import PLACEHOLDER
 from test_compare import VLLM, REAL2
 from test_deploy import git, git_env
 

@@ -101,7 +101,7 @@ def test_help_has_examples():
 
 @pytest.mark.slow
 def test_build_reports_progress_to_its_callback(project):
-    from site_gen.build.builder import build_files
+    from site_gen.building.builder import build_files
     from site_gen.core.config import load_config
 
     seen = []

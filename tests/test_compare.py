@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, import_here, sitegen_here
-from site_gen.build.starter import receipt as starter_receipt
+from site_gen.building.starter import receipt as starter_receipt
 
 SCHEMA = json.loads((ROOT / "site_gen" / "schema" / "compare-output-1.schema.json").read_text(encoding="utf-8"))
 REAL2 = Path(os.environ.get("SITEGEN_REAL2_DIR", ROOT.parent / "shared" / "real2"))

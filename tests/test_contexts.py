@@ -5,7 +5,7 @@ from dataclasses import fields
 
 import pytest
 
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.render.contexts import BaseContext, DocsPageContext, HomeContext, NavItem
 

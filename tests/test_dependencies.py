@@ -9,10 +9,10 @@ import os
 import pytest
 
 from conftest import ROOT
-import site_gen.build.builder as build_module
-from site_gen.build.builder import Builder, build_files
+import site_gen.building.builder as build_module
+from site_gen.building.builder import Builder, build_files
 from site_gen.core.config import load_config
-from site_gen.build.dependencies import Dependencies
+from site_gen.building.dependencies import Dependencies
 
 REPORT = "cuteafd-v4.0.0"
 OTHER = "cuteafd-v3.0.1"

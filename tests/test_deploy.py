@@ -12,7 +12,7 @@ import pytest
 
 from conftest import one_error_line, run_sitegen, sitegen_here
 from site_gen import cli
-from site_gen.build.write import MANIFEST
+from site_gen.building.write import MANIFEST
 
 pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 

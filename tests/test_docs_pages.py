@@ -13,7 +13,7 @@ from htmlutil import NS, cell_text, find_id, tables, text
 
 import html5lib
 
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError

@@ -19,7 +19,7 @@ import serving_receipts as sr
 import sourced
 from receipt_strategies import receipts, shape
 from site_gen import api
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 
 pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 

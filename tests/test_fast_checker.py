@@ -121,7 +121,7 @@ def test_valid_receipts_and_their_mutants():
 
 def test_the_checker_is_never_kept_in_the_cache(tmp_path):
     """The checker is code: made in this process, never read from (or written to) the cache folder."""
-    from site_gen.build import cache
+    from site_gen.building import cache
     cache.configure(tmp_path / "cache")
     try:
         first, again = fastschema.checker(SMALL, FORMATS), fastschema.checker(SMALL, FORMATS)

@@ -119,11 +119,11 @@ def test_oracle_refuses_an_internal_error(tmp_path, monkeypatch, one_case):
     def broken(*args, **kwargs):
         raise KeyError("made up")
 
-    monkeypatch.setattr("site_gen.build.reports.analyse", broken)
+    monkeypatch.setattr("site_gen.building.reports.analyse", broken)
     with fuzzing.Fuzzer(tmp_path) as fuzzer:
         outcome = fuzzer.run(one_case)
     assert outcome.code == 2 and outcome.failure.startswith("exit 2: internal error: KeyError"), outcome.failure
-    assert outcome.where.startswith("KeyError at site_gen/build/reports.py:"), outcome.where
+    assert outcome.where.startswith("KeyError at site_gen/building/reports.py:"), outcome.where
 
 
 def test_oracle_refuses_a_hang_within_the_bound(tmp_path, monkeypatch, one_case):
@@ -136,7 +136,7 @@ def test_oracle_refuses_a_hang_within_the_bound(tmp_path, monkeypatch, one_case)
             pass
         steps["finished"] = True
 
-    monkeypatch.setattr("site_gen.build.reports.analyse", hang)
+    monkeypatch.setattr("site_gen.building.reports.analyse", hang)
     with fuzzing.Fuzzer(tmp_path, bound=0.5) as fuzzer:
         outcome = fuzzer.run(one_case)
     assert outcome.code is None and outcome.failure.startswith("hang at ")
@@ -146,7 +146,7 @@ def test_oracle_refuses_a_hang_within_the_bound(tmp_path, monkeypatch, one_case)
 def test_oracle_refuses_a_case_that_waits_without_computing(tmp_path, monkeypatch, one_case):
     """A case blocked on something (no CPU used) is stopped by the wall clock's bound, ten CPU bounds."""
     woke = threading.Event()
-    monkeypatch.setattr("site_gen.build.reports.analyse", lambda *a, **k: woke.wait(600))
+    monkeypatch.setattr("site_gen.building.reports.analyse", lambda *a, **k: woke.wait(600))
     with fuzzing.Fuzzer(tmp_path, bound=0.2) as fuzzer:
         outcome = fuzzer.run(one_case)
     assert outcome.code is None and outcome.failure.startswith("hang at ") and not woke.is_set()

@@ -199,7 +199,7 @@ def many_reports(tmp_path, n):
 
 @pytest.mark.slow
 def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
-    from site_gen.build.builder import Builder, made_by_workers
+    from site_gen.building.builder import Builder, made_by_workers
     from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, FORKED_REPORTS)
@@ -209,7 +209,7 @@ def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
     assert len(parallel.store.reports.loaded) == FORKED_REPORTS  # the workers did the reports
     files = parallel.build().files
     assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
-    import site_gen.build.builder as b
+    import site_gen.building.builder as b
     saved = b.PARALLEL_MIN_REPORTS
     b.PARALLEL_MIN_REPORTS = 10 ** 9
     try:
@@ -224,8 +224,8 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
     (1.7 reports each) do not reach the default threshold, but each is worth 225 reports when a
     report's unit is 1 kB, and they fork workers; the site equals a sequential build's; one report
     alone never forks."""
-    from site_gen.build import workers
-    from site_gen.build.builder import PARALLEL_MIN_REPORTS, Builder, made_by_workers
+    from site_gen.building import workers
+    from site_gen.building.builder import PARALLEL_MIN_REPORTS, Builder, made_by_workers
     from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, 3)
@@ -270,7 +270,7 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
     reports included, is byte for byte the one a single process builds."""
     import os
 
-    from site_gen.build import builder as b, workers
+    from site_gen.building import builder as b, workers
     from site_gen.receipts.load import report_folders
     from site_gen.core.config import load_config
 
@@ -300,8 +300,8 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
 def _one_shot(config, site: Path, result: list | None = None):
     """A `sitegen build` of `config` into `site`, in this process: its builder, to look at (and
     its result appended to `result`)."""
-    from site_gen.build import builder as b
-    from site_gen.build.write import Staging
+    from site_gen.building import builder as b
+    from site_gen.building.write import Staging
 
     made = b.Builder(config)
     with Staging(site) as out:
@@ -324,7 +324,7 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     and the site is byte for byte the one a single process writes."""
     import os
 
-    from site_gen.build import builder as b
+    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
     config = load_config(ROOT / "mkdocs.yml", site_dir=tmp_path / "forked")
@@ -348,7 +348,7 @@ def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_
     reports each with an unknown field in its receipt."""
     import os
 
-    from site_gen.build import builder as b
+    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
     data = project / "data"
@@ -434,10 +434,10 @@ def test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running(project,
     import multiprocessing
     import os
 
-    from site_gen.build import builder as b
+    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
-    from site_gen.build.buildstore import BuildStore
+    from site_gen.building.buildstore import BuildStore
 
     running = []
     real_prefill = b.prefill
@@ -493,8 +493,8 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
     import os
     import time
 
-    from site_gen.build import builder as b, cache, workers
-    from site_gen.build.store import Store
+    from site_gen.building import builder as b, cache, workers
+    from site_gen.building.store import Store
     from site_gen.core.config import load_config
     from site_gen.core.errors import SitegenError
 
@@ -506,7 +506,7 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
     _WRITING[:] = [tmp_path / "writing", False, workers._prefill_chunk, cache.tempfile.mkstemp, tmp_path / "cache"]
     monkeypatch.setattr(workers, "_prefill_chunk", _in_second_round)
     monkeypatch.setattr(cache.tempfile, "mkstemp", _slow_mkstemp)
-    from site_gen.build.buildstore import BuildStore
+    from site_gen.building.buildstore import BuildStore
 
     real_docs = BuildStore.docs_for
 
@@ -532,7 +532,7 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
 def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():
     import random
 
-    from site_gen.build import workers
+    from site_gen.building import workers
 
     rng = random.Random(5)
     folders = [ROOT / f"f{i:03d}" for i in range(300)]

@@ -1,4 +1,4 @@
-"""The history page from the persistent store (build/site.py `home_and_history`): a `sitegen build`
+"""The history page from the persistent store (building/site.py `home_and_history`): a `sitegen build`
 takes its HTML from an earlier build while the rows it shows, its credits, band, scale, templates
 and the site's part are the same, and makes it again otherwise; either way the site is a cold
 build's, byte for byte. The builds run in this process with the store on, as `sitegen build` in a
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from site_gen import api
-from site_gen.build.builder import Builder, build_files
-from site_gen.build.write import MANIFEST
+from site_gen.building.builder import Builder, build_files
+from site_gen.building.write import MANIFEST
 from site_gen.core.config import load_config
 from site_gen.render import history as history_view
 
@@ -130,7 +130,7 @@ def test_a_credit_of_a_release_left_out_makes_the_page_again(project, tmp_path, 
 # tests the window.
 SCRIPT = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
           f"import site_gen.render.history as h; h.MAX_POINTS = {SHOWN}\n"
-          "import site_gen.build.listing as listing; listing._RACY_NS = 0\n"
+          "import site_gen.building.listing as listing; listing._RACY_NS = 0\n"
           "from site_gen.cli import main\n"
           "code = main()\n"
           "print('pandas' if 'pandas' in sys.modules else 'no pandas')\n"

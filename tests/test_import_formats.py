@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, import_here, one_error_line, sitegen_here, strictly
 
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 
 FORMATS = ROOT / "tests" / "fixtures" / "formats"

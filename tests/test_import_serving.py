@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import strictly, ROOT, import_here, sitegen_here
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 
 REAL2 = Path(os.environ.get("SITEGEN_REAL2_DIR", ROOT.parent / "shared" / "real2"))

@@ -120,7 +120,7 @@ def test_central_code_names_no_section():
     found = []
     for path in graph.sources():
         rel = path.relative_to(graph.PACKAGE)
-        if rel.parts[0] not in ("core", "receipts", "analysis", "render", "build") or rel.name == "starter.py":
+        if rel.parts[0] not in ("core", "receipts", "analysis", "render", "building") or rel.name == "starter.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             args: list = []
@@ -142,3 +142,16 @@ def test_central_code_names_no_section():
         found += [f"templates/{path.name}: …{prose[max(0, m.start() - 30):m.end() + 30]}…" for n in parts
                   for m in re.finditer(rf"\b{re.escape(n)}\b", prose)]
     assert found == []
+
+
+# Folder names that common tools take for build output, caches or environments and skip (GitHub's
+# Python .gitignore template, MkDocs' and Sphinx's output, editors' and linters' defaults).
+NOT_SOURCE = {"build", "dist", "sdist", "wheels", "eggs", ".eggs", "develop-eggs", "downloads", "lib", "lib64", "parts",
+              "var", "target", "instance", "site", "_build", "htmlcov", "env", "venv", "ENV", "node_modules", "out"}
+
+
+def test_no_package_folder_is_named_as_build_output():
+    """A stranger's tools (a .gitignore from a template, an editor's search, a linter's defaults) read
+    every folder of the package as source."""
+    folders = {p.name for p in graph.PACKAGE.rglob("*") if p.is_dir() and p.name != "__pycache__"}
+    assert "building" in folders and not folders & NOT_SOURCE, sorted(folders & NOT_SOURCE)

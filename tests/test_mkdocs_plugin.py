@@ -442,7 +442,7 @@ def test_a_build_with_nothing_changed_takes_the_reports_from_the_cache_without_p
 def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
     """An entry whose bytes fail their checksum, or whose checksum holds over a shape the plugin does
     not read (an older sitegen's, a hand edit), is not used: the build makes it again, the same."""
-    from site_gen.build import cache
+    from site_gen.building import cache
     root, first, where = cached_project
     kinds = ("mkdocs-report", "mkdocs-reports", "mkdocs-pages")
     entries = {kind: sorted(p for p in (where / kind).rglob("*") if p.is_file()) for kind in kinds}

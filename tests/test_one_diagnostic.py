@@ -13,8 +13,8 @@ import pytest
 
 from conftest import ROOT
 from site_gen import api
-from site_gen.build import cache
-from site_gen.build.results import BuildResult
+from site_gen.building import cache
+from site_gen.building.results import BuildResult
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import Diagnostic
 

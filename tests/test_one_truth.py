@@ -25,7 +25,7 @@ import pytest
 import fuzzing
 from receipt_strategies import receipts, shape
 from site_gen.render import card
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 
 EXAMPLES = int(os.environ.get("SITEGEN_TRUTH_EXAMPLES", "20"))
 BAND = 0.08

@@ -28,7 +28,7 @@ import pytest
 import fuzzing
 import sourced
 from receipt_strategies import receipts, shape
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 from site_gen.render import card
 
 pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)

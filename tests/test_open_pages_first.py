@@ -1,4 +1,4 @@
-"""The preview shows the pages a browser has open first (site_gen/build/site.py `show_early`,
+"""The preview shows the pages a browser has open first (site_gen/building/site.py `show_early`,
 site_gen/preview/serve.py `_show_early`), and the links between reports are searched again only
 when what links to what changed (site_gen/render/related.py `relations_again`).
 
@@ -18,7 +18,7 @@ import pytest
 
 from conftest import ROOT
 from site_gen import api
-from site_gen.build import site as site_module
+from site_gen.building import site as site_module
 from site_gen.core.errors import SitegenError
 from site_gen.preview import serve as serve_module
 from site_gen.preview.serve import Preview

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import one_error_line
 from site_gen import cli
-from site_gen.build import write
+from site_gen.building import write
 from site_gen.core.errors import SitegenError
 
 REPORT = "example-report"
@@ -356,7 +356,7 @@ def test_manifest_name_rule_holds_for_every_short_name():
 def test_the_site_listing_is_what_walking_it_gives(tmp_path):
     """`site_files` lists each folder's files and links (a link to a folder is listed, not followed), then
     its folders, in name order, top-level dot entries only when asked: as os.walk finds them."""
-    from site_gen.build.manifest import site_files
+    from site_gen.building.manifest import site_files
 
     root = tmp_path / "site"
     for name in ("index.html", "b/2.html", "b/1.html", "a/x/y/z.csv", "a/x/w.csv", "a/k.html", ".git/config",
@@ -395,7 +395,7 @@ def test_staging_of_a_killed_build_is_ignored_by_git_and_removed_later(tmp_path,
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(tmp_path)}
     subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
     # A build killed with SIGKILL while it wrote its staging folder.
-    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.build.write import Staging\n"
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.building.write import Staging\n"
                              "s = Staging(sys.argv[1]); s.write({'index.html': b'half'})\n"
                              "os.kill(os.getpid(), signal.SIGKILL)", str(root / "site")], env=env)
     assert killed.returncode == -signal.SIGKILL

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from site_gen.sections.speed import analysis as speed
 from site_gen.sections.tool_calling import analysis as tool_calling
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError

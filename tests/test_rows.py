@@ -1,4 +1,4 @@
-"""The table of reports' rows (site_gen/build/rows.py): each drawn once per receipt, and kept in the
+"""The table of reports' rows (site_gen/building/rows.py): each drawn once per receipt, and kept in the
 build's store from one `sitegen build` to the next."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 import pytest
 
 from conftest import ROOT
-from site_gen.build import cache
-from site_gen.build.builder import Builder
-from site_gen.build.rows import DashboardRows
-from site_gen.build.store import Store
+from site_gen.building import cache
+from site_gen.building.builder import Builder
+from site_gen.building.rows import DashboardRows
+from site_gen.building.store import Store
 from site_gen.core.config import load_config
 from site_gen.render.pages import environment
 

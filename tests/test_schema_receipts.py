@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 import fuzzing
 import receipt_strategies
 from receipt_strategies import random_receipt, receipts, shape
-from site_gen.build import builder as build, reports as report_store
+from site_gen.building import builder as build, reports as report_store
 from site_gen.receipts import load
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 from site_gen.core.errors import SitegenError
 
 pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)

@@ -138,7 +138,7 @@ def test_no_hook_is_looked_up_by_a_name_in_a_string():
     `getattr(module, "HOOK")` of a hook's name, and no `parts.hook(section, "name")`."""
     names = {f.name for kind in (AnalysisPart, ViewPart) for f in fields(kind)} | set(MODULE_NAMES.values())
     found = []
-    for folder in ("analysis", "render", "build"):
+    for folder in ("analysis", "render", "building"):
         for path in sorted((ROOT / "site_gen" / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if not isinstance(node, ast.Call):

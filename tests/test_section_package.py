@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.build.builder import build_files
-from site_gen.build.starter import receipt
+from site_gen.building.builder import build_files
+from site_gen.building.starter import receipt
 from site_gen.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]

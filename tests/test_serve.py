@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT, as_from_a_terminal, run_sitegen
-from site_gen.build.builder import Builder, build_files
+from site_gen.building.builder import Builder, build_files
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
 from site_gen.preview.serve import Preview, describe

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from site_gen.build.builder import Builder
+from site_gen.building.builder import Builder
 from site_gen.core.errors import SitegenError
 from site_gen.preview.serve import Preview
 from site_gen.preview.server import EVENTS, WORKER, AllowedHosts

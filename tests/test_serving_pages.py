@@ -469,7 +469,7 @@ def test_the_speed_page_says_one_run_no_interval(example_site):
 
 
 def test_the_build_cache_follows_every_template_and_view():
-    from site_gen.build import store
+    from site_gen.building import store
 
     roots = store.code_roots()
     assert ROOT / "site_gen" in roots  # the theme (site_gen/templates, site_gen/static) and every section inside it

@@ -18,7 +18,7 @@ import pytest
 import htmlutil
 import study_receipts
 from conftest import ROOT, import_here, sitegen_here, strictly
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from test_import_serving import VLLM, need_real2
 

@@ -292,7 +292,7 @@ def test_the_build_progress_never_counts_back(workers, tmp_path, monkeypatch):
     from conftest import ROOT
 
     from site_gen import api
-    from site_gen.build import builder
+    from site_gen.building import builder
 
     monkeypatch.setattr(builder, "PARALLEL_MIN_REPORTS", int(workers))
     for i in range(12):

@@ -14,7 +14,7 @@ from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.sections import all_sections
 
-# pandas is imported where a frame is made: the build's records (build/environment.py) take each
+# pandas is imported where a frame is made: the build's records (building/environment.py) take each
 # report's rows from here, and a process that makes no history frame never loads it.
 if TYPE_CHECKING:
     import pandas as pd

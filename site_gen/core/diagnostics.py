@@ -6,7 +6,7 @@ Every warning a build finds is such a record, and they all end in the one list i
 (`BuildResult.warnings`: the receipts' unknown fields, statements their data contradicts, links to
 missing pages, docs files a generated page replaces, a previous site's copy that stays behind);
 the store keeps them with their parts (`as_data`, `from_data`), and the build cache's own trouble
-(`build/cache.py` `notes`) is said in the same records. Nothing below the front ends knows of
+(`building/cache.py` `notes`) is said in the same records. Nothing below the front ends knows of
 `--strict`: a front end that is strict turns the collected warnings into the error with `refuse`,
 once, before anything is written (the MkDocs plugin hands them to MkDocs' logger instead, whose
 own `--strict` counts them, as it counts its own).

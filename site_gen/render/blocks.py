@@ -101,7 +101,7 @@ class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
     def __init__(self, records: list, analysis_of, config: Config, *, dashboard: list[dict[str, str]] | None = None):
-        """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
+        """`records`: the reports' records (site_gen/building/environment.py); `analysis_of(id)`: a
         report's analysis, asked for only when a block or a figure shows that report."""
         self.config = config
         self.records = {r.id: r for r in records}

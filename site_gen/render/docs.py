@@ -58,7 +58,7 @@ class DocsPages:
     """
 
     def __init__(self, config: Config, records: list, analysis_of=None):
-        """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
+        """`records`: the reports' records (site_gen/building/environment.py); `analysis_of(id)`: a
         report's analysis, asked for only where a block or a figure shows it."""
         self.config = config
         self.records = records

@@ -95,7 +95,7 @@ def _credits(reports: list) -> list[str]:
 
 def context(reports: list, band: float, scale: tuple[float, float], report_url, cache: dict | None = None,
             memo: dict | None = None) -> dict[str, Any]:
-    """Display data for history.html, from the reports' records (site_gen/build/environment.py:
+    """Display data for history.html, from the reports' records (site_gen/building/environment.py:
     their history rows and attribution). `report_url(id)` gives a report overview's link from the page.
 
     `cache` keeps each report's history rows between builds (keyed by receipt hash), so a preview

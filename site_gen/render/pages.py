@@ -37,7 +37,7 @@ class Page:
     report: str | None = None
     section: str | None = None
     charts: bool = False
-    # What the page's context was made from (site_gen.build.dependencies.Dependencies); the builder adds
+    # What the page's context was made from (site_gen.building.dependencies.Dependencies); the builder adds
     # its template closure and the site's part when it records the page's HTML.
     deps: Any = field(default=None, compare=False, repr=False)
 

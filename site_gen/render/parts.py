@@ -21,7 +21,7 @@ def view_part(section: Section) -> ViewPart:
 
 def own_part(a: Analysis, section: Section) -> Analysis:
     """What a section's view and tables are given: a named section's own part of the analysis (so
-    they come out the same whatever else changed, and a live builder keeps them: build/reports.py)."""
+    they come out the same whatever else changed, and a live builder keeps them: building/reports.py)."""
     return own(a, section.name) if section.name else a
 
 

@@ -88,7 +88,7 @@ def _pages(record) -> tuple[tuple[str, str], ...]:
 
 def relations(records: list) -> dict[str, Related]:
     """Each report's links to the others (reports without any are left out), from their records
-    (site_gen/build/environment.py: what each receipt says of others, titles, pages). `records`
+    (site_gen/building/environment.py: what each receipt says of others, titles, pages). `records`
     newest first, so an engine version with several reports links the newest."""
     facts = {r.id: Own(**r.own) for r in records}
     by_id = {r.id: r for r in records}

@@ -77,7 +77,7 @@ class AnalysisPart:
     # setup(old, new) -> [Difference]: what makes two reports of this section incomparable.
     setup: Callable[[AnalysisT, AnalysisT], list] | None = None
     allow: tuple[str, ...] = ()  # the differences of `setup` that `--allow` may name
-    # lighten(result) -> the result without what only the analysis reads (build/workers.py).
+    # lighten(result) -> the result without what only the analysis reads (building/workers.py).
     lighten: Callable[[Any], Any] | None = None
 
 

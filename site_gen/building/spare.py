@@ -25,8 +25,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from site_gen.build import aside, cache
-from site_gen.build.scan import entries
+from site_gen.building import aside, cache
+from site_gen.building.scan import entries
 
 
 def _new_folder_mode() -> int:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class BuildResult:
     """What a build gives back to its front end: every file of the site in memory (those a one-shot
     build did not write out as it went), how many pages and reports it holds, every warning, and the
-    time it took; `reused`: the site was found already built (build/site_cache.py), nothing made."""
+    time it took; `reused`: the site was found already built (building/site_cache.py), nothing made."""
     files: dict[str, bytes]
     pages: int
     reports: int

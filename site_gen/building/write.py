@@ -9,11 +9,11 @@ import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from site_gen.build import aside, spare
-from site_gen.build.listing import previous_files, remember_files, same_bytes, signature
-from site_gen.build.aside import (PREFIX, STALE_SECONDS, exchange, lock_folder, remove_stale, remove_tree,  # noqa: F401
+from site_gen.building import aside, spare
+from site_gen.building.listing import previous_files, remember_files, same_bytes, signature
+from site_gen.building.aside import (PREFIX, STALE_SECONDS, exchange, lock_folder, remove_stale, remove_tree,  # noqa: F401
                                   defer_removal, remove_aside)
-from site_gen.build.manifest import (FILE_MODE, MANIFEST, site_files, manifest_names, manifest_bytes, open_folder,  # noqa: F401
+from site_gen.building.manifest import (FILE_MODE, MANIFEST, site_files, manifest_names, manifest_bytes, open_folder,  # noqa: F401
                                      replace_at, write_manifest, check_manifest, manifest_name_ok, strays)
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError

@@ -23,7 +23,7 @@ PREFIX = ".sitegen-"
 STALE_SECONDS = 60
 
 
-# What a warning of the clean-up begins with (build/site_cache.py: it belongs to that build only).
+# What a warning of the clean-up begins with (building/site_cache.py: it belongs to that build only).
 STAYS_BEHIND = "the previous site's copy stays behind: "
 
 

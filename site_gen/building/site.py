@@ -13,12 +13,12 @@ import functools
 import operator
 from collections.abc import Collection
 
-from site_gen.build.buildstore import history_shell
-from site_gen.build.context import BuildContext, SiteFiles
-from site_gen.build.dependencies import Dependencies, content_hash
-from site_gen.build.environment import ReportRecord
-from site_gen.build.manifest import file_and_folder
-from site_gen.build.workers import Pending, lighten, write_report
+from site_gen.building.buildstore import history_shell
+from site_gen.building.context import BuildContext, SiteFiles
+from site_gen.building.dependencies import Dependencies, content_hash
+from site_gen.building.environment import ReportRecord
+from site_gen.building.manifest import file_and_folder
+from site_gen.building.workers import Pending, lighten, write_report
 from site_gen.core import collector
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError

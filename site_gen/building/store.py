@@ -3,16 +3,16 @@
 An entry's name is a hash of its kind, of the build's environment (sitegen's own files and theme,
 the custom_dir's files by content, the installed packages, Python, the options) and of the
 entry's own inputs (a receipt folder's content, a dependency record). So a changed input is never
-served an old entry. The entries are data (site_gen/build/cache.py: JSON and file bytes under this
+served an old entry. The entries are data (site_gen/building/cache.py: JSON and file bytes under this
 user's HMAC); the kinds:
 
-- `record`: a report's record (site_gen/build/environment.py), by its folder's content: a build
+- `record`: a report's record (site_gen/building/environment.py), by its folder's content: a build
   after one receipt changed parses, checks and analyses that report only;
 - `files`: a report's files, by its record and what its pages show of the site around them
   (navigation, assets, the reports it links to): a build renders that report's pages only;
 - `site`: the list of the site's files by hash, by every input: nothing changed, nothing done
-  (site_gen/build/site_cache.py);
-- `references`: what a template's source names (site_gen/build/dependencies.py);
+  (site_gen/building/site_cache.py);
+- `references`: what a template's source names (site_gen/building/dependencies.py);
 - the MkDocs plugin's records of reports and docs pages.
 """
 from __future__ import annotations
@@ -29,15 +29,15 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from site_gen.build import cache
-from site_gen.build.scan import entries
+from site_gen.building import cache
+from site_gen.building.scan import entries
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic, from_data
 from site_gen.core.errors import SitegenError
 from site_gen.core.files import hash_limited
 
 if TYPE_CHECKING:
-    from site_gen.build.environment import ReportRecord
+    from site_gen.building.environment import ReportRecord
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -226,12 +226,12 @@ class Store:
     # -- a report's record, by its folder -------------------------------------------------------
     # (Here, not above: a warm build that finds the whole site built imports none of the pipeline.)
     def record(self, folder: Path, content: str | None) -> ReportRecord | None:
-        from site_gen.build.environment import loads
+        from site_gen.building.environment import loads
 
         return loads(self.get("record", folder.name, content)) if content else None
 
     def put_record(self, folder: Path, content: str | None, record: ReportRecord) -> None:
-        from site_gen.build.environment import dumps
+        from site_gen.building.environment import dumps
 
         if content:
             self.put("record", dumps(record), folder.name, content)

@@ -69,7 +69,7 @@ def _references(source: str) -> tuple[str | None, ...]:
     build of the plugin) asks for the same sources."""
     from site_gen.render.pages import environment
     from site_gen.render.precompiled import packaged_references, references as parsed
-    from site_gen.build.template_cache import references
+    from site_gen.building.template_cache import references
 
     env = environment(None)
     found = packaged_references(env, source)

@@ -1,4 +1,4 @@
-"""The builder's reports: each folder's record (site_gen/build/environment.py), its loaded receipt
+"""The builder's reports: each folder's record (site_gen/building/environment.py), its loaded receipt
 and its analysis, kept between builds until the folder changes.
 
 A folder is looked at again when the preview's watcher names it (`changed`) or, without a
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_gen.analysis.report import Analysis, Piece, analyse
-from site_gen.build.environment import ReportRecord, collect
-from site_gen.build.store import Store, folder_hash
+from site_gen.building.environment import ReportRecord, collect
+from site_gen.building.store import Store, folder_hash
 from site_gen.core.config import Config
 from site_gen.receipts.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
 

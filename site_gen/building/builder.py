@@ -13,16 +13,16 @@ import os
 import time
 from collections.abc import Callable
 
-from site_gen.build.assembly import history_nav, relations_settled
-from site_gen.build.buildstore import BuildStore
-from site_gen.build.context import BuildContext, Early, Progress
-from site_gen.build.dependencies import Dependencies
-from site_gen.build.environment import ReportRecord
-from site_gen.build.results import BuildResult
-from site_gen.build.site import site_pages, write
-from site_gen.build.store import Store
-from site_gen.build.workers import Pending, prefill, weight, weights, workers_for
-from site_gen.build.write import Staging, check_site_dir, site_inputs
+from site_gen.building.assembly import history_nav, relations_settled
+from site_gen.building.buildstore import BuildStore
+from site_gen.building.context import BuildContext, Early, Progress
+from site_gen.building.dependencies import Dependencies
+from site_gen.building.environment import ReportRecord
+from site_gen.building.results import BuildResult
+from site_gen.building.site import site_pages, write
+from site_gen.building.store import Store
+from site_gen.building.workers import Pending, prefill, weight, weights, workers_for
+from site_gen.building.write import Staging, check_site_dir, site_inputs
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError

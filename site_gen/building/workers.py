@@ -22,15 +22,15 @@ from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
 from site_gen.render.parts import view_part
-from site_gen.build import cache
-from site_gen.build.buildstore import BuildStore
-from site_gen.build.environment import ReportRecord
-from site_gen.build.streamed import Streamed
-from site_gen.build.reports import Loaded, folder_stamp
+from site_gen.building import cache
+from site_gen.building.buildstore import BuildStore
+from site_gen.building.environment import ReportRecord
+from site_gen.building.streamed import Streamed
+from site_gen.building.reports import Loaded, folder_stamp
 from site_gen.receipts.load import SUMMARY
 from site_gen.receipts.validate import prepare_checker
 from site_gen.sections import all_sections
-from site_gen.build.write import Staging
+from site_gen.building.write import Staging
 
 
 def _record_lists() -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""What a one-shot build's worker wrote for one report (build/workers.py `write_report`)."""
+"""What a one-shot build's worker wrote for one report (building/workers.py `write_report`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

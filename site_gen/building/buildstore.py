@@ -15,14 +15,14 @@ import os
 from pathlib import Path
 
 from site_gen.analysis.report import Analysis
-from site_gen.build.assembly import Settled, report_url
-from site_gen.build.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
-from site_gen.build.environment import ReportRecord, collect, encoded
-from site_gen.build.reports import ReportStore
-from site_gen.build.results import Made
-from site_gen.build.streamed import Streamed
-from site_gen.build.rows import DashboardRows
-from site_gen.build.store import Store
+from site_gen.building.assembly import Settled, report_url
+from site_gen.building.dependencies import Dependencies, DependencyIndex, Templates, content_hash, tree_stamp
+from site_gen.building.environment import ReportRecord, collect, encoded
+from site_gen.building.reports import ReportStore
+from site_gen.building.results import Made
+from site_gen.building.streamed import Streamed
+from site_gen.building.rows import DashboardRows
+from site_gen.building.store import Store
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.render import history as history_view

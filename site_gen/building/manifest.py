@@ -9,8 +9,8 @@ import os
 import stat
 from pathlib import Path
 
-from site_gen.build.aside import PREFIX
-from site_gen.build.scan import entries
+from site_gen.building.aside import PREFIX
+from site_gen.building.scan import entries
 from site_gen.core.errors import SitegenError
 
 # The list of files the last build wrote, kept in the site: a later build deletes only those.

@@ -2,7 +2,7 @@
 report's pages rendered as content for the host's theme, its files, the History page, the assets,
 and the blocks and figures of the host's own markdown pages.
 
-Made from the same build environment as `sitegen build` (site_gen/build/reports.py: each
+Made from the same build environment as `sitegen build` (site_gen/building/reports.py: each
 report's record, its receipt loaded and analysed only when its pages must be made), kept from one
 host rebuild to the next (`mkdocs serve`) and in the persistent store: a build whose receipts
 folder, options, theme and sitegen are an earlier build's takes every report's part from the
@@ -18,15 +18,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from site_gen.build import cache
-from site_gen.build.store import Store, Unsuitable, hash_tree
+from site_gen.building import cache
+from site_gen.building.store import Store, Unsuitable, hash_tree
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import from_data
 from site_gen.render.tokens import Expanded
 from site_gen.render.where import report_base
 
 if TYPE_CHECKING:
-    from site_gen.build.reports import ReportStore
+    from site_gen.building.reports import ReportStore
     from site_gen.render.blocks import AuthorBlocks
     from site_gen.render.pages import Page
 
@@ -185,8 +185,8 @@ class HostedSite:
         """The reports' records (the same `ReportStore` and `settle` as `sitegen build` and `serve`),
         newest first; computed only when a build needs them."""
         if self._environment is None:
-            from site_gen.build.assembly import settle
-            from site_gen.build.reports import ReportStore
+            from site_gen.building.assembly import settle
+            from site_gen.building.reports import ReportStore
 
             assert self.sg is not None
             if self.store is None or self._store_env != self._env():
@@ -240,7 +240,7 @@ class HostedSite:
         return record, files
 
     def _history_page(self, records: list) -> dict:
-        from site_gen.build.assembly import report_url
+        from site_gen.building.assembly import report_url
         from site_gen.render import history as history_view
         from site_gen.render.pages import Page
 
@@ -304,7 +304,7 @@ class HostedSite:
             records = self.environment if self.records else []
             if records:
                 assert self.store is not None  # made with the records
-                from site_gen.build.assembly import dashboard_rows
+                from site_gen.building.assembly import dashboard_rows
 
                 self.blocks = AuthorBlocks(records, self.store.analysis_of, self.sg, dashboard=dashboard_rows(records))
             else:

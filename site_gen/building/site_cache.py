@@ -1,7 +1,7 @@
 """A warm `sitegen build`: when nothing the site is made from has changed, and the site folder
 still holds exactly what the last build wrote, there is nothing to do.
 
-The persistent cache (site_gen/build/cache.py) keeps, under a hash of every input (each receipt's and
+The persistent cache (site_gen/building/cache.py) keeps, under a hash of every input (each receipt's and
 page's bytes, the parsed config, the templates, sitegen's own files, Python and the installed
 packages), one hash of the list of every file the build wrote with each file's hash, and what it
 reported. A later build with the same inputs lists the site folder the same way, by content, and
@@ -18,10 +18,10 @@ import stat
 import time
 from pathlib import Path
 
-from site_gen.build import cache
-from site_gen.build.store import Store, Unsuitable, hash_tree, save_digests
+from site_gen.building import cache
+from site_gen.building.store import Store, Unsuitable, hash_tree, save_digests
 from site_gen.core.config import Config
-from site_gen.build.results import BuildResult
+from site_gen.building.results import BuildResult
 from site_gen.core.diagnostics import from_data
 
 _KIND = "sites"
@@ -46,8 +46,8 @@ def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | Non
     """Each file of the site folder (its top-level dot entries aside, the manifest in) by its hash:
     read, but where `known` (listing.previous_files) has the file as the last build left it, by its
     signature (a thousand reports are 700 MB to read)."""
-    from site_gen.build.listing import signature
-    from site_gen.build.write import MANIFEST
+    from site_gen.building.listing import signature
+    from site_gen.building.write import MANIFEST
 
     known = known or {}
     out = {}
@@ -79,8 +79,8 @@ def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | Non
 def unchanged(config: Config, key: str | None) -> BuildResult | None:
     """The last build's report when the site folder holds, byte for byte, what `key`'s inputs give."""
     from site_gen.core.errors import SitegenError
-    from site_gen.build.listing import listing_digest, previous_files
-    from site_gen.build.write import check_site_dir
+    from site_gen.building.listing import listing_digest, previous_files
+    from site_gen.building.write import check_site_dir
 
     start = time.perf_counter()
     data = cache.read(_KIND, key) if key else None
@@ -116,7 +116,7 @@ def record(config: Config, key: str | None, result: BuildResult) -> None:
         return
     # A warning of the clean-up belongs to that build only, not to one that reuses its site.
     if files is not None and not any(w.message.startswith(_CLEANUP) for w in result.warnings):
-        from site_gen.build.listing import listing_digest
+        from site_gen.building.listing import listing_digest
 
         # The listing's digest, not the listing: at a thousand reports, 20,000 names (~0.1 s to write
         # each build); the site folder read back is compared with it whole, as it was name by name.

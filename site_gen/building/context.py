@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from site_gen.build.buildstore import BuildStore
-from site_gen.build.dependencies import Dependencies
-from site_gen.build.environment import ReportRecord
-from site_gen.build.results import Made
-from site_gen.build.write import Staging
+from site_gen.building.buildstore import BuildStore
+from site_gen.building.dependencies import Dependencies
+from site_gen.building.environment import ReportRecord
+from site_gen.building.results import Made
+from site_gen.building.write import Staging
 from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.render.pages import Page
