@@ -390,3 +390,18 @@ def test_the_serving_pages_fit_their_column_and_the_latency_page_is_short(exampl
         return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })""")
     assert lines and max(lines) <= 2, lines
     assert page.errors == []
+
+
+def test_counts_of_one_read_in_the_singular(example_site):
+    """A count of one is never followed by a plural: a nightly report has one load point; every page's
+    text is read for `1 <plural noun>` (the words sitegen counts)."""
+    nouns = "load points|setups|runs|reports|comparisons|requests|figures|scores|workloads|tasks"
+    bad = {}
+    for page in example_site.rglob("*.html"):
+        text = re.sub(r"<[^>]+>", " ", page.read_text())
+        found = re.findall(rf"(?<![\d.,])1 (?:{nouns})\b(?!/)", text)
+        if found:
+            bad[str(page.relative_to(example_site))] = sorted(set(found))
+    assert not bad, bad
+    nightly = re.sub(r"<[^>]+>", " ", (example_site / "reports/vllm-nightly-01/index.html").read_text())
+    assert re.search(r"\b1 load point\b", nightly)

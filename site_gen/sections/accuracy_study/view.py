@@ -188,7 +188,7 @@ def sides(a) -> dict[str, str] | None:
     names = [s.labels[x] for x in s.order]
     if s.baseline:
         others = [s.labels[x] for x in s.order if x != s.baseline]
-        opening = (f"{len(others)} setups ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
+        opening = (f"{len(others)} setup{'s' if len(others) != 1 else ''} ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
                    else f"{len(others)} setups against {s.labels[s.baseline]}")
         return {"opening": opening, "against": s.labels[s.baseline], "legend": LEGEND}
     opening = f"An accuracy study of {len(names)} setups" + (f" ({'; '.join(names)})" if len(names) <= 4 else "")
