@@ -221,6 +221,23 @@ def test_a_drawn_study_combines_repeats_document_by_document(tmp_path):
     assert "Benjamini–Hochberg procedure over all 6 comparisons" in page
     # Who leads: b alone ahead in accuracy; in F1, a and b tied ahead of c.
     assert "Ranked first alone (a verdict puts it ahead of every other setup): b in 1 of 2 scores." in page
+    # The overview names each resolved comparison the better setup first, with its lead (the difference
+    # turned round where a is the worse one) and the lead's interval, the largest lead first.
+    import re
+    overview = (site / "reports/s/index.html").read_text()
+    items = re.findall(r"<li><strong>([^<]+)</strong> ahead of ([^<]+) on ([^:]+: [a-z0-9]+): (.*?)</li>",
+                       overview.split('id="accuracy-study-resolved"')[1].split("</ul>")[0])
+    expect = []
+    for (metric, a, b, d, lo, hi, _), _rejected in zip(want, rejected):
+        if verdicts[metric, a, b] != "not resolved":
+            win, lose, lead, span = (a, b, d, (lo, hi)) if d > 0 else (b, a, -d, (-hi, -lo))
+            expect.append((win, lose, f"t: {metric}", lead, span))
+    expect.sort(key=lambda e: -e[3])
+    assert len(items) >= 3
+    assert [(w, lo_, what) for w, lo_, what, _ in items] == [(w, lo_, what) for w, lo_, what, _, _ in expect]
+    for (_, _, _, text), (_, _, _, lead, (low, high)) in zip(items, expect):
+        nums = [float(x.replace("\u2212", "-")) for x in re.findall(r"[+\u2212-]\d+\.\d{3}", re.sub("<[^>]+>", "", text))]
+        assert nums == pytest.approx([lead, low, high], abs=0.0005) and lead > 0 and low > 0
 
 
 def test_two_setups_of_one_model_run_alike_read_as_no_difference(tmp_path):

@@ -394,3 +394,33 @@ def test_the_serving_pages_fit_their_column_and_the_latency_page_is_short(exampl
         return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })""")
     assert lines and max(lines) <= 2, lines
     assert page.errors == []
+
+
+def test_counts_of_one_read_in_the_singular(example_site):
+    """A count of one is never followed by a plural: a nightly report has one load point; every page's
+    text is read for `1 <plural noun>` (the words sitegen counts)."""
+    nouns = "load points|setups|runs|reports|comparisons|requests|figures|scores|workloads|tasks"
+    bad = {}
+    for page in example_site.rglob("*.html"):
+        text = re.sub(r"<[^>]+>", " ", page.read_text())
+        found = re.findall(rf"(?<![\d.,])1 (?:{nouns})\b(?!/)", text)
+        if found:
+            bad[str(page.relative_to(example_site))] = sorted(set(found))
+    assert not bad, bad
+    nightly = re.sub(r"<[^>]+>", " ", (example_site / "reports/vllm-nightly-01/index.html").read_text())
+    assert re.search(r"\b1 load point\b", nightly)
+
+
+def test_the_dashboards_tool_calling_range_says_over_how_many_runs(example_site):
+    """A side's lowest and highest total over all its runs (of every checkpoint) is not one run's spread:
+    the dashboard says over how many runs, counted here from the receipt's runs and scenario points."""
+    receipt = json.loads((ROOT / "data/cuteafd-v4.0.0/SUMMARY.json").read_text())
+    totals: dict[str, list[float]] = {}
+    for run in receipt["tool_calling"]["runs"]:
+        totals.setdefault(run["engine"], []).append(sum(s["points"] for s in run["scenarios"]))
+    home = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (example_site / "index.html").read_text()))
+    line = re.search(r"Tool calling: CuteAFD ([^·]*)", home).group(1)
+    for role, name in (("candidate", "CuteAFD"), ("baseline", "vLLM fork")):
+        p = totals[role]
+        want = f"{min(p):g}–{max(p):g} over {len(p)} runs" if min(p) != max(p) else f"{min(p):g}"
+        assert want in (name + " " + line if role == "candidate" else line), (want, line)

@@ -24,11 +24,11 @@ def anchor(*parts: str) -> str:
 
 
 def score(v: float) -> str:
-    return fmt.MISSING if v != v else f"{v:.3f}"
+    return fmt.fixed(v, 3)  # a tie rounded as every figure of the site is (fmt: away from zero)
 
 
 def signed(v: float) -> str:
-    return fmt.MISSING if v != v else f"{v:+.3f}".replace("-", "−")
+    return fmt.signed(v, 3)
 
 
 def _value_fig(r: dict) -> Fig | str:
@@ -105,11 +105,30 @@ def view(a) -> dict[str, Any] | None:
         if r["rank"] == 1 and not r["tied"]:
             first[r["setup"]] = first.get(r["setup"], 0) + 1
     leaders = [{"setup": n[x], "scores": first[x]} for x in sorted(first, key=lambda x: (-first[x], s.order.index(x)))]
-    return {"setups": _setups(s), "metrics": metrics, "counts": s.counts, "tests": s.tests, "fdr": f"{s.fdr:.0%}",
+    return {"setups": _setups(s), "metrics": metrics, "resolved": _resolved(s, comps), "counts": s.counts, "tests": s.tests, "fdr": f"{s.fdr:.0%}",
             "leaders": leaders,
             "n_setups": len(s.order), "n_metrics": len(s.keys), "pairs": len({(c["a"], c["b"]) for c in comps}),
             "baseline": n.get(s.baseline) if s.baseline else None, "methods": _methods(s),
             "repeated": [n[x] for x in s.repeated], "one_run": [n[x] for x in s.order if x not in s.repeated]}
+
+
+def _resolved(s, comps: list[dict]) -> list[dict[str, Any]]:
+    """Every resolved comparison as the overview says it: the better setup first, its lead over the
+    other (the difference turned round where a is the worse) with its interval, the largest first."""
+    out = []
+    for c in comps:
+        if c["verdict"] not in (BETTER, WORSE):
+            continue
+        flip = c["better"] == c["b"]
+        d, lo, hi = (-c["difference"], -c["high"], -c["low"]) if flip else (c["difference"], c["low"], c["high"])
+        first, second = (c["b"], c["a"]) if flip else (c["a"], c["b"])
+        where = f"{first} − {second}, {c['label']}: {c['path_a']} and {c['path_b']}"
+        out.append({"better": s.labels[first], "other": s.labels[second], "what": c["label"], "size": abs(d),
+                    "difference": Fig(signed(d), how=f"{s.labels[first]} − {s.labels[second]}; {c['method']}",
+                                      detail=where, dense=True),
+                    "interval": Fig(f"{signed(lo)} to {signed(hi)}", how="95% interval", detail=where, dense=True)
+                    if lo == lo and hi == hi else "no interval"})
+    return sorted(out, key=lambda r: -r["size"])
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
@@ -170,7 +189,7 @@ def sides(a) -> dict[str, str] | None:
     names = [s.labels[x] for x in s.order]
     if s.baseline:
         others = [s.labels[x] for x in s.order if x != s.baseline]
-        opening = (f"{len(others)} setups ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
+        opening = (f"{len(others)} setup{'s' if len(others) != 1 else ''} ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
                    else f"{len(others)} setups against {s.labels[s.baseline]}")
         return {"opening": opening, "against": s.labels[s.baseline], "legend": LEGEND}
     opening = f"An accuracy study of {len(names)} setups" + (f" ({'; '.join(names)})" if len(names) <= 4 else "")

@@ -132,8 +132,10 @@ def headlines(a) -> list[tuple[str, str, str]]:
     for r in views.rows(result.totals):
         points[r["engine"]].append(int(r["points"]))
     names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
-    said = "; ".join(f"{names[role]} {fmt.count_range(min(p), max(p))}" for role, p in sorted(points.items(), reverse=True))
-    return [("Tool calling:", f"{said} of {result.scale['max_total']} points", "neutral")]
+    # A range is the lowest and highest of a side's runs (of every checkpoint): it says over how many.
+    said = "; ".join(f"{names[role]} {fmt.count_range(min(p), max(p))}"
+                     + (f" over {len(p)} runs" if min(p) != max(p) else "") for role, p in sorted(points.items(), reverse=True))
+    return [("Tool calling:", f"{said} (of {result.scale['max_total']} points)", "neutral")]
 
 
 PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,

@@ -77,7 +77,7 @@ def dashboard(a) -> dict[str, Any]:
         return {}
     c = s.counts.get("latency")
     if not c:
-        return {"serving": {"text": f"one setup, {len(s.points)} load points", "sort": ""}}
+        return {"serving": {"text": f"one setup, {len(s.points)} load point{'s' if len(s.points) != 1 else ''}", "sort": ""}}
     share = s.share("latency", "faster")
     return {"serving": {"text": counts_text(c), "sort": f"{share:.6f}" if share == share else ""}}
 
@@ -88,7 +88,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     c = s.counts.get("latency")
     if not c:
-        return [("Serving:", f"one setup, {len(s.points)} load points, no comparison", "level")]
+        return [("Serving:", f"one setup, {len(s.points)} load point{'s' if len(s.points) != 1 else ''}, no comparison", "level")]
     key = "faster" if c["faster"] and not c["slower"] else "slower" if c["slower"] and not c["faster"] else "level"
     return [("Latency:", counts_text(c), key)]
 
@@ -174,7 +174,8 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
                   for w in (s.get("saturation") or {}).get("sweeps", [])]
     if "latency" not in s:
         one = s["one_setup"]
-        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load points, no comparison")] + saturation
+        points = f"{one['load_points']} load point{'s' if one['load_points'] != 1 else ''}"
+        return [("Serving", f"one setup ({one['side']}), {points}, no comparison")] + saturation
     band = s["noise_band"]
 
     def line(c: dict[str, Any]) -> str:

@@ -34,7 +34,7 @@ def sides(a) -> dict[str, str] | None:
     names = _names(s)
     if s.baseline:
         others = [s.labels[x] for x in s.order if x != s.baseline]
-        opening = (f"{len(others)} setups ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
+        opening = (f"{len(others)} setup{'s' if len(others) != 1 else ''} ({'; '.join(others)}) against {s.labels[s.baseline]}" if len(others) <= 3
                    else f"{len(others)} setups against {s.labels[s.baseline]}")
         return {"opening": opening, "against": a.report.baseline.long_name or s.labels[s.baseline], "legend": LEGEND}
     opening = f"a study of {len(names)} setups ({'; '.join(names)})" if len(names) <= 4 else f"a study of {len(names)} setups"
