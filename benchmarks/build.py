@@ -111,7 +111,7 @@ def edit_latency(config: Path, edits: int = 5) -> float:
 
 
 def _edit_latency(config: Path, edits: int) -> float:
-    from site_gen.build.builder import Builder
+    from site_gen.building.builder import Builder
     from site_gen.core.config import load_config
 
     builder = Builder(load_config(config), watched=True)  # as `sitegen serve` makes it

@@ -53,7 +53,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_gen.analysis import changes
+from site_gen.analysis import changes  # noqa: E402 (the checkout, put on the path above)
 
 REAL2 = ROOT.parent / "shared" / "real2"
 VLLM = REAL2 / "vllm-bench/llm-k8s/results_serving_meta-llama-Llama-3.3-70B-Instruct"

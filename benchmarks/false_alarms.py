@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import serving_receipts as sr  # noqa: E402
 from site_gen import api  # noqa: E402
-from site_gen.build.starter import receipt as starter  # noqa: E402
+from site_gen.building.starter import receipt as starter  # noqa: E402
 from site_gen.cli import main as sitegen  # noqa: E402
 
 REAL2 = ROOT.parent / "shared" / "real2"

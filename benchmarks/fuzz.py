@@ -45,7 +45,7 @@ def main() -> int:
     p.add_argument("--cases", type=int, default=20000, help="cases (with --importers: for each importer)")
     p.add_argument("--seed", type=int, help="the seed (default: a new one, printed)")
     p.add_argument("--start", type=int, default=0, help="first case index")
-    p.add_argument("--bound", type=float, default=10.0, help="seconds after which a case is a hang")
+    p.add_argument("--bound", type=float, default=10.0, help="CPU seconds after which a case is a hang")
     p.add_argument("--case", type=int, help="run this one case and show its whole output")
     p.add_argument("--write", metavar="DIR", help="with --case: leave the case's project in DIR")
     p.add_argument("--examples", type=int, default=3, help="reproducers shown per failure group")

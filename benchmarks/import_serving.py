@@ -73,7 +73,7 @@ def main_(real2: Path) -> int:
             b, c = sorted(glob.glob(str(vllm / base / "*_qps_*.json"))), sorted(glob.glob(str(vllm / cand / "*_qps_*.json")))
             args = ["import", "vllm-bench", "--baseline", *b, "--candidate", *c, "--allow", "hardware", "-o",
                     str(out / "data" / "r"), "--force", "-q", "-f", str(config)]
-            t = best(lambda: main(args))
+            t = best(lambda args=args: main(args))
             size = (out / "data/r/SUMMARY.json").stat().st_size
             src = sum(Path(p).stat().st_size for p in b + c)
             ratio = size / src

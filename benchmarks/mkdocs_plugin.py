@@ -7,7 +7,7 @@ showing the new value.
     python benchmarks/mkdocs_plugin.py --runs 9 --no-serve
 
 Each build runs in a fresh process (imports and all), as a user's `mkdocs build` does; peak memory is
-that process's largest resident set. Each site has a persistent cache of its own (site_gen/build/cache.py),
+that process's largest resident set. Each site has a persistent cache of its own (site_gen/building/cache.py),
 empty at first: the first build of a site is shown apart (it renders every report page), the
 medians are of the builds after it, as a user's every build after their first.
 """

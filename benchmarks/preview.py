@@ -171,7 +171,7 @@ def bench_sitegen(browser, tmp: Path, edits: int, reports: int = 0,
         prose = lede.read_text(encoding="utf-8")
         for i in range(edits + 2 if "prose" in kinds else 0):
             token = f"Prose edit number {i} landed."
-            ms = timed_edit(page, lambda: lede.write_text(prose.rstrip() + " " + token + "\n", encoding="utf-8"), "main", token)
+            ms = timed_edit(page, lambda token=token: lede.write_text(prose.rstrip() + " " + token + "\n", encoding="utf-8"), "main", token)
             if i >= 2:  # the first two warm the caches up
                 results["prose"].append(ms)
             settle()
@@ -191,7 +191,7 @@ def bench_sitegen(browser, tmp: Path, edits: int, reports: int = 0,
         settle()
         for i in range(edits + 2 if "receipt" in kinds else 0):
             target = original if i % 2 == 0 else slower
-            ms = timed_edit(page, lambda: receipt.write_bytes(target), row, texts[target])
+            ms = timed_edit(page, lambda target=target: receipt.write_bytes(target), row, texts[target])
             if i >= 2:
                 results["receipt"].append(ms)
             settle()
@@ -201,7 +201,7 @@ def bench_sitegen(browser, tmp: Path, edits: int, reports: int = 0,
         for i in range(edits + 2 if "template" in kinds else 0):
             token = f"Template edit number {i} landed."
             edited = source.replace("{% block content %}", "{% block content %}<p class=\"bench\">" + token + "</p>", 1)
-            ms = timed_edit(page, lambda: template.write_text(edited, encoding="utf-8"), "main", token)
+            ms = timed_edit(page, lambda edited=edited: template.write_text(edited, encoding="utf-8"), "main", token)
             if i >= 2:
                 results["template"].append(ms)
             settle()
@@ -234,7 +234,7 @@ def bench_mkdocs(browser, tmp: Path, edits: int) -> list[float] | None:
         settle(1.0)
         for i in range(edits + 2):
             token = f"Prose edit number {i} landed."
-            ms = timed_edit(page, lambda: index.write_text(prose + "\n" + token + "\n", encoding="utf-8"), "body", token)
+            ms = timed_edit(page, lambda token=token: index.write_text(prose + "\n" + token + "\n", encoding="utf-8"), "body", token)
             if i >= 2:
                 out.append(ms)
             settle(0.6)

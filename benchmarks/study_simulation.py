@@ -152,7 +152,7 @@ def judge(verdicts: list[tuple[str, str, str, str]], shifted: str | None) -> tup
     """(any wrong verdict, the shifted setup found) from (a, b, kind, verdict): a verdict is right only
     when it says the shifted setup is the slower one."""
     wrong, found = False, False
-    for a, b, kind, v in verdicts:
+    for a, b, _kind, v in verdicts:
         if v not in ("faster", "slower"):
             continue
         # `v` is a's verdict against b: a latency "slower" or a throughput "slower" both say a is worse.
@@ -174,9 +174,9 @@ def _point(setup: str, index: int, lp: dict) -> Point:
     rate = lp["load"]["request_rate"]
     p = Point(role=setup, id=lp["id"], index=index, workload=lp["workload"], rate=math.inf if rate == "inf" else float(rate),
               concurrency=None, repeats=lp["repeats"])
-    from site_gen.sections.serving.analysis.points import _columns
+    from site_gen.sections.serving.analysis.points import point_columns
 
-    p.rows = [_columns(rep["requests"]) for rep in lp["repeats"]]
+    p.rows = [point_columns(rep["requests"]) for rep in lp["repeats"]]
     return p
 
 

@@ -11,7 +11,9 @@ no pandas, Jinja or the pipeline; each function imports the layers it drives whe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from site_gen import __version__
 from site_gen.core.config import PLUGIN_OPTIONS, Config, Option, check_keys, check_url, load_config, receipt_bytes
@@ -19,14 +21,18 @@ from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.render.where import rel, report_base, theme_dir
 
+from site_gen.building.results import BuildResult
+from site_gen.importers.options import ImportOptions, ImportResult
+
 if TYPE_CHECKING:
-    from site_gen.build.builder import Builder, BuildResult
-    from site_gen.build.hosted import HostedSite
+    from site_gen.building.builder import Builder
+    from site_gen.building.hosted import HostedSite
 
 __all__ = [
-    "PLUGIN_OPTIONS", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
+    "PLUGIN_OPTIONS", "BuildResult", "Config", "Diagnostic", "Option", "SitegenError", "__version__", "build", "build_files",
     "cache_notes", "check_keys", "check_url", "configure_cache", "deploy_inputs", "hosted_site", "import_formats",
-    "import_receipt", "live_builder", "load_config", "new_project", "rel", "receipt_bytes", "refuse_cache_inside",
+    "ImportOptions", "ImportResult", "import_options", "import_receipt", "live_builder", "load_config", "new_project", "rel",
+    "receipt_bytes", "refuse_cache_inside",
     "refuse_warnings", "remove_aside", "report_base", "report_folders", "site_prefix", "summary", "theme_dir", "watched_folders",
     "defer_removal", "collect_between_pages", "embed_css", "searchable", "toc_tokens", "static_text", "EMBED_CSS", "MATERIAL_CSS", "OTHER_THEMES_CSS",
     "theme_assets", "asset_name", "compare", "Compared", "FAIL_ON", "COMPARE_FORMATS", "history_changes",
@@ -43,7 +49,7 @@ OTHER_THEMES_CSS = "sitegen-other-themes.css"  # added to the embedded styleshee
 def configure_cache(directory: str | Path | None = None, *, enabled: bool = True, config: Config | None = None) -> None:
     """Where this process keeps its build cache (`--cache-dir`), or none (`--no-cache`); a folder
     inside what `config` reads or publishes is refused."""
-    from site_gen.build import cache
+    from site_gen.building import cache
 
     if directory and config is not None:
         cache.check_directory(Path(directory).expanduser(), config, str(directory))
@@ -52,7 +58,7 @@ def configure_cache(directory: str | Path | None = None, *, enabled: bool = True
 
 def refuse_cache_inside(paths) -> None:
     """Turns the cache off (one warning) when its folder lies inside one of `paths`."""
-    from site_gen.build import cache
+    from site_gen.building import cache
 
     cache.refuse_inside(paths)
 
@@ -61,16 +67,16 @@ def check_site_dir(config: Config) -> None:
     """Refuses (SitegenError) a site_dir that is, holds or lies inside what the site is made from (the
     config's folder, data_dir, docs_dir, custom_dir): a build would write into a source, and the next
     one clear it. Checked before anything is written."""
-    from site_gen.build.write import check_site_dir as check, site_inputs
+    from site_gen.building.write import check_site_dir as check, site_inputs
     from site_gen.core.files import check_custom_dir
 
     check(config.site_dir, site_inputs(config))
     check_custom_dir(config.custom_dir)  # read only as regular files inside it, each of bounded size
 
 
-def cache_notes() -> list[str]:
+def cache_notes() -> list[Diagnostic]:
     """The build cache's own warnings of this run (not yours, not usable), each once."""
-    from site_gen.build import cache
+    from site_gen.building import cache
 
     return list(cache.notes)
 
@@ -78,12 +84,12 @@ def cache_notes() -> list[str]:
 # -- building -----------------------------------------------------------------------------------
 
 def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = False,
-          accept: Callable[[list], None] | None = None) -> Any:
+          accept: Callable[[list[Diagnostic]], None] | None = None) -> BuildResult:
     """Builds the site into `config.site_dir` atomically. With `reuse` (a process of its own), the
     persistent store is used: a site found already built is checked and left as it is (the result
-    says so), and only what changed is made again. `accept(warnings)`, called before anything is put
+    says so: `reused`), and only what changed is made again. `accept(warnings)`, called before anything is put
     in place (on a site found built too), may refuse the build: `refuse_warnings` is `--strict`."""
-    from site_gen.build import site_cache
+    from site_gen.building import site_cache
 
     key = site_cache.inputs_key(config) if reuse else None
     found = site_cache.unchanged(config, key)
@@ -92,8 +98,8 @@ def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = F
             accept(found.warnings)
         return found
     # Here, not above: a site found already built needs none of the pipeline's imports.
-    from site_gen.build.builder import build as build_site
-    from site_gen.build.store import Store
+    from site_gen.building.builder import build as build_site
+    from site_gen.building.store import Store
 
     result = build_site(config, progress=progress, clean=clean, persist=Store(config, enabled=reuse), accept=accept)
     site_cache.record(config, key, result)
@@ -103,7 +109,7 @@ def build(config: Config, *, progress=None, clean: bool = False, reuse: bool = F
 def build_files(config: Config, *, progress=None) -> BuildResult:
     """Every file of the site, in memory; nothing written (`sitegen check`, a deploy's build). Its
     `warnings` are every warning the build found."""
-    from site_gen.build.builder import build_files as files
+    from site_gen.building.builder import build_files as files
 
     return files(config, progress=progress)
 
@@ -111,12 +117,12 @@ def build_files(config: Config, *, progress=None) -> BuildResult:
 def live_builder(config: Config, *, progress=None) -> Builder:
     """A builder that keeps what it made between builds, told of changed files (`changed(paths)`):
     the live preview's."""
-    from site_gen.build.builder import Builder
+    from site_gen.building.builder import Builder
 
     return Builder(config, progress=progress, watched=True)
 
 
-def refuse_warnings(warnings: list) -> None:
+def refuse_warnings(warnings: list[Diagnostic]) -> None:
     """`--strict`, decided by a front end once a build is done: the first warning raised as the
     error it then is (naming how many more there are)."""
     from site_gen.core.diagnostics import refuse
@@ -134,14 +140,14 @@ def watched_folders() -> list[Path]:
 
 def site_prefix() -> str:
     """The prefix of the temporary folders a build makes beside the site (for a .gitignore)."""
-    from site_gen.build.write import PREFIX
+    from site_gen.building.write import PREFIX
 
     return PREFIX
 
 
 def defer_removal() -> None:
     """The previous site, swapped out by a build, is removed by `remove_aside` (after the command)."""
-    from site_gen.build import write
+    from site_gen.building import write
 
     write.defer_removal()
 
@@ -154,8 +160,8 @@ def collect_between_pages() -> None:
     collector.take_over()
 
 
-def remove_aside(*, detach: bool) -> list[str]:
-    from site_gen.build import write
+def remove_aside(*, detach: bool) -> list[Diagnostic]:
+    from site_gen.building import write
 
     return write.remove_aside(detach=detach)
 
@@ -187,7 +193,7 @@ def deploy_inputs(config: Config) -> list[Path]:
 
 def summary(config: Config, report: str | None = None, fmt: str = "text") -> str:
     """The reports' verdicts (every report newest first, or one), as text, markdown or JSON."""
-    from site_gen.build.assembly import assemble
+    from site_gen.building.assembly import assemble
     from site_gen.render import summary as summaries
 
     site = assemble(config, only=report)
@@ -243,7 +249,7 @@ def history_changes(config: Config, *, since: str | None = None, fail_on: str = 
 
     from site_gen.analysis import changes as cp, series as ser
     from site_gen.analysis.history import report_rows
-    from site_gen.build.assembly import assemble
+    from site_gen.building.assembly import assemble
     from site_gen.render import series as view
 
     if fail_on not in HISTORY_FAIL_ON:
@@ -288,28 +294,27 @@ def import_formats() -> dict[str, str]:
     return dict(FORMATS)
 
 
-def import_receipt(args) -> Path:
+def import_options(format: str, given: Mapping[str, object]) -> ImportOptions:
+    """The options of `sitegen import FORMAT` (importers/options.py: a dataclass per kind of format)
+    from a front end's values by name; a name the format has no option for is not one of them."""
+    from site_gen.importers.options import FORMAT_OPTIONS
+
+    return FORMAT_OPTIONS[format].of(format, given)
+
+
+def import_receipt(options: ImportOptions) -> ImportResult:
     """`sitegen import`: the source read (only inside itself), the receipt checked as `sitegen check
-    --strict` would and written into `args.output`, a report folder directly in the config's data folder."""
-    from site_gen.importers import reading
+    --strict` would and written into `options.output`, a report folder directly in the config's data folder.
+    Its `warnings`: what it read and would not credit, or left unread, and what to do."""
     from site_gen.importers.run import run_import
 
-    reading.NOTES.clear()
-    return run_import(args)
-
-
-def import_notes() -> list[str]:
-    """What the last `import_receipt` noticed without refusing it (a licence above the sources it did
-    not read, one it could not credit): for the front end to show as warnings."""
-    from site_gen.importers import reading
-
-    return list(reading.NOTES)
+    return run_import(options)
 
 
 def new_project(folder: Path, *, force: bool = False) -> list[str]:
     """A new site's files (mkdocs.yml, an example receipt, a page, a .gitignore) written into
     `folder`, all or none (over existing files only with `force`); returns their names."""
-    from site_gen.build.starter import write_project
+    from site_gen.building.starter import write_project
 
     return write_project(folder, force=force)
 
@@ -317,7 +322,7 @@ def new_project(folder: Path, *, force: bool = False) -> list[str]:
 # -- inside a host (MkDocs) ---------------------------------------------------------------------------
 
 def hosted_site() -> HostedSite:
-    from site_gen.build.hosted import HostedSite
+    from site_gen.building.hosted import HostedSite
 
     return HostedSite()
 

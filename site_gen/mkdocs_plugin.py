@@ -10,7 +10,7 @@ public API (site_gen/api.py), which is all of sitegen this module uses.
   `sitegen serve`. Under `mkdocs serve` (on_startup keeps the instance) a report whose receipt
   and lede did not change keeps its part; and a build whose receipts folder, options, theme and
   sitegen are those of an earlier build takes every part from the persistent store, without
-  importing pandas: the plugin's fixed cost on a small site (site_gen/build/hosted.py makes them).
+  importing pandas: the plugin's fixed cost on a small site (site_gen/building/hosted.py makes them).
 - on_files: adds every report page as a generated page at the path `sitegen build` gives it
   (`reports/ID/speed.html`), the History page (two reports or more), the receipts and CSVs, the
   stylesheet and the scripts, and a home page with the table of reports when the docs have no
@@ -37,7 +37,7 @@ import posixpath
 import re
 from html import escape, unescape
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from mkdocs.config import base
@@ -71,7 +71,8 @@ SitegenPluginConfig = type("SitegenPluginConfig", (base.Config,),
                            {name: _Option(name, option) for name, option in api.PLUGIN_OPTIONS.items()})
 
 
-class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
+# (A class made at import from api.PLUGIN_OPTIONS: its options are not declared for the type checker.)
+class SitegenPlugin(BasePlugin[SitegenPluginConfig]):  # type: ignore[valid-type]
     """The sitegen report pages and blocks inside an MkDocs (or ProperDocs) site."""
 
     def __init__(self) -> None:
@@ -155,7 +156,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         charts = [k for k in ("plotly", "plotly_charts", "js") if k in themed]
         names = {"charts": [posixpath.basename(themed[k][0]) for k in charts],
                  "dashboard": posixpath.basename(themed["dashboard"][0])}
-        page = (f"window.sitegenAssets = {json.dumps(names, sort_keys=True)};\n").encode("utf-8") + themed["page"][1]
+        page = (f"window.sitegenAssets = {json.dumps(names, sort_keys=True)};\n").encode() + themed["page"][1]
         self.assets["page"] = (api.asset_name("page.js", page), page)
         config.extra_css.append(self.assets["css"][0])
         config.extra_javascript.append(self.assets["page"][0])
@@ -280,7 +281,7 @@ class SitegenPlugin(BasePlugin[SitegenPluginConfig]):
         src = page.file.src_uri
         p = self.page_of.get(src)
         if p is not None:
-            page.toc = get_toc(api.toc_tokens(p["content"], page.meta["title"]))
+            page.toc = get_toc(cast(Any, api.toc_tokens(p["content"], page.meta["title"])))  # markdown's toc tokens
             # The list of the report's pages (a theme other than Material's) goes in once the search
             # has read the page (on_post_page): it is the page's way around, not its text.
             nav = f"{_PAGES_NAV}\n" if p.get("pages_nav") else ""

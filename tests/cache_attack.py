@@ -8,7 +8,7 @@ import os
 import pickle
 from pathlib import Path
 
-from site_gen.build import cache
+from site_gen.building import cache
 class _Touch:
     """Unpickled, creates the marker file (what a planted pickle would do, as root)."""
 

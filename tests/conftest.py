@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import site_gen.build.builder as build_module
+import site_gen.building.builder as build_module
 from site_gen import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-# The tests' own build cache (site_gen/build/cache.py), never the user's; builds they run inherit it, and
+# The tests' own build cache (site_gen/building/cache.py), never the user's; builds they run inherit it, and
 # so do xdist's workers (templates compiled once for the whole run). Whoever made it removes it.
 _MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
 if _MADE_CACHE:
@@ -67,7 +67,7 @@ def run_sitegen(*args: str, cwd: Path | None = None, env: dict | None = None) ->
                           env={**os.environ, **(env or {})}, timeout=120)
 
 
-# The tests that are about the forked build (site_gen.build.builder's workers) take it from this many
+# The tests that are about the forked build (site_gen.building.builder's workers) take it from this many
 # reports, whatever the default (PARALLEL_MIN_REPORTS, 8 too since it weighs reports by size).
 FORKED_REPORTS = 8
 
@@ -243,8 +243,8 @@ def page(browser):
 # The longest files first (by their measured seconds): with `--dist loadfile --no-loadscope-reorder`
 # (tests/run.sh) each worker takes whole files in this order as it frees up, so the run ends with
 # short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py", "test_serve_load.py",
-                 "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
+LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py",
+                 "test_serve_load.py", "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
                  "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_spare.py",
                  "test_one_truth.py",
                  "test_large_receipt.py", "test_security.py", "test_history.py", "test_dependencies.py",
@@ -252,107 +252,9 @@ LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_sc
                  "test_browser.py", "test_meaning.py", "test_cli.py", "test_determinism.py")
 
 
-# The quick loop (`bash tests/run.sh --quick`, `-m "not slow"`) leaves out what is marked slow here:
-# the long property and fuzz runs, the browser passes, the scale and many-build files, and every
-# test that took 1.5 s or more on a 2-core machine (`pytest --durations=0`). CI runs everything.
-SLOW_FILES = frozenset({
-    "test_a11y_layout.py", "test_schema_receipts.py", "test_fuzz.py", "test_properties.py", "test_scale.py",
-    "test_serve_load.py", "test_large_receipt.py", "test_mkdocs_material.py", "test_anywhere.py", "test_browser.py",
-    "test_serving_properties.py", "test_plotly_charts.py", "test_deploy.py", "test_cache_trust.py",
-    "test_site_cache.py", "test_one_truth_sections.py", "test_every_figure_sourced.py", "test_one_truth_serving.py",
-    "test_mkdocs_themes.py", "test_open_pages_first.py", "test_spare.py", "test_series_pages.py", "test_gfm_outputs.py", "test_every_page_in_themes.py",
-    "test_study_stats.py", "test_study_import.py", "test_study_pages.py", "test_study_simulation.py",
-    "test_accuracy_study.py",
-})
-SLOW_TESTS = frozenset({
-    "test_the_overview_and_the_latency_page_open_with_every_ratio_at_every_load",  # the guide's bootstrap, four loads
-    "test_the_build_progress_never_counts_back",
-    "test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds",
-    "test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash",
-    "test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric",
-    "test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again",
-    "test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself",
-    "test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys",
-    "test_unpaired_load_points_resample_each_side_on_its_own", "test_the_summary_json_holds_numpys_figures_as_numbers", "test_every_page_of_the_payload_site_runs_nothing",
-    "test_two_builds_are_byte_identical", "test_eleven_hundred_idle_connections_do_not_stop_the_server",
-    "test_bad_input", "test_bad_input_cli", "test_plugin_site_runs_no_receipt_script_and_shows_it_as_text",
-    "test_every_output_tells_the_same_figures", "test_incremental_equals_fresh_after_each_kind_of_edit",
-    "test_serve_command_prints_one_line_per_rebuild_and_stops_cleanly_on_ctrl_c", "test_quiet_prints_nothing",
-    "test_rebuild_in_the_same_folder_is_identical", "test_an_edit_analyses_again_only_the_sections_whose_inputs_changed",
-    "test_the_key_is_a_content_hash_the_same_in_another_builder", "test_the_judge_sees_a_payload_that_runs",
-    "test_build_prints_one_summary_line", "test_failed_build_leaves_previous_site",
-    "test_a_valid_build_imports_neither_jsonschema_nor_plotly", "test_failed_cli_build_keeps_site",
-    "test_strict_writes_nothing_and_leaves_the_previous_site", "test_builder_follows_created_renamed_and_deleted_reports",
-    "test_preview_edits_do_not_pin_their_garbage", "test_html5_parses_without_errors",
-    "test_parallel_cold_build_equals_sequential", "test_a_warning_names_its_file_as_the_error_of_the_same_problem_does",
-    "test_resampled_percentiles_are_numpys_nanpercentile_of_the_same_draws",
-    "test_bad_block_names_page_and_line_both_ways", "test_preview_follows_new_renamed_and_deleted_reports_and_config",
-    "test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on", "test_example_site_pages",
-    "test_build_reports_progress_to_its_callback", "test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure",
-    "test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit",
-
-    # test_series.py: the benchmark's goals at a reduced size and the outlier sweep (480 series a size);
-    # the file's other tests stay in the quick loop.
-    "test_benchmark_goals_at_a_reduced_size", "test_a_single_outlier_never_becomes_a_change_point",
-
-    # Over 1.5 s each on a slower host (`pytest --durations`, the quick loop's own run):
-    "test_the_recipe_runs_push_then_pull_requests",
-    "test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running",
-    "test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry",
-    "test_no_duplicate_ids",
-    "test_the_guides_commands_rewrite_the_committed_receipts",
-    "test_script_is_injected_only_by_the_preview",
-    "test_a_template_edited_between_two_builds_of_one_process_is_compiled_again",
-    "test_builder_template_edit_rerenders_only_pages_using_it",
-    "test_output_does_not_depend_on_where_it_was_built",
-    "test_every_table_has_a_caption_unique_row_headers_and_no_empty_header",
-    "test_the_json_is_valid_against_its_published_versioned_schema",
-    "test_http_traversal_gets_404_and_nothing_outside_the_site",
-    "test_sitemap_lists_every_page_sorted",
-    "test_only_the_folder_and_the_registry_line_were_added",
-    "test_author_page_figures_are_the_same_both_ways",
-    "test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers",
-    "test_each_declared_field_of_the_nav_docs_and_home_contexts_is_given",
-    "test_example_dashboard_shows_both_versions",
-    "test_docs_page_unknown_report_cli",
-    "test_material_theme",
-    "test_a_custom_template_sees_the_declared_contract",
-    "test_docs_page_names_a_bad_report",
-    "test_reading_the_inputs_wakes_no_watcher_only_writing_them_does",
-    "test_input_errors_name_page_and_line",
-    "test_front_ends_import_only_the_public_api",
-    "test_share_card_is_a_png_drawn_from_the_data",
-    "test_stop_leaves_no_thread_behind",
-    "test_the_runs_gpqa_interval_is_recomputed_and_a_wrong_one_refused",
-    "test_docs_file_of_the_same_name_wins",
-    "test_report_pages_are_the_same_both_ways",
-    "test_site_dir_and_config_flags",
-    "test_band_option_changes_verdicts",
-    "test_the_a_a_intervals_are_the_unpaired_bootstrap_replayed_with_numpy",
-    "test_invalidate_names_just_the_outputs_made_from_a_changed_file",
-    "test_preview_error_message_is_the_one_build_prints",
-    "test_every_link_and_anchor_of_the_mkdocs_build_resolves",
-    "test_a_card_names_its_column_as_the_table_s_header_does",  # every page of the example parsed (3 s)
-    # Issue 50 (safe by default, round three):
-    "test_fuzz_serving_importers", "test_a_refused_page_is_one_error_naming_its_line",
-    "test_an_accepted_page_of_the_worst_shape_does_bounded_work",
-    "test_the_issues_pages_are_refused_with_the_place_and_what_to_do",
-    "test_a_large_load_point_is_bootstrapped_in_bounded_memory", "test_memory_does_not_grow_with_the_requests",
-    "test_an_edited_page_is_not_kept_by_a_warm_build", "test_an_edited_page_is_not_linked_into_the_next_site",
-})
-
-
-def pytest_configure(config) -> None:
-    config.addinivalue_line("markers", "slow: left out of the quick loop (tests/run.sh --quick); CI runs it")
-
-
 def pytest_collection_modifyitems(items) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
-    for item in items:
-        if (item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS
-                or {"browser", "page"} & set(getattr(item, "fixturenames", ()))):
-            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure(config) -> None:

@@ -3,8 +3,9 @@
 Used by tests/test_fuzz.py (a fixed seed, a few thousand cases) and benchmarks/fuzz.py (long runs).
 A case is a tiny project (one receipt, mkdocs.yml, two pages) in which one file got one or two
 mutations, and a command (`check` mostly, some `summary` and `build`). The oracle is the CLI's
-contract: exit 0, or exit 1 with exactly one `Error:` line, within a time bound; never exit 2
-(an internal error), a traceback or a hang.
+contract: exit 0, or exit 1 with exactly one `Error:` line, within a bound of this process's CPU
+time (not the wall clock's: other work on a loaded machine does not count); never exit 2 (an
+internal error), a traceback or a hang.
 
 Case `i` of seed `s` is made from its own `random.Random(f"{s}:{i}")`, so any case can be made
 again on its own from the two numbers.
@@ -27,17 +28,18 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from site_gen import cli
 from site_gen.analysis.figures import registry as _figures
-FIGURES = _figures()
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 from site_gen.core.config import MKDOCS_KEYS, PLUGIN_OPTIONS
 from site_gen.core.errors import json_path
 from site_gen.render.docs import all_blocks
+
+FIGURES = _figures()
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = "example-report"
@@ -720,14 +722,14 @@ def _import_files(trees: dict[str, Any], study: str, rows_raw: dict[str, str] | 
     return files
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pristine() -> dict[str, bytes]:
     """Each ledger file's bytes as `_import_files` writes its tree unmutated."""
     return _import_files({name: (json.loads(LEDGER_TEXTS[name]) if name in LEDGER_TEXTS else copy.deepcopy(tree))
                           for name, tree in LEDGER_TREES.items()}, "")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pristine_study() -> str:
     return to_json(json.loads(STUDY_TEXT))
 
@@ -866,7 +868,7 @@ def _lm_eval_run(seed: int, stamp: str, shots: int, n: int = 16) -> dict[str, An
 GUIDELLM_FIXTURES = ROOT / "tests" / "fixtures" / "guidellm"
 
 
-@lru_cache(maxsize=None)
+@cache
 def serving_sources() -> dict[str, tuple[dict[str, str], list[str]]]:
     """Per importer: its unmutated source files (path -> JSON text, a `.jsonl` file one row a line) and
     the command that imports them."""
@@ -1022,7 +1024,8 @@ def nesting(rng: random.Random) -> str:
 
 # -- running a case --------------------------------------------------------------------------------------
 class Hang(BaseException):
-    """Raised by the alarm in the middle of a case that ran over its time bound.
+    """Raised by a timer in the middle of a case that ran over its bound of CPU time (or that waited
+    on something, using no CPU, for ten times as long on the wall clock).
 
     A BaseException, so that `except Exception` in sitegen (the CLI's internal-error handler)
     does not turn it into exit 2.
@@ -1057,7 +1060,11 @@ def _project_frame(frames: list[tuple[str, int]]) -> str:
 
 
 class Fuzzer:
-    """Runs cases in-process, in a fresh project folder each, under a per-case time bound."""
+    """Runs cases in-process, in a fresh project folder each, under a per-case bound of CPU seconds
+    (ITIMER_PROF: a case that computes too long is a hang, however loaded the machine), and ten
+    times that on the wall clock for a case that waits without computing (ITIMER_REAL)."""
+
+    WAITING = 10  # the wall clock's bound, in bounds of CPU time
 
     def __init__(self, workdir: Path, bound: float = 10.0):
         self.workdir = Path(workdir)
@@ -1065,11 +1072,12 @@ class Fuzzer:
 
     def __enter__(self) -> Fuzzer:
         if threading.current_thread() is not threading.main_thread():
-            raise RuntimeError("the fuzzer's time bound needs SIGALRM, which only the main thread receives")
+            raise RuntimeError("the fuzzer's bounds need SIGPROF and SIGALRM, which only the main thread receives")
         self._cwd = os.getcwd()
         self._written: set[Path] = set()
         self._contents: dict[Path, bytes] = {}
         self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
+        self._prof = signal.signal(signal.SIGPROF, self._on_alarm)
         # The command-line parser (~10 ms) is a pure function of sitegen's code: made once, not per case.
         self._saved = cli.parser
         the_parser = cli.parser()
@@ -1079,7 +1087,9 @@ class Fuzzer:
     def __exit__(self, *exc) -> None:
         cli.parser = self._saved
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGALRM, self._alarm)
+        signal.signal(signal.SIGPROF, self._prof)
         os.chdir(self._cwd)
 
     @staticmethod
@@ -1119,9 +1129,10 @@ class Fuzzer:
         bound = bound or self.bound
         err, out = io.StringIO(), io.StringIO()
         code, where = None, ""
-        # A last resort if the alarm cannot interrupt (a loop in C that never returns to Python).
-        faulthandler.dump_traceback_later(bound * 6 + 30, exit=True, file=sys.__stderr__)
-        signal.setitimer(signal.ITIMER_REAL, bound)
+        # A last resort if the timers cannot interrupt (a loop in C that never returns to Python).
+        faulthandler.dump_traceback_later(bound * self.WAITING * 6 + 30, exit=True, file=sys.__stderr__)
+        signal.setitimer(signal.ITIMER_PROF, bound)
+        signal.setitimer(signal.ITIMER_REAL, bound * self.WAITING)
         try:
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
                 code = cli.main(argv)
@@ -1131,6 +1142,7 @@ class Fuzzer:
             where = f"{type(exc).__name__} out of main at " + _project_frame(
                 [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)])
         finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
             faulthandler.cancel_dump_traceback_later()
         return code, err.getvalue() + out.getvalue(), where

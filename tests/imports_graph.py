@@ -46,7 +46,7 @@ def layer(module: str) -> str:
         return "analysis"
     if top == "render":
         return "views"
-    if top == "build":
+    if top == "building":  # the build layer's folder
         return "build"
     if top == "api":
         return "api"

@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import math
 import random
-from functools import lru_cache
-from typing import Any, Callable, Sequence
+from functools import cache
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -33,7 +34,7 @@ EDGE_RATIOS = (0.5, 0.79, 0.8, 0.9149, 0.915, 0.919, 0.92, 0.9201, 0.95, 1.0, 1.
 MAX_ITEMS = 3  # records per list: shapes matter here, not sizes (tests/test_large_receipt.py has sizes)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _leaf(text: str) -> st.SearchStrategy:
     return from_schema(json.loads(text))
 
@@ -79,7 +80,7 @@ class Ref(int):
 NOT_DRAWN = ("provenance", "serving")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parts(version: float = 1) -> dict[str, st.SearchStrategy]:
     s = schema(version)
     overrides = {path: st.integers(0, 2).map(Ref) for path in _checkpoint_paths(s)}
@@ -113,7 +114,7 @@ def receipts(draw, sections: tuple[str, ...] | None = None, version: float = 1) 
 POOL = 40  # values per distinct leaf schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pool(text: str) -> tuple:
     """Values of the leaf schema `text`, drawn once by hypothesis (fixed seed), without repeats."""
     values: dict[str, Any] = {}
@@ -158,7 +159,7 @@ def walk_random(node: dict, path: str, overrides: dict[str, Pick], rng: random.R
     return rng.choice(pool(node))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _random_parts(version: float = 1) -> tuple[dict[str, Pick], list[str]]:
     s = schema(version)
     overrides: dict[str, Pick] = {path: (lambda rng: Ref(rng.randint(0, 2))) for path in _checkpoint_paths(s)}
@@ -229,8 +230,8 @@ def _clean_text(node: Any) -> Any:
         return {k: _clean_text(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_clean_text(v) for v in node]
-    if isinstance(node, str) and load._BAD_CHAR.search(node):
-        text = load._BAD_CHAR.sub("", node)
+    if isinstance(node, str) and load.BAD_CHAR.search(node):
+        text = load.BAD_CHAR.sub("", node)
         return text if text.strip() else "x"
     if isinstance(node, int) and not isinstance(node, bool):
         return max(-2 ** 53, min(node, 2 ** 53))  # beyond, JSON integers are not exact: refused

@@ -32,12 +32,17 @@ fi
 # ~100 interpreters and pytest rewrites every test module in each worker; with
 # PYTHONDONTWRITEBYTECODE set, each compiles sitegen and the tests again (~0.3 s of CPU apiece).
 unset PYTHONDONTWRITEBYTECODE
-# --quick: the development loop (under 90 s on 2 cores): every test but those conftest.py marks
-# slow (long property and fuzz runs, browser passes, scale tests, the few that take seconds each).
+# --quick: the development loop (under 90 s on 2 cores): every test but those their own file marks
+# slow (@pytest.mark.slow, or pytestmark for a whole file: long property and fuzz runs, browser
+# passes, scale tests, the few that take seconds each).
 if [ "${1:-}" = "--quick" ]; then
   shift
   set -- -m "not slow" "$@"
 fi
+# The linter and the type checker first, their configuration pyproject.toml's (ruff: under a second;
+# mypy: a few seconds once its cache in .mypy_cache holds the unchanged modules).
+.venv/bin/ruff check --quiet .
+.venv/bin/mypy
 set +e
 # Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
 # conftest.py puts the longest files first; --no-loadscope-reorder keeps that order (by default

@@ -56,7 +56,7 @@ def drawn(seed: int = 0, setups: int = 3, runs: int | list[int] = 2, n: int = 20
         scale = (scales or {}).get(i, 1.0)
         per[chr(ord("a") + i)] = [[rows(rng, n, scale * float(np.exp(rng.normal(0, shift)))) for _ in range(counts[i])]
                                   for _ in range(points)]
-    return study(per, RATES[:points], gpus={k: gpus for k in per} if gpus else None, **kw)
+    return study(per, RATES[:points], gpus=dict.fromkeys(per, gpus) if gpus else None, **kw)
 
 
 def write(folder: Path, doc: dict) -> Path:

@@ -18,6 +18,8 @@ import pytest
 
 from conftest import ROOT, sitegen_here, watched_page
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 AXE_RUNS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390), ("light", 320), ("dark", 320)]
 LAYOUT_WIDTHS = (1280, 768, 390, 320)
 FIXTURES = ROOT / "tests" / "fixtures" / "reports"

@@ -21,6 +21,8 @@ from scipy.stats import norm
 from conftest import import_here, one_error_line, sitegen_here
 from test_import_serving import REAL2
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 LMEVAL = REAL2 / "lm-eval" / "bias_classification-Meta-Llama-3-8B"
 ZERO, FIVE = "2024-06-17T15-44-37.867068", "2024-06-17T12-20-26.826621"
 Z = norm.ppf(0.975)
@@ -226,7 +228,7 @@ def test_a_drawn_study_combines_repeats_document_by_document(tmp_path):
     items = re.findall(r"<li><strong>([^<]+)</strong> ahead of ([^<]+) on ([^:]+: [a-z0-9]+): (.*?)</li>",
                        overview.split('id="accuracy-study-resolved"')[1].split("</ul>")[0])
     expect = []
-    for (metric, a, b, d, lo, hi, _), rej in zip(want, rejected):
+    for (metric, a, b, d, lo, hi, _), _rejected in zip(want, rejected):
         if verdicts[metric, a, b] != "not resolved":
             win, lose, lead, span = (a, b, d, (lo, hi)) if d > 0 else (b, a, -d, (-hi, -lo))
             expect.append((win, lose, f"t: {metric}", lead, span))
@@ -397,7 +399,7 @@ def test_accuracy_study_meaning_checks_refuse_at_the_place(tmp_path, edit, where
 def test_any_drawn_accuracy_study_builds_and_summarises(tmp_path_factory, seed, setups, runs, n, baseline, text_labels):
     """Every shape the schema and the meaning checks accept builds (pages, CSV, summary): one setup
     with one run or several, no document, one, a few; labels as numbers or text; with a baseline or not."""
-    from site_gen.build.builder import build_files
+    from site_gen.building.builder import build_files
     from site_gen.core.config import load_config
 
     root = tmp_path_factory.mktemp("drawn")

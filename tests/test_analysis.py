@@ -309,7 +309,7 @@ def test_a_record_is_the_same_after_a_trip_through_json(example_analyses):
     read back from JSON it equals the record made from the analysis, field for field."""
     import dataclasses
 
-    from site_gen.build.environment import ReportRecord, collect, dumps, loads
+    from site_gen.building.environment import ReportRecord, collect, dumps, loads
 
     for a in example_analyses:
         record = collect(a)

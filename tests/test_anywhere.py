@@ -19,6 +19,8 @@ import pytest
 from conftest import sitegen_here
 from htmlutil import send_404_page
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 PREFIX = "/some/prefix/"
 
 
@@ -91,7 +93,8 @@ def crawl(context, start: str, base: str, exists) -> set[str]:
             page.wait_for_selector("[data-figure].ready svg", timeout=10000)
             assert page.locator("[data-figure]:not(.ready)").count() == 0, url
         ids_of[url] = set(page.eval_on_selector_all("[id], a[name]", "els => els.map(e => e.id || e.getAttribute('name'))"))
-        for href, raw in page.eval_on_selector_all("a[href]", "els => els.map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])"):
+        links = "els => els.map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])"
+        for href, raw in page.eval_on_selector_all("a[href]", links):
             target, fragment = urldefrag(href)
             if raw.startswith(("http://", "https://", "mailto:")) and not href.startswith(base):
                 continue  # a link off the site: not followed offline

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import imports_graph as graph
+import pytest
 
 from conftest import ROOT
 
@@ -17,6 +18,7 @@ def _front_end(module: str) -> bool:
     return any(module == f or module.startswith(f + ".") for f in FRONT_ENDS)
 
 
+@pytest.mark.slow
 def test_front_ends_import_only_the_public_api():
     g = graph.imports(graph.modules())
     front = {m: targets for m, targets in g.items() if _front_end(m)}

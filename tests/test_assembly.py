@@ -1,4 +1,4 @@
-"""One assembly (site_gen/build/assembly.py) for every front end: build, check, summary and the MkDocs
+"""One assembly (site_gen/building/assembly.py) for every front end: build, check, summary and the MkDocs
 plugin see the same reports, in the same order, refused for the same reasons."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import site_gen
-from site_gen.build.assembly import assemble
+from site_gen.building.assembly import assemble
 from site_gen.cli import main
-from site_gen.build.starter import receipt
+from site_gen.building.starter import receipt
 from site_gen.core.config import load_config
 
 CONFIG = "site_name: Assembly\nplugins:\n  - sitegen:\n      data_dir: data\n"
@@ -41,8 +41,8 @@ def test_reports_come_newest_first(tmp_path):
     root = project(tmp_path, {"old": {"date": "2026-01-01"}, "new": {"date": "2026-02-01"}, "same-day": {"date": "2026-02-01"}})
     site = assemble(load_config(root / "mkdocs.yml"))
     assert [a.report.id for a in site.analyses] == ["same-day", "new", "old"]
-    from site_gen.build.assembly import dashboard_rows, settle
-    from site_gen.build.environment import collect
+    from site_gen.building.assembly import dashboard_rows, settle
+    from site_gen.building.environment import collect
 
     assert [row["id"] for row in dashboard_rows(settle([collect(a) for a in site.analyses]))] == ["same-day", "new", "old"]
 
@@ -59,7 +59,7 @@ def test_the_plugin_uses_no_private_name_of_sitegen():
 
 
 def test_a_rebuild_after_a_lede_edit_refuses_what_a_fresh_build_refuses(tmp_path):
-    from site_gen.build.builder import Builder, build_files
+    from site_gen.building.builder import Builder, build_files
     from site_gen.core.errors import SitegenError
 
     root = project(tmp_path, {"r": {"lede": "lede.md"}})

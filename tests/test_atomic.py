@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_sitegen
-from site_gen.build import aside, write
+from site_gen.building import aside, write
 from site_gen.core.errors import SitegenError
 from test_bad_inputs import build_in_process, example_project
 
@@ -177,6 +177,7 @@ def test_paths_out_of_the_site_are_never_written(tmp_path, name):
     assert leftovers(tmp_path / "out") == []
 
 
+@pytest.mark.slow
 def test_failed_cli_build_keeps_site(tmp_path):
     """End to end through the real command: a build breaks, the site stays as it was."""
     root = tmp_path / "project"

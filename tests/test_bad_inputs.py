@@ -141,6 +141,7 @@ def test_corpus_is_complete():
         assert files - {"expected.txt"}, f"{name}: the case changes nothing"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_bad_input(name, tmp_path, capsys):
     root = tmp_path / "project"
@@ -154,6 +155,7 @@ SUBPROCESS = ["01-empty-file", "08-nan", "20-number-as-string", "34-unknown-fiel
               "60-folder-name-leading-dot", "68-over-size-limit"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUBPROCESS)
 def test_bad_input_cli(name, tmp_path):
     assert name in CASES
@@ -284,6 +286,7 @@ DOCS_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", DOCS_CASES)
 def test_docs_page_names_a_bad_report(case, tmp_path, capsys):
     root = tmp_path / "project"
@@ -308,6 +311,7 @@ def test_docs_front_matter_names_a_bad_report(front, problem, tmp_path, capsys):
     assert_one_error(code, err, root, [f"docs/x.md: line 1: {problem}"])
 
 
+@pytest.mark.slow
 def test_docs_page_unknown_report_cli(tmp_path):
     """The fenced case end to end, as a user sees it on the terminal."""
     root = tmp_path / "project"

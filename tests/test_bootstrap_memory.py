@@ -32,6 +32,7 @@ def peak_of(run) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_a_large_load_point_is_bootstrapped_in_bounded_memory():
     """12,000 requests a side: the whole matrix was 2,000 x 12,000 int64 (192 MB) and its ranks (96 MB);
     a 200,000-request receipt needed 6 GB."""
@@ -47,6 +48,7 @@ def test_a_large_load_point_is_bootstrapped_in_bounded_memory():
     assert peak < 48 << 20 and peak < matrix / 4, f"{peak / 1048576:.1f} MB at peak (the matrix alone is {matrix >> 20} MB)"
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_requests():
     b = bs.Bootstrap()
     points = [point("candidate", n, 3) for n in (4_000, 16_000)]

@@ -1,4 +1,4 @@
-"""The persistent cache (site_gen/build/cache.py): an entry reads back only as it was written by this user
+"""The persistent cache (site_gen/building/cache.py): an entry reads back only as it was written by this user
 (its HMAC), and the validators and templates it never holds are still right when made in memory.
 What an attacker can do to a cache folder is tests/test_cache_trust.py."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from site_gen.build import cache
+from site_gen.building import cache
 
 from site_gen.receipts import fastschema
 from site_gen.receipts.load import is_date
@@ -88,6 +88,7 @@ def test_an_entry_under_another_key_or_name_reads_as_missing(cache_dir, tmp_path
     assert cache.read("k", "a" * 64) is None
 
 
+@pytest.mark.slow
 def test_a_valid_build_imports_neither_jsonschema_nor_plotly(tmp_path):
     """jsonschema explains invalid receipts only (and fastjsonschema serves only schemas sitegen's checker
     cannot read); plotly is for `charts: plotly` only; ssl (with http.client) is for nothing a build does."""
@@ -106,7 +107,7 @@ def test_a_tree_hashes_as_walking_it_name_by_name_gives(tmp_path):
     import hashlib
     import os
 
-    from site_gen.build import store
+    from site_gen.building import store
 
     def walked(root):
         h = hashlib.sha256()
@@ -158,8 +159,8 @@ def test_an_entry_whose_kind_cannot_be_told_is_hashed_and_listed_as_os_walk_take
     is no plain file it can read) and the site's listing names it; neither passes the folder over."""
     import os
 
-    from site_gen.build import scan, store
-    from site_gen.build.manifest import _files
+    from site_gen.building import scan, store
+    from site_gen.building.manifest import site_files
 
     root = tmp_path / "site"
     (root / "reports").mkdir(parents=True)
@@ -190,7 +191,7 @@ def test_an_entry_whose_kind_cannot_be_told_is_hashed_and_listed_as_os_walk_take
             self._it.close()
 
     monkeypatch.setattr(scan.os, "scandir", Listing)
-    assert list(_files(root, hidden=True)) == ["index.html", "reports/odd", "reports/page.html"]
+    assert list(site_files(root, hidden=True)) == ["index.html", "reports/odd", "reports/page.html"]
     (root / "reports" / "odd").unlink()
     (root / "reports" / "odd").mkdir()  # a real folder whose kind cannot be told: not a plain file
     with pytest.raises(store.Unsuitable):

@@ -20,6 +20,8 @@ import pytest
 from cache_attack import _entries
 from conftest import ROOT, run_sitegen
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
@@ -48,7 +50,7 @@ def _planted_cache(project: Path, tmp_path: Path, marker: Path) -> Path:
     where = attacker / "cache"
     _build(project, tmp_path / "attacker-site", attacker, "--cache-dir", str(where))
     code = ("import sys, os\nfrom pathlib import Path\nsys.path.insert(0, sys.argv[3])\n"
-            "from site_gen.build import cache\nfrom cache_attack import _entries, _evil\n"
+            "from site_gen.building import cache\nfrom cache_attack import _entries, _evil\n"
             "cache.configure(Path(sys.argv[1]))\n"
             "for kind, name, path in list(_entries(Path(sys.argv[1]))):\n"
             "    payload = cache.read(kind, name)\n"
@@ -205,7 +207,7 @@ def test_nothing_read_from_the_cache_is_code(small_project, tmp_path):
     is data); its own entries are JSON or files."""
     # Python's own imports unmarshal .pyc files: only what the cache handed out must never be loaded.
     code = ("import sys, pickle, marshal, jinja2.bccache\n"
-            "from site_gen.build import cache\n"
+            "from site_gen.building import cache\n"
             "handed = []\n"
             "read = cache.read\n"
             "def reading(kind, name):\n"

@@ -19,8 +19,8 @@ import yaml
 
 from conftest import ROOT, sitegen_here
 from site_gen import DISTRIBUTION, __version__
-from site_gen.build import starter
-from site_gen.build.starter import PLACEHOLDER
+from site_gen.building import starter
+from site_gen.building.starter import PLACEHOLDER
 from test_compare import VLLM, REAL2
 from test_deploy import git, git_env
 
@@ -148,6 +148,7 @@ def test_the_workflow_is_the_recipe(tmp_path):
         < names.index("Comment on the pull request") < names.index("Keep the report and publish the site")
 
 
+@pytest.mark.slow
 def test_the_recipe_runs_push_then_pull_requests(repo, tmp_path):
     root, remote, env = repo
     # 1. A push to main: the first report; nothing to compare with; kept in data/ and published.

@@ -44,6 +44,7 @@ def test_version():
     assert result.returncode == 0 and result.stdout.strip() == f"sitegen {site_gen.__version__}"
 
 
+@pytest.mark.slow
 def test_build_prints_one_summary_line(project):
     result = sitegen_here("build", cwd=project)
     assert result.returncode == 0, result.stderr
@@ -53,11 +54,13 @@ def test_build_prints_one_summary_line(project):
     assert (project / "site" / "index.html").is_file()
 
 
+@pytest.mark.slow
 def test_quiet_prints_nothing(project):
     result = run_sitegen("build", "-q", cwd=project)
     assert result.returncode == 0 and result.stdout == ""
 
 
+@pytest.mark.slow
 def test_site_dir_and_config_flags(project, tmp_path):
     (project / "mkdocs.yml").rename(project / "other.yml")
     out = tmp_path / "elsewhere"
@@ -91,6 +94,7 @@ def test_unknown_checkpoint(project):
     assert_one_error(sitegen_here("build", cwd=project), "$.memory.kv_pool[1].checkpoint", "unknown checkpoint 'K5'")
 
 
+@pytest.mark.slow
 def test_failed_build_leaves_previous_site(project):
     assert run_sitegen("build", "-q", cwd=project).returncode == 0
     index = project / "site" / "index.html"
@@ -118,6 +122,7 @@ def test_unknown_top_level_setting(project):
     assert_one_error(sitegen_here("build", cwd=project), "mkdocs.yml", "site_nmae", "did you mean 'site_name'")
 
 
+@pytest.mark.slow
 def test_band_option_changes_verdicts(project):
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text().replace("noise_band: 0.08", "noise_band: 0.3"))

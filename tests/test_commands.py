@@ -99,8 +99,9 @@ def test_help_has_examples():
         assert result.returncode == 0 and "examples:" in result.stdout, command
 
 
+@pytest.mark.slow
 def test_build_reports_progress_to_its_callback(project):
-    from site_gen.build.builder import build_files
+    from site_gen.building.builder import build_files
     from site_gen.core.config import load_config
 
     seen = []

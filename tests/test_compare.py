@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, import_here, sitegen_here
-from site_gen.build.starter import receipt as starter_receipt
+from site_gen.building.starter import receipt as starter_receipt
 
 SCHEMA = json.loads((ROOT / "site_gen" / "schema" / "compare-output-1.schema.json").read_text(encoding="utf-8"))
 REAL2 = Path(os.environ.get("SITEGEN_REAL2_DIR", ROOT.parent / "shared" / "real2"))
@@ -244,6 +244,7 @@ def test_the_real_a_a_pair_passes(real_aa):
             assert c["verdict"] == want, c
 
 
+@pytest.mark.slow
 def test_the_a_a_intervals_are_the_unpaired_bootstrap_replayed_with_numpy(real_aa):
     _, doc = as_json(real_aa, "ib-run-1", "ib-run-2", "--allow", "hardware")
     xo, xn = _rows(real_aa, "ib-run-1", "inf"), _rows(real_aa, "ib-run-2", "inf")

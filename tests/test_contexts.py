@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from site_gen.build.builder import build_files
+import pytest
+
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.render.contexts import BaseContext, DocsPageContext, HomeContext, NavItem
 
 
+@pytest.mark.slow
 def test_a_custom_template_sees_the_declared_contract(project):
     custom = project / "overrides"
     custom.mkdir()
@@ -26,6 +29,7 @@ def test_a_custom_template_sees_the_declared_contract(project):
     assert "highlights.html:True;" in nav and int(defined) == len(base)
 
 
+@pytest.mark.slow
 def test_each_declared_field_of_the_nav_docs_and_home_contexts_is_given(project):
     """Templates that print every field the records declare, by name: each must be given, with the
     value the project implies (its folders, its docs pages)."""

@@ -6,11 +6,13 @@ import hashlib
 import json
 import os
 
+import pytest
+
 from conftest import ROOT
-import site_gen.build.builder as build_module
-from site_gen.build.builder import Builder, build_files
+import site_gen.building.builder as build_module
+from site_gen.building.builder import Builder, build_files
 from site_gen.core.config import load_config
-from site_gen.build.dependencies import Dependencies
+from site_gen.building.dependencies import Dependencies
 
 REPORT = "cuteafd-v4.0.0"
 OTHER = "cuteafd-v3.0.1"
@@ -52,6 +54,7 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
     assert [rid for rid, _ in alone.receipts] == ["ledger-gpqa-k4-v080-v090"] and not alone.links  # linking no other report
 
 
+@pytest.mark.slow
 def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project):
     b = Builder(load_config(project / "mkdocs.yml"))
     b.build()
@@ -63,6 +66,7 @@ def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project
     assert os.path.realpath(page) in deps.files and str(project / "data" / REPORT / "SUMMARY.json") in deps.files
 
 
+@pytest.mark.slow
 def test_the_key_is_a_content_hash_the_same_in_another_builder(project):
     config = load_config(project / "mkdocs.yml")
     first, second = Builder(config), Builder(config)
@@ -75,12 +79,13 @@ def test_the_key_is_a_content_hash_the_same_in_another_builder(project):
     hash(first.dependencies(url))  # usable as a dict key by a cache
 
 
+@pytest.mark.slow
 def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
     b = Builder(load_config(project / "mkdocs.yml"))
     b.build()
     lede = project / "data" / REPORT / "lede.md"
-    assert b.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
-    stale = b.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
+    assert b.store.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
+    stale = b.store.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
     assert {f"reports/{OTHER}/index.html", f"report:{OTHER}", "index.html"} <= stale  # docs/index.md: the dashboard
     # REPORT's versions page links OTHER by title: its record holds that title (`links`), and a
     # rebuild compares it (test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes).
@@ -88,6 +93,7 @@ def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
     assert not any("ledger-" in url for url in stale)
 
 
+@pytest.mark.slow
 def test_incremental_equals_fresh_after_each_kind_of_edit(project):
     """A receipt, a lede, a template and a docs page edited in turn: each rebuild equals a fresh build
     (the oracle), and redoes only what the edit touches: nothing at all with no edit, no loading or
@@ -166,6 +172,7 @@ def test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes(tmp
     assert b"First," not in rebuilt(data / "rerun", data / "old")[page]
 
 
+@pytest.mark.slow
 def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project, monkeypatch):
     """A preview rebuild keeps each section's analysis, view and tables while its part of the receipt
     and the receipt's other parts (the report part, ...) are unchanged: a precision value re-analyses
@@ -214,6 +221,7 @@ def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project, 
     assert "analysed" not in b.stats
 
 
+@pytest.mark.slow
 def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(project):
     """Jinja checks no template file on its own (auto_reload off: it stat'ed the file at every
     include of every page); each build checks once, at its start (`refresh`). An edit no watcher
@@ -242,6 +250,7 @@ def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(p
 
 
 
+@pytest.mark.slow
 def test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_worker_and_survives_a_prose_edit(
         project, forked_builds):
     """The live builder's first build forks workers: their pages are taken whole (a report whose
@@ -267,7 +276,7 @@ def test_a_preview_whose_first_build_forked_takes_each_reports_pages_from_its_wo
     config = load_config(project / "mkdocs.yml")
     b = Builder(config, watched=True)
     b.build()
-    assert not any(b.report_deps(r).links for r in b.env.values())  # no report's pages show another
+    assert not any(b.store.report_deps(r).links for r in b.store.env.values())  # no report's pages show another
     assert b.stats.get("analysed", 0) == 0
     copy = "copy-3"
     lede = project / "data" / copy / "lede.md"

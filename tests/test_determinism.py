@@ -8,6 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, run_sitegen
 
 
@@ -29,6 +31,7 @@ def first_difference(a: bytes, b: bytes) -> str:
     return f"at byte {i}: {a[max(0, i - 60):i + 60]!r} vs {b[max(0, i - 60):i + 60]!r}"
 
 
+@pytest.mark.slow
 def test_two_builds_are_byte_identical(tmp_path):
     one = copy_project(tmp_path / "first" / "project")
     two = copy_project(tmp_path / "second-place" / "elsewhere" / "other-name")
@@ -66,6 +69,7 @@ def test_two_builds_are_byte_identical(tmp_path):
             assert today not in data, f"{name} holds today's date"
 
 
+@pytest.mark.slow
 def test_rebuild_in_the_same_folder_is_identical(tmp_path):
     project = copy_project(tmp_path / "p")
     assert run_sitegen("build", "-q", cwd=project).returncode == 0

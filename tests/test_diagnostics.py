@@ -22,6 +22,7 @@ def project(small_project):
 REPORT = "cuteafd-v4.0.0"
 
 
+@pytest.mark.slow
 def test_a_warning_names_its_file_as_the_error_of_the_same_problem_does(project):
     """An unknown field: a warning without --strict, an error with it, at the same relative place."""
     summary = project / "data" / REPORT / "SUMMARY.json"
@@ -57,6 +58,7 @@ def test_strict_refuses_the_first_warning_as_its_error_and_counts_the_others():
     assert (three.value.file, three.value.where) == ("/r/SUMMARY.json", "$.report")
 
 
+@pytest.mark.slow
 def test_strict_writes_nothing_and_leaves_the_previous_site(project):
     """A build under --strict that finds a warning refuses before anything is put in place."""
     site = project / "out"

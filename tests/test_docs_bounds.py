@@ -20,6 +20,7 @@ ISSUE_PAGES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ISSUE_PAGES)
 def test_the_issues_pages_are_refused_with_the_place_and_what_to_do(name):
     with pytest.raises(md.InlineError) as refused:
@@ -29,6 +30,7 @@ def test_the_issues_pages_are_refused_with_the_place_and_what_to_do(name):
     assert 0 <= refused.value.offset < len(ISSUE_PAGES[name])
 
 
+@pytest.mark.slow
 def test_a_refused_page_is_one_error_naming_its_line(small_project, tmp_path):
     page = small_project / "docs" / "crowded.md"
     page.write_text("# Crowded\n\nA first paragraph.\n\n" + "[a](b) " * 160_000 + "\n")
@@ -87,6 +89,7 @@ def test_the_guard_bounds_the_inline_work_python_markdown_does(shape, inline_wor
         assert inline_work[0] <= estimate(text) + PER_CHARACTER * len(text), (shape, n, inline_work[0], estimate(text))
 
 
+@pytest.mark.slow
 def test_an_accepted_page_of_the_worst_shape_does_bounded_work(inline_work):
     """Just inside the bound: one paragraph of links at the guard's limit is accepted, and the counted
     work is within the bound; a little more is refused."""

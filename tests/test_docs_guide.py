@@ -288,6 +288,7 @@ def mkdocs_site(tmp_path_factory) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_every_link_and_anchor_of_the_mkdocs_build_resolves(mkdocs_site):
     """`mkdocs build --strict` of the repository's mkdocs.yml: the guide inside MkDocs' theme, its
     links between pages, to the reports and to anchors, every one found. (The same check of the plain

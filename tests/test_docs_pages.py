@@ -13,7 +13,7 @@ from htmlutil import NS, cell_text, find_id, tables, text
 
 import html5lib
 
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
@@ -60,7 +60,7 @@ def test_markdown_page_in_site_theme_and_nav(tmp_path):
     assert any(el.get("class") == "admonition note" for el in page.iter(f"{NS}div"))
     assert any(el.get("class") == "raw" for el in page.iter(f"{NS}div"))  # author markdown is trusted
     assert find_id(page, "para") is not None and any(el.get("class") == "footnote" for el in page.iter(f"{NS}div"))
-    assert [r for r in page.iter(f"{NS}td")][0].text == "1"
+    assert list(page.iter(f"{NS}td"))[0].text == "1"
     # The page is in the site navigation of every page, report pages included.
     overview = doc(result, f"reports/{REPORT}/index.html")
     nav = [el for el in overview.iter(f"{NS}nav") if el.get("class") == "sitenav"][0]
@@ -197,11 +197,12 @@ def test_contradicted_statement_marked_or_fatal(tmp_path):
     docs = {"a.md": "---\ntitle: A\n---\n# A\n\n{{ check startup_max engine=candidate < 50 : starts in under 50 s }}\n"}
     result = build(tmp_path, docs)
     assert any("a.md: line 6: statement 'starts in under 50 s' is contradicted by the data" in w for w in result.warnings)
-    marks = [el for el in doc(result, "a.html").iter(f"{NS}mark")]
+    marks = list(doc(result, "a.html").iter(f"{NS}mark"))
     assert len(marks) == 1 and "contradicted by the receipts: 90.6 s" in cell_text(marks[0])
     assert "a.md: line 6: statement 'starts in under 50 s'" in error(tmp_path / "s", docs, strict=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body, where, message", [
     ("Intro\n\n```sitegen\nblock: speed-summary\n", "line 3", "sitegen block is not closed"),
     ("Text {{ block memory-table }} inline.\n", "line 1", "must stand on a line of its own"),
@@ -251,6 +252,7 @@ def test_report_without_a_section_says_so(tmp_path):
     assert "a.md: line 3: report 'cuteafd-v4.0.0' has no tool calling results" in str(exc.value)
 
 
+@pytest.mark.slow
 def test_example_site_pages(example_site):
     """The repository's own docs: the home text's figures come from the receipts, as does every block."""
     home = html5lib.parse((example_site / "index.html").read_bytes(), treebuilder="etree", namespaceHTMLElements=True)

@@ -74,6 +74,7 @@ INSPECT = """() => ({
 })"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["mkdocs", "material"])
 def test_plugin_site_runs_no_receipt_script_and_shows_it_as_text(tmp_path, page, theme):
     if theme == "material" and importlib.util.find_spec("material") is None:

@@ -12,12 +12,16 @@ import os
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import fuzzing
 import serving_receipts as sr
 import sourced
 from receipt_strategies import receipts, shape
 from site_gen import api
-from site_gen.build import starter as new
+from site_gen.building import starter as new
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 EXAMPLES = int(os.environ.get("SITEGEN_SOURCED_EXAMPLES", "12"))
 SERVING_EXAMPLES = int(os.environ.get("SITEGEN_SOURCED_SERVING_EXAMPLES", "6"))

@@ -30,6 +30,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 THEMES = ("material", "default")
 T_OUT = 15000  # ms a step may take to arrive (a loaded 2-core host); a step that does not ends the walk
 THEME = {

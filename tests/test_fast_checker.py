@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 from site_gen.receipts import fastschema
 from site_gen.receipts.fastschema import python_patterns
-from site_gen.receipts.validate import _fast_validator, _validator, is_date, schema
+from site_gen.receipts.validate import fast_validator, validator, is_date, schema
 
 FORMATS = {"date": is_date}
 
@@ -21,7 +21,7 @@ FORMATS = {"date": is_date}
 def test_the_receipt_schemas_get_the_checker(version):
     """fastjsonschema's code for these schemas costs ~3x the time per receipt, and check_integers more."""
     assert fastschema.checker(python_patterns(schema(version)), FORMATS) is not None
-    assert getattr(_fast_validator(version), "exact_integers", False)
+    assert getattr(fast_validator(version), "exact_integers", False)
 
 
 SMALL = {
@@ -101,7 +101,7 @@ def test_valid_receipts_and_their_mutants():
     for n, r in enumerate(_receipts()):
         version = r.get("schema_version", 1)
         check = fastschema.checker(python_patterns(schema(version)), FORMATS)
-        assert check(r) and not list(_validator(version).iter_errors(r)), n
+        assert check(r) and not list(validator(version).iter_errors(r)), n
         paths = list(_paths(r))[1:]
         for _ in range(25):
             d = copy.deepcopy(r)
@@ -116,12 +116,12 @@ def test_valid_receipts_and_their_mutants():
             else:
                 parent.append(copy.deepcopy(parent[at[-1]]))
             if check(d):
-                assert not list(_validator(version).iter_errors(d)), (n, at)
+                assert not list(validator(version).iter_errors(d)), (n, at)
 
 
 def test_the_checker_is_never_kept_in_the_cache(tmp_path):
     """The checker is code: made in this process, never read from (or written to) the cache folder."""
-    from site_gen.build import cache
+    from site_gen.building import cache
     cache.configure(tmp_path / "cache")
     try:
         first, again = fastschema.checker(SMALL, FORMATS), fastschema.checker(SMALL, FORMATS)

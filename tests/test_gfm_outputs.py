@@ -17,6 +17,8 @@ import truly
 from cmarkgfm.cmark import Options
 from conftest import sitegen_here
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 # What a receipt string could make of a comment on GitHub: bare URLs and addresses (GitHub's
 # autolink extension links them with no markup around them), links, images, tags, autolinks.
 PAYLOADS = {

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ V4 = "cuteafd-v4.0.0"
 V3 = "cuteafd-v3.0.1"
 
 
+@pytest.mark.slow
 def test_example_dashboard_shows_both_versions(example_site):
     doc = parse(example_site / "index.html")
     t = tables(doc)["reports"]
@@ -124,7 +126,7 @@ def test_history_keeps_incomparable_receipts_in_separate_series(tmp_path):
     b["report"]["date"] = "2026-12-01"
     b["report"]["engines"]["candidate"]["version"] = "3.0.2"
     # Same measure, but evaluated on other rows (a new plan): a new series, never a continuation.
-    for key, ident in b["precision"]["rows"].items():
+    for _key, ident in b["precision"]["rows"].items():
         ident["plan"] = "fidelity-plan-4"
     write_report(project / "data", "a", a)
     write_report(project / "data", "b", b)
@@ -165,6 +167,7 @@ def test_supersedes_unknown_report_is_an_error(tmp_path):
     assert result.returncode == 1 and "$.report.supersedes" in result.stderr and "nope" in result.stderr
 
 
+@pytest.mark.slow
 def test_dashboard_sorts_and_filters_in_the_browser(example_site, page):
     page.goto((example_site / "index.html").as_uri())
     n = sum(1 for d in (ROOT / "data").iterdir() if (d / "SUMMARY.json").is_file())
@@ -194,18 +197,19 @@ def many_reports(tmp_path, n):
     return project
 
 
+@pytest.mark.slow
 def test_parallel_cold_build_equals_sequential(tmp_path, forked_builds):
-    from site_gen.build.builder import Builder
+    from site_gen.building.builder import Builder, made_by_workers
     from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, FORKED_REPORTS)
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
-    parallel._prefill()
-    assert len(parallel.store.loaded) == FORKED_REPORTS  # the workers did the reports
+    made_by_workers(config, parallel.store, None, None)
+    assert len(parallel.store.reports.loaded) == FORKED_REPORTS  # the workers did the reports
     files = parallel.build().files
     assert parallel.stats.get("rendered", 0) <= 3  # only the site-wide pages were left to render
-    import site_gen.build.builder as b
+    import site_gen.building.builder as b
     saved = b.PARALLEL_MIN_REPORTS
     b.PARALLEL_MIN_REPORTS = 10 ** 9
     try:
@@ -220,8 +224,8 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
     (1.7 reports each) do not reach the default threshold, but each is worth 225 reports when a
     report's unit is 1 kB, and they fork workers; the site equals a sequential build's; one report
     alone never forks."""
-    from site_gen.build import workers
-    from site_gen.build.builder import PARALLEL_MIN_REPORTS, Builder
+    from site_gen.building import workers
+    from site_gen.building.builder import PARALLEL_MIN_REPORTS, Builder, made_by_workers
     from site_gen.core.config import load_config
 
     project = many_reports(tmp_path, 3)
@@ -235,13 +239,13 @@ def test_a_few_large_receipts_fork_as_many_small_ones_do_and_build_the_same(tmp_
     assert workers.weight(workers.weights(folders[:1])) == 1.0
     config = load_config(project / "mkdocs.yml")
     parallel = Builder(config)
-    parallel._prefill()
-    assert len(parallel.store.loaded) == 3  # the workers did the reports
+    made_by_workers(config, parallel.store, None, None)
+    assert len(parallel.store.reports.loaded) == 3  # the workers did the reports
     files = parallel.build().files
     monkeypatch.setattr(workers, "REPORT_BYTES", 1 << 40)
     plain = Builder(config)
-    plain._prefill()
-    assert not plain.store.loaded  # weighed as one each: no workers
+    made_by_workers(config, plain.store, None, None)
+    assert not plain.store.reports.loaded  # weighed as one each: no workers
     assert files == plain.build().files
 
 
@@ -266,7 +270,7 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
     reports included, is byte for byte the one a single process builds."""
     import os
 
-    from site_gen.build import builder as b, workers
+    from site_gen.building import builder as b, workers
     from site_gen.receipts.load import report_folders
     from site_gen.core.config import load_config
 
@@ -282,8 +286,8 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
     assert given == sorted(range(n), key=lambda i: (-max(bytes_[i], workers.REPORT_BYTES), i))
     assert given[:4] == sorted(range(n), key=lambda i: -bytes_[i])[:4] != list(range(4))
     parallel = b.Builder(config)
-    parallel._prefill()
-    assert len(parallel.store.loaded) == (n if cores >= 2 else 0)  # one core: nothing to fork for
+    b.made_by_workers(config, parallel.store, None, None)
+    assert len(parallel.store.reports.loaded) == (n if cores >= 2 else 0)  # one core: nothing to fork for
     files = parallel.build().files
     saved, b.PARALLEL_MIN_REPORTS = b.PARALLEL_MIN_REPORTS, 10 ** 9
     try:
@@ -296,8 +300,8 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
 def _one_shot(config, site: Path, result: list | None = None):
     """A `sitegen build` of `config` into `site`, in this process: its builder, to look at (and
     its result appended to `result`)."""
-    from site_gen.build import builder as b
-    from site_gen.build.write import Staging
+    from site_gen.building import builder as b
+    from site_gen.building.write import Staging
 
     made = b.Builder(config)
     with Staging(site) as out:
@@ -320,16 +324,16 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     and the site is byte for byte the one a single process writes."""
     import os
 
-    from site_gen.build import builder as b
+    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
     config = load_config(ROOT / "mkdocs.yml", site_dir=tmp_path / "forked")
     forked = _one_shot(config, config.site_dir)
     linked = {"cuteafd-v4.0.0", "cuteafd-v3.0.1"}
-    assert linked <= set(forked.related)
+    assert linked <= set(forked.store.related)
     if (os.cpu_count() or 1) >= 2:
         assert forked.stats.get("loaded", 0) == 0 and forked.stats.get("analysed", 0) == 0, forked.stats
-        assert forked.kept == {"cuteafd-v4.0.0"}  # named in docs/index.md and docs/highlights.md
+        assert forked.store.kept == {"cuteafd-v4.0.0"}  # named in docs/index.md and docs/highlights.md
     monkeypatch.setattr(b, "PARALLEL_MIN_REPORTS", 10 ** 9)
     plain = _one_shot(config, tmp_path / "plain")
     assert plain.stats["analysed"] >= 12
@@ -344,7 +348,7 @@ def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_
     reports each with an unknown field in its receipt."""
     import os
 
-    from site_gen.build import builder as b
+    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
     data = project / "data"
@@ -423,22 +427,31 @@ def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project
     assert _tree(tmp_path / "s2") == _tree(tmp_path / "plain")
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_first_round_is_taken_leaves_no_worker_running(project, monkeypatch):
     """Ctrl-C just after the workers' second round has started (as the builder takes the first
     round's items): the interrupt goes through, and the second round's workers are stopped with it."""
     import multiprocessing
     import os
 
-    from site_gen.build import builder as b
+    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
+    from site_gen.building.buildstore import BuildStore
+
     running = []
+    real_prefill = b.prefill
+
+    def started(*args, **kwargs):
+        items, pending = real_prefill(*args, **kwargs)
+        running.append(pending)
+        return items, pending
 
     def interrupted(self, items):
-        running.append(self.pending)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(b.Builder, "_adopt", interrupted)
+    monkeypatch.setattr(b, "prefill", started)
+    monkeypatch.setattr(BuildStore, "adopt", interrupted)
     config = load_config(project / "mkdocs.yml", site_dir=project / "site")
     with pytest.raises(KeyboardInterrupt):
         _one_shot(config, config.site_dir)
@@ -470,6 +483,7 @@ def _slow_mkstemp(*args, **kwargs):
     return made
 
 
+@pytest.mark.slow
 def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(project, tmp_path, monkeypatch):
     """A docs file that collides with a report's pages (found once the reports are known, before
     the site's pages) stops the workers while one of the second round writes a store entry: the
@@ -479,8 +493,8 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
     import os
     import time
 
-    from site_gen.build import builder as b, cache, workers
-    from site_gen.build.store import Store
+    from site_gen.building import builder as b, cache, workers
+    from site_gen.building.store import Store
     from site_gen.core.config import load_config
     from site_gen.core.errors import SitegenError
 
@@ -492,7 +506,9 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
     _WRITING[:] = [tmp_path / "writing", False, workers._prefill_chunk, cache.tempfile.mkstemp, tmp_path / "cache"]
     monkeypatch.setattr(workers, "_prefill_chunk", _in_second_round)
     monkeypatch.setattr(cache.tempfile, "mkstemp", _slow_mkstemp)
-    real_docs = b.Builder._docs_for
+    from site_gen.building.buildstore import BuildStore
+
+    real_docs = BuildStore.docs_for
 
     def docs_once_a_worker_writes(self, records):
         deadline = time.monotonic() + 30
@@ -500,7 +516,7 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
             time.sleep(0.01)
         return real_docs(self, records)  # the docs file collides: the build stops here, and the workers with it
 
-    monkeypatch.setattr(b.Builder, "_docs_for", docs_once_a_worker_writes)
+    monkeypatch.setattr(BuildStore, "docs_for", docs_once_a_worker_writes)
     cache.configure(tmp_path / "cache")
     try:
         config = load_config(project / "mkdocs.yml", site_dir=project / "site")
@@ -516,7 +532,7 @@ def test_workers_stopped_while_they_write_the_store_leave_no_half_written_entry(
 def test_shares_are_runs_of_folders_heaviest_first_ties_in_folder_order():
     import random
 
-    from site_gen.build import workers
+    from site_gen.building import workers
 
     rng = random.Random(5)
     folders = [ROOT / f"f{i:03d}" for i in range(300)]

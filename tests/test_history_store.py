@@ -1,4 +1,4 @@
-"""The history page from the persistent store (build/site.py `home_and_history`): a `sitegen build`
+"""The history page from the persistent store (building/site.py `home_and_history`): a `sitegen build`
 takes its HTML from an earlier build while the rows it shows, its credits, band, scale, templates
 and the site's part are the same, and makes it again otherwise; either way the site is a cold
 build's, byte for byte. The builds run in this process with the store on, as `sitegen build` in a
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from site_gen import api
-from site_gen.build.builder import Builder, build_files
-from site_gen.build.write import MANIFEST
+from site_gen.building.builder import Builder, build_files
+from site_gen.building.write import MANIFEST
 from site_gen.core.config import load_config
 from site_gen.render import history as history_view
 
@@ -84,7 +84,7 @@ def _same_as_cold(project: Path, site: Path) -> bool:
 def _history_rows(project: Path) -> dict[str, dict]:
     b = Builder(load_config(project / "mkdocs.yml", project / "unused"))
     b.build()
-    return {rid: r.history for rid, r in b.env.items()}
+    return {rid: r.history for rid, r in b.store.env.items()}
 
 
 def _faster(receipt: dict) -> dict:
@@ -93,6 +93,7 @@ def _faster(receipt: dict) -> dict:
     return receipt
 
 
+@pytest.mark.slow
 def test_an_edit_outside_the_shown_releases_keeps_the_stored_page_and_one_inside_makes_it_again(project, tmp_path, made):
     site = _build(project, tmp_path)
     assert made[0] == 1 and _same_as_cold(project, site)
@@ -129,13 +130,14 @@ def test_a_credit_of_a_release_left_out_makes_the_page_again(project, tmp_path, 
 # tests the window.
 SCRIPT = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
           f"import site_gen.render.history as h; h.MAX_POINTS = {SHOWN}\n"
-          "import site_gen.build.listing as listing; listing._RACY_NS = 0\n"
+          "import site_gen.building.listing as listing; listing._RACY_NS = 0\n"
           "from site_gen.cli import main\n"
           "code = main()\n"
           "print('pandas' if 'pandas' in sys.modules else 'no pandas')\n"
           "raise SystemExit(code)\n")
 
 
+@pytest.mark.slow
 def test_a_forked_build_whose_edit_leaves_the_history_page_never_loads_pandas_itself(project, tmp_path, monkeypatch):
     """Its workers analyse the edited report; its own process takes every page it makes from the
     store (the home page's rows, the history page) and never imports pandas (~0.3 s a build)."""

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import strictly, ROOT, SEED_TOOL, sitegen_here
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 
 REAL = Path(os.environ.get("SITEGEN_REAL_DIR", SEED_TOOL.parent.parent / "real"))

@@ -175,20 +175,22 @@ SLOW_OK = settings(max_examples=6, deadline=None, suppress_health_check=[HealthC
 def test_gpqa_difference_is_paired_over_question_ids_in_any_row_order(tmp_path_factory, answers, rnd):
     root = tmp_path_factory.mktemp("gen")
     sides = []
-    for k, (name, version) in enumerate((("a", "v1.0"), ("b", "v2.0"))):
+    for k, (name, _version) in enumerate((("a", "v1.0"), ("b", "v2.0"))):
         rows = [{"doc_id": i, "pass": 1, "correct_flexible": pair[k], "prompt_hash": f"p{i}", "target_hash": f"t{i}"}
                 for i, pair in enumerate(answers)]
         rnd.shuffle(rows)  # pairing by id, not by position
         write_run(root, name, "gpqa-diamond/v1", name, rows, {})
         sides.append([pair[k] for pair in answers])
-    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"), "-o", str(root / "out" / "r"), "-q")
+    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"),
+                     "-o", str(root / "out" / "r"), "-q")
     assert r.returncode == 0, r.stderr
     doc = json.loads((root / "out" / "r" / "SUMMARY.json").read_text())
     res = doc["accuracy"]["results"][0]
     d = np.array(sides[1], float) - np.array(sides[0], float)
     assert res["items"] == len(answers) and res["difference"] == pytest.approx(d.mean())
     assert res["interval"][0] <= res["interval"][1] and min(d) <= res["interval"][0] and res["interval"][1] <= max(d)
-    again = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"), "-o", str(root / "out" / "r2"), "-q")
+    again = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"),
+                         "-o", str(root / "out" / "r2"), "-q")
     assert again.returncode == 0
     assert (root / "out" / "r2" / "SUMMARY.json").read_bytes() == (root / "out" / "r" / "SUMMARY.json").read_bytes()
 
@@ -212,7 +214,8 @@ def test_serving_probe_pairs_batches_by_workload_and_concurrency_not_by_name(tmp
     cand = [(f"c{j}", c, t) for j, (c, t) in reversed(list(enumerate(shapes)))] + [("extra", 3, 0.5)]
     write_run(root, "a", "serving-probe/v1", "a", probe_rows(base, rnd), {})
     write_run(root, "b", "serving-probe/v1", "b", probe_rows(cand, rnd), {}, version="v2.0")
-    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"), "-o", str(root / "out" / "r"), "-q")
+    r = sitegen_here("import", "ledger", str(root), "--baseline", "a", "--candidate", "b", "-f", config_for(root, "out"),
+                     "-o", str(root / "out" / "r"), "-q")
     assert r.returncode == 0, r.stderr
     cells = json.loads((root / "out" / "r" / "SUMMARY.json").read_text())["speed"]["cells"]
     assert len(cells) == 2 * len(shapes)

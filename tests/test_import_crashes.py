@@ -140,6 +140,7 @@ FUZZ_SEED = int(os.environ.get("SITEGEN_FUZZ_SEED") or random.SystemRandom().ran
 FUZZ_CASES = int(os.environ.get("SITEGEN_FUZZ_SERVING_CASES", "150"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", fuzzing.SERVING_FORMATS)
 def test_fuzz_serving_importers(fmt, tmp_path, capsys):
     """A new seed each run (printed, and in a failure's message: SITEGEN_FUZZ_SEED=S runs it again);

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT, import_here, one_error_line, sitegen_here, strictly
 
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 
 FORMATS = ROOT / "tests" / "fixtures" / "formats"
@@ -404,6 +404,7 @@ def _lm_run(folder: Path, stamp: str, prefix: str, f1: float | None = None, extr
     return out
 
 
+@pytest.mark.slow
 def test_lm_eval_names_the_aggregation_that_gives_back_a_corpus_metric(tmp_path):
     need_real2()
     aggs = {s: _f1s(_binary_pairs(s)) for s in (T0, T1)}
@@ -541,6 +542,7 @@ def guide_commands() -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_builds(tmp_path):
     need_real2()
     commands = guide_commands()
@@ -557,6 +559,7 @@ def test_every_command_of_the_formats_guide_imports_a_receipt_that_checks_and_bu
         assert f"reports/{rid}/index.html" in pages, rid
 
 
+@pytest.mark.slow
 def test_a_damaged_file_of_each_new_format_is_refused_with_exit_1_never_a_crash(tmp_path):
     """Seeded damage (a field deleted, or set to null, text, a list, a huge or negative number) to one
     file of each new format: the import writes a receipt or stops with one `Error:` line, exit 1;

@@ -178,7 +178,8 @@ CASES = {
                  "results.jsonl: line 17", "'wall_s' is 0; it must be above 0"),
     "a 400-digit integer": (lambda r: _cand_rows(r).write_text(_cand_rows(r).read_text().replace('"wall_s": 162.3', '"wall_s": 1' + "0" * 400)),
                             "results.jsonl: line 17, $.wall_s", "is too large"),
-    "negative rate": (lambda r: (edit_rows(_cand_rows(r), lambda row: row.update(decode_tok_s=-row["decode_tok_s"]) if "decode_tok_s" in row else None),
+    "negative rate": (lambda r: (edit_rows(_cand_rows(r),
+                                           lambda row: row.update(decode_tok_s=-row["decode_tok_s"]) if "decode_tok_s" in row else None),
                                  without_summary_figures(_cand_rows(r).parent)),
                       "results.jsonl: line 1", "'decode_tok_s' is -"),
     "acceptance above 1": (lambda r: (edit_rows(_cand_rows(r), _batch_rows(lambda row: row["spec"].update(accepted=row["spec"]["drafted"] + 1))),
@@ -281,6 +282,7 @@ def test_bad_study_data_is_one_error_line_or_a_receipt(tmp_path, name):
 
 # -- the ledger's per-run interval, made again from the rows -------------------------------------------
 
+@pytest.mark.slow
 def test_the_runs_gpqa_interval_is_recomputed_and_a_wrong_one_refused(project):
     r = run_import(project, "--comparison", GPQA_COMPARISON)
     assert r.returncode == 0, r.stderr  # the real summaries' intervals are what the rows give

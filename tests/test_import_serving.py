@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import strictly, ROOT, import_here, sitegen_here
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 
 REAL2 = Path(os.environ.get("SITEGEN_REAL2_DIR", ROOT.parent / "shared" / "real2"))
@@ -78,6 +78,7 @@ def receipt(root: Path, name: str) -> dict:
     return json.loads((root / "data" / name / "SUMMARY.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_guides_commands_rewrite_the_committed_receipts(imported):
     root, _ = imported
     for name in REPORTS:
@@ -148,7 +149,7 @@ def test_vllm_rows_and_figures_recompute_from_the_source_arrays(imported, name):
     root, _ = imported
     doc = receipt(root, name)
     seen = 0
-    for role, side in doc["serving"]["sides"].items():
+    for _role, side in doc["serving"]["sides"].items():
         for lp in side["load_points"]:
             for rep in lp["repeats"]:
                 src = json.loads(source_of(doc, rep).read_text())
@@ -274,7 +275,7 @@ def test_sglang_details_and_bare_infinity_recompute(tmp_path):
     rep = lps["inf"]["repeats"][0]
     assert len(rep["requests"]["ttft_ms"]) == 300
     # SGLang's rows hold no request's end: its end-to-end, TPOT and concurrency figures are kept as stated
-    no_end = {k for k in ("mean_e2e_latency_ms", "median_e2e_latency_ms", "p99_e2e_latency_ms", "p99_tpot_ms", "concurrency")}
+    no_end = {"mean_e2e_latency_ms", "median_e2e_latency_ms", "p99_e2e_latency_ms", "p99_tpot_ms", "concurrency"}
     assert all(s["check"] == ("not recomputed" if s["key"] in no_end else "rows") or s["check"] == "totals"
                for s in rep["stated"]), rep["stated"]
     assert {s["key"] for s in rep["stated"]} >= {"max_itl_ms", "concurrency", "p95_itl_ms", "p99_tpot_ms"}

@@ -31,6 +31,7 @@ def test_the_chart_labels_name_what_tells_the_rows_apart(example_site):
     assert all(" · input not measured · ×" in v for v in y["tickvals"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [1280, 390, 300])
 def test_the_chart_draws_whole_labels_and_ticks_that_do_not_collide(example_site, page, width):
     """Its axis labels collided ("0.81.0") on a narrow chart."""
@@ -50,6 +51,7 @@ def test_the_chart_draws_whole_labels_and_ticks_that_do_not_collide(example_site
     assert page.errors == []
 
 
+@pytest.mark.slow
 def test_forest_labels_are_never_cut(tmp_path, page):
     """The forest plot cut labels at its left edge ("n3-30b-a3b" of a longer checkpoint name)."""
     receipt = truly.winning()

@@ -9,8 +9,12 @@
 """
 from __future__ import annotations
 
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
+
+import markdown
 
 import pytest
 
@@ -67,13 +71,28 @@ def test_a_template_that_does_not_compile_is_one_error_at_its_line(project):
 
 # -- docs pages: bounded nesting and linear-time guards ---------------------------------------------
 
-def page_error(project: Path, text: str, *needles: str) -> float:
+@contextmanager
+def markdown_given() -> Iterator[list[str]]:
+    """The texts python-markdown is given to convert meanwhile (in this process)."""
+    given: list[str] = []
+    convert = markdown.Markdown.convert
+
+    def recording(self, source: str) -> str:
+        given.append(source)
+        return convert(self, source)
+
+    with mock.patch.object(markdown.Markdown, "convert", recording):
+        yield given
+
+
+def page_error(project: Path, text: str, *needles: str) -> list[str]:
+    """`sitegen check` of a page that is refused: the one error line; returns the texts python-markdown
+    was given meanwhile."""
     (project / "docs" / "guide.md").write_text(text)
-    start = time.perf_counter()
-    r = check(project)
-    seconds = time.perf_counter() - start
+    with markdown_given() as given:
+        r = check(project)
     one_error_line(r.returncode, r.stderr, "docs/guide.md: line ", *needles)
-    return seconds
+    return given
 
 
 def test_a_list_nested_300_deep_is_one_error_at_its_line(project):
@@ -93,8 +112,20 @@ def test_a_list_nested_300_deep_is_one_error_at_its_line(project):
     (">" * 20000 + " deep quote", "nest at most 50 deep"),
 ])
 def test_quadratic_shapes_are_refused_at_once(project, shape, needle):
-    seconds = page_error(project, "# Guide\n\nSome text.\n\n" + shape + "\n", needle)
-    assert seconds < 5  # python-markdown itself took 27 s to 65 s on such pages
+    """Refused by the linear guard before python-markdown reads the page (it took 27 s to 65 s on
+    such pages): python-markdown is never given it."""
+    given = page_error(project, "# Guide\n\nSome text.\n\n" + shape + "\n", needle)
+    assert not [text for text in given if shape[:200] in text]
+
+
+def test_an_accepted_page_is_what_python_markdown_is_given(project):
+    """What the tests above watch: `check` hands a docs page to python-markdown's convert."""
+    text = "# Guide\n\nSome [text](index.md) in a page of " + "[a] " * 300 + "\n"
+    (project / "docs" / "guide.md").write_text(text)
+    with markdown_given() as given:
+        r = check(project)
+    assert r.returncode == 0, r.stderr
+    assert [g for g in given if "[a] " * 300 in g]
 
 
 def test_the_error_names_the_line_of_the_first_bracket_left_open(project):
@@ -103,11 +134,14 @@ def test_the_error_names_the_line_of_the_first_bracket_left_open(project):
 
 
 def test_fuzz_seed_12345_case_372_ends_within_its_bound(tmp_path):
-    """The case that held `check` for 27 s."""
-    with fuzzing.Fuzzer(tmp_path, bound=5.0) as fuzzer:
-        outcome = fuzzer.run(fuzzing.make_case(12345, 372))
-    assert outcome.failure == "" and outcome.code == 1 and outcome.seconds < 5, (outcome.failure, outcome.output)
+    """The case that held `check` for 27 s: refused by the guard, python-markdown never given its page."""
+    case = fuzzing.make_case(12345, 372)
+    assert "[" * 1000 in case.files["docs/guide.md"].decode("utf-8", "replace")
+    with fuzzing.Fuzzer(tmp_path) as fuzzer, markdown_given() as given:
+        outcome = fuzzer.run(case)
+    assert outcome.failure == "" and outcome.code == 1, (outcome.failure, outcome.output)
     assert "'[' left open or nested deep" in outcome.output
+    assert not [text for text in given if "[" * 1000 in text]
 
 
 def test_real_pages_are_far_below_every_bound():

@@ -10,7 +10,11 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from test_bad_inputs import EXAMPLE, write_config
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 TARGET = 50 * 1024 * 1024
 MAX_RSS_MB = 2048

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 
@@ -74,3 +75,83 @@ def test_no_module_over_400_lines_and_no_function_over_60():
                 if lines > MAX_FUNCTION_LINES:
                     long_functions.append((name, node.name, lines))
     assert long_modules == [] and long_functions == []
+
+
+def test_no_private_name_is_used_across_modules():
+    """A module's `_name` is its own: no other module of site_gen imports it (`from m import _x`) or
+    reaches it through the module (`m._x`). What another module needs is public, named for its job."""
+    known = graph.modules()
+    found = []
+    for name, path in sorted(known.items()):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases: dict[str, str] = {}  # a name bound to another module of site_gen -> that module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("site_gen"):
+                for a in node.names:
+                    if f"{node.module}.{a.name}" in known:
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                    elif a.name.startswith("_") and not a.name.startswith("__"):
+                        found.append(f"{name}:{node.lineno}: from {node.module} import {a.name}")
+            elif isinstance(node, ast.Import):
+                aliases.update({a.asname: a.name for a in node.names if a.asname and a.name in known})
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and aliases[node.value.id] != name and node.attr.startswith("_") and not node.attr.startswith("__")):
+                found.append(f"{name}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert found == []
+
+
+def _named_sections() -> tuple[set[str], set[str]]:
+    """(the sections' receipt parts, those and their page keys) as central code would name them."""
+    from site_gen.sections import all_sections
+
+    parts = {s.name for s in all_sections() if s.name}
+    parts |= {p.replace("_", "-") for p in parts}
+    # A page key that is also a report-wide word ("checkpoints": the receipt's report part) is no name.
+    return parts, parts | {s.key for s in all_sections() if s.key != "checkpoints"}
+
+
+def test_central_code_names_no_section():
+    """Central code iterates the registry: no module of the core, receipts, analysis, views or build
+    layers reads a section's part or page by its name (`r.section("versions")`, `link(t, "versions")`),
+    and no template of the theme names one in its code (`selectattr('speed', …)`) or its prose; a
+    section's own files are its package's (sections/). The starter project's receipt is data."""
+    parts, named = _named_sections()
+    found = []
+    for path in graph.sources():
+        rel = path.relative_to(graph.PACKAGE)
+        if rel.parts[0] not in ("core", "receipts", "analysis", "render", "building") or rel.name == "starter.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            args: list = []
+            if isinstance(node, ast.Call):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                args = node.args if called in ("section", "of", "get", "link", "url", "section_of", "target") else []
+            elif isinstance(node, ast.Subscript):
+                args = [node.slice]
+            elif isinstance(node, ast.Compare):
+                args = [node.left, *node.comparators]
+            found += [f"{rel}:{node.lineno}: {ast.unparse(node)}" for a in args
+                      if isinstance(a, ast.Constant) and a.value in named]
+    for path in sorted((graph.PACKAGE / "templates").rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"\{[{%](.*?)[%}]\}", text, re.S):
+            found += [f"templates/{path.name}: {m.group(0)}" for n in named
+                      if re.search(rf"(['\"]){re.escape(n)}\1|\bcells\.{re.escape(n)}\b", m.group(1))]
+        prose = re.sub(r"<[^>]*>", " ", re.sub(r"\{[{%#].*?[%}#]\}", " ", text, flags=re.S))
+        found += [f"templates/{path.name}: …{prose[max(0, m.start() - 30):m.end() + 30]}…" for n in parts
+                  for m in re.finditer(rf"\b{re.escape(n)}\b", prose)]
+    assert found == []
+
+
+# Folder names that common tools take for build output, caches or environments and skip (GitHub's
+# Python .gitignore template, MkDocs' and Sphinx's output, editors' and linters' defaults).
+NOT_SOURCE = {"build", "dist", "sdist", "wheels", "eggs", ".eggs", "develop-eggs", "downloads", "lib", "lib64", "parts",
+              "var", "target", "instance", "site", "_build", "htmlcov", "env", "venv", "ENV", "node_modules", "out"}
+
+
+def test_no_package_folder_is_named_as_build_output():
+    """A stranger's tools (a .gitignore from a template, an editor's search, a linter's defaults) read
+    every folder of the package as source."""
+    folders = {p.name for p in graph.PACKAGE.rglob("*") if p.is_dir() and p.name != "__pycache__"}
+    assert "building" in folders and not folders & NOT_SOURCE, sorted(folders & NOT_SOURCE)

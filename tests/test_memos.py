@@ -97,7 +97,7 @@ def test_a_record_after_a_prose_edit_equals_a_fresh_one_and_a_receipt_edit_is_se
     import dataclasses
     import json
 
-    from site_gen.build.environment import collect
+    from site_gen.building.environment import collect
     from site_gen.receipts.load import load_report as load
 
     first = collect(analysis)

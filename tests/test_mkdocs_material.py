@@ -23,6 +23,8 @@ import pytest
 from conftest import ROOT, sitegen_here
 from htmlutil import NS, find_id, parse, tables
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 BUILDERS = ("mkdocs", "properdocs")
 REPORT = "cuteafd-v4.0.0"
 

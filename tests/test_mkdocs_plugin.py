@@ -122,6 +122,7 @@ def figures(doc) -> dict:
     return {"inline": inline, "blocks": blocks}
 
 
+@pytest.mark.slow
 def test_author_page_figures_are_the_same_both_ways(built):
     sg, mk = built
     a, b = figures(parse(sg / "guide.html")), figures(parse(mk / "guide" / "index.html"))
@@ -151,6 +152,7 @@ def test_blocks_match_the_report_pages(built):
     assert "{{ speed_verdict }}" in text(guide)
 
 
+@pytest.mark.slow
 def test_report_pages_are_the_same_both_ways(built):
     sg, mk = built
     pages = sorted(p.relative_to(sg) for p in (sg / "reports" / REPORT).glob("*.html"))
@@ -158,7 +160,7 @@ def test_report_pages_are_the_same_both_ways(built):
     for page in pages:
         a, b = parse(sg / page), parse(mk / page)
         assert tables(a) == tables(b), page
-        main_a = [el for el in a.iter(f"{NS}main")][0]
+        main_a = list(a.iter(f"{NS}main"))[0]
         assert "".join(text(main_a).split()) in "".join(text(b).split()), page  # (cells spaced apart for search)
     for data in ("SUMMARY.json", "csv/precision.csv"):
         assert (mk / "reports" / REPORT / data).read_bytes() == (sg / "reports" / REPORT / data).read_bytes()
@@ -236,6 +238,7 @@ BAD_PAGES = {  # body after "# Bad", a blank line, "Intro." and a blank line; th
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_PAGES))
 @pytest.mark.parametrize("front_matter", [False, True])
 def test_bad_block_names_page_and_line_both_ways(tmp_path, case, front_matter):
@@ -246,7 +249,7 @@ def test_bad_block_names_page_and_line_both_ways(tmp_path, case, front_matter):
     root = make_project(tmp_path, {"bad.md": page})
     sg = sitegen_here("build", "-d", str(tmp_path / "a"), cwd=root)
     assert sg.returncode == 1, sg.stderr
-    error = [l for l in sg.stderr.splitlines() if l.startswith("Error")]
+    error = [line for line in sg.stderr.splitlines() if line.startswith("Error")]
     assert len(error) == 1 and "Traceback" not in sg.stderr, sg.stderr
     assert f"bad.md: line {line}: " in error[0] and message in error[0], error[0]
     mk = mkdocs("build", "-d", str(tmp_path / "b"), cwd=root)
@@ -293,6 +296,7 @@ def test_no_index_gets_a_home_with_the_reports_table(tmp_path):
     assert tables(parse(tmp_path / "b" / "index.html"))["reports"][1][0].startswith("CuteAFD v4.0.0")
 
 
+@pytest.mark.slow
 def test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure(tmp_path):
     site = tmp_path / "site"
     mk = mkdocs("build", "--strict", "-d", str(site), cwd=ROOT)
@@ -303,6 +307,7 @@ def test_repository_config_builds_with_mkdocs_and_shows_every_seed_figure(tmp_pa
     assert "61 of 61 found" in result.stdout
 
 
+@pytest.mark.slow
 def test_material_theme(tmp_path):
     if importlib.util.find_spec("material") is None:
         if os.environ.get("CI"):
@@ -341,7 +346,7 @@ def test_serve_dirty_reuses_reports_and_refreshes_figures_in_docs_pages(tmp_path
         return config.plugins["sitegen"]
 
     def kv() -> str:
-        return [s for s in (site / "kv" / "index.html").read_text().split("sitegen-inline")[1:]][0].split("</span>")[0]
+        return list((site / "kv" / "index.html").read_text().split("sitegen-inline")[1:])[0].split("</span>")[0]
 
     plugin = rebuild(first=True)
     record = plugin.environment[0]
@@ -437,7 +442,7 @@ def test_a_build_with_nothing_changed_takes_the_reports_from_the_cache_without_p
 def test_a_damaged_or_foreign_cache_entry_is_made_again(cached_project):
     """An entry whose bytes fail their checksum, or whose checksum holds over a shape the plugin does
     not read (an older sitegen's, a hand edit), is not used: the build makes it again, the same."""
-    from site_gen.build import cache
+    from site_gen.building import cache
     root, first, where = cached_project
     kinds = ("mkdocs-report", "mkdocs-reports", "mkdocs-pages")
     entries = {kind: sorted(p for p in (where / kind).rglob("*") if p.is_file()) for kind in kinds}

@@ -27,6 +27,8 @@ import pytest
 from conftest import ROOT
 from htmlutil import send_404_page
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 REPORT = "cuteafd-v4.0.0"
 GPQA = "ledger-gpqa-k4-v080-v090"
 THEMES = ("default", "material")

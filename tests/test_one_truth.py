@@ -20,10 +20,12 @@ from collections import Counter
 
 from hypothesis import HealthCheck, Phase, assume, given, settings
 
+import pytest
+
 import fuzzing
 from receipt_strategies import receipts, shape
 from site_gen.render import card
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 
 EXAMPLES = int(os.environ.get("SITEGEN_TRUTH_EXAMPLES", "20"))
 BAND = 0.08
@@ -97,6 +99,7 @@ def nonzero(c: Counter) -> Counter:
 
 
 # -- the property ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_every_output_tells_the_same_figures(tmp_path, monkeypatch):
     drawn: list[str] = []
     monkeypatch.setattr(card.Canvas, "text", _recording(card.Canvas.text, drawn))

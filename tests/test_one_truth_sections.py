@@ -23,11 +23,15 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import fuzzing
 import sourced
 from receipt_strategies import receipts, shape
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 from site_gen.render import card
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 EXAMPLES = int(os.environ.get("SITEGEN_TRUTH_SECTION_EXAMPLES", "30"))
 TOP = {**fuzzing.TOP, "site_url": "https://example.org/benchmarks/"}  # a share card is drawn only with a site URL
@@ -156,7 +160,7 @@ def tool_calling(receipt: dict, out: Outputs) -> None:
     by_side: dict[str, list[int]] = {}
     for run in t["runs"]:
         by_side.setdefault(run["engine"], []).append(totals[run["id"]])
-    for role, points in by_side.items():
+    for _role, points in by_side.items():
         low, high = min(points), max(points)
         shown = str(low) if low == high else f"{low}–{high}"
         assert f" {shown}" in out.description, (shown, out.description)
@@ -225,7 +229,7 @@ def checkpoints(receipt: dict, out: Outputs) -> None:
     assert [(c["id"], c["missing"]) for c in out.js["checkpoints"]] == given
     page = out.html("checkpoints.html")
     for cid, missing in given:
-        assert f'<h2 id="checkpoint-' in page and html.escape(cid) in page
+        assert '<h2 id="checkpoint-' in page and html.escape(cid) in page
         assert page.count("Not run on") >= len(missing) if missing else True
 
 

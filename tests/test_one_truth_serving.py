@@ -16,10 +16,14 @@ import html5lib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import htmlutil
 import serving_receipts as sr
 from site_gen import api
 from test_serving_pages import expected_pair, load_label, shown_metrics
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 VERDICTS = ("faster", "level", "slower", "not resolved")
 CONFIG = "site_name: Serving truth\nsite_url: https://example.org/t/\nplugins:\n  - sitegen:\n      data_dir: data\n"
@@ -46,7 +50,7 @@ def expected(doc: dict) -> dict[str, dict[str, int]] | None:
         lc = next(lp for lp in sides["candidate"]["load_points"] if lp["id"] == m["candidate"])
         for (metric, _), e in expected_pair(lb["repeats"][0], lc["repeats"][0], m["paired"], metrics).items():
             for key in (metric, "all"):
-                c = out.setdefault(key, {v: 0 for v in (*VERDICTS, "cells")})
+                c = out.setdefault(key, dict.fromkeys((*VERDICTS, "cells"), 0))
                 c[e["verdict"]] += 1
                 c["cells"] += 1
     return out

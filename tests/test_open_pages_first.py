@@ -1,4 +1,4 @@
-"""The preview shows the pages a browser has open first (site_gen/build/site.py `SiteBuild.early`,
+"""The preview shows the pages a browser has open first (site_gen/building/site.py `show_early`,
 site_gen/preview/serve.py `_show_early`), and the links between reports are searched again only
 when what links to what changed (site_gen/render/related.py `relations_again`).
 
@@ -18,11 +18,13 @@ import pytest
 
 from conftest import ROOT
 from site_gen import api
-from site_gen.build import site as site_module
+from site_gen.building import site as site_module
 from site_gen.core.errors import SitegenError
 from site_gen.preview import serve as serve_module
 from site_gen.preview.serve import Preview
 from site_gen.render.related import Memo, relations, relations_again
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"
@@ -110,12 +112,12 @@ def test_a_build_that_fails_after_an_early_showing_takes_the_page_back(project, 
     preview = Watched(project)
     preview.rebuild(None)
     good = dict(preview.files)
-    real = site_module.SiteBuild.docs_pages
+    real = site_module.docs_pages
 
-    def fails(self, docs):
+    def fails(ctx, site, docs):
         raise SitegenError("a docs page names a figure the receipt no longer has", project / "docs" / "x.md", "line 3")
 
-    monkeypatch.setattr(site_module.SiteBuild, "docs_pages", fails)
+    monkeypatch.setattr(site_module, "docs_pages", fails)
     preview.viewed(OVERVIEW)
     preview.rebuild([str(slower(project))])
     (kind1, early), (kind2, failed) = preview.published[-2:]
@@ -124,7 +126,7 @@ def test_a_build_that_fails_after_an_early_showing_takes_the_page_back(project, 
     # names (a browser that patched it fetches it again), and the error.
     assert dict(failed.files) == good and failed.changed == (OVERVIEW,)
     assert failed.error.endswith("line 3: a docs page names a figure the receipt no longer has")
-    monkeypatch.setattr(site_module.SiteBuild, "docs_pages", real)
+    monkeypatch.setattr(site_module, "docs_pages", real)
     preview.viewed(OVERVIEW)
     preview.rebuild([str(project / "data" / REPORT / "SUMMARY.json")])
     assert preview.error is None and preview.published[-1][1].files[OVERVIEW] == early.files[OVERVIEW]
@@ -145,7 +147,7 @@ def test_strict_shows_nothing_early(project):
 def example_records() -> list:
     builder = api.live_builder(api.load_config(ROOT / "mkdocs.yml"))
     builder.build()
-    return list(builder.env.values())  # in the build's order (newest first)
+    return list(builder.store.env.values())  # in the build's order (newest first)
 
 
 def test_relations_again_equals_relations_after_every_kind_of_change():
@@ -182,7 +184,6 @@ def test_pages_shown_early_in_two_steps_are_all_named_and_all_taken_back(project
     site-wide pages are: a failure after both puts both back, and a success names neither again."""
     preview = Watched(project)
     preview.rebuild(None)
-    good = dict(preview.files)
     preview.viewed(OVERVIEW)
     preview.viewed("history.html")
     preview.rebuild([str(slower(project))])
@@ -193,11 +194,11 @@ def test_pages_shown_early_in_two_steps_are_all_named_and_all_taken_back(project
     assert second.files[OVERVIEW] == done.files[OVERVIEW] and second.files["history.html"] == done.files["history.html"]
     assert not {OVERVIEW, "history.html"} & set(done.changed) and SPEED in done.changed
 
-    def fails(self, docs):
+    def fails(ctx, site, docs):
         raise SitegenError("a docs page names a figure the receipt no longer has", project / "docs" / "x.md", "line 3")
 
     after = dict(preview.files)
-    monkeypatch.setattr(site_module.SiteBuild, "docs_pages", fails)
+    monkeypatch.setattr(site_module, "docs_pages", fails)
     preview.viewed(OVERVIEW)
     preview.viewed("history.html")
     receipt = project / "data" / REPORT / "SUMMARY.json"
@@ -217,11 +218,11 @@ def test_the_open_report_is_remade_before_any_other_report_is_looked_at(project,
     the whole build then gives the same site as one that showed nothing early."""
     looked_at: list[str] = []
     at_show: list[list[str]] = []
-    reuse = site_module.SiteBuild._reuse
-    monkeypatch.setattr(site_module.SiteBuild, "_reuse", lambda self, r: looked_at.append(r.id) or reuse(self, r))
+    reuse = site_module.reuse
+    monkeypatch.setattr(site_module, "reuse", lambda ctx, site, r: looked_at.append(r.id) or reuse(ctx, site, r))
     preview = Watched(project)
     preview.rebuild(None)
-    order = list(preview.builder.env)  # the reports in the build's order
+    order = list(preview.builder.store.env)  # the reports in the build's order
     last = order[-1]
     assert len(order) >= 5
     page = f"reports/{last}/index.html"

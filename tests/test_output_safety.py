@@ -21,7 +21,7 @@ import pytest
 
 from conftest import one_error_line
 from site_gen import cli
-from site_gen.build import write
+from site_gen.building import write
 from site_gen.core.errors import SitegenError
 
 REPORT = "example-report"
@@ -118,7 +118,7 @@ def test_manifest_lists_exactly_what_the_build_wrote(tmp_path, capsys):
     assert build(root, capsys)[0] == 0
     site = root / "site"
     written = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and p.name != write.MANIFEST)
-    assert sorted(write._manifest(site)) == written
+    assert sorted(write.manifest_names(site)) == written
     first = (site / write.MANIFEST).read_bytes()
     assert build(root, capsys)[0] == 0
     assert (site / write.MANIFEST).read_bytes() == first
@@ -135,7 +135,7 @@ def refuse_swap(monkeypatch, site: Path, code: int) -> None:
             raise OSError(code, os.strerror(code), str(src))
         return real(src, dst, *a, **kw)
 
-    monkeypatch.setattr(write, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(write, "exchange", lambda a, b: False)
     monkeypatch.setattr(os, "rename", rename)
 
 
@@ -286,7 +286,7 @@ def test_a_manifest_naming_paths_outside_the_site_deletes_nothing_there(tmp_path
     assert outside_of(site, tmp_path) == before  # nothing above the site folder removed, emptied or written
     monkeypatch.undo()
     if clean:
-        assert sorted(write._manifest(site)) == sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
+        assert sorted(write.manifest_names(site)) == sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
                                                        if p.is_file() and p.name != write.MANIFEST)
 
 
@@ -354,9 +354,9 @@ def test_manifest_name_rule_holds_for_every_short_name():
 
 
 def test_the_site_listing_is_what_walking_it_gives(tmp_path):
-    """`_files` lists each folder's files and links (a link to a folder is listed, not followed), then
+    """`site_files` lists each folder's files and links (a link to a folder is listed, not followed), then
     its folders, in name order, top-level dot entries only when asked: as os.walk finds them."""
-    from site_gen.build.manifest import _files
+    from site_gen.building.manifest import site_files
 
     root = tmp_path / "site"
     for name in ("index.html", "b/2.html", "b/1.html", "a/x/y/z.csv", "a/x/w.csv", "a/k.html", ".git/config",
@@ -383,9 +383,9 @@ def test_the_site_listing_is_what_walking_it_gives(tmp_path):
         return out
 
     for hidden in (False, True):
-        assert list(_files(root, hidden=hidden)) == walked(hidden)
+        assert list(site_files(root, hidden=hidden)) == walked(hidden)
     assert "a/to-b" in walked(False) and "a/to-b/1.html" not in walked(False) and ".git/config" in walked(True)
-    assert list(_files(tmp_path / "missing", hidden=True)) == []
+    assert list(site_files(tmp_path / "missing", hidden=True)) == []
 
 
 # -- 5. staging folders of killed builds -------------------------------------------------------------
@@ -395,7 +395,7 @@ def test_staging_of_a_killed_build_is_ignored_by_git_and_removed_later(tmp_path,
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(tmp_path)}
     subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
     # A build killed with SIGKILL while it wrote its staging folder.
-    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.build.write import Staging\n"
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys\nfrom site_gen.building.write import Staging\n"
                              "s = Staging(sys.argv[1]); s.write({'index.html': b'half'})\n"
                              "os.kill(os.getpid(), signal.SIGKILL)", str(root / "site")], env=env)
     assert killed.returncode == -signal.SIGKILL

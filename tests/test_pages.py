@@ -67,7 +67,7 @@ def test_lede_figures_come_from_data_and_checks_pass(overview):
     assert "holds 1.2–1.4x the context" in text(lede)
     spans = [el for el in lede.iter(f"{NS}span") if el.get("class") in ("fig", "check")]
     assert len(spans) >= 4 and all(el.get("title") for el in spans)
-    assert not [el for el in lede.iter(f"{NS}mark")], "a checked statement failed on the example data"
+    assert not list(lede.iter(f"{NS}mark")), "a checked statement failed on the example data"
 
 
 def test_missing_engine_is_said_not_nan(example_site):
@@ -124,7 +124,7 @@ def test_speed_chart_spec_has_fixed_scale_and_band(example_site):
     assert (band["x0"], band["x1"]) == pytest.approx((0.92, 1.08))
     points = sum(len(t["x"]) for t in spec["data"])
     assert points == 44
-    caption = [el for el in find_id(doc, "chart-k4").iter(f"{NS}figcaption")][0]
+    caption = list(find_id(doc, "chart-k4").iter(f"{NS}figcaption"))[0]
     assert "22 of 22 aggregate cells faster" in text(caption) and "aggregate, 32K–128K input: 1.38–1.66x" in text(caption)
 
 

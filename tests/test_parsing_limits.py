@@ -23,7 +23,7 @@ from conftest import ROOT
 from site_gen import cli
 from site_gen.analysis import figures as figs
 from site_gen.analysis.report import analyse
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import load_report
@@ -75,7 +75,7 @@ def example(tmp_path_factory):
 
 def environment(analyses) -> tuple[list, object]:
     """The reports' records and their analyses by id, as a build hands them to its docs pages."""
-    from site_gen.build.environment import collect
+    from site_gen.building.environment import collect
 
     by_id = {a.report.id: a for a in analyses}
     return [collect(a) for a in analyses], by_id.__getitem__
@@ -277,6 +277,7 @@ def test_a_marker_is_the_first_number_no_text_holds():
 
 # -- bad docs pages: one clear error, exit 1 -------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page, where", [
     ("Title\n\nText {{ }} more.\n", "line 3: empty {{ }}"),
     ("One {{   \n }} two.\n", "line 1: empty {{ }}"),

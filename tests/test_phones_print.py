@@ -4,7 +4,6 @@ test_a11y_layout.py (axe, layout) and below (print, phones)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -75,6 +74,7 @@ def row_header_text(th) -> str:
     return re.sub(r"\s+", " ", "".join(t for t in th.itertext())).strip()
 
 
+@pytest.mark.slow
 def test_every_table_has_a_caption_unique_row_headers_and_no_empty_header(example_site):
     """Finding 9: no table had a <caption> (every table's accessible name empty), row headers
     repeated ("chat" four times in one table), the top-left header cells were empty."""
@@ -172,6 +172,7 @@ def site_page(page, example_site):
     page.emulate_media(media="screen", color_scheme="light")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_printed_hollow_bars_stay_hollow_and_filled_ones_filled(site_page, scheme):
     """Finding 10: every range bar printed solid black, so "crosses the band edge" read "all faster".
@@ -196,6 +197,7 @@ def luminance(rgb) -> float:
     return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
 
 
+@pytest.mark.slow
 def test_printed_legends_marks_and_titles(site_page):
     """Finding 10: the dot plot's legend was hidden in print, printing from dark mode put pale dots on
     white (1.5–1.9:1), sub-pages never named the report, and the speed page's first sheet was
@@ -235,6 +237,7 @@ def test_printed_legends_marks_and_titles(site_page):
     assert (1.05) / (luminance(darkest) + 0.05) >= 3, f"a legend key prints pale on white: {darkest}"
 
 
+@pytest.mark.slow
 def test_phone_section_strip_shows_the_current_page(browser, example_site):
     """Finding 8: on 6 of 9 report pages the current page's tab was off-screen in the section strip."""
     context = browser.new_context()
@@ -260,6 +263,7 @@ def test_phone_section_strip_shows_the_current_page(browser, example_site):
         context.close()
 
 
+@pytest.mark.slow
 def test_long_pages_have_on_this_page_and_tables_one_sources_control(browser, example_site):
     """Finding 8: the speed page (11,975 px at 390) had no in-page contents. Finding 9: the overview
     had 169 tab stops, 125 of them numbers. Each table's figures are now reached through one
@@ -293,7 +297,8 @@ def test_long_pages_have_on_this_page_and_tables_one_sources_control(browser, ex
         toggle = pg.locator(f".sources-toggle[aria-controls='{table.get_attribute('id')}']")
         toggle.click()
         assert toggle.get_attribute("aria-pressed") == "true"
-        pairs = table.evaluate("t => [...t.querySelectorAll('.fig')].map(f => [f.dataset.tip, f.nextElementSibling && f.nextElementSibling.textContent])")
+        pairs = table.evaluate("t => [...t.querySelectorAll('.fig')]"
+                               ".map(f => [f.dataset.tip, f.nextElementSibling && f.nextElementSibling.textContent])")
         assert pairs and all(tip and tip == shown for tip, shown in pairs), pairs[:3]
         toggle.click()
         assert table.locator(".fig-source:visible").count() == 0

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from conftest import sitegen_here
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 REPORT = "reports/cuteafd-v4.0.0"
 

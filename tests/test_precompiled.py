@@ -116,7 +116,7 @@ def test_a_custom_dir_template_with_the_packages_text_is_compiled_not_taken(tmp_
 
 
 def test_another_environment_is_never_given_sitegens_code():
-    plain = jinja2.Environment(**{k: v for k, v in precompiled.OPTIONS.items()})
+    plain = jinja2.Environment(**dict(precompiled.OPTIONS.items()))
     assert precompiled.fingerprint(plain) is None
     path = PACKAGE / "templates" / "base.html"
     assert precompiled.code_for(plain, "base.html", str(path), path.read_text("utf-8")) is None

@@ -33,17 +33,17 @@ from test_serve_safety import project, wait_for  # noqa: F401 (the fixture)
 def permissions_bite(monkeypatch) -> None:
     """Reading as a user who is not root: a file without read permission cannot be read (the tests
     run as root, where permissions do not bite, so the refusal is simulated where receipts are read)."""
-    real = parse._read_limited
+    real = parse.read_limited
 
     def read(file, *args, **kwargs):
         if os.path.exists(file) and not os.stat(file).st_mode & 0o444:
             raise SitegenError("cannot read: Permission denied", file)
         return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(parse, "_read_limited", read)
+    monkeypatch.setattr(parse, "read_limited", read)
 
 
-def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, monkeypatch):
+def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, monkeypatch):  # noqa: F811 (the fixture)
     permissions_bite(monkeypatch)
     receipt = summary(project)
     page = f"reports/{REPORT}/index.html"
@@ -58,7 +58,7 @@ def test_a_receipt_made_unreadable_then_readable_by_chmod_is_followed(project, m
         assert page in preview.files
 
 
-def test_a_receipt_unreadable_when_the_preview_starts_recovers_by_chmod(project, monkeypatch):
+def test_a_receipt_unreadable_when_the_preview_starts_recovers_by_chmod(project, monkeypatch):  # noqa: F811 (the fixture)
     permissions_bite(monkeypatch)
     receipt = summary(project)
     os.chmod(receipt, 0)
@@ -92,6 +92,17 @@ sys.stdin.read()
 """
 
 
+def _closed_by_the_server(s: socket.socket) -> bool:
+    """Whether the server closed this connection (read without waiting: end of stream, or a reset)."""
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
 def _get(port: int, path: str, target: str | None = None, host: str | None = None, timeout: float = WAIT):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -104,6 +115,7 @@ def _get(port: int, path: str, target: str | None = None, host: str | None = Non
         conn.close()
 
 
+@pytest.mark.slow
 def test_eleven_hundred_idle_connections_do_not_stop_the_server(tmp_path):
     """The server in a process of its own under the usual limit of 1,024 open files; 1,100
     connections that never send a request; then a page is asked for, and answered at once."""
@@ -127,11 +139,14 @@ def test_eleven_hundred_idle_connections_do_not_stop_the_server(tmp_path):
             s.connect(("127.0.0.1", port))
             idle.append(s)
         time.sleep(0.5)  # the server has them all by now
-        start = time.monotonic()
-        status, body = _get(port, "/", timeout=10)
+        status, body = _get(port, "/")
         assert status == 200 and b"home" in body
-        assert time.monotonic() - start < 5
         assert proc.poll() is None
+        # Answered because the server keeps at most 256 connections (a quarter of the 1,024 files it
+        # may open): accepting each one past that closed the oldest idle one, before this request's.
+        closed = sum(_closed_by_the_server(s) for s in idle)
+        assert closed >= len(idle) + 1 - 256, closed
+        assert not any(_closed_by_the_server(s) for s in idle[-100:])  # the newest are kept
     finally:
         for s in idle:
             s.close()
@@ -146,14 +161,21 @@ def test_an_idle_connection_is_closed_after_the_idle_timeout(monkeypatch):
     from test_server import PAGES, Files, served
 
     monkeypatch.setattr(srv, "IDLE_TIMEOUT", 0.5)
+    timeouts: list[float | None] = []  # each connection's timeout on the server's side, as its handler set it
+    setup = srv._Handler.setup
+
+    def recording(self) -> None:
+        setup(self)
+        timeouts.append(self.connection.gettimeout())
+
+    monkeypatch.setattr(srv._Handler, "setup", recording)
     with served(Files(PAGES)) as server:
         s = socket.create_connection(server.server_address[:2], timeout=WAIT)
         try:
-            start = time.monotonic()
             assert s.recv(1) == b""  # closed by the server, without a request
-            assert time.monotonic() - start < 10
         finally:
             s.close()
+    assert timeouts == [0.5]  # the idle timeout, not the client's patience, closed it
 
 
 # -- absolute-form requests -----------------------------------------------------------------------------
@@ -163,14 +185,14 @@ def test_an_absolute_form_request_for_another_host_is_refused():
 
     with served(Files(PAGES)) as server:
         port = server.server_address[1]
-        for target in ("http://other-host/", "http://other-host:%d/" % port, "http://evil.example/index.html",
+        for target in ("http://other-host/", f"http://other-host:{port}/", "http://evil.example/index.html",
                        "https://other-host/", "http://127.0.0.1:1/", "http://other-host/__sitegen__/events",
                        "http://127.0.0.1@other-host/"):
             status, body = _get(port, "/", target=target)
             assert status == 403 and b"home" not in body, target
         status, body = _get(port, "/", target=f"http://127.0.0.1:{port}/")
         assert status == 200 and b"home" in body
-        status, body = _get(port, "/", target=f"http://localhost:{port}/index.html", host="127.0.0.1:%d" % port)
+        status, body = _get(port, "/", target=f"http://localhost:{port}/index.html", host=f"127.0.0.1:{port}")
         assert status == 200
 
 

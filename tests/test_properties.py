@@ -22,13 +22,15 @@ from hypothesis import strategies as st
 
 from site_gen.sections.speed import analysis as speed
 from site_gen.sections.tool_calling import analysis as tool_calling
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError
-from site_gen.receipts.load import _fast_validator, _validator, load_report, validate_meaning
+from site_gen.receipts.load import fast_validator, validator, load_report, validate_meaning
 from site_gen.render import format as fmt
 from test_bad_inputs import EXAMPLE, write_config
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 CI = bool(os.environ.get("CI"))
 
@@ -47,7 +49,7 @@ bands = st.floats(min_value=0.0, max_value=0.5, allow_nan=False)
 def cells(draw, max_size: int = 40):
     n = draw(st.integers(1, max_size))
     rows = []
-    for i in range(n):
+    for _i in range(n):
         base = draw(st.floats(min_value=1e-3, max_value=1e5, allow_nan=False))
         rows.append({"checkpoint": draw(st.sampled_from(["K3.25", "K4", "K6"])),
                      "metric": draw(st.sampled_from(speed.METRICS)),
@@ -235,7 +237,7 @@ def _load(raw: bytes, strict: bool = False, lede: bytes = EXAMPLE_LEDE):
 
 def assert_valid(report) -> None:
     """A report the loader returns passes the schema (unknown fields removed) and every meaning check."""
-    assert list(_validator().iter_errors(report.data)) == []
+    assert list(validator().iter_errors(report.data)) == []
     validate_meaning(report.data, report.file)
 
 
@@ -279,10 +281,10 @@ def test_loader_on_mangled_receipts(doc, strict):
 @given(mangled_receipts())
 def test_fast_schema_check_never_accepts_what_the_full_one_refuses(doc):
     try:
-        _fast_validator()(doc)
+        fast_validator()(doc)
     except Exception:
         return
-    assert list(_validator().iter_errors(doc)) == []
+    assert list(validator().iter_errors(doc)) == []
 
 
 @pytest.fixture(scope="module")

@@ -107,7 +107,7 @@ def test_pages_end_with_receipt_hash_and_version(example_site):
 def test_a_dense_figure_hovers_how_and_lists_where_it_was_read_from():
     """A dense figure's title is its few words of how; its source (the Numbers page's row, a full
     title) adds what it was read from; a record's round trip keeps both; Parts keep each figure's own."""
-    from site_gen.build import environment
+    from site_gen.building import environment
     from site_gen.render.provenance import Fig, Parts, collect
 
     f = Fig("56.4", how="p50 of 200 measured TTFTs (numpy linear percentile)", detail="in $.serving.x.ttft_ms", dense=True)

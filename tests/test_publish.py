@@ -57,6 +57,7 @@ def published(tmp_path_factory) -> Path:
     return build(project, project / "site")
 
 
+@pytest.mark.slow
 def test_sitemap_lists_every_page_sorted(published):
     tree = ElementTree.fromstring((published / "sitemap.xml").read_bytes())
     urls = [el.text for el in tree.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
@@ -74,6 +75,7 @@ def test_no_sitemap_or_preview_image_without_site_url(example_site):
     assert "75 of 88 cells faster" in tags["og:description"]
 
 
+@pytest.mark.slow
 def test_output_does_not_depend_on_where_it_was_built(project, tmp_path):
     """Same sources in two places, two output folders: the same bytes, no local path inside."""
     with_site_url(project)
@@ -107,6 +109,7 @@ def test_404_page_without_site_url_is_self_contained(example_site):
     assert re.findall(r'href="([^"]*)"', html.replace('rel="icon" href="data:', "")) == ["./"]
 
 
+@pytest.mark.slow
 def test_docs_file_of_the_same_name_wins(project, tmp_path):
     (project / "docs").mkdir(exist_ok=True)
     (project / "docs" / "404.html").write_text("<!doctype html><title>Mine</title>\n")
@@ -118,7 +121,7 @@ def test_report_pages_carry_open_graph_and_twitter_cards(published):
     for name in ("index", "speed"):
         doc = parse(published / REPORT / f"{name}.html")
         tags = meta(doc)
-        canonical = [l.get("href") for l in doc.iter(f"{NS}link") if l.get("rel") == "canonical"][0]
+        canonical = [link.get("href") for link in doc.iter(f"{NS}link") if link.get("rel") == "canonical"][0]
         assert canonical == SITE_URL + f"{REPORT}/{name}.html"
         assert tags["og:url"] == canonical
         assert tags["og:image"] == SITE_URL + f"{REPORT}/card.png"
@@ -157,6 +160,7 @@ def test_no_card_without_site_url(example_site):
     assert list(example_site.glob("reports/*/card.png")) == []
 
 
+@pytest.mark.slow
 def test_share_card_is_a_png_drawn_from_the_data(published, project, tmp_path):
     site = published
     card = (site / REPORT / "card.png").read_bytes()

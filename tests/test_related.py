@@ -12,7 +12,7 @@ import html5lib
 from htmlutil import NS
 
 from conftest import ROOT
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 
 SMALL = json.loads((ROOT / "data" / "cuteafd-v3.0.1" / "SUMMARY.json").read_text(encoding="utf-8"))
@@ -98,7 +98,7 @@ def test_forked_workers_give_the_links_an_in_process_build_gives(tmp_path, forke
     """Workers render each report without the others: a report that links another is made again."""
     from test_scale import in_memory, tree
 
-    from site_gen.build.builder import build
+    from site_gen.building.builder import build
 
     reports = {f"r{i}": receipt(f"Run {i}", f"1.{i}", f"2026-11-{10 + i:02d}") for i in range(forked_builds - 2)}
     config = load_config(site(tmp_path, {**reports, "old": receipt("First", "3.0.1", "2026-11-20",

@@ -1,4 +1,4 @@
-"""The table of reports' rows (site_gen/build/rows.py): each drawn once per receipt, and kept in the
+"""The table of reports' rows (site_gen/building/rows.py): each drawn once per receipt, and kept in the
 build's store from one `sitegen build` to the next."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 import pytest
 
 from conftest import ROOT
-from site_gen.build import cache
-from site_gen.build.builder import Builder
-from site_gen.build.rows import DashboardRows
-from site_gen.build.store import Store
+from site_gen.building import cache
+from site_gen.building.builder import Builder
+from site_gen.building.rows import DashboardRows
+from site_gen.building.store import Store
 from site_gen.core.config import load_config
 from site_gen.render.pages import environment
 
@@ -42,8 +42,8 @@ def built(tmp_path):
 
 
 def test_rows_are_kept_in_the_store_from_one_build_to_the_next(built):
-    config, records = built.config, list(built.env.values())
-    first = DashboardRows(config, built.templates, Store(config, enabled=True))(records)
+    config, records = built.config, list(built.store.env.values())
+    first = DashboardRows(config, built.store.templates, Store(config, enabled=True))(records)
     # Each row is what the theme's macro draws from it, called here directly.
     macro = environment(None).get_template("_macros.html").module.dashboard_row
     assert all(str(r["row_html"]) == str(macro({k: v for k, v in r.items() if k != "row_html"})) for r in first)
@@ -51,7 +51,7 @@ def test_rows_are_kept_in_the_store_from_one_build_to_the_next(built):
     # nothing written.
     store = Store(config, enabled=True)
     puts = _counting(store)
-    rows = DashboardRows(config, built.templates, store)
+    rows = DashboardRows(config, built.store.templates, store)
     again = rows(records)
     assert puts == [] and [str(r["row_html"]) for r in again] == [str(r["row_html"]) for r in first]
     # A report whose receipt changed has its row drawn again (its text escaped by the macro).
@@ -63,14 +63,14 @@ def test_rows_are_kept_in_the_store_from_one_build_to_the_next(built):
 
 
 def test_a_stored_entry_of_another_shape_is_not_used(built):
-    config, records = built.config, list(built.env.values())
+    config, records = built.config, list(built.store.env.values())
     store = Store(config, enabled=True)
-    version = built.templates.record("_macros.html")[0]
+    version = built.store.templates.record("_macros.html")[0]
     key = f"{records[0].id}\0{records[0].sha256}"
     for bad in (b"not json", json.dumps([key]).encode(), json.dumps({key: 1}).encode()):
         store.put("rows", bad, version)
-        rows = DashboardRows(config, built.templates, store)(records)
+        rows = DashboardRows(config, built.store.templates, store)(records)
         assert "<tr" in str(rows[0]["row_html"])  # drawn, not taken
     # One of the right shape is taken as it is: the store's entries are signed by this user.
     store.put("rows", json.dumps({key: "<tr><td>kept</td></tr>"}).encode(), version)
-    assert str(DashboardRows(config, built.templates, store)(records)[0]["row_html"]) == "<tr><td>kept</td></tr>"
+    assert str(DashboardRows(config, built.store.templates, store)(records)[0]["row_html"]) == "<tr><td>kept</td></tr>"

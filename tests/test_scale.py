@@ -14,13 +14,15 @@ from pathlib import Path
 import html5lib
 import pytest
 
-import site_gen.build.builder as build_module
+import site_gen.building.builder as build_module
 from conftest import FORKED_REPORTS, ROOT, as_from_a_terminal, sitegen_here
 from htmlutil import NS
-from site_gen.build.builder import Builder, build, build_files
+from site_gen.building.builder import Builder, build, build_files
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
-from site_gen.build.write import MANIFEST, PREFIX
+from site_gen.building.write import MANIFEST, PREFIX
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 V4 = "cuteafd-v4.0.0"
 

@@ -10,8 +10,8 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from site_gen.build.builder import build_files
-from site_gen.build.starter import receipt
+from site_gen.building.builder import build_files
+from site_gen.building.starter import receipt
 from site_gen.core.config import load_config
 from site_gen.core.diagnostics import refuse
 from site_gen.core.errors import SitegenError

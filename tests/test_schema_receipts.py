@@ -30,10 +30,12 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 import fuzzing
 import receipt_strategies
 from receipt_strategies import random_receipt, receipts, shape
-from site_gen.build import builder as build, reports as report_store
+from site_gen.building import builder as build, reports as report_store
 from site_gen.receipts import load
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 from site_gen.core.errors import SitegenError
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 # ~0.04 s of CPU a receipt from the random walker (check on each, summary or build on some), ~0.5 s an
 # example from hypothesis: about two minutes of one worker, shorter than the browser's page checks.

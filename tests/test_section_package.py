@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.build.builder import build_files
-from site_gen.build.starter import receipt
+from site_gen.building.builder import build_files
+from site_gen.building.starter import receipt
 from site_gen.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,6 +102,7 @@ def text(pages, name):
     return pages[name].decode("utf-8")
 
 
+@pytest.mark.slow
 def test_only_the_folder_and_the_registry_line_were_added(toy_build):
     src, *_ = toy_build
     assert changed_files(ROOT / "site_gen", src / "site_gen") == ["sections/__init__.py", "sections/toy"]

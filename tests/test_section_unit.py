@@ -10,8 +10,8 @@ import pytest
 
 import toy_section
 from site_gen import sections
-from site_gen.build.builder import build_files
-from site_gen.build.starter import receipt
+from site_gen.building.builder import build_files
+from site_gen.building.starter import receipt
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import load_report, schema

@@ -46,7 +46,7 @@ INSPECT = """
   for (const s of document.querySelectorAll("style")) out.styles.push(!!s.closest("head"));
   return out;
 }
-""" % (URL_ATTRS, FORBIDDEN_TAGS)
+""" % (URL_ATTRS, FORBIDDEN_TAGS)  # noqa: UP031 (JavaScript: its braces would need doubling in an f-string)
 
 # Hover, focus and click every mark of every chart: hover labels must stay text.
 POKE = """
@@ -105,6 +105,7 @@ def judge(page, where: str) -> None:
     assert all(found["styles"]), f"{where}: a <style> outside <head>"
 
 
+@pytest.mark.slow
 def test_the_judge_sees_a_payload_that_runs(browser, tmp_path):
     """The harness itself: the same page checks catch each kind of payload when it is not escaped."""
     cases = {
@@ -130,6 +131,7 @@ def test_the_judge_sees_a_payload_that_runs(browser, tmp_path):
         context.close()
 
 
+@pytest.mark.slow
 def test_every_page_of_the_payload_site_runs_nothing(payload_site, browser):
     pages = html_pages(payload_site)
     assert len(pages) >= 8
@@ -157,6 +159,7 @@ def test_every_page_of_the_payload_site_runs_nothing(payload_site, browser):
     assert poked > 0, "no chart was drawn, so no hover text was tried"
 
 
+@pytest.mark.slow
 def test_payloads_are_shown_as_text(payload_site, page):
     """Escaped, not dropped: the reader sees the receipt's strings literally."""
     page.goto((payload_site / "reports" / "payloads" / "index.html").as_uri())
@@ -166,6 +169,7 @@ def test_payloads_are_shown_as_text(payload_site, page):
     assert "Payloads <script>pwn(99)</script>" in page.evaluate("document.title")
 
 
+@pytest.mark.slow
 def test_speed_page_tables_and_chart_hover_show_payload_workloads_as_text(payload_site, page):
     page.goto((payload_site / "reports" / "payloads" / "speed.html").as_uri())
     text = page.inner_text("main")

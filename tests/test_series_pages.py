@@ -12,7 +12,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+import pytest
+
 from site_gen.cli import main as sitegen
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 ROOT = Path(__file__).resolve().parent.parent
 NIGHTLY = sorted((ROOT / "data").glob("vllm-nightly-*"))

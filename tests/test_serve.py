@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,8 +20,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import ROOT, as_from_a_terminal, run_sitegen
-from site_gen.build.builder import Builder, build_files
+from site_gen.building.builder import Builder, build_files
 from site_gen.core.config import load_config
+from site_gen.core.errors import SitegenError
 from site_gen.preview.serve import Preview, describe
 from site_gen.preview.server import inject, is_loopback, parse_addr, site_path
 from site_gen.preview.watch import Debouncer, ignored
@@ -123,6 +125,7 @@ def test_site_path_never_climbs(segments):
         assert "\\" not in key and "\x00" not in key
 
 
+@pytest.mark.slow
 def test_http_traversal_gets_404_and_nothing_outside_the_site(project):
     (project / "secret.txt").write_text("TOP SECRET")
     with serving(project) as preview:
@@ -150,12 +153,13 @@ def test_parse_addr_and_loopback():
     assert parse_addr("[::1]:0") == ("::1", 0)
     assert parse_addr("localhost:8080") == ("localhost", 8080)
     for bad in ("8000", "127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000"):
-        with pytest.raises(Exception):
+        with pytest.raises(SitegenError):
             parse_addr(bad)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
 
 
+@pytest.mark.slow
 def test_script_is_injected_only_by_the_preview(example_site):
     for html in example_site.rglob("*.html"):
         assert b"data-sitegen-preview" not in html.read_bytes() and b"__sitegen__" not in html.read_bytes()
@@ -256,33 +260,33 @@ def test_debounce_waits_for_a_file_being_written_to_be_closed():
     assert batches == [["a"], ["r/SUMMARY.json"]]
 
 
-def test_debounce_starts_sooner_once_every_changed_file_was_closed():
-    times: list[float] = []
-    got = threading.Event()
+def test_debounce_starts_sooner_once_every_changed_file_was_closed(monkeypatch):
+    """When a rebuild is due, read on a clock the test holds still: `settle` after the last event once
+    every changed file was closed, the whole `quiet` after a file only created, `max_wait` after the
+    first event while a file is still being written."""
+    from site_gen.preview import watch
 
-    def callback(paths):
-        times.append(time.monotonic())
-        got.set()
+    clock = [1000.0]
+    monkeypatch.setattr(watch, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    quiet, max_wait, settle = 1.0, 5.0, 0.01
 
-    quiet = 1.0
-    d = Debouncer(callback, quiet=quiet, max_wait=5 * quiet, settle=0.01).start()
-    try:
-        d.add(["a"], "closed")  # the platform reports closes
-        assert got.wait(WAIT)
-        got.clear()
-        start = time.monotonic()
-        d.add(["r/SUMMARY.json"], "modified")
-        d.add(["r/SUMMARY.json"], "closed")  # written and closed: its writer is done
-        assert got.wait(WAIT)
-        closed_after = times[-1] - start
-        got.clear()
-        start = time.monotonic()
-        d.add(["r/lede.md"], "created")  # created, maybe not yet written: the whole quiet window
-        assert got.wait(WAIT)
-        created_after = times[-1] - start
-    finally:
-        d.stop()
-    assert closed_after < quiet / 2 <= created_after
+    def debouncer() -> Debouncer:  # not started: no rebuild runs, the pending paths stay
+        d = Debouncer(lambda paths: None, quiet=quiet, max_wait=max_wait, settle=settle)
+        d.add(["a"], "closed")  # the platform reports closes: learnt from the first close event
+        return d
+
+    d = debouncer()
+    clock[0] = 1000.25
+    d.add(["r/SUMMARY.json"], "modified")  # being written: held back
+    assert d.due() == 1000.0 + max_wait
+    clock[0] = 1000.5
+    d.add(["r/SUMMARY.json"], "closed")  # written and closed: its writer is done
+    assert d.due() == 1000.5 + settle
+    clock[0] = 2000.0
+    d = debouncer()
+    clock[0] = 2000.25
+    d.add(["r/lede.md"], "created")  # created, maybe not yet written: the whole quiet window
+    assert d.due() == 2000.25 + quiet
 
 
 def test_debouncer_stop_joins_its_thread():
@@ -298,6 +302,7 @@ def test_debouncer_stop_joins_its_thread():
 # (test_incremental_equals_fresh_after_each_kind_of_edit).
 
 
+@pytest.mark.slow
 def test_builder_template_edit_rerenders_only_pages_using_it(project):
     custom = project / "overrides"
     custom.mkdir()
@@ -322,6 +327,7 @@ def test_builder_template_edit_rerenders_only_pages_using_it(project):
     assert b'id="override-mark"' in after.files[f"reports/{REPORT}/speed.html"]
 
 
+@pytest.mark.slow
 def test_builder_follows_created_renamed_and_deleted_reports(project):
     config = load_config(project / "mkdocs.yml")
     b = Builder(config)
@@ -340,6 +346,7 @@ def test_builder_follows_created_renamed_and_deleted_reports(project):
 # -- the preview, in this process ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
     raw, slower, _, _ = slower_cell(project)
     with serving(project) as preview:
@@ -365,6 +372,7 @@ def test_preview_rebuilds_keeps_last_good_pages_on_error_and_recovers(project):
         assert preview.error is None and preview.files == good
 
 
+@pytest.mark.slow
 def test_preview_error_message_is_the_one_build_prints(project, monkeypatch):
     monkeypatch.chdir(project)  # paths in messages are shown relative to where the command runs
     summary(project).write_text('{"schema_version": 1, "report": 3}')
@@ -377,6 +385,7 @@ def test_preview_error_message_is_the_one_build_prints(project, monkeypatch):
         assert status == 503 and b"data-sitegen-placeholder" in body
 
 
+@pytest.mark.slow
 def test_preview_follows_new_renamed_and_deleted_reports_and_config(project):
     with serving(project) as preview:
         edit_and_wait(preview, lambda: shutil.copytree(project / "data" / REPORT, project / "data" / "extra-v1"))
@@ -410,6 +419,7 @@ def test_preview_follows_new_renamed_and_deleted_reports_and_config(project):
         assert b"Renamed while serving" in preview.files["index.html"]
 
 
+@pytest.mark.slow
 def test_stop_leaves_no_thread_behind(project):
     before = set(threading.enumerate())
     with serving(project) as preview:
@@ -424,6 +434,7 @@ def test_stop_leaves_no_thread_behind(project):
     assert not left, left
 
 
+@pytest.mark.slow
 def test_reading_the_inputs_wakes_no_watcher_only_writing_them_does(project, monkeypatch):
     """The rebuild opens and reads receipts, pages and templates: inotify is asked for the events
     the preview acts on only, so those reads come back as no event at all (each would wake the
@@ -458,6 +469,7 @@ def test_describe():
 # -- the command, as a user runs it ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_serve_command_prints_one_line_per_rebuild_and_stops_cleanly_on_ctrl_c(project):
     proc = subprocess.Popen([sys.executable, "-m", "site_gen", "serve", "-a", "127.0.0.1:0"], cwd=project,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -495,6 +507,7 @@ SLOWER_JS = """([cp, metric]) => {
 }"""
 
 
+@pytest.mark.slow
 def test_browser_follows_receipt_edits_and_shows_and_clears_the_error_overlay(project, page):
     raw, slower, cp, metric = slower_cell(project)
     bad: list[str] = []
@@ -528,6 +541,7 @@ def test_browser_follows_receipt_edits_and_shows_and_clears_the_error_overlay(pr
     assert not [r for r in bad if not r.endswith("/favicon.ico")], bad  # every 404 above was the favicon
 
 
+@pytest.mark.slow
 def test_browser_keeps_a_charts_zoom_when_another_chart_changes(project, page):
     data = json.loads(summary(project).read_text())
     cells = data["speed"]["cells"]
@@ -569,6 +583,7 @@ def test_browser_keeps_a_charts_zoom_when_another_chart_changes(project, page):
         assert kept["first"] == zoomed  # the first chart, zoom and all, was not touched
 
 
+@pytest.mark.slow
 def test_preview_edits_do_not_pin_their_garbage(project):
     """The whole site is frozen out of the collector's full passes once built; an edit's objects
     are not, so what an edit replaces is collected (freezing after every edit kept ~1 MB an edit)."""

@@ -34,9 +34,12 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from site_gen.preview.serve import Preview
 from site_gen.preview.server import EVENTS
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 REPORT = "cuteafd-v4.0.0"
 OVERVIEW = f"reports/{REPORT}/index.html"
@@ -277,7 +280,7 @@ def test_fifty_pages_follow_five_hundred_saves_and_nothing_leaks(project, page, 
             [v[-1] for v in clients.versions if v[-1] != final]
         for versions in clients.versions:
             assert versions == sorted(set(versions)), "a client's versions went back or repeated"
-        for i, path in enumerate(PAGES):
+        for _i, path in enumerate(PAGES):
             status, body = get(host, port, "/" + path)
             assert status == 200 and served_version(body) == final, path
             assert marks(body) == ([SAVES] if path == OVERVIEW else []), path

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from site_gen.build.builder import Builder
+from site_gen.building.builder import Builder
 from site_gen.core.errors import SitegenError
 from site_gen.preview.serve import Preview
 from site_gen.preview.server import EVENTS, WORKER, AllowedHosts
@@ -108,6 +108,7 @@ def test_allowed_names_follow_the_address_served_on():
 # -- 2. many tabs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_eight_tabs_of_one_browser_all_update_and_a_ninth_loads(project, browser):
     page_md = project / "docs" / "receipts.md"
     context = browser.new_context()
@@ -129,6 +130,7 @@ def test_eight_tabs_of_one_browser_all_update_and_a_ninth_loads(project, browser
         context.close()
 
 
+@pytest.mark.slow
 def test_a_browser_without_shared_workers_keeps_a_stream_per_tab(project, browser):
     page_md = project / "docs" / "receipts.md"
     context = browser.new_context()

@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+import pytest
+
 import htmlutil
 from conftest import ROOT
 
@@ -146,6 +148,7 @@ def two(v: float) -> str:
     return f"{v:.2f}x"
 
 
+@pytest.mark.slow
 def test_the_overview_and_the_latency_page_open_with_every_ratio_at_every_load(example_site):
     """The ratio map: a row per latency percentile and throughput, a column per load (lightest first),
     each ratio candidate / baseline as numpy gives it from the rows; throughput by the band rule (one
@@ -349,7 +352,7 @@ def test_the_tail_is_on_one_latency_axis_per_metric_with_p95_labelled(example_si
             for x, anchor_, label in x_ticks:  # inside the 360-unit drawing, at about 6 units a character
                 left = float(x) - (0 if anchor_ == "start" else len(label) * 6 if anchor_ == "end" else len(label) * 3)
                 assert left >= 0 and left + len(label) * 6 <= 360 + 1, (metric, load, label, x, anchor_)
-            y_ticks = dict((label, float(y) - 4) for y, label in re.findall(r'<text x="41" y="([\d.]+)">(\w+)</text>', svg))
+            y_ticks = {label: float(y) - 4 for y, label in re.findall(r'<text x="41" y="([\d.]+)">(\w+)</text>', svg)}
             assert list(y_ticks) == ["all", "p50", "p90", "p95", "p99"], y_ticks
             at = [(float(x), tick_ms(label)) for x, _, label in x_ticks]
             log = "log scale" in svg
@@ -370,6 +373,7 @@ FITS = """() => [...document.querySelectorAll('main table, #main table')].filter
     && t.scrollWidth > t.parentElement.clientWidth + 1).map(t => (t.closest('figure') || t).id + ' ' + t.scrollWidth)"""
 
 
+@pytest.mark.slow
 def test_the_serving_pages_fit_their_column_and_the_latency_page_is_short(example_site, page):
     """At 1280 px: the Latency page leads with its chart and folds the detail (6,731 px tall before, 2,329
     after; 17,875 and about 4,000 at 390), every table fits its column with every fold open (the Load

@@ -214,6 +214,7 @@ def check_pair(rows: list[list[str]], want: dict, metrics: list[str]) -> None:
         assert verdict.endswith(e["verdict"]), (key, verdict, e)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report", TWO_SIDED)
 def test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_numpys(example_site, report):
     receipt = json.loads((ROOT / "data" / report / "SUMMARY.json").read_text())
@@ -239,6 +240,7 @@ def test_every_percentile_interval_ratio_and_verdict_on_the_latency_page_is_nump
         assert abs(low - min(e["ratio"] for e in mine)) < 0.005 + 1e-9 and abs(high - max(e["ratio"] for e in mine)) < 0.005 + 1e-9
 
 
+@pytest.mark.slow
 def test_the_summary_json_holds_numpys_figures_as_numbers():
     """`sitegen summary --format json`: every latency cell's percentiles, ratio, interval and verdict
     are numpy's (numbers, not printed text), and the counts and ranges are those of the cells."""
@@ -291,6 +293,7 @@ def build(tmp_path, receipts: dict[str, dict], slo: str = "") -> tuple:
     return tmp_path / "site"
 
 
+@pytest.mark.slow
 def test_unpaired_load_points_resample_each_side_on_its_own(tmp_path):
     doc = sr.pair(seed=3, n=150, points=2, scale=1.05, paired=False, failed=2, one_token=3)
     site = build(tmp_path, {"unpaired": doc})
@@ -466,7 +469,7 @@ def test_the_speed_page_says_one_run_no_interval(example_site):
 
 
 def test_the_build_cache_follows_every_template_and_view():
-    from site_gen.build import store
+    from site_gen.building import store
 
     roots = store.code_roots()
     assert ROOT / "site_gen" in roots  # the theme (site_gen/templates, site_gen/static) and every section inside it

@@ -10,7 +10,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import serving_receipts as sr
+import pytest
+
 from site_gen.sections.serving.analysis import analyse
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 BATCH = 20
 one_receipt = st.fixed_dictionaries({

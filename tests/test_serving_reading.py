@@ -3,6 +3,8 @@
 and keyboard, sheets that never end on a table with no rows, a legend that reads in black and white."""
 from __future__ import annotations
 
+import pytest
+
 from htmlutil import NS, cell_text, parse
 
 
@@ -17,6 +19,7 @@ def header_names(table) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_a_card_names_its_column_as_the_table_s_header_does(example_site):
     """Item 11: on a phone a table row becomes a card whose cells are labelled by their column
     (`data-label`); the latency and throughput tables labelled the setups' columns "Baseline" and
@@ -75,6 +78,7 @@ def printed_texts(page, file) -> list[str]:
     return [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
 
 
+@pytest.mark.slow
 def test_no_printed_sheet_ends_on_a_table_with_no_row(example_site, page):
     """Item 13: the Latency page's first sheet ended with a table's header, a group's heading and its
     footer, and no row: the rows all went over to the next sheet. Every table of the serving pages,
@@ -94,6 +98,7 @@ def test_no_printed_sheet_ends_on_a_table_with_no_row(example_site, page):
     assert empty == [], empty
 
 
+@pytest.mark.slow
 def test_the_printed_colour_legend_names_marks_not_colours(example_site, page):
     """Item 13: on paper the verdicts print black (sitegen.css's print palette), and the legend still
     said "▲ blue better", "▼ orange worse", "● grey neutral". Printed, each mark is followed by what it
@@ -132,6 +137,7 @@ def on_screen(tip) -> bool:
     return tip is not None and tip["left"] >= 0 and tip["top"] >= 0 and tip["right"] <= tip["vw"] and tip["bottom"] <= tip["vh"]
 
 
+@pytest.mark.slow
 def test_a_chart_point_shows_its_value_on_hover_and_from_the_keyboard(example_site, page):
     """Item 10: the serving charts' points had only SVG <title> tooltips (nothing on touch or from the
     keyboard, the browser's own box on hover, late). A point shows the page's tooltip on hover; a
@@ -168,6 +174,7 @@ def test_a_chart_point_shows_its_value_on_hover_and_from_the_keyboard(example_si
     assert page.errors == []
 
 
+@pytest.mark.slow
 def test_a_tap_near_a_chart_point_shows_its_value(example_site, browser):
     """Item 10, on a phone: a tap within a finger's reach of a point (not on its 7 px dot) shows its
     value, on screen; a tap on the page elsewhere closes it."""

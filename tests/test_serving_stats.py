@@ -14,6 +14,7 @@ from site_gen.core.config import objectives
 from site_gen.core.errors import SitegenError
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, nan", [(7, 0), (200, 0), (200, 9), (1000, 40)])
 def test_resampled_percentiles_are_numpys_nanpercentile_of_the_same_draws(n, nan):
     rng = np.random.default_rng(n + nan)

@@ -1,4 +1,4 @@
-"""A live builder's records settled and their navigation (site_gen/build/assembly.py `Settled`),
+"""A live builder's records settled and their navigation (site_gen/building/assembly.py `Settled`),
 made again only when what settle and report_nav read changed: always equal to making them anew."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from site_gen.build.assembly import Settled, report_nav, settle
+from site_gen.building.assembly import Settled, report_nav, settle
 from site_gen.core.errors import SitegenError
 
 

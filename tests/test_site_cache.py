@@ -1,4 +1,4 @@
-"""A warm `sitegen build` (site_gen/build/site_cache.py): nothing changed, nothing done; the output is
+"""A warm `sitegen build` (site_gen/building/site_cache.py): nothing changed, nothing done; the output is
 still byte for byte a cold build's, and a damaged entry or a hand-edited site is never trusted."""
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.build import cache, site_cache
-from site_gen.build.builder import build_files
+from site_gen.building import cache, site_cache
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
-from site_gen.build.write import MANIFEST
+from site_gen.building.write import MANIFEST
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 # A build in a process of its own (as the `sitegen` command runs), saying whether it had to load
 # the pipeline (pandas): a site found already built does not.
@@ -114,9 +116,9 @@ def test_every_input_is_in_the_key(project, tmp_path):
 
 
 # A build in a process of its own that says which reports it analysed (the others' records and
-# files came from the persistent store, site_gen/build/store.py).
+# files came from the persistent store, site_gen/building/store.py).
 COUNTING = ("import sys; sys.argv = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]]\n"
-            "import site_gen.build.reports as store\n"
+            "import site_gen.building.reports as store\n"
             "analyse, seen = store.analyse, []\n"
             "store.analyse = lambda report, *a, **k: (seen.append(report.id), analyse(report, *a, **k))[1]\n"
             "from site_gen.cli import main\n"
@@ -157,7 +159,7 @@ def test_one_receipt_changed_analyses_that_report_only_and_equals_a_cold_build(t
 # As COUNTING, in a forked build: each report analysed (by a worker or the main process), one line
 # per analysis, appended to the file sys.argv[3] names.
 ANALYSING = ("import os, sys; sys.argv, seen = ['sitegen', 'build', '-q', '--cache-dir', sys.argv[1], '-d', sys.argv[2]], sys.argv[3]\n"
-             "import site_gen.build.reports as store\n"
+             "import site_gen.building.reports as store\n"
              "analyse = store.analyse\n"
              "def counted(report, *a, **k):\n"
              "    with open(seen, 'a') as f: f.write(report.id + '\\n')\n"
@@ -202,7 +204,7 @@ def test_a_build_lists_what_it_swapped_in_as_reading_the_folder_back_would(tmp_p
     workers) wrote, not by reading 9,000 files back: the same listing, first build and second (whose
     unchanged files are linked from the first), beside a dot entry of the host's."""
     from conftest import ROOT, FORKED_REPORTS
-    import site_gen.build.builder as build_module
+    import site_gen.building.builder as build_module
 
     if forked:
         monkeypatch.setattr(build_module, "PARALLEL_MIN_REPORTS", FORKED_REPORTS)
@@ -230,12 +232,12 @@ def test_a_build_lists_what_it_swapped_in_as_reading_the_folder_back_would(tmp_p
 
 def test_a_warm_build_links_an_unchanged_reports_files_unread_and_never_a_file_edited_by_hand(project, tmp_path, monkeypatch):
     """With its store, a build links each unchanged report's files from the previous site by their
-    recorded hash and signature, without reading them (site_gen/build/listing.py, write.py `link_previous`); a
+    recorded hash and signature, without reading them (site_gen/building/listing.py, write.py `link_previous`); a
     file edited in the site since (same size, other bytes) is never linked, and the site is still
     what a build without any cache makes."""
-    from site_gen.build import listing
-    from site_gen.build.builder import build as build_site
-    from site_gen.build.store import Store
+    from site_gen.building import listing
+    from site_gen.building.builder import build as build_site
+    from site_gen.building.store import Store
 
     monkeypatch.setattr(listing, "_RACY_NS", 0)  # the files were written moments ago: trust them anyway
     cache.configure(tmp_path / "cache")
@@ -278,8 +280,8 @@ def test_a_build_counts_as_warm_only_when_the_store_holds_most_of_its_reports(tm
     last reports' records, as they are now. One receipt edited keeps it warm; an edited config, under
     which every entry misses, makes it cold."""
     from conftest import ROOT
-    from site_gen.build.builder import Builder, build as build_site
-    from site_gen.build.store import Store
+    from site_gen.building.builder import Builder, build as build_site
+    from site_gen.building.store import Store
     from site_gen.receipts.load import report_folders
 
     project = tmp_path / "project"
@@ -289,7 +291,7 @@ def test_a_build_counts_as_warm_only_when_the_store_holds_most_of_its_reports(tm
 
     def stored() -> bool:
         config = load_config(project / "mkdocs.yml", tmp_path / "site")
-        return Builder(config, persist=Store(config, enabled=True)).store.mostly_stored(report_folders(config.data_dir))
+        return Builder(config, persist=Store(config, enabled=True)).store.reports.mostly_stored(report_folders(config.data_dir))
 
     cache.configure(tmp_path / "cache")
     try:
@@ -319,7 +321,7 @@ def test_the_previous_sites_listing_reads_back_as_written_and_a_bad_one_as_nothi
     left out (its bytes are compared instead), and an entry of any other shape reads as nothing."""
     import time
 
-    from site_gen.build import listing
+    from site_gen.building import listing
 
     site = tmp_path / "site"
     site.mkdir()
@@ -350,7 +352,7 @@ def test_the_previous_sites_listing_reads_back_as_written_and_a_bad_one_as_nothi
 
 
 def test_a_listings_digest_is_of_its_names_and_hashes_whatever_their_order():
-    from site_gen.build.listing import listing_digest
+    from site_gen.building.listing import listing_digest
 
     files = {f"p{i}.html": hashlib.sha256(bytes([i])).hexdigest() for i in range(20)}
     same = dict(reversed(list(files.items())))

@@ -68,12 +68,14 @@ def pages_of(site: Path) -> dict[str, Page]:
     return _cache[site]
 
 
+@pytest.mark.slow
 def test_html5_parses_without_errors(site):
     for url, page in pages_of(site).items():
         assert page.errors == [], f"{url}: {[(pos, code, vars) for pos, code, vars in page.errors][:5]}"
         assert page.raw.startswith(b"<!doctype html>") or page.raw.lower().startswith(b"<!doctype html>"), url
 
 
+@pytest.mark.slow
 def test_no_duplicate_ids(site):
     for url, page in pages_of(site).items():
         dupes = sorted({i for i in page.ids if page.ids.count(i) > 1})

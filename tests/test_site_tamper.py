@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import run_sitegen
 
 PAGE = "reports/cuteafd-v3.0.1/index.html"
@@ -43,6 +45,7 @@ def warm(project: Path, site: Path) -> None:
     build(project, site)
 
 
+@pytest.mark.slow
 def test_an_edited_page_is_not_kept_by_a_warm_build(small_project, tmp_path):
     site = tmp_path / "site"
     warm(small_project, site)
@@ -51,6 +54,7 @@ def test_an_edited_page_is_not_kept_by_a_warm_build(small_project, tmp_path):
     assert (site / PAGE).read_bytes() == original
 
 
+@pytest.mark.slow
 def test_an_edited_page_is_not_linked_into_the_next_site(small_project, tmp_path):
     site = tmp_path / "site"
     warm(small_project, site)

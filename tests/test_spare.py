@@ -1,4 +1,4 @@
-"""The swapped-out site kept in the build cache as the next build's staging tree (build/spare.py):
+"""The swapped-out site kept in the build cache as the next build's staging tree (building/spare.py):
 the site is byte for byte a fresh build's whatever the tree holds, unchanged files keep their
 inode, and a tree tampered with reaches no page and touches nothing outside the staging folder.
 
@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 
-import site_gen.build.builder as build_module
+import site_gen.building.builder as build_module
 from site_gen import api
-from site_gen.build import listing
+from site_gen.building import listing
 
 from conftest import ROOT, sitegen_here
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 REPORTS = ("cuteafd-v3.0.1", "ledger-gpqa-k4-v080-v090", "ledger-tool-eval-tailfix")
 RACY_S = 0.2
@@ -110,10 +112,10 @@ def _fresh(project: Path) -> dict[str, str]:
 
 
 def _same_as_fresh(project: Path, site: Path) -> None:
-    from site_gen.build.manifest import MANIFEST, _manifest
+    from site_gen.building.manifest import MANIFEST, manifest_names
 
     tree = _tree(site)
-    assert _manifest(site) == set(tree) - {MANIFEST}
+    assert manifest_names(site) == set(tree) - {MANIFEST}
     assert {n: h for n, h in tree.items() if n != MANIFEST} == _fresh(project)
 
 
@@ -282,7 +284,7 @@ def test_which_names_are_both_a_file_and_a_folder_against_every_pair():
     import itertools
     import random
 
-    from site_gen.build.manifest import file_and_folder
+    from site_gen.building.manifest import file_and_folder
 
     parts = ["a", "b", "index.html", "x.csv"]
     rng = random.Random(7)

@@ -17,6 +17,8 @@ from conftest import ROOT, import_here, one_error_line, sitegen_here
 from test_import_serving import REAL2, VLLM, need_real2
 from test_import_serving_bad_input import vllm_record
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 STUDY = "vllm-llm-k8s-study"
 
 

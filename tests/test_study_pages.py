@@ -18,9 +18,11 @@ import pytest
 import htmlutil
 import study_receipts
 from conftest import ROOT, import_here, sitegen_here, strictly
-from site_gen.build.builder import build_files
+from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
 from test_import_serving import VLLM, need_real2
+
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 STUDY = "vllm-llm-k8s-study"
 IB, NO_IB, TP8 = "tp4×pp2, two nodes, InfiniBand", "tp4×pp2, two nodes, no InfiniBand", "tp8, one node"

@@ -12,6 +12,8 @@ import pytest
 from conftest import ROOT
 from test_import_serving import need_real2
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import study_simulation as sim  # noqa: E402
 

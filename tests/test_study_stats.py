@@ -17,6 +17,8 @@ from test_serving_pages import rows_percentile
 from site_gen.analysis.report import analyse
 from site_gen.receipts.load import load_report
 
+pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
+
 BAND = 0.08
 B, SEED = 2000, 0
 METRICS = ("ttft", "tpot", "itl", "e2e")
@@ -75,7 +77,7 @@ def expected_figures(doc: dict, metrics=METRICS) -> dict:
     # unless the setup's own is larger than the rest's by an F test at 5%.
     def ms(groups):
         return sum(float(((g - g.mean()) ** 2).sum()) for g in groups), sum(g.size - 1 for g in groups)
-    for (sid, lid, metric, q), e in out.items():
+    for (sid, _, metric, q), e in out.items():
         if e["runs"] < 2:
             continue
         same = [(s2, g["logs"]) for (s2, _, m2, q2), g in out.items() if m2 == metric and q2 == q

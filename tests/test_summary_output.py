@@ -34,6 +34,7 @@ def reports(outputs) -> dict[str, dict]:
     return {r["report"]: r for name in ("example", "shapes") for r in json.loads(outputs[name]["json"])["reports"]}
 
 
+@pytest.mark.slow
 def test_the_json_is_valid_against_its_published_versioned_schema(outputs):
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -282,6 +282,7 @@ def test_runs_that_read_alike_are_told_apart(tmp_path):
 
 # -- item 10: the build's progress never counts back ---------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "99"])
 def test_the_build_progress_never_counts_back(workers, tmp_path, monkeypatch):
     """A build of twelve reports, forked (their reports made by workers, then their files taken
@@ -291,7 +292,7 @@ def test_the_build_progress_never_counts_back(workers, tmp_path, monkeypatch):
     from conftest import ROOT
 
     from site_gen import api
-    from site_gen.build import builder
+    from site_gen.building import builder
 
     monkeypatch.setattr(builder, "PARALLEL_MIN_REPORTS", int(workers))
     for i in range(12):

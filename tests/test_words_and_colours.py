@@ -258,7 +258,7 @@ def test_the_noise_band_stands_out_at_three_to_one(scheme):
     assert truly.contrast(colours["faster"], colours["bg"]) >= 3.0 and truly.contrast(colours["slower"], colours["bg"]) >= 3.0
     if scheme == "dark":  # the share card is drawn in the dark palette, band edges and all
         palette = card.palette()
-        assert truly.contrast("#%02x%02x%02x" % palette["band-edge"], "#%02x%02x%02x" % palette["soft"]) >= 3.0
+        assert truly.contrast("#{:02x}{:02x}{:02x}".format(*palette["band-edge"]), "#{:02x}{:02x}{:02x}".format(*palette["soft"])) >= 3.0
 
 
 def test_the_card_counts_the_lines_that_do_not_fit(monkeypatch):

@@ -1,4 +1,4 @@
-"""site_gen/build/write.py off the critical path: unchanged files are linked from the previous site, not
+"""site_gen/building/write.py off the critical path: unchanged files are linked from the previous site, not
 written again, and the CLI removes the previous site after it returns; the safety rules hold."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from site_gen.build import write
+from site_gen.building import write
 from conftest import ROOT
 
 
@@ -32,7 +32,7 @@ def test_previous_copy_edited_or_not_a_plain_file_is_written_afresh(tmp_path):
     (site / "c.html").symlink_to(outside)   # a link: never followed
     write.write_site({"a.html": b"aaaa", "b.html": b"bbbb", "c.html": b"cccc"}, site)
     assert (site / "a.html").read_bytes() == b"aaaa"
-    assert (site / "b.html").stat().st_mode & 0o777 == write._FILE_MODE
+    assert (site / "b.html").stat().st_mode & 0o777 == write.FILE_MODE
     assert not (site / "c.html").is_symlink() and (site / "c.html").stat().st_ino != outside.stat().st_ino
 
 
@@ -41,7 +41,7 @@ def test_cli_removes_the_previous_site_after_it_returns(tmp_path):
     lock, and the caller's pipes are not held open meanwhile (this run would hang otherwise)."""
     site = tmp_path / "site"
     (tmp_path / "keep").mkdir()
-    code = (f"from pathlib import Path; from site_gen.build import write\n"
+    code = (f"from pathlib import Path; from site_gen.building import write\n"
             f"site = Path({str(site)!r})\n"
             "write.write_site({'a.html': b'1', 'r/x.html': b'2'}, site)\n"
             "(site / '.well-known').mkdir(); (site / '.well-known' / 'k').write_text('kept')\n"

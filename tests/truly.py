@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from conftest import ROOT, sitegen_here
-from site_gen.build import starter as new
+from site_gen.building import starter as new
 
 
 def winning() -> dict:

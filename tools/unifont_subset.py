@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_gen.render.cardfont import UNIFONT_BLOCKS, UNIFONT_FILE
+from site_gen.render.cardfont import UNIFONT_BLOCKS, UNIFONT_FILE  # noqa: E402 (the checkout, put on the path above)
 
 
 def main(hex_file: str) -> None:

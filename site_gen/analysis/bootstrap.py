@@ -221,7 +221,7 @@ def _betacf(a: float, b: float, x: float) -> float:
     return h
 
 
-def _t_cdf(t: float, df: float) -> float:
+def t_cdf(t: float, df: float) -> float:
     x = df / (df + t * t)
     lbeta = math.lgamma(df / 2) + math.lgamma(0.5) - math.lgamma(df / 2 + 0.5)
     front = math.exp(math.log(x) * df / 2 + math.log1p(-x) * 0.5 - lbeta)
@@ -237,7 +237,7 @@ def t_quantile(p: float, df: float) -> float:
     lo, hi = 0.0, 1e6
     for _ in range(200):
         mid = (lo + hi) / 2
-        if _t_cdf(mid, df) < p:
+        if t_cdf(mid, df) < p:
             lo = mid
         else:
             hi = mid

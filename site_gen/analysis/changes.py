@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from site_gen.analysis.bootstrap import _t_cdf, t_quantile
+from site_gen.analysis.bootstrap import t_cdf, t_quantile
 
 MIN_SIZE = 3          # points a level must hold: a median of three is not moved by one outlier
 CONFIRM = 3           # points on the new level that confirm a change
@@ -98,7 +98,7 @@ def student(a: np.ndarray, b: np.ndarray, level: float = LEVEL) -> tuple[float, 
     if se == 0:
         return d, d, d, (1.0 if d == 0 else 0.0)
     t = d / se
-    p = 2 * (1 - _t_cdf(abs(t), dof))
+    p = 2 * (1 - t_cdf(abs(t), dof))
     half = t_quantile(1 - (1 - level) / 2, dof) * se
     return d, d - half, d + half, max(0.0, min(1.0, p))
 
@@ -143,7 +143,7 @@ def _refined(y: np.ndarray, found: list[int], sigma: float) -> list[int]:
     for i, b in enumerate(out):
         left, right = (out[i - 1] if i else 0), (out[i + 1] if i + 1 < len(out) else y.size)
 
-        def fits(c: int) -> bool:
+        def fits(c: int, left: int = left, right: int = right) -> bool:
             a, z = y[left:c], y[c:right]
             if a.size < 2 or z.size < 2:
                 return False

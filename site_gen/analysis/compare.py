@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from site_gen.analysis import bootstrap as bs
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.analysis.verdict import UNRESOLVED, band_verdict, interval_verdict
 from site_gen.core.errors import SitegenError
@@ -102,7 +102,7 @@ class Comparison:
     uncompared: list[str] = field(default_factory=list)           # sections in both with no comparison
 
     def counts(self) -> dict[str, int]:
-        out = {k: 0 for k in (WORSE, BETTER, LEVEL, NOT_RESOLVED)}
+        out = dict.fromkeys((WORSE, BETTER, LEVEL, NOT_RESOLVED), 0)
         for c in self.changes:
             out[c.verdict] += 1
         out["compared"] = len(self.changes)
@@ -180,9 +180,9 @@ def setup_differences(old: Analysis, new: Analysis) -> list[Difference]:
     if o.candidate.name != n.candidate.name:
         out.append(Difference("engine", o.candidate.name, n.candidate.name, "$.report.engines.candidate.name", refusable=False))
     for s in all_sections():
-        module = analysis_of(s)
-        hook = getattr(module, "setup", None) if module is not None else None
-        if hook is not None and old.of(s.name) is not None and new.of(s.name) is not None:
+        hooks = analysis_part(s)
+        hook = hooks.setup if hooks is not None else None
+        if hook is not None and s.name is not None and old.of(s.name) is not None and new.of(s.name) is not None:
             out.extend(hook(old, new))
     return out
 
@@ -194,8 +194,8 @@ ALLOW = ("hardware", "model", "baseline")
 def allowable() -> tuple[str, ...]:
     names = list(ALLOW)
     for s in all_sections():
-        module = analysis_of(s)
-        names += [n for n in getattr(module, "ALLOW", ()) if n not in names] if module is not None else []
+        hooks = analysis_part(s)
+        names += [n for n in hooks.allow if n not in names] if hooks is not None else []
     return tuple(names)
 
 
@@ -228,8 +228,8 @@ def compare(old: Analysis, new: Analysis, allow: set[str] | frozenset = frozense
         if s.name is None:
             continue
         mine, theirs = old.of(s.name), new.of(s.name)
-        module = analysis_of(s)
-        hook = getattr(module, "compare", None) if module is not None else None
+        hooks = analysis_part(s)
+        hook = hooks.compare if hooks is not None else None
         if mine is None or theirs is None:
             side = "old" if mine is not None else "new" if theirs is not None else None
             if side is not None:

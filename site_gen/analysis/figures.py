@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from site_gen.analysis.report import Analysis
 from site_gen.receipts.load import engine_label, version_text
+from site_gen.sections import previous_version
 
 
 @dataclass(frozen=True)
@@ -45,10 +47,10 @@ def need_rows(frame, what: str, missing: str, **match):
 def engine(a: Analysis, role: str = "candidate", show: str = "label") -> Figure:
     r = a.report
     if role == "previous":
-        v = r.section("versions")
-        if v is None:
+        found = previous_version(r.data)
+        if found is None:
             raise FigureError("the report has no previous version to compare with")
-        e = {"name": v["previous"]["name"], "version": v["previous"]["version"], "long_name": ""}
+        e = {"name": found[1]["name"], "version": found[1]["version"], "long_name": ""}
     elif role in ("candidate", "baseline"):
         eng = r.candidate if role == "candidate" else r.baseline
         e = {"name": eng.name, "version": eng.version, "long_name": eng.long_name}
@@ -89,14 +91,14 @@ _filled_for: list[int] = []
 
 
 def registry() -> dict[str, tuple[Callable[..., Figure], str]]:
-    from site_gen.analysis.parts import analysis_of
+    from site_gen.analysis.parts import analysis_part
     from site_gen.sections import all_sections, generation
 
     if _filled_for != [generation()]:
         found: dict[str, tuple[Callable[..., Figure], str]] = {}
         for s in all_sections():
-            module = analysis_of(s)
-            found.update(getattr(module, "FIGURES", {}) if module is not None else {})
+            hooks = analysis_part(s)
+            found.update(hooks.figures if hooks is not None else {})
         found.update(_REPORT_FIGURES)
         REGISTRY.clear()
         REGISTRY.update(found)
@@ -120,7 +122,7 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     kept = getattr(a, "figures", None)  # (a stand-in for an analysis may have none)
     memo = (_filled_for[0], name, tuple(sorted(args.items()))) if kept is not None and all(
         type(v) is str for v in args.values()) else None
-    found = kept.get(memo) if memo is not None else None
+    found = kept.get(memo) if kept is not None and memo is not None else None
     if found is not None:
         return found
     if name not in known_figures:
@@ -136,6 +138,6 @@ def resolve(a: Analysis, name: str, args: dict[str, str]) -> Figure:
     if missing:
         raise FigureError(f"figure '{name}' needs {missing[0]}=…; arguments: {listed}")
     figure = known_figures[name][0](a, **args)
-    if memo is not None:
+    if kept is not None and memo is not None:
         kept[memo] = figure
     return figure

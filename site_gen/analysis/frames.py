@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd

@@ -7,13 +7,14 @@ a series when the engines' names and the checkpoint are the same.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.sections import all_sections
 
-# pandas is imported where a frame is made: the build's records (build/environment.py) take each
+# pandas is imported where a frame is made: the build's records (building/environment.py) take each
 # report's rows from here, and a process that makes no history frame never loads it.
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,8 +44,8 @@ def kinds() -> dict[str, tuple]:
     """Every history kind by name, (rows of one report, columns): each section's (`HISTORY` of its analysis)."""
     out: dict[str, tuple] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        out.update(getattr(module, "HISTORY", {}) if module is not None else {})
+        hooks = analysis_part(s)
+        out.update(hooks.history if hooks is not None else {})
     return out
 
 
@@ -144,13 +145,13 @@ def shown(reports: list, newest: int) -> dict[str, tuple[dict[str, list[dict]], 
 
 # -- what changed from one release to the next ----------------------------------------------------
 
-def step_rules() -> dict[str, object]:
+def step_rules() -> dict[str, Callable[[dict, dict, float], list]]:
     """Each history kind's rule from one release to the next (`HISTORY_STEPS` of its section's analysis):
     `step(old_row, new_row, band) -> [Change]`."""
-    out: dict[str, object] = {}
+    out: dict[str, Callable[[dict, dict, float], list]] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        out.update(getattr(module, "HISTORY_STEPS", {}) if module is not None else {})
+        hooks = analysis_part(s)
+        out.update(hooks.history_steps if hooks is not None else {})
     return out
 
 

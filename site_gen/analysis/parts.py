@@ -1,19 +1,12 @@
-"""Each section's analysis module (`<package>.analysis`), found from its declaration."""
+"""Each section's analysis part (`PART` of `<package>.analysis`: sections/contract.py `AnalysisPart`)."""
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
 from site_gen.sections.base import Section
+from site_gen.sections.contract import AnalysisPart, part_of
 
 
-def analysis_of(section: Section) -> ModuleType | None:
-    """The section's analysis module, or None for a section drawn from the others' (no part of its own)."""
+def analysis_part(section: Section) -> AnalysisPart | None:
+    """The section's analysis part, or None for a section drawn from the others' (no part of its own)."""
     if section.name is None:
         return None
-    try:
-        return importlib.import_module(section.analysis_module)
-    except ModuleNotFoundError as exc:
-        if exc.name == section.analysis_module:
-            return None
-        raise
+    return part_of(section.analysis_module, AnalysisPart)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.core.config import NOISE_BAND, RATIO_SCALE
 from site_gen.receipts.load import Report
 from site_gen.sections import all_sections
@@ -31,7 +31,7 @@ class Analysis:
     results: dict[str, Any] = field(default_factory=dict)
     # Display data made from this analysis (render/views.py), kept by whoever draws it first: a
     # report's own pages and the author pages that show its blocks then share one computation.
-    displayed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    displayed: dict[str | tuple, Any] = field(default_factory=dict, repr=False, compare=False)
     # Each figure resolved from this analysis, by name and arguments (figures.resolve): a page drawn
     # again while its report is unchanged (a preview edit of its prose, an author page that shows
     # other reports' figures) looks them up instead of reading the frames again.
@@ -91,13 +91,13 @@ def analyse(report: Report, band: float = NOISE_BAND, scale: tuple[float, float]
     keys = section_keys(report, band, scale, headline_input, slo) if pieces is not None else {}
     made: dict[str, Piece] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        if module is None or (part := report.data.get(s.name)) is None:
+        hooks = analysis_part(s)
+        if hooks is None or s.name is None or (part := report.data.get(s.name)) is None:
             continue
         piece = pieces.get(s.name) if pieces is not None else None
         if piece is None or piece.key != keys.get(s.name):
             # Given a base of its own: it sees no other section's result.
-            piece = Piece(keys.get(s.name, ""), module.analyse(base(report, band, scale, headline_input, slo), part))
+            piece = Piece(keys.get(s.name, ""), hooks.analyse(base(report, band, scale, headline_input, slo), part))
         made[s.name] = piece
         if piece.result is not None:
             a.results[s.name] = piece.result

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from site_gen.analysis import changes as cp
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.core.errors import SitegenError
 from site_gen.sections import all_sections
 
@@ -92,8 +92,8 @@ def measures() -> dict[str, tuple[Measure, ...]]:
     """Every history kind's series figures (`SERIES` of its section's analysis)."""
     out: dict[str, tuple[Measure, ...]] = {}
     for s in all_sections():
-        module = analysis_of(s)
-        out.update(getattr(module, "SERIES", {}) if module is not None else {})
+        hooks = analysis_part(s)
+        out.update(hooks.series if hooks is not None else {})
     return out
 
 

@@ -27,6 +27,7 @@ def run(args) -> int:
         api.refuse_warnings(result.warnings)
     for message in result.warnings:
         warn(message)
+    n = len(result.warnings)
     say(args, f"OK: {result.reports} report{'s' if result.reports != 1 else ''}, {result.pages} pages checked "
-              f"in {result.seconds:.2f} s" + (f", {len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}" if result.warnings else ""))
+              f"in {result.seconds:.2f} s" + (f", {n} warning{'s' if n != 1 else ''}" if n else ""))
     return 0

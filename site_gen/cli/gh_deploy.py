@@ -26,8 +26,9 @@ EPILOG = """examples:
 
 The branch holds the built site only, with .nojekyll (GitHub Pages serves files as they are).
 Each deploy adds one commit, "Deploy <source commit> with sitegen <version>", on top of the
-remote branch (a custom domain's CNAME file goes in docs/, so every deploy carries it). Set site_url in mkdocs.yml to the published address for canonical links,
-sitemap.xml, link-preview images and a 404 page that works at any depth.
+remote branch (a custom domain's CNAME file goes in docs/, so every deploy carries it). Set
+site_url in mkdocs.yml to the published address for canonical links, sitemap.xml, link-preview
+images and a 404 page that works at any depth.
 """
 
 
@@ -85,7 +86,7 @@ def source_commit(repo: Path, allow_dirty: bool, site_dir: Path) -> tuple[str, b
     status = git(["status", "--porcelain", "--untracked-files=normal"], repo).stdout.decode("utf-8", "replace")
     try:  # a previous `sitegen build` output (or its staging folder) left untracked is not a change to the sources
         site = site_dir.resolve().relative_to(repo.resolve()).as_posix()
-        built = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{api.site_prefix()}{posixpath.basename(site)}."))
+        built: tuple[str, ...] = (site.rstrip("/") + "/", posixpath.join(posixpath.dirname(site), f"{api.site_prefix()}{posixpath.basename(site)}."))
     except ValueError:
         built = ()
     changed = [line[3:] for line in status.splitlines() if line.strip() and not line[3:].startswith(built)]
@@ -105,7 +106,7 @@ def message_template(template: str) -> str:
         raise SitegenError(f"--message: {exc} (write {{{{ and }}}} for a literal brace)") from None
     for _, name, spec, conversion in fields:
         if name not in ("sha", "version") or spec or conversion:
-            field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            field = "{" + str(name) + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
             raise SitegenError(f"--message: only {{sha}} and {{version}} can be filled in, as they are; found {field[:60]}")
     return template
 
@@ -141,7 +142,7 @@ def check_site_branch(repo: Path, branch: str, tip: str | None, where: str) -> N
 def uncommitted_inputs(repo: Path, config) -> list[str]:
     """Files the build reads (and may publish) that the source commit does not hold: ignored or untracked."""
     inputs = api.deploy_inputs(config)
-    tracked = set(os.fsdecode(p) for p in git(["ls-files", "-z"], repo).stdout.split(b"\0") if p)
+    tracked = {os.fsdecode(p) for p in git(["ls-files", "-z"], repo).stdout.split(b"\0") if p}
     root, found = repo.resolve(), []
     for path in inputs:
         real = path.resolve()  # a linked report folder is tracked where it points
@@ -210,7 +211,7 @@ def site_tree(repo: Path, files: dict[str, bytes]) -> str:
         if len(blobs) != len(paths):
             raise SitegenError("git hash-object did not store every file of the site")
         index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        entries = b"".join(f"100644 {sha}\t{path}".encode("utf-8") + b"\0" for sha, path in zip(blobs, paths))
+        entries = b"".join(f"100644 {sha}\t{path}".encode() + b"\0" for sha, path in zip(blobs, paths))
         git(["update-index", "--add", "-z", "--index-info"], repo, env=index, input=entries)
         return out(git(["write-tree"], repo, env=index))
 
@@ -237,8 +238,8 @@ def run(args) -> int:
     result = api.build_files(config)
     if args.strict:  # decided here, once, on every warning the build found, before anything is committed
         api.refuse_warnings(result.warnings)
-    for message in result.warnings:
-        warn(message)
+    for warning in result.warnings:
+        warn(warning)
     say(args, f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
               f"in {result.seconds:.2f} s")
 

@@ -85,10 +85,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    written = api.import_receipt(args)
-    for note in api.import_notes():  # what it read and would not credit, or left unread, and what to do
-        warn(note)
-    say(args, f"Wrote {written}")
-    for note in getattr(args, "notes", None) or ():  # files a folder held that the format does not read, and why
+    done = api.import_receipt(api.import_options(args.format, vars(args)))
+    for warning in done.warnings:  # what it read and would not credit, or left unread, and what to do
+        warn(warning)
+    say(args, f"Wrote {done.receipt}")
+    for note in done.notes:  # files a folder held that the format does not read, and why
         say(args, note)
     return 0

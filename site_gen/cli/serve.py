@@ -39,11 +39,11 @@ def run(args) -> int:
 
     stop = threading.Event()
     preview = Preview(args.config_file, dev_addr=args.dev_addr, strict=args.strict,
-                      out=lambda m: say(args, m) if not m.startswith("WARNING  ") else warn(m[len("WARNING  "):]),
-                      err=error, log_requests=args.verbose,
+                      out=lambda m: say(args, m), warn=lambda d: warn(str(d)), err=error, log_requests=args.verbose,
                       show_traceback=getattr(args, "traceback", False) or bool(os.environ.get("SITEGEN_TRACEBACK")))
     preview.start()
     try:
+        assert preview.dev_addr is not None  # start() has settled it
         host, _ = parse_addr(preview.dev_addr)
         if not is_loopback(host):
             warn(f"serving on {host}, not a loopback address: anyone who can reach this machine can read the preview")

@@ -1,7 +1,7 @@
 """When a build's processes collect cyclic garbage: between reports, shares and pages, not during them.
 
 A build allocates millions of small objects and makes few reference cycles. A forked worker runs
-with the collector off (build/workers.py), and so does the process of `sitegen build` and `sitegen
+with the collector off (building/workers.py), and so does the process of `sitegen build` and `sitegen
 check` (the command line decides it, once: cli `collector`). The collector's passes while that
 process imports pandas, Jinja and markdown scan objects that all stay alive: ~50 ms of a cold build
 of the example (~0.9 s) for nothing. What one report's or one page's work leaves in cycles (a docs

@@ -13,7 +13,7 @@ from typing import Any
 from site_gen.core.errors import SitegenError, suggest
 from site_gen.core.files import check_custom_dir
 from site_gen.core.nav import NavEntry, nav_entries
-from site_gen.core.values import _got, _key, _number, _text, check_keys, check_url
+from site_gen.core.values import described, check_key, check_number, check_text, check_keys, check_url
 from site_gen.core.yaml_safe import load_yaml as _load_yaml
 
 # Every top-level key MkDocs 1.6 accepts: a config shared with `mkdocs build` must not be refused
@@ -65,30 +65,31 @@ class Option:
     def check(self, value: Any, where: str, file: Path | None) -> Any:
         """The value as sitegen uses it, or a SitegenError saying what was expected."""
         if self.kind == "folder":
-            return None if value is None and self.default is None else _text(value, where, file, "a folder path")
+            return None if value is None and self.default is None else check_text(value, where, file, "a folder path")
         if self.kind == "number":
-            return _number(value, where, file, self.low, self.high)
+            return check_number(value, where, file, self.low, self.high)
         if self.kind == "choice":
             if value not in self.choices:
-                raise SitegenError(f"expected one of {', '.join(self.choices)}, got {_got(value)}", file, where)
+                raise SitegenError(f"expected one of {', '.join(self.choices)}, got {described(value)}", file, where)
             return value
         if self.kind == "window":
             return None if value is None else self._window(value, where, file)
         if self.kind == "objectives":
             return objectives(value, where, file, self.high)
         if not (isinstance(value, (list, tuple)) and len(value) == 2):
-            raise SitegenError(f"expected [low, high], e.g. {list(self.default)}, got {_got(value)}", file, where)
-        low, high = (_number(v, f"{where}[{i}]", file, self.low, self.high) for i, v in enumerate(value))
+            raise SitegenError(f"expected [low, high], e.g. {list(self.default)}, got {described(value)}", file, where)
+        low, high = (check_number(v, f"{where}[{i}]", file, self.low, self.high) for i, v in enumerate(value))
         if not low < 1.0 < high:
             raise SitegenError(f"expected low < 1.0 < high, got [{low}, {high}]", file, where)
         return (low, high)
 
     def _window(self, value: Any, where: str, file: Path | None) -> tuple[int, int]:
         if not (isinstance(value, (list, tuple)) and len(value) == 2):
-            raise SitegenError(f"expected null or [low, high], e.g. [1024, 4096], got {_got(value)}", file, where)
+            raise SitegenError(f"expected null or [low, high], e.g. [1024, 4096], got {described(value)}", file, where)
+        assert self.low is not None and self.high is not None  # a window option has its bounds
         for i, v in enumerate(value):
             if isinstance(v, bool) or not isinstance(v, int) or not self.low <= v <= self.high:
-                raise SitegenError(f"expected a whole number between {self.low:g} and {self.high:g}, got {_got(v)}",
+                raise SitegenError(f"expected a whole number between {self.low:g} and {self.high:g}, got {described(v)}",
                                    file, f"{where}[{i}]")
         if value[0] > value[1]:
             raise SitegenError(f"expected low <= high, got [{value[0]}, {value[1]}]", file, where)
@@ -108,16 +109,16 @@ def objectives(value: Any, where: str, file: Path | None, high: float | None = N
     if value is None or value == {}:
         return ()
     if not isinstance(value, dict):
-        raise SitegenError(f"expected a mapping such as {{ttft_p99_ms: 500, tpot_p50_ms: 50}}, got {_got(value)}", file, where)
+        raise SitegenError(f"expected a mapping such as {{ttft_p99_ms: 500, tpot_p50_ms: 50}}, got {described(value)}", file, where)
     out = []
     for key, limit in value.items():
-        name = _key(key, where, file)
+        name = check_key(key, where, file)
         if name not in _SLO_KEYS:
             raise SitegenError(f"unknown objective '{name}'{suggest(name, _SLO_KEYS)}; expected METRIC_pNN_ms with METRIC "
                                f"one of {', '.join(SLO_METRICS)} and NN one of {', '.join(map(str, SLO_PERCENTILES))}",
                                file, f"{where}.{name}")
         metric, percentile = _SLO_KEYS[name]
-        ms = _number(limit, f"{where}.{name}", file, 0.0, high)
+        ms = check_number(limit, f"{where}.{name}", file, 0.0, high)
         if ms <= 0:
             raise SitegenError(f"expected a limit above 0 ms, got {limit!r}", file, f"{where}.{name}")
         out.append((metric, percentile, ms))
@@ -184,9 +185,9 @@ def plugin_options(opts: Any, where: str, file: Path | None) -> dict[str, Any]:
     if opts is None:
         opts = {}
     if not isinstance(opts, dict):
-        raise SitegenError(f"expected a mapping of options, got {_got(opts)}", file, where)
+        raise SitegenError(f"expected a mapping of options, got {described(opts)}", file, where)
     for key in opts:
-        name = _key(key, where, file)
+        name = check_key(key, where, file)
         if name not in PLUGIN_OPTIONS:
             raise SitegenError(
                 f"unknown sitegen option '{name}'{suggest(name, PLUGIN_OPTIONS)}; "
@@ -200,18 +201,18 @@ def _plugin_entries(raw: Any, file: Path) -> list[tuple[str, Any, str]]:
     if raw is None:
         return []
     if isinstance(raw, dict):
-        return [(_key(name, "plugins", file), opts, f"plugins.{name}") for name, opts in raw.items()]
+        return [(check_key(name, "plugins", file), opts, f"plugins.{name}") for name, opts in raw.items()]
     if not isinstance(raw, list):
-        raise SitegenError(f"expected a list of plugins, got {_got(raw)}", file, "plugins")
+        raise SitegenError(f"expected a list of plugins, got {described(raw)}", file, "plugins")
     entries = []
     for i, item in enumerate(raw):
         if isinstance(item, str) and item:
             entries.append((item, None, f"plugins[{i}]"))
         elif isinstance(item, dict) and len(item) == 1:
             (name, opts), = item.items()
-            entries.append((_key(name, f"plugins[{i}]", file), opts, f"plugins[{i}].{name}"))
+            entries.append((check_key(name, f"plugins[{i}]", file), opts, f"plugins[{i}].{name}"))
         else:
-            raise SitegenError(f"expected a plugin name or a one-key mapping, got {_got(item)}", file, f"plugins[{i}]")
+            raise SitegenError(f"expected a plugin name or a one-key mapping, got {described(item)}", file, f"plugins[{i}]")
     return entries
 
 
@@ -231,13 +232,13 @@ def _string(raw: dict, key: str, file: Path, default: str = "") -> str:
     if value is None:
         return default
     if not isinstance(value, str):
-        raise SitegenError(f"expected a string, got {_got(value)}", file, key)
+        raise SitegenError(f"expected a string, got {described(value)}", file, key)
     return value
 
 
 def _folder(raw: dict, key: str, file: Path, default: str) -> str:
     value = raw.get(key)
-    return default if value is None else _text(value, key, file, "a folder path")
+    return default if value is None else check_text(value, key, file, "a folder path")
 
 
 def _extensions(raw: Any, file: Path) -> tuple[str, ...]:
@@ -248,19 +249,19 @@ def _extensions(raw: Any, file: Path) -> tuple[str, ...]:
     if isinstance(raw, dict):
         raw = [{name: opts} for name, opts in raw.items()]
     if not isinstance(raw, list):
-        raise SitegenError(f"expected a list of extensions, got {_got(raw)}", file, "markdown_extensions")
+        raise SitegenError(f"expected a list of extensions, got {described(raw)}", file, "markdown_extensions")
     names = []
     for i, item in enumerate(raw):
         where = f"markdown_extensions[{i}]"
         if isinstance(item, dict) and len(item) == 1:
             (name, opts), = item.items()
-            name = _text(_key(name, where, file), where, file, "an extension name")
+            name = check_text(check_key(name, where, file), where, file, "an extension name")
             if opts is not None and not isinstance(opts, dict):
-                raise SitegenError(f"expected a mapping of the extension's options, got {_got(opts)}", file,
+                raise SitegenError(f"expected a mapping of the extension's options, got {described(opts)}", file,
                                    f"{where}.{name}")
             check_keys(opts, f"{where}.{name}", file)
         else:
-            name = _text(item, where, file, "an extension name or a one-key mapping")
+            name = check_text(item, where, file, "an extension name or a one-key mapping")
         names.append(name)
     return tuple(names)
 
@@ -271,11 +272,11 @@ def _theme(raw: Any, file: Path) -> None:
     if raw is None or isinstance(raw, str):
         return
     if not isinstance(raw, dict):
-        raise SitegenError(f"expected a theme name or a mapping, got {_got(raw)}", file, "theme")
+        raise SitegenError(f"expected a theme name or a mapping, got {described(raw)}", file, "theme")
     check_keys(raw, "theme", file)
     for key in ("name", "custom_dir", "locale"):
         if raw.get(key) is not None:
-            _text(raw[key], f"theme.{key}", file)
+            check_text(raw[key], f"theme.{key}", file)
 
 
 def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = None) -> Config:
@@ -284,9 +285,9 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
         raise SitegenError("config file not found (use -f to name another)", file)
     raw = _load_yaml(file)
     if not isinstance(raw, dict):
-        raise SitegenError(f"expected a mapping of settings, got {_got(raw)}", file)
+        raise SitegenError(f"expected a mapping of settings, got {described(raw)}", file)
     for key in raw:
-        if _key(key, "", file) not in MKDOCS_KEYS:
+        if check_key(key, "", file) not in MKDOCS_KEYS:
             raise SitegenError(f"unknown setting '{key}'{suggest(key, MKDOCS_KEYS)}", file, key)
     site_name = _string(raw, "site_name", file)
     if not site_name:
@@ -295,7 +296,7 @@ def load_config(path: str | Path = "mkdocs.yml", site_dir: str | Path | None = N
     if extra is None:
         extra = {}
     if not isinstance(extra, dict):
-        raise SitegenError(f"expected a mapping, got {_got(extra)}", file, "extra")
+        raise SitegenError(f"expected a mapping, got {described(extra)}", file, "extra")
     check_keys(extra, "extra", file)
     _theme(raw.get("theme"), file)
     options = _sitegen_options(raw.get("plugins"), file)

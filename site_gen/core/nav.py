@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from site_gen.core.errors import SitegenError
-from site_gen.core.values import _got, _key, _text, check_url
+from site_gen.core.values import described, check_key, check_text, check_url
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ def nav_entries(value: Any, where: str, file: Path | None) -> tuple[NavEntry, ..
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise SitegenError(f"expected a list of pages and sections, got {_got(value)}", file, where)
+        raise SitegenError(f"expected a list of pages and sections, got {described(value)}", file, where)
     out = []
     for i, item in enumerate(value):
         at = f"{where}[{i}]"
@@ -32,9 +32,9 @@ def nav_entries(value: Any, where: str, file: Path | None) -> tuple[NavEntry, ..
             out.append(NavEntry(None, _nav_target(item, at, file), where=at))
             continue
         if not (isinstance(item, dict) and len(item) == 1):
-            raise SitegenError(f"expected a page, {{title: page}} or {{title: [pages]}}, got {_got(item)}", file, at)
+            raise SitegenError(f"expected a page, {{title: page}} or {{title: [pages]}}, got {described(item)}", file, at)
         (title, inner), = item.items()
-        title = _text(_key(title, at, file), at, file, "a title")
+        title = check_text(check_key(title, at, file), at, file, "a title")
         if isinstance(inner, list):
             children = nav_entries(inner, f"{at}.{title}", file)
             if not children:
@@ -46,7 +46,7 @@ def nav_entries(value: Any, where: str, file: Path | None) -> tuple[NavEntry, ..
 
 
 def _nav_target(value: Any, where: str, file: Path | None) -> str:
-    target = _text(value, where, file, "a page path or an http(s) URL")
+    target = check_text(value, where, file, "a page path or an http(s) URL")
     if "://" in target or target.lower().startswith(("javascript:", "data:", "vbscript:")):
         return check_url(target, where, file)
     if target.startswith("/") or ".." in target.split("/") or "\\" in target:

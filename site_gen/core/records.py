@@ -1,6 +1,6 @@
 """What an output was made from (`Dependencies`), and how every input of a record is named
 (`content_hash`): plain records, low enough that the views can say what a page they make was made
-from (site_gen/build/dependencies.py keeps and compares them)."""
+from (site_gen/building/dependencies.py keeps and compares them)."""
 from __future__ import annotations
 
 import hashlib

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from site_gen.core.errors import SitegenError
 
 
-def _got(value: Any) -> str:
+def described(value: Any) -> str:
     """What a value is, as the message's "got ...": `null`, `int 5`, `list [1, 2]`."""
     if value is None:
         return "null"
@@ -20,27 +20,27 @@ def _got(value: Any) -> str:
     return f"{type(value).__name__} {shown if len(shown) <= 60 else shown[:57] + '...'}"
 
 
-def _number(value: Any, where: str, file: Path | None, low: float | None = None, high: float | None = None) -> float:
+def check_number(value: Any, where: str, file: Path | None, low: float | None = None, high: float | None = None) -> float:
     bounds = (f" between {low} and {high}" if low is not None and high is not None else
               f" of at least {low}" if low is not None else "")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SitegenError(f"expected a number{bounds}, got {_got(value)}", file, where)
+        raise SitegenError(f"expected a number{bounds}, got {described(value)}", file, where)
     # NaN compares false with any bound and infinity passes an open one: both refused by name.
     if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
         raise SitegenError(f"expected a finite number{bounds}, got {value!r}", file, where)
     return float(value)
 
 
-def _text(value: Any, where: str, file: Path | None, what: str = "a string") -> str:
+def check_text(value: Any, where: str, file: Path | None, what: str = "a string") -> str:
     if not isinstance(value, str) or not value:
-        raise SitegenError(f"expected {what}, got {_got(value)}", file, where)
+        raise SitegenError(f"expected {what}, got {described(value)}", file, where)
     return value
 
 
-def _key(key: Any, where: str, file: Path | None) -> str:
+def check_key(key: Any, where: str, file: Path | None) -> str:
     """A mapping's key as a name: text, never a number or null (`5:` or `~:` in YAML)."""
     if not isinstance(key, str):
-        raise SitegenError(f"expected a name as key, got {_got(key)}", file, where or None)
+        raise SitegenError(f"expected a name as key, got {described(key)}", file, where or None)
     return key
 
 
@@ -58,7 +58,7 @@ def check_keys(value: Any, where: str, file: Path | None) -> None:
             continue
         seen.add(id(node))
         if isinstance(node, dict):
-            children = [(item, f"{path}.{_key(key, path, file)}") for key, item in node.items()]
+            children = [(item, f"{path}.{check_key(key, path, file)}") for key, item in node.items()]
         else:
             children = [(item, f"{path}[{i}]") for i, item in enumerate(node)]
         todo.extend(reversed(children))  # depth first, in the file's order
@@ -69,7 +69,7 @@ def check_url(value: Any, where: str, file: Path | None) -> str:
     other scheme (javascript:, data:, vbscript:, file:) would be followed by a reader's click."""
     if value is None or value == "":
         return ""
-    url = _text(value, where, file)
+    url = check_text(value, where, file)
     parts = urlsplit(url) if url.isprintable() and url.strip() == url else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         raise SitegenError(f"expected an http:// or https:// URL, got {url!r}", file, where)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -89,11 +89,12 @@ class _Loader(yaml.SafeLoader):
 
 
 def _env_tag(loader: _Loader, node: yaml.Node) -> Any:
+    given: list[Any]
     if isinstance(node, yaml.ScalarNode):
-        names = [loader.construct_scalar(node)]
-    else:
-        names = loader.construct_sequence(node)
-    *names, default = names if len(names) > 1 else (names + [None])
+        given = [loader.construct_scalar(node)]
+    else:  # a mapping is refused by construct_sequence itself, as yaml words it
+        given = loader.construct_sequence(cast(yaml.SequenceNode, node))
+    *names, default = given if len(given) > 1 else (given + [None])
     for name in names:
         if isinstance(name, str) and name in os.environ:
             return yaml.load(os.environ[name], Loader=_Loader)

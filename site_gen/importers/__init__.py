@@ -1,7 +1,8 @@
 """Importers: the files real benchmark harnesses write -> SUMMARY.json receipts (schema 1.1;
 vllm-bench, vllm-sweep, guidellm, llmperf, aiperf, genai-perf and lm-eval write schema 1.2).
 
-Each format is a module with `add_arguments(parser)` and `run(args) -> dict` (the receipt).
+Each format is a module with `run(opts) -> Imported` (the receipt, checked and written by run.py) or
+`run_and_write(opts) -> Path`, reading its options (`importers/options.py`, `FORMAT_OPTIONS`).
 """
 from __future__ import annotations
 

@@ -51,7 +51,8 @@ from site_gen.importers import common, genai_perf, inputs
 from site_gen.importers import profile_export as pe
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, source_root
-from site_gen.importers.vllm_rows import _gap_summary
+from site_gen.importers.vllm_rows import gap_summary
+from site_gen.importers.options import ImportResult, ServingOptions
 
 SUMS = {"total_osl": "output_sequence_length", "total_isl": "input_sequence_length", "total_output_tokens": "output_token_count",
         "total_reasoning_tokens": "reasoning_token_count", "total_error_isl": "error_isl"}
@@ -222,7 +223,7 @@ def _aiperf_columns(rec: dict) -> tuple[dict[str, list], dict | None]:
         cols["tpot_ms"].append(sc.r6((e2e - ttft) / (osl - 1)) if e2e is not None and ttft is not None and osl > 1 else None)
         cols["itl_ms"].append(sc.r6(float(np.mean(gaps)) * scale["inter_chunk_latency"]) if isinstance(gaps, list) and gaps else None)
     gaps = rec["arrays"].get("inter_chunk_latency")
-    summary = _gap_summary(gaps * scale.get("inter_chunk_latency", 1.0) / 1000) if gaps is not None else None
+    summary = gap_summary(gaps * scale.get("inter_chunk_latency", 1.0) / 1000) if gaps is not None else None
     return cols, summary
 
 
@@ -302,7 +303,8 @@ def read_run(fmt: str, src: Any, data: dict, other: Any, other_data: Any) -> Run
 
 
 def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path, str]]) -> list[Run]:
-    picked = inputs.expand(given, _wanted(fmt), f"{fmt} summary ({'profile_export_aiperf.json' if fmt == 'aiperf' else 'profile_export_genai_perf.json'})")
+    name = "profile_export_aiperf.json" if fmt == "aiperf" else "profile_export_genai_perf.json"
+    picked = inputs.expand(given, _wanted(fmt), f"{fmt} summary ({name})")
     skipped.extend(picked.skipped)
     summaries: list[tuple[Any, Any]] = []
     others: list[tuple[Any, Any]] = []
@@ -342,28 +344,28 @@ def read_side(fmt: str, given: list[Path], root: Path, skipped: list[tuple[Path,
     return runs
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers import serving_report
 
-    fmt = args.format
-    if args.sources:
-        raise SitegenError(f"{fmt} takes its folders through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    files = {role: [Path(p) for p in (getattr(args, role) or [])] for role in ("baseline", "candidate")}
+    fmt = opts.format
+    if opts.sources:
+        raise SitegenError(f"{fmt} takes its folders through --baseline and --candidate, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    files = {role: [Path(p) for p in (opts.side(role))] for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError(f"name the candidate's {fmt} artifact folders with --candidate (one a load point), and --baseline "
                            "to compare two setups")
     root = source_root(files["baseline"] + files["candidate"])
     skipped: list[tuple[Path, str]] = []
     runs = {role: read_side(fmt, files[role], root, skipped) for role in files if files[role]}
-    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     notes = inputs.tested_note(skipped, root)
     if fmt == "genai-perf" and any(r.rows_src is None and any(s["check"] == "rows" for s in r.repeat["stated"])
                                    for rs in runs.values() for r in rs):
         notes.append({"label": "Requests", "text": "perf_analyzer's per-request file was read and checked against the summary; "
                       "its requests are not kept as rows, for it has no token counts (GenAI-Perf counts them with its tokenizer)"})
     doc, prov = serving_report.build(
-        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
-        stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution, client=LABELS[fmt], notes=notes)
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+        runs, labels={"baseline": opts.label_baseline, "candidate": opts.label_candidate},
+        stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
+        allow=set(opts.allow), attribution=opts.attribution, client=LABELS[fmt], notes=notes)
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
+                        tuple(f"skipped {p}: {why}" for p, why in skipped))

@@ -13,7 +13,8 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 from urllib.parse import quote
 
 import numpy as np
@@ -25,6 +26,7 @@ from site_gen.core.paths import resolve_path
 from site_gen.importers import reading
 from site_gen.receipts.load import SUMMARY, check_report_id, decode_text, validate_meaning, validate_schema
 from site_gen.receipts.parse import first_problem, parse_text
+from site_gen.importers.options import ImportOptions
 
 MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
 # What an id of a source (a run, a comparison, a part of a config name) may be: a name, never a path.
@@ -167,7 +169,7 @@ class Imported:
     """What an importer made: the receipt, where each part of it came from, and the source named."""
 
     doc: dict
-    prov: "Provenance"
+    prov: Provenance
     source: Path
 
 
@@ -210,7 +212,7 @@ class Provenance:
         """The source file and place behind a receipt path: the longest cited or noted path that holds it."""
         if not where:
             return None
-        best: tuple[int, Path, str] | None = None
+        best: tuple[int, Path | None, str] | None = None
         places = [(f["path"], self.files.get(f["source"]), f["at"]) for f in self.figures] + self.origins
         for path, file, at in places:
             if where == path or where.startswith(path) and where[len(path)] in ".[":
@@ -331,12 +333,12 @@ def write_receipt(doc: dict, out: Path, *, data_dir: Path, force: bool = False, 
 SERIES_VERSION = 1.3
 
 
-def stamp(doc: dict, args) -> dict:
+def stamp(doc: dict, opts: ImportOptions) -> dict:
     """The receipt with the series and commit the command line names (`--series`, `--commit`): both
     optional fields of `report`, schema 1.3 (which reads every receipt of 1, 1.1 and 1.2). Without
     them the receipt is as before: its series is then its setup, read from its files (engine, model,
     hardware, workload), and its point is named by the version its files record."""
-    series, commit = getattr(args, "series", None), getattr(args, "commit", None)
+    series, commit = opts.series, opts.commit
     if not series and not commit:
         return doc
     out = {**doc, "schema_version": SERIES_VERSION, "report": dict(doc["report"])}

@@ -39,6 +39,7 @@ import numpy as np
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, source_root
+from site_gen.importers.options import ImportResult, ServingOptions
 
 PERCENTILES = {"p001": 0.001, "p01": 0.01, "p05": 0.05, "p10": 0.1, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p90": 0.9,
                "p95": 0.95, "p99": 0.99, "p999": 0.999}
@@ -65,7 +66,7 @@ def distribution(values: np.ndarray, weights: np.ndarray) -> dict[str, float]:
     count = round(float(weights.sum()))
     if len(values) == 0:
         return {"mean": 0.0, "median": 0.0, "std_dev": 0.0, "min": 0.0, "max": 0.0, "count": 0,
-                **{k: 0.0 for k in PERCENTILES}}
+                **dict.fromkeys(PERCENTILES, 0.0)}
     order = np.argsort(values, kind="stable")
     v, w = values[order], weights[order]
     uniq, inverse = np.unique(v, return_inverse=True)
@@ -77,7 +78,7 @@ def distribution(values: np.ndarray, weights: np.ndarray) -> dict[str, float]:
         comb = np.ones_like(uniq)
     p = comb / comb.sum()
     cdf = np.cumsum(p)
-    pct = {k: float(uniq[min(np.searchsorted(cdf, q, side="left"), len(uniq) - 1)]) for k, q in PERCENTILES.items()}
+    pct = {k: float(uniq[min(int(np.searchsorted(cdf, q, side="left")), len(uniq) - 1)]) for k, q in PERCENTILES.items()}
     mean = float(np.sum(uniq * p))
     return {"mean": mean, "median": pct["p50"], "std_dev": math.sqrt(float(np.sum((uniq - mean) ** 2 * p))),
             "min": float(uniq[0]), "max": float(uniq[-1]), "count": count, **pct}
@@ -317,7 +318,7 @@ def _setup(run: Run, report: dict, cfg: dict, src: sc.Source, where: str, start:
     # are never paired across sides (the pairing needs the same prompts in the same order).
     run.inputs = None
     run.protocol = ("guidellm", (cfg.get("strategy") or {}).get("type_"), (cfg.get("strategy") or {}).get("rate"))
-    backend = cfg.get("backend") if isinstance(cfg.get("backend"), dict) else {}
+    backend = given if isinstance(given := cfg.get("backend"), dict) else {}
     model = backend.get("model") or top.get("model")
     if isinstance(model, str):
         run.env.put("model", model, f"{src.name} {where}.config.backend.model")
@@ -374,26 +375,26 @@ def report_version(report: dict, path: Path) -> int:
     return int(version)
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers import serving_report
 
-    if getattr(args, "setup", None):  # a study of two setups or more (importers/serving_study.py)
+    if opts.setup:  # a study of two setups or more (importers/serving_study.py)
         from site_gen.importers import serving_study
 
-        return serving_study.run_and_write(args, lambda paths, root: [r for p in paths for r in read_file(p, root)],
+        return serving_study.run_and_write(opts, lambda paths, root: [r for p in paths for r in read_file(p, root)],
                                            lambda runs: "GuideLLM benchmarks.json (report version 2)")
-    if args.sources:
-        raise SitegenError(f"guidellm takes its files through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    files = {role: [Path(p) for p in (getattr(args, role) or [])] for role in ("baseline", "candidate")}
+    if opts.sources:
+        raise SitegenError(f"guidellm takes its files through --baseline and --candidate, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    files = {role: [Path(p) for p in (opts.side(role))] for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError("name the candidate's benchmarks.json with --candidate (and --baseline to compare two setups)")
     root = source_root(files["baseline"] + files["candidate"])
     runs = {role: [r for p in files[role] for r in read_file(p, root)] for role in files if files[role]}
     versions = sorted({r.protocol[0] for rs in runs.values() for r in rs})
     doc, prov = serving_report.build(
-        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
-        stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution,
+        runs, labels={"baseline": opts.label_baseline, "candidate": opts.label_candidate},
+        stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
+        allow=set(opts.allow), attribution=opts.attribution,
         client="GuideLLM benchmarks.json (" + " and ".join(v.replace("guidellm-v", "report version ") for v in versions) + ")")
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder))

@@ -179,12 +179,12 @@ def comparability(base: Run, cand: Run, comparison: dict | None, allow: set[str]
         differs.append({"field": "protocol", "baseline": base.protocol, "candidate": cand.protocol, "allowed": True})
     varies = comparison.get("varies", []) if comparison else None
     for key, a, b in config_differences(base, cand):
-        entry = {"field": key, "baseline": _shown(a), "candidate": _shown(b)}
+        entry: dict[str, object] = {"field": key, "baseline": _shown(a), "candidate": _shown(b)}
         if _under(key, WEIGHTS):
             entry["allowed"] = refuse_unless(key, f"other weights: {key} is {_shown(a)!r} and {_shown(b)!r}")
         elif varies is not None and not _under(key, DESCRIPTIVE) and not _under(key, varies):
             entry["allowed"] = refuse_unless(key, f"the configs differ in {key}, which comparison "
-                                             f"'{comparison.get('id')}' does not declare in 'varies'")
+                                             f"'{(comparison or {}).get('id')}' does not declare in 'varies'")
         differs.append(entry)
     return differs
 
@@ -219,6 +219,7 @@ def choose_runs(comparison: dict, src: Source, baseline: str | None, candidate: 
     for name, value in (("baseline", baseline), ("candidate", candidate)):
         if value not in runs:
             raise SitegenError(f"--{name} {value!r} is not one of the comparison's runs ({', '.join(runs)})", src.path, "$.runs")
+    assert baseline is not None and candidate is not None  # each is one of the runs
     return baseline, candidate
 
 
@@ -235,7 +236,7 @@ def _citation(root: Path) -> tuple[str | None, str | None, Source | None]:
     if not os.path.lexists(path):
         return None, None, None
     src = read_source(path, root)
-    fields = {}
+    fields: dict[str, str] = {}
     for line in src.text.splitlines():
         key, _, value = line.strip().lstrip("- ").partition(":")
         fields.setdefault(key.strip(), value.strip().strip('"'))

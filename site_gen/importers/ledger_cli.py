@@ -6,16 +6,17 @@ from pathlib import Path
 from site_gen.core.errors import SitegenError
 from site_gen.importers import ledger
 from site_gen.importers.common import Imported
+from site_gen.importers.options import LedgerOptions, one
 
 HELP = "a receipts ledger folder: a comparison (--comparison ID) or two runs (--baseline RUN --candidate RUN)"
 
 
-def run(args) -> Imported:
-    if len(args.sources) != 1:
-        raise SitegenError(f"the ledger format takes one source, the ledger's folder; got {len(args.sources)}",
-                           args.sources[-1] if args.sources else None)
-    root = Path(args.sources[0])
+def run(opts: LedgerOptions) -> Imported:
+    if len(opts.sources) != 1:
+        raise SitegenError(f"the ledger format takes one source, the ledger's folder; got {len(opts.sources)}",
+                           opts.sources[-1] if opts.sources else None)
+    root = Path(opts.sources[0])
     if not (root / "runs").is_dir():
         raise SitegenError("not a ledger: no runs/ folder", root)
-    return ledger.run_import(root, comparison_id=args.comparison, baseline=args.baseline, candidate=args.candidate,
-                             allow=set(args.allow), attribution=args.attribution)
+    return ledger.run_import(root, comparison_id=opts.comparison, baseline=one(opts.baseline), candidate=one(opts.candidate),
+                             allow=set(opts.allow), attribution=opts.attribution)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -129,7 +130,8 @@ def serving_probe(doc: dict, base, cand, prov, allow) -> None:
     if not pairs:
         raise SitegenError("no batch of the candidate has the workload and concurrency of one of the baseline's", cand.rows_src.path)
     checkpoint = doc["report"]["checkpoints"][0]["id"]
-    cells, measures = [], []
+    cells: list[dict] = []
+    measures: list[dict] = []
     for bname, cname in pairs:
         workload = bname if bname == cname else f"{bname} / {cname}"
         m = bb[bname]["meta"][1]
@@ -155,8 +157,8 @@ def serving_probe(doc: dict, base, cand, prov, allow) -> None:
 
 
 def _ttft_measure(checkpoint: str, workload: str, base: tuple, cand: tuple, i: int, prov) -> dict:
-    out = {"checkpoint": checkpoint, "group": workload, "measure": "ttft", "label": "time to first token",
-           "unit": "s", "better": "lower"}
+    out: dict[str, Any] = {"checkpoint": checkpoint, "group": workload, "measure": "ttft", "label": "time to first token",
+                           "unit": "s", "better": "lower"}
     for role, (run, b, name) in (("baseline", base), ("candidate", cand)):
         samples = [r["ttft_s"] for _, r in b["requests"]]
         out[role] = {"median": statistics.median(samples), "low": min(samples), "high": max(samples), "samples": samples}
@@ -201,8 +203,9 @@ def _max_points(run, reps: dict) -> int:
 
 def tool_eval(doc: dict, base, cand, prov, allow) -> None:
     checkpoint = doc["report"]["checkpoints"][0]["id"]
-    runs, scale = [], set()
-    sets = {}
+    runs: list[dict] = []
+    scale: set = set()
+    sets: dict = {}
     if not isinstance(base.summary.get("reps", {}), dict) or not isinstance(cand.summary.get("reps", {}), dict):
         bad = base if not isinstance(base.summary.get("reps", {}), dict) else cand
         raise SitegenError("expected an object", bad.summary_src.path, "$.reps")

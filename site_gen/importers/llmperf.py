@@ -38,6 +38,7 @@ from site_gen.importers import common, inputs
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, source_root
 from site_gen.receipts.parse import parse_text
+from site_gen.importers.options import ImportResult, ServingOptions
 
 METRICS = ("inter_token_latency_s", "ttft_s", "end_to_end_latency_s", "request_output_throughput_token_per_s",
            "number_input_tokens", "number_output_tokens")
@@ -288,24 +289,24 @@ def read_side(given: list[Path], root: Path, skipped: list[tuple[Path, str]]) ->
     return runs
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers import serving_report
 
-    if args.sources:
-        raise SitegenError(f"llmperf takes its files through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    files = {role: [Path(p) for p in (getattr(args, role) or [])] for role in ("baseline", "candidate")}
+    if opts.sources:
+        raise SitegenError(f"llmperf takes its files through --baseline and --candidate, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    files = {role: [Path(p) for p in (opts.side(role))] for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError("name the candidate's LLMPerf results with --candidate (folders or *_summary.json files, with "
                            "the *_individual_responses.json beside them), and --baseline to compare two setups")
     root = source_root(files["baseline"] + files["candidate"])
     skipped: list[tuple[Path, str]] = []
     runs = {role: read_side(files[role], root, skipped) for role in files if files[role]}
-    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     doc, prov = serving_report.build(
-        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
-        stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution, client="Ray LLMPerf (summary and individual responses)",
+        runs, labels={"baseline": opts.label_baseline, "candidate": opts.label_candidate},
+        stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
+        allow=set(opts.allow), attribution=opts.attribution, client="Ray LLMPerf (summary and individual responses)",
         notes=inputs.tested_note(skipped, root))
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
+                        tuple(f"skipped {p}: {why}" for p, why in skipped))
 

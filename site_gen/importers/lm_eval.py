@@ -39,6 +39,7 @@ from site_gen.importers.lm_eval_stats import (  # noqa: F401
     figures,
     paired,
 )
+from site_gen.importers.options import ImportResult, ServingOptions
 
 RESULTS_NAME = re.compile(r"results_(.+)\.json")
 # The run's time in a results file's name, as the harness writes it: `results_<time>.json`, or
@@ -171,7 +172,7 @@ def read_run(path: Path, root: Path) -> Run:
 def _read_samples(t: Task, path: Path, root: Path) -> None:
     src = sc.read_found(path, path.parent, root)
     t.samples = src
-    seen: dict[int, int] = {}
+    seen: dict[int | tuple[int, Any], int] = {}
     for line, row in sc.json_records(src):
         where = sc.at(line)
         if not isinstance(row, dict):
@@ -209,10 +210,11 @@ class _Differences:
     """What differs between the two runs: shown on the report, refused unless `--allow` names it."""
 
     def __init__(self, allow: set[str], src: sc.Source):
-        self.allow, self.src, self.entries = allow, src, []
+        self.allow, self.src = allow, src
+        self.entries: list[dict[str, object]] = []
 
     def __call__(self, name: str | None, fld: str, x: str, y: str, why: str) -> None:
-        entry = {"field": fld, "baseline": x, "candidate": y}
+        entry: dict[str, object] = {"field": fld, "baseline": x, "candidate": y}
         if name is not None:
             if name not in self.allow:
                 raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report will "
@@ -297,7 +299,7 @@ def _unsampled(runs: dict[str, Run], roles: list[str], tasks: set[str]) -> list[
     return out
 
 
-def _note(names: dict[str, str], sampled: dict[str, bool], paired: int, unpaired: int) -> str:
+def _note(names: dict[str, str], sampled: dict[str, bool], paired_n: int, unpaired_n: int) -> str:
     """What the values and differences were computed from, as this import found it: a run's values
     from its per-document samples or as its results file states them; differences paired over the
     documents both runs scored, or not."""
@@ -310,12 +312,12 @@ def _note(names: dict[str, str], sampled: dict[str, bool], paired: int, unpaired
                   "results file states them (it has no samples)")
     else:
         values = "Values and standard errors as each run's results file states them (no per-document samples)"
-    if not unpaired:
+    if not unpaired_n:
         diffs = "differences paired over the documents both runs scored (same doc_id and doc_hash)"
-    elif not paired:
+    elif not paired_n:
         diffs = "differences unpaired: each from the two runs' standard errors (no per-document samples on both sides)"
     else:
-        diffs = (f"{paired} differences paired over the documents both runs scored (same doc_id and doc_hash), {unpaired} "
+        diffs = (f"{paired_n} differences paired over the documents both runs scored (same doc_id and doc_hash), {unpaired_n} "
                  "unpaired, from the two runs' standard errors")
     return f"{values}; {diffs}."
 
@@ -348,19 +350,19 @@ def _documents(x: Task, y: Task, b: Run, c: Run, allow: set[str], differ) -> lis
     return shared
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers.vllm_bench import source_root
 
-    if getattr(args, "setup", None):  # a study of two setups or more (importers/lm_eval_study.py)
+    if opts.setup:  # a study of two setups or more (importers/lm_eval_study.py)
         from site_gen.importers import lm_eval_study
 
-        return lm_eval_study.run_and_write(args, read_run)
-    if args.sources:
+        return lm_eval_study.run_and_write(opts, read_run)
+    if opts.sources:
         raise SitegenError(f"lm-eval takes its results files through --baseline and --candidate, not as SOURCE "
-                           f"({args.sources[0]!r})", args.sources[0])
+                           f"({opts.sources[0]!r})", opts.sources[0])
     files = {}
     for role in ("baseline", "candidate"):
-        given = getattr(args, role) or []
+        given = opts.side(role)
         if role == "baseline" and not given:
             continue  # --candidate alone: one run, no comparison
         if len(given) != 1:
@@ -368,13 +370,13 @@ def run_and_write(args) -> Path:
                                f"{len(given)}" + ("; add --baseline FILE to compare two runs" if role == "candidate" else ""))
         files[role] = Path(given[0])
     for role in ("baseline", "candidate"):
-        if getattr(args, f"set_{role}"):
+        if opts.stated(role):
             raise SitegenError(f"--set-{role} is for serving runs; an lm-eval results file records its own setup")
     root = source_root(list(files.values()))
     runs = {role: read_run(p, root) for role, p in files.items()}
-    args.notes = [f"no samples file for {', '.join(sorted(t for t, task in run.tasks.items() if task.samples is None))} beside "
+    doc, prov = build(runs, {"baseline": opts.label_baseline, "candidate": opts.label_candidate}, set(opts.allow),
+                      opts.attribution)
+    notes = tuple(f"no samples file for {', '.join(sorted(t for t, task in run.tasks.items() if task.samples is None))} beside "
                   f"the {role}'s {run.src.path} (looked for samples_TASK_TIME.jsonl by its time): values as stated, not paired"
-                  for role, run in runs.items() if any(task.samples is None for task in run.tasks.values())]
-    doc, prov = build(runs, {"baseline": args.label_baseline, "candidate": args.label_candidate}, set(args.allow),
-                      args.attribution)
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+                  for role, run in runs.items() if any(task.samples is None for task in run.tasks.values()))
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder), notes)

@@ -134,7 +134,7 @@ def _text_score(name: str, items: list) -> float | None:
     return float(getattr(sacrebleu, TEXT[name])(preds, refs).score)
 
 
-def _codes(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def label_codes(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """(gold, prediction) pairs as numbers: numbers as they are (binary F1's positive label is the
     value 1), text labels as their index among `labels`."""
     if values.dtype != object:
@@ -200,7 +200,7 @@ def figures(t: Task, metric: str, filt: str, stated: dict, src_path: Path, hint:
         if numeric or all(isinstance(x, str) for x in flat):
             values = np.array(vals, dtype=float if numeric else object)
             labels = np.unique(values.astype(float) if numeric else values.astype(str))
-            arr = _codes(values, labels)
+            arr = label_codes(values, labels)
             codes = np.unique(arr)
             for agg in _order(metric, hint):
                 if agg == "f1" and not numeric:
@@ -280,7 +280,7 @@ def paired(b: Figures, c: Figures, shared: list[int]) -> tuple[float, list[float
         labels = np.union1d(b.labels, c.labels)  # both sides' labels coded alike
     except TypeError:
         return None
-    xb, xc = _codes(xb, labels), _codes(xc, labels)
+    xb, xc = label_codes(xb, labels), label_codes(xc, labels)
     codes = np.unique(np.concatenate([xb.ravel(), xc.ravel()]))
     idx = _boot_idx(len(shared))
     diff = float(fn(xc, codes) - fn(xb, codes))

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
 from site_gen.importers.common import slug, stamp
+from site_gen.importers.options import ImportResult, ServingOptions
 from site_gen.importers.lm_eval_stats import NOT_RECOMPUTED, RESAMPLES, SEED, figures
 from site_gen.importers.serving_study import parse_labels, parse_setups
 from site_gen.receipts.load import UNRECORDED
@@ -244,31 +246,31 @@ def _report(names, runs, shown, models, baseline, tasks, attribution, not_covere
     return meta
 
 
-def run_and_write(args, read_run: Callable[[Path, Path], Run]) -> Path:
+def run_and_write(opts: ServingOptions, read_run: Callable[[Path, Path], Run]) -> ImportResult:
     """The study the command line names, each file read by `read_run` (lm_eval.read_run), checked, written."""
     from site_gen.importers.vllm_bench import source_root
 
-    if args.sources:
-        raise SitegenError(f"a study takes its files through --setup NAME FILE, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    if args.candidate:
+    if opts.sources:
+        raise SitegenError(f"a study takes its files through --setup NAME FILE, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    if opts.candidate:
         raise SitegenError("--candidate does not go with --setup: name every setup with --setup NAME FILE… and the "
                            "one the others are compared against with --baseline NAME")
-    if getattr(args, "setup_set", None):
+    if opts.setup_set:
         raise SitegenError("--setup-set is for serving runs; an lm-eval results file records its own setup")
-    files = parse_setups(args.setup)
+    files = parse_setups(opts.setup)
     names = list(files)
     baseline = None
-    if args.baseline:
-        if len(args.baseline) != 1:
-            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(args.baseline)}")
-        baseline = args.baseline[0].strip()
-    labels = parse_labels(args.setup_label or [], names)
-    allow = set(args.allow)
+    if opts.baseline:
+        if len(opts.baseline) != 1:
+            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(opts.baseline)}")
+        baseline = opts.baseline[0].strip()
+    labels = parse_labels(opts.setup_label or [], names)
+    allow = set(opts.allow)
     unknown = sorted(allow - set(ALLOW))
     if unknown:
         raise SitegenError(f"--allow {unknown[0]}: an lm-eval study allows {', '.join(ALLOW)}")
     root = source_root([p for ps in files.values() for p in ps])
     runs = {n: [read_run(p, root) for p in ps] for n, ps in files.items()}
-    doc, prov = build(runs, baseline=baseline, labels=labels, allow=allow, attribution=args.attribution)
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+    doc, prov = build(runs, baseline=baseline, labels=labels, allow=allow, attribution=opts.attribution)
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder))

@@ -20,6 +20,7 @@ import os
 import re
 from pathlib import Path
 
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.core.files import check_inside, read_limited
 
@@ -35,12 +36,13 @@ _LICENCE_WORDS = re.compile(r"(?i)\b(licen[cs]e|copyright|public domain|creative
 _COPYRIGHT = re.compile(r"(?i)copyright\s+(\(c\)|©)?\s*[0-9]{4}")
 
 # What an import noticed but did not refuse: printed as warnings once the receipt is written.
-NOTES: list[str] = []
+NOTES: list[Diagnostic] = []
 
 
-def note(message: str) -> None:
-    if message not in NOTES:
-        NOTES.append(message)
+def note(message: str, file: Path) -> None:
+    d = Diagnostic(message, file)
+    if d not in NOTES:
+        NOTES.append(d)
 
 
 def read_named(path: Path, limit: int = MAX_SOURCE_BYTES, what: str = "source file") -> bytes:
@@ -77,14 +79,14 @@ def licence_credit(paths: list[Path]) -> str | None:
                 title = lines[0] if lines else ""
                 holder = next((ln for ln in lines[:40] if _COPYRIGHT.match(ln)), None)
                 if not title or len(title) > 120 or not _LICENCE_WORDS.search(title) or not title.isprintable():
-                    note(f"{f}: its first line names no licence, so it is not credited on the pages; "
-                         "pass --attribution TEXT to credit the data")
+                    note("its first line names no licence, so it is not credited on the pages; "
+                         "pass --attribution TEXT to credit the data", f)
                     return None
                 return title + (f"; {holder[:200]}" if holder else "") + f" (the source files' {f.name})"
     above = _licence_above(folders)
     if above is not None:
-        note(f"{above} lies in a folder above the source files and is not read: sitegen credits only a licence in "
-             "the folder of the files it reads. If the data's licence asks for credit, pass --attribution TEXT")
+        note("lies in a folder above the source files and is not read: sitegen credits only a licence in "
+             "the folder of the files it reads. If the data's licence asks for credit, pass --attribution TEXT", above)
     return None
 
 

@@ -1,30 +1,39 @@
 """`sitegen import`: one source format's importer run, its receipt checked and written."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from pathlib import Path
 
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
-from site_gen.importers import FORMATS
+from site_gen.importers import FORMATS, reading
 from site_gen.importers.common import check_output, stamp, write_receipt
+from site_gen.importers.options import ImportOptions, ImportResult, NamedOptions
 
 
-def run_import(args) -> Path:
-    """The receipt `args` (the command line's) ask for, written: its path. The config first: a wrong
-    -o is refused before any source is read."""
-    args.data_dir = load_config(args.config_file).data_dir
-    out = Path(args.output)
-    check_output(out, args.data_dir, args.force)
-    module = importlib.import_module(FORMATS[args.format])
+def run_import(opts: ImportOptions) -> ImportResult:
+    """The receipt `opts` ask for, written, with what the reading noticed (`reading.NOTES`, this
+    import's only). The config first: a wrong -o is refused before any source is read."""
+    reading.NOTES.clear()
+    done = _run_import(opts)
+    return dataclasses.replace(done, warnings=tuple(reading.NOTES))
+
+
+def _run_import(opts: ImportOptions) -> ImportResult:
+    opts = dataclasses.replace(opts, data_dir=load_config(Path(opts.config_file)).data_dir)
+    assert opts.data_dir is not None
+    out = Path(opts.output)
+    check_output(out, opts.data_dir, opts.force)
+    module = importlib.import_module(FORMATS[opts.format])
     if hasattr(module, "run_and_write"):  # vllm-bench, guidellm, lm-eval: checked and written by the importer
-        return module.run_and_write(args)
-    if not args.sources:
-        raise SitegenError(f"the {args.format} format takes its source as SOURCE")
-    for role in ("baseline", "candidate"):  # one run or arm each
-        names = getattr(args, role)
+        return module.run_and_write(opts)
+    if not opts.sources:
+        raise SitegenError(f"the {opts.format} format takes its source as SOURCE")
+    assert isinstance(opts, NamedOptions)
+    for role, names in (("baseline", opts.baseline), ("candidate", opts.candidate)):  # one run or arm each
         if names is not None and len(names) != 1:
-            raise SitegenError(f"--{role} takes one name for the {args.format} format; got {len(names)}")
-        setattr(args, role, names[0] if names else None)
-    made = module.run(args)
-    return write_receipt(stamp(made.doc, args), out, data_dir=args.data_dir, force=args.force, prov=made.prov, source=made.source)
+            raise SitegenError(f"--{role} takes one name for the {opts.format} format; got {len(names)}")
+    made = module.run(opts)
+    return ImportResult(write_receipt(stamp(made.doc, opts), out, data_dir=opts.data_dir, force=opts.force, prov=made.prov,
+                                      source=made.source))

@@ -13,14 +13,15 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, TypeGuard
+from collections.abc import Iterable
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import reading
 from site_gen.receipts.load import decode_text
-from site_gen.receipts.parse import _BAD_CHAR, parse_text
+from site_gen.receipts.parse import BAD_CHAR, parse_text
 
 MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
 SCHEMA_VERSION = 1.2
@@ -119,7 +120,7 @@ def day_of(when: Any, file: Path, where: str) -> str | None:
         return None
     if not when <= LAST_TIMESTAMP:
         raise SitegenError(f"time {when!r} (seconds since 1970) is past the year 9999", file, where)
-    return datetime.fromtimestamp(when, timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(when, UTC).date().isoformat()
 
 
 def at(line: int | None, path: str = "$") -> str:
@@ -127,7 +128,7 @@ def at(line: int | None, path: str = "$") -> str:
     return path if line is None else f"line {line}" + ("" if path == "$" else f" {path}")
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
@@ -186,7 +187,7 @@ class Env:
         if value is None or (isinstance(value, str) and not value.strip()):
             return
         text = str(value).strip()[:2000]
-        if bad := _BAD_CHAR.search(text):  # refused where it was read, not at the receipt part it would make
+        if bad := BAD_CHAR.search(text):  # refused where it was read, not at the receipt part it would make
             raise SitegenError(f"{key} holds the character U+{ord(bad.group()):04X}, which a receipt must not contain",
                                src, origin)
         old = self.values.get(key)

@@ -21,11 +21,11 @@ ROLES = ("baseline", "candidate")
 ALLOW = ("model", "dataset", "prompts", "hardware", "protocol", "load-points")
 
 
-def _rate_order(rate: Any) -> float:
+def rate_order(rate: Any) -> float:
     return math.inf if rate == "inf" else float(rate)
 
 
-def _load_text(rate: Any, conc: int | None) -> str:
+def load_text(rate: Any, conc: int | None) -> str:
     """A load point in the words the pages use: `4 req/s`, `all at once` (a rate of inf), `concurrency 16`."""
     parts = [] if rate == "inf" and conc is not None else ["all at once" if rate == "inf" else f"{rate} req/s"]
     if conc is not None:
@@ -81,7 +81,7 @@ def _label(role: str, runs: list, env: sc.Env, given: str | None, other_runs: li
     return sc.check_label(f"{env.get('engine') or 'engine not recorded'} · {model}", "label")
 
 
-def _load_points(role: str, runs: list, prov: sc.Provenance, base_path: str | None = None) -> tuple[list[dict], dict[tuple, dict]]:
+def load_points_of(role: str, runs: list, prov: sc.Provenance, base_path: str | None = None) -> tuple[list[dict], dict[tuple, dict]]:
     """A side's (or a study setup's, under `base_path`) load points: its runs grouped by workload and load."""
     base_path = base_path or f"$.serving.sides.{role}"
     groups: dict[tuple, list] = {}
@@ -89,7 +89,7 @@ def _load_points(role: str, runs: list, prov: sc.Provenance, base_path: str | No
         groups.setdefault(r.key, []).append(r)
     several = len({k[0] for k in groups}) > 1
     out, by_key = [], {}
-    for i, key in enumerate(sorted(groups, key=lambda k: (k[0], _rate_order(k[1]), k[2] or 0))):
+    for i, key in enumerate(sorted(groups, key=lambda k: (k[0], rate_order(k[1]), k[2] or 0))):
         workload, rate, conc = key
         lp = {"id": _lp_id(workload, rate, conc, several), "workload": workload, "load": {"request_rate": rate},
               "repeats": []}
@@ -120,7 +120,7 @@ def _differences(sides: dict[str, list], envs: dict[str, sc.Env], keys: dict[str
     out = []
 
     def differ(name: str, field: str, a: str, b: str, why: str, refusable: bool = True) -> None:
-        entry = {"field": field, "baseline": a[:500], "candidate": b[:500]}
+        entry: dict[str, object] = {"field": field, "baseline": a[:500], "candidate": b[:500]}
         if refusable:
             if name not in allow:
                 raise SitegenError(f"{why}; not comparable (pass --allow {name} to import it anyway, and the report "
@@ -141,7 +141,7 @@ def _differences(sides: dict[str, list], envs: dict[str, sc.Env], keys: dict[str
         differ("dataset", "workload", "; ".join(wa), "; ".join(wb), f"the sides ran other workloads: {wa} and {wb}")
     la, lb = set(keys["baseline"]), set(keys["candidate"])
     if la != lb:
-        only = lambda s: "; ".join(f"{w}: {_load_text(r, c)}" for w, r, c in sorted(s, key=lambda k: (k[0], _rate_order(k[1]), k[2] or 0)))
+        only = lambda s: "; ".join(f"{w}: {load_text(r, c)}" for w, r, c in sorted(s, key=lambda k: (k[0], rate_order(k[1]), k[2] or 0)))
         differ("load-points", "load points", only(la - lb) or "none of its own", only(lb - la) or "none of its own",
                "a load point is missing on one side (baseline only: " + (only(la - lb) or "none") + "; candidate only: "
                + (only(lb - la) or "none") + ")")
@@ -158,7 +158,7 @@ def _differences(sides: dict[str, list], envs: dict[str, sc.Env], keys: dict[str
 
 def _matched(keys: dict[str, dict], runs: dict[str, list], allow: set[str], differs: list) -> list[dict]:
     out, mismatched = [], []
-    for key in sorted(set(keys["baseline"]) & set(keys["candidate"]), key=lambda k: (k[0], _rate_order(k[1]), k[2] or 0)):
+    for key in sorted(set(keys["baseline"]) & set(keys["candidate"]), key=lambda k: (k[0], rate_order(k[1]), k[2] or 0)):
         b, c = keys["baseline"][key], keys["candidate"][key]
         firsts = [next(r for r in runs[role] if r.key == key) for role in ROLES]
         paired = all(r.inputs is not None for r in firsts) and firsts[0].inputs == firsts[1].inputs
@@ -169,12 +169,12 @@ def _matched(keys: dict[str, dict], runs: dict[str, list], allow: set[str], diff
         key, (rb, rc) = mismatched[0]
         if "prompts" not in allow:
             n = next((i for i, (x, y) in enumerate(zip(rb.inputs, rc.inputs)) if x != y), min(len(rb.inputs), len(rc.inputs)))
-            raise SitegenError(f"mismatched prompts at {_load_text(key[1], key[2])}: the sides' input lengths differ at request "
+            raise SitegenError(f"mismatched prompts at {load_text(key[1], key[2])}: the sides' input lengths differ at request "
                                f"{n} (input_lens), so they did not send the same prompts in the same order; not comparable "
                                "(pass --allow prompts to import it unpaired, and the report will say so)", rc.src.path,
                                rc.where("$.input_lens"))
         differs.append({"field": "prompts", "baseline": "input lengths as sent", "candidate": "other input lengths at "
-                        + ", ".join(_load_text(k[1], k[2]) for k, _ in mismatched), "allowed": True})
+                        + ", ".join(load_text(k[1], k[2]) for k, _ in mismatched), "allowed": True})
     return out
 
 
@@ -191,7 +191,7 @@ def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[
         names = {r: sc.check_label(f"{names[r][:88]} ({r})", "label") for r in roles}
     sides, keys = {}, {}
     for r in roles:
-        lps, keys[r] = _load_points(r, runs[r], prov)
+        lps, keys[r] = load_points_of(r, runs[r], prov)
         fmt = {x.fmt for x in runs[r]}
         if len(fmt) > 1:
             raise SitegenError(f"the {r} side mixes formats ({', '.join(sorted(fmt))}): one side is one client",
@@ -232,10 +232,10 @@ def _report(roles, runs, envs, names, sides, serving, differs, attribution, clie
     else:
         title = f"{names['candidate']}: {checkpoint['label']}, serving"
     loads = sorted({(lp["load"]["request_rate"], lp["load"].get("max_concurrency")) for lp in sides["candidate"]["load_points"]},
-                   key=lambda k: (_rate_order(k[0]), k[1] or 0))
+                   key=lambda k: (rate_order(k[0]), k[1] or 0))
     tested = [{"label": "Client", "text": client},
               {"label": "Workloads", "text": "; ".join(workloads)},
-              {"label": "Load points", "text": "; ".join(_load_text(*k) for k in loads)}]
+              {"label": "Load points", "text": "; ".join(load_text(*k) for k in loads)}]
     for r in roles:
         n = [rep.get("completed", 0) + rep.get("failed", 0) for lp in sides[r]["load_points"] for rep in lp["repeats"]]
         reps = max(len(lp["repeats"]) for lp in sides[r]["load_points"])

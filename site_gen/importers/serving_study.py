@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
@@ -31,6 +32,7 @@ from site_gen.importers import serving_report as sr
 from site_gen.importers.common import slug
 from site_gen.importers.study_files import read_all, receipt_text
 from site_gen.receipts.load import UNRECORDED
+from site_gen.importers.options import ImportResult, ServingOptions
 
 STUDY_VERSION = 1.4
 ALLOW = ("model", "dataset", "protocol", "load-points", "failed-load")
@@ -46,7 +48,7 @@ def _name(value: str, option: str) -> str:
     return value
 
 
-def parse_setups(items: list[list[str]]) -> dict[str, list[Path]]:
+def parse_setups(items: Sequence[Sequence[str]]) -> dict[str, list[Path]]:
     """`--setup NAME=FILE [FILE…]` or `--setup NAME FILE [FILE…]` (the form a shell's wildcard expands
     in), each occurrence: the setup's files, the setups in order of first mention."""
     out: dict[str, list[Path]] = {}
@@ -61,7 +63,7 @@ def parse_setups(items: list[list[str]]) -> dict[str, list[Path]]:
     return out
 
 
-def parse_labels(items: list[str], names: list[str]) -> dict[str, str]:
+def parse_labels(items: Sequence[str], names: list[str]) -> dict[str, str]:
     out = {}
     for item in items:
         name, sep, text = item.partition("=")
@@ -74,7 +76,7 @@ def parse_labels(items: list[str], names: list[str]) -> dict[str, str]:
     return out
 
 
-def parse_facts(items: list[str], names: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
+def parse_facts(items: Sequence[str], names: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
     """`--setup-set NAME:KEY=VALUE`: environment facts per setup, and GPU counts."""
     env: dict[str, list[str]] = {n: [] for n in names}
     gpus: dict[str, int] = {}
@@ -184,7 +186,7 @@ def _differences(runs: dict[str, list], envs: dict[str, sc.Env], keys: dict[str,
     lacking = {n: every - keys[n] for n in names if every - keys[n]}
     if lacking:
         n = next(iter(lacking))
-        text = "; ".join(f"{w}: {sr._load_text(r, c)}" for w, r, c in sorted(lacking[n], key=lambda k: (k[0], sr._rate_order(k[1]), k[2] or 0)))
+        text = "; ".join(f"{w}: {sr.load_text(r, c)}" for w, r, c in sorted(lacking[n], key=lambda k: (k[0], sr.rate_order(k[1]), k[2] or 0)))
         _refuse(allow, "load-points", f"setup {n!r} lacks a load point the others ran ({text})", first[n])
         out.append({"field": "load points", "values": [{"setup": n, "value": f"{len(keys[n])} of {len(every)}"} for n in names],
                     "allowed": True})
@@ -205,7 +207,7 @@ def _failed_loads(runs: dict[str, list], allow: set[str]) -> list[str]:
         for key, group in by_key.items():
             if all(r.repeat.get("completed", 0) == 0 for r in group):
                 r = group[0]
-                text = f"{key[0]}: {sr._load_text(key[1], key[2])}"
+                text = f"{key[0]}: {sr.load_text(key[1], key[2])}"
                 if "failed-load" not in allow:
                     raise SitegenError(f"setup {name!r} has no successful request at {text}: no latency or throughput to "
                                        "compare there (leave the file out, or pass --allow failed-load to import it, and the "
@@ -237,7 +239,7 @@ def build(runs: dict[str, list], *, baseline: str | None, labels: dict[str, str]
         if len(fmt) > 1:
             raise SitegenError(f"setup {n!r} mixes formats ({', '.join(sorted(fmt))}): one setup is one client",
                                runs[n][0].src.path)
-        lps, _ = sr._load_points(n, runs[n], prov, base_path=f"$.study.setups[{i}]")
+        lps, _ = sr.load_points_of(n, runs[n], prov, base_path=f"$.study.setups[{i}]")
         setup: dict[str, Any] = {"id": n, "label": shown[n], "format": fmt.pop(), "environment": envs[n].part(),
                                  "load_points": lps}
         found = (gpus[n], f"--setup-set {n}:gpus") if n in gpus else _gpus_from(envs[n])
@@ -317,9 +319,9 @@ def _not_covered(names, runs, setups, failed, differs) -> list[str]:
 def _tested(setups, envs, baseline, client) -> list[dict]:
     workloads = sorted({lp["workload"] for s in setups for lp in s["load_points"]})
     loads = sorted({(lp["load"]["request_rate"], lp["load"].get("max_concurrency")) for s in setups for lp in s["load_points"]},
-                   key=lambda k: (sr._rate_order(k[0]), k[1] or 0))
+                   key=lambda k: (sr.rate_order(k[0]), k[1] or 0))
     tested = [{"label": "Client", "text": client}, {"label": "Workloads", "text": "; ".join(workloads)},
-              {"label": "Load points", "text": "; ".join(sr._load_text(*k) for k in loads)}]
+              {"label": "Load points", "text": "; ".join(sr.load_text(*k) for k in loads)}]
     for s in setups:
         n = [rep.get("completed", 0) + rep.get("failed", 0) for lp in s["load_points"] for rep in lp["repeats"]]
         reps = sorted({len(lp["repeats"]) for lp in s["load_points"]})
@@ -333,34 +335,35 @@ def _tested(setups, envs, baseline, client) -> list[dict]:
     return tested
 
 
-def run_and_write(args, read: Callable[[list[Path], Path], list], client: Callable[[list], str]) -> Path:
+def run_and_write(opts: ServingOptions, read: Callable[[list[Path], Path], list], client: Callable[[list], str]) -> ImportResult:
     """The study the command line names (`--setup`), read with the format's reader, checked, written."""
-    if args.sources:
-        raise SitegenError(f"a study takes its files through --setup NAME=FILE, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    if args.candidate:
+    if opts.sources:
+        raise SitegenError(f"a study takes its files through --setup NAME=FILE, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    if opts.candidate:
         raise SitegenError("--candidate does not go with --setup: name every setup with --setup NAME=FILE… and the "
                            "one the others are compared against with --baseline NAME")
-    for opt in ("label_baseline", "label_candidate"):
-        if getattr(args, opt, None) or getattr(args, opt.replace("label", "set"), None):
+    for opt, label, stated in (("label_baseline", opts.label_baseline, opts.set_baseline),
+                               ("label_candidate", opts.label_candidate, opts.set_candidate)):
+        if label or stated:
             raise SitegenError(f"--{opt.replace('_', '-')} does not go with --setup: use --setup-label NAME=TEXT and "
                                "--setup-set NAME:KEY=VALUE")
-    files = parse_setups(args.setup)
+    files = parse_setups(opts.setup)
     names = list(files)
     baseline = None
-    if args.baseline:
-        if len(args.baseline) != 1:
-            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(args.baseline)}")
-        baseline = args.baseline[0].strip()
-    labels = parse_labels(args.setup_label or [], names)
-    facts, gpus = parse_facts(args.setup_set or [], names)
+    if opts.baseline:
+        if len(opts.baseline) != 1:
+            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(opts.baseline)}")
+        baseline = opts.baseline[0].strip()
+    labels = parse_labels(opts.setup_label or [], names)
+    facts, gpus = parse_facts(opts.setup_set or [], names)
     # The folder the receipt names source files from: the deepest one holding them all (as vllm_bench's).
     root = Path(os.path.commonpath([str(p.resolve().parent) for ps in files.values() for p in ps]))
     runs = read_all(read, files, root)
-    allow = set(args.allow)
+    allow = set(opts.allow)
     unknown = sorted(allow - set(ALLOW))
     if unknown:
         raise SitegenError(f"--allow {unknown[0]}: a study allows {', '.join(ALLOW)}")
     doc, prov = build(runs, baseline=baseline, labels=labels, facts=facts, gpus=gpus, allow=allow,
-                      attribution=args.attribution, client=client([r for rs in runs.values() for r in rs]))
-    return sc.write(doc, Path(args.output), prov, args.force, args.data_dir, text=receipt_text(doc))
+                      attribution=opts.attribution, client=client([r for rs in runs.values() for r in rs]))
+    return ImportResult(sc.write(doc, Path(opts.output), prov, opts.force, opts.data_folder, text=receipt_text(doc)))

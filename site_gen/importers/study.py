@@ -17,6 +17,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.core.paths import resolve_path
 from site_gen.importers.common import NUMBER, Imported, Provenance, Source, parse_json, read_source, slug
 from site_gen.receipts.validate import is_date
+from site_gen.importers.options import NamedOptions, one
 
 SCHEMA = "cuteafd.glmf-fp8-recheck.v1"
 # Unit and orientation by the field's suffix, as the study names its measures.
@@ -60,6 +61,7 @@ def _arms(doc: dict, src: Source, baseline: str | None, candidate: str | None) -
     for name, value in (("baseline", baseline), ("candidate", candidate)):
         if value not in arms:
             raise SitegenError(f"--{name} {value!r} is not an arm of the study ({', '.join(arms)})", src.path, "$.conditions.arms")
+    assert baseline is not None and candidate is not None  # each is one of the arms
     return baseline, candidate
 
 
@@ -86,8 +88,9 @@ def _unit(key: str) -> tuple[str, str] | None:
 
 
 def _measures(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance) -> tuple[list, list]:
-    out, skipped = [], []
-    for layout, per_arm in _get(doc, ["measurements"], src).items():
+    out: list[dict] = []
+    skipped: list[str] = []
+    for layout, _per_arm in _get(doc, ["measurements"], src).items():
         parts = {arm: _get(doc, ["measurements", layout, arm], src) for arm in arms}
         for key in _get(doc, ["measurements", layout, arms[0], "summary"], src):
             unit = _unit(key)
@@ -145,10 +148,10 @@ def _drop_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, chec
         m = re.fullmatch(r"max_(\w+)_drop_points", key)
         if not m or not isinstance(limit, NUMBER) or isinstance(limit, bool):
             continue
-        found = [_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), m.group(1)) for arm in arms]
-        if None in found:
+        base, cand = (_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), m.group(1)) for arm in arms)
+        if base is None or cand is None:
             continue
-        drop = (found[0][1] - found[1][1]) * 100
+        drop = (base[1] - cand[1]) * 100
         stated = (_optional(doc, ["comparison", layout], src) or {}).get(f"{m.group(1)}_drop_percentage_points")
         if isinstance(stated, NUMBER) and not isinstance(stated, bool) and abs(stated - drop) > 1e-9:
             raise SitegenError(f"the study states a drop of {stated}, but its checks give {drop}", src.path,
@@ -156,7 +159,7 @@ def _drop_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str, chec
         gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(key), "label": f"{m.group(1)} drop against the baseline",
                 "engine": "candidate", "value": drop, "threshold": float(limit), "unit": "points", "passes_when": "at_most",
                 "passed": drop <= limit}
-        out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{found[1][0]}].metrics.{m.group(1)}"))
+        out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{cand[0]}].metrics.{m.group(1)}"))
     return out
 
 
@@ -169,10 +172,10 @@ def _not_worse_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str,
         if value != "not worse":
             continue
         for metric in key.split("_"):
-            found = [_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), metric) for arm in arms]
-            if None in found:
+            base, cand = (_metric(_get(doc, ["measurements", layout, arm, "quality", "checks"], src, list), metric) for arm in arms)
+            if base is None or cand is None:
                 continue
-            diff = found[1][1] - found[0][1]
+            diff = cand[1] - base[1]
             stated = (_optional(doc, ["comparison", layout], src) or {}).get(f"f_{metric}_minus_d")
             if isinstance(stated, NUMBER) and not isinstance(stated, bool) and abs(stated - diff) > 1e-12:
                 raise SitegenError(f"the study states {stated}, but its checks give {diff}", src.path,
@@ -180,7 +183,7 @@ def _not_worse_gates(doc: dict, src: Source, arms: tuple[str, str], layout: str,
             gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": slug(f"{metric}-not-worse"),
                     "label": f"{metric} not worse than the baseline", "engine": "candidate", "value": diff, "threshold": 0.0,
                     "passes_when": "at_most", "passed": diff <= 0}
-            out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{found[1][0]}].metrics.{metric}"))
+            out.append((gate, f"$.conditions.decision_rule.{key}; $.measurements.{layout}.*.quality.checks[{cand[0]}].metrics.{metric}"))
     return out
 
 
@@ -202,7 +205,7 @@ def _speed_gate(doc: dict, src: Source, arms: tuple[str, str], layout: str, chec
                if r["group"] == f"layout {layout}" and r["label"] in named}
     if not changes:
         return []
-    best = max(changes, key=changes.get)
+    best = max(changes, key=lambda label: changes[label])
     gate = {"checkpoint": checkpoint, "group": f"layout {layout}", "gate": "speed-bar",
             "label": f"speed: the best median change of {' or '.join(named)}", "engine": "candidate", "value": changes[best],
             "threshold": float(m.group(1)), "unit": "%", "passes_when": "at_least", "passed": changes[best] >= float(m.group(1))}
@@ -214,7 +217,7 @@ def _speed_gate(doc: dict, src: Source, arms: tuple[str, str], layout: str, chec
 
 
 def _gates(doc: dict, src: Source, arms: tuple[str, str], checkpoint: str, prov: Provenance, measures: list[dict]) -> list:
-    out = []
+    out: list[dict] = []
     for layout in _get(doc, ["measurements"], src):
         # Each arm's own checks first: a check that says pass against its own limit is refused before
         # any comparison is read from it.
@@ -314,8 +317,8 @@ def run_import(path: Path, baseline: str | None, candidate: str | None, attribut
     return Imported(out, prov, path)
 
 
-def run(args) -> Imported:
-    if len(args.sources) != 1:
-        raise SitegenError(f"the cuteafd-study format takes one source, the study's comparison.json; got {len(args.sources)}",
-                           args.sources[-1])
-    return run_import(Path(args.sources[0]), args.baseline, args.candidate, args.attribution)
+def run(opts: NamedOptions) -> Imported:
+    if len(opts.sources) != 1:
+        raise SitegenError(f"the cuteafd-study format takes one source, the study's comparison.json; got {len(opts.sources)}",
+                           opts.sources[-1])
+    return run_import(Path(opts.sources[0]), one(opts.baseline), one(opts.candidate), opts.attribution)

@@ -7,7 +7,7 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc

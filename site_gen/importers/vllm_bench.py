@@ -27,7 +27,8 @@ import numpy as np
 
 from site_gen.core.errors import SitegenError
 from site_gen.importers import serving_common as sc
-from site_gen.importers.vllm_rows import ARRAYS, _columns, _gap_summary, _rows, _stated  # noqa: F401
+from site_gen.importers.vllm_rows import ARRAYS, request_columns, gap_summary, rows_of, stated_figures  # noqa: F401
+from site_gen.importers.options import ImportResult, ServingOptions
 
 # Keys that tell the formats apart (a record must carry one set whole).
 VLLM_KEYS = {"request_throughput", "completed", "duration", "model_id"}
@@ -250,8 +251,8 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
     _environment(run, side)
     duration = _number(run, "duration", positive=True)
     completed = _number(run, "completed", integer=True)
-    raw = _rows(run)
-    figs = _columns(run, raw) if raw is not None else None
+    raw = rows_of(run)
+    figs = request_columns(run, raw) if raw is not None else None
     rep: dict[str, Any] = {"duration_s": duration, "completed": completed}
     if figs is not None:
         rep["failed"] = int((~figs["ok"]).sum())
@@ -264,8 +265,8 @@ def read_run(src: sc.Source, line: int | None, rec: dict) -> Run:
         rep["command"] = run.repeat["command"]
     if figs is not None:
         rep["requests"] = figs["columns"]
-        rep["itl_gaps"] = _gap_summary(figs["gaps"])
-    rep["stated"] = _stated(run, figs, duration)
+        rep["itl_gaps"] = gap_summary(figs["gaps"])
+    rep["stated"] = stated_figures(run, figs, duration)
     run.repeat = rep
     burst = rec.get("burstiness") if sc.is_number(rec.get("burstiness")) else 1.0
     run.protocol = (run.fmt, burst, rec.get("num_prompts"))
@@ -309,24 +310,24 @@ def source_root(paths: list[Path]) -> Path:
     return Path(os.path.commonpath(folders)) if folders else Path(".")
 
 
-def side_files(args, role: str) -> list[Path]:
-    return [Path(p) for p in (getattr(args, role) or [])]
+def side_files(opts: ServingOptions, role: str) -> list[Path]:
+    return [Path(p) for p in (opts.side(role))]
 
 
 CLIENTS = {"vllm-bench": "vLLM serving benchmark (result JSON)", "sglang-bench-serving": "SGLang bench_serving (JSONL)"}
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers import serving_common as common, serving_report
 
-    if getattr(args, "setup", None):  # a study of two setups or more (importers/serving_study.py)
+    if opts.setup:  # a study of two setups or more (importers/serving_study.py)
         from site_gen.importers import serving_study
 
-        return serving_study.run_and_write(args, read_files, lambda runs: "; ".join(sorted({CLIENTS[r.fmt] for r in runs})))
-    if args.sources:
-        raise SitegenError(f"{args.format} takes its files through --baseline and --candidate, not as SOURCE "
-                           f"({args.sources[0]!r})", args.sources[0])
-    files = {role: side_files(args, role) for role in ("baseline", "candidate")}
+        return serving_study.run_and_write(opts, read_files, lambda runs: "; ".join(sorted({CLIENTS[r.fmt] for r in runs})))
+    if opts.sources:
+        raise SitegenError(f"{opts.format} takes its files through --baseline and --candidate, not as SOURCE "
+                           f"({opts.sources[0]!r})", opts.sources[0])
+    files = {role: side_files(opts, role) for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError("name the candidate's files with --candidate FILE… (and --baseline FILE… to compare two setups)")
     from site_gen.importers import inputs
@@ -334,16 +335,16 @@ def run_and_write(args) -> Path:
     root = source_root(files["baseline"] + files["candidate"])
     skipped: list[tuple[Path, str]] = []
     runs = {role: read_files(files[role], root, skipped) for role in files if files[role]}
-    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     client = CLIENTS
     fmts = sorted({client[r.fmt] for rs in runs.values() for r in rs})
-    stated = {role: common.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files}
+    stated = {role: common.stated_env(opts.stated(role), f"--set-{role}") for role in files}
     for role, facts in stated.items():
         if "dataset" in facts and role in runs:
             stated_dataset(runs[role], facts["dataset"], f"--set-{role}")
     doc, prov = serving_report.build(
-        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
+        runs, labels={"baseline": opts.label_baseline, "candidate": opts.label_candidate},
         stated=stated,
-        allow=set(args.allow), attribution=args.attribution, client="; ".join(fmts),
+        allow=set(opts.allow), attribution=opts.attribution, client="; ".join(fmts),
         notes=inputs.tested_note(skipped, root))
-    return common.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+    return ImportResult(common.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
+                        tuple(f"skipped {p}: {why}" for p, why in skipped))

@@ -26,7 +26,7 @@ def _array(run: Run, arrays: dict, key: str, base: str) -> list:
     return v
 
 
-def _rows(run: Run) -> dict | None:
+def rows_of(run: Run) -> dict | None:
     """The per-request arrays, checked and turned into columns (None where the record has none)."""
     rec = run.rec
     base, arrays = "$", rec
@@ -64,7 +64,7 @@ def _typed(values: list, kinds: set) -> bool:
     return set(map(type, values)) <= kinds
 
 
-def _columns(run: Run, raw: dict) -> dict:
+def request_columns(run: Run, raw: dict) -> dict:
     """Seconds arrays of the successful requests (as the client computes its figures) and the receipt's columns.
 
     Checked whole with numpy; a column that fails is walked again value by value (`_slow_check`) for
@@ -151,19 +151,19 @@ def _stat(x: np.ndarray, what: str, sglang_e2e: bool) -> float:
     return float(v) * 1000
 
 
-def _gap_summary(gaps: np.ndarray) -> dict:
+def gap_summary(gaps: np.ndarray) -> dict:
     if len(gaps) == 0:
-        return {"gaps": 0, **{k: 0.0 for k in ("mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms")}}
+        return {"gaps": 0, **dict.fromkeys(("mean_ms", "median_ms", "std_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"), 0.0)}
     ms = gaps * 1000
     p90, p95, p99 = np.percentile(ms, [90, 95, 99])
     return {"gaps": int(len(gaps)), "mean_ms": sc.r6(ms.mean()), "median_ms": sc.r6(np.median(ms)), "std_ms": sc.r6(ms.std()),
             "p90_ms": sc.r6(p90), "p95_ms": sc.r6(p95), "p99_ms": sc.r6(p99), "max_ms": sc.r6(ms.max())}
 
 
-def _stated(run: Run, figs: dict | None, duration: float) -> list[dict]:
+def stated_figures(run: Run, figs: dict | None, duration: float) -> list[dict]:
     """Every summary figure of the record, each checked against what the rows (or its totals) give."""
     rec, out = run.rec, []
-    totals = {k: rec.get(k) for k in ("completed", "total_input_tokens", "total_output_tokens")}
+    totals: dict[str, Any] = {k: rec.get(k) for k in ("completed", "total_input_tokens", "total_output_tokens")}
     # SGLang's rows hold no request's end (its client times it at the stream's last event, after the
     # last token): its end-to-end, TPOT and concurrency figures are not recomputed; nor its ITL where
     # it spread each chunk's gap over the chunk's retokenized tokens (speculative decoding, OpenAI API).

@@ -27,6 +27,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.importers import common, inputs
 from site_gen.importers import serving_common as sc
 from site_gen.importers.vllm_bench import Run, read_run, source_root
+from site_gen.importers.options import ImportResult, ServingOptions
 
 RUN = re.compile(r"run=([0-9]+)\.json")
 
@@ -132,23 +133,23 @@ def _check_summary(src: Any, data: Any, runs: list[Run]) -> None:
                            src.path, "$")
 
 
-def run_and_write(args) -> Path:
+def run_and_write(opts: ServingOptions) -> ImportResult:
     from site_gen.importers import serving_report
 
-    if args.sources:
-        raise SitegenError(f"vllm-sweep takes its folders through --baseline and --candidate, not as SOURCE ({args.sources[0]!r})",
-                           args.sources[0])
-    files = {role: [Path(p) for p in (getattr(args, role) or [])] for role in ("baseline", "candidate")}
+    if opts.sources:
+        raise SitegenError(f"vllm-sweep takes its folders through --baseline and --candidate, not as SOURCE ({opts.sources[0]!r})",
+                           opts.sources[0])
+    files = {role: [Path(p) for p in (opts.side(role))] for role in ("baseline", "candidate")}
     if not files["candidate"]:
         raise SitegenError("name the candidate's sweep folder with --candidate (EXPERIMENT, or its SERVE-…-BENCH-… folders), "
                            "and --baseline for another server setting")
     root = source_root(files["baseline"] + files["candidate"])
     skipped: list[tuple[Path, str]] = []
     runs = {role: read_side(role, files[role], root, skipped) for role in files if files[role]}
-    args.notes = [f"skipped {p}: {why}" for p, why in skipped]
     doc, prov = serving_report.build(
-        runs, labels={"baseline": args.label_baseline, "candidate": args.label_candidate},
-        stated={role: sc.stated_env(getattr(args, f"set_{role}") or [], f"--set-{role}") for role in files},
-        allow=set(args.allow), attribution=args.attribution, client="vLLM bench sweep serve (result JSON of each run)",
+        runs, labels={"baseline": opts.label_baseline, "candidate": opts.label_candidate},
+        stated={role: sc.stated_env(opts.stated(role), f"--set-{role}") for role in files},
+        allow=set(opts.allow), attribution=opts.attribution, client="vLLM bench sweep serve (result JSON of each run)",
         notes=inputs.tested_note(skipped, root))
-    return sc.write(stamp(doc, args), Path(args.output), prov, args.force, args.data_dir)
+    return ImportResult(sc.write(stamp(doc, opts), Path(opts.output), prov, opts.force, opts.data_folder),
+                        tuple(f"skipped {p}: {why}" for p, why in skipped))

@@ -15,12 +15,20 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
+
+from typing import TYPE_CHECKING, cast
 
 from site_gen import api
-from site_gen.api import Config, SitegenError, load_config, theme_dir
+from site_gen.api import Config, Diagnostic, SitegenError, load_config, theme_dir
 from site_gen.preview.server import Client, Server, Snapshot, parse_addr
 from site_gen.preview.watch import QUIET, Debouncer, Forward, reports_closes, watched_events
+
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers.api import BaseObserver
+
+    from site_gen.api import Builder
 
 _SCRIPTS = ("preview.js", "preview-worker.js")
 OPEN_PAGES = 8  # the pages last served that a rebuild shows first: a few tabs
@@ -41,26 +49,28 @@ class Preview:
 
     def __init__(self, config_file: str | Path = "mkdocs.yml", *, dev_addr: str | None = None, strict: bool = False,
                  quiet: float = QUIET, out: Callable[[str], None] | None = None, err: Callable[[str], None] | None = None,
-                 log_requests: bool = False, show_traceback: bool = False):
+                 warn: Callable[[Diagnostic], None] | None = None, log_requests: bool = False, show_traceback: bool = False):
         self.config_file = Path(config_file).resolve()
         self.dev_addr = dev_addr
         self.strict = strict
         self.out = out or (lambda m: print(m, flush=True))
         self.err = err or (lambda m: print(f"Error: {m}", file=sys.stderr, flush=True))
+        # Each new warning of a rebuild, as the build found it (its file, place and message).
+        self.warn = warn or (lambda d: self.out(f"WARNING  {d}"))
         self.log_requests = log_requests
         self.show_traceback = show_traceback
         self.config: Config | None = None
-        self.builder = None  # api.live_builder's, once the config loads
+        self.builder: Builder | None = None  # api.live_builder's, once the config loads
         self.files: dict[str, bytes] = {}
         self.error: str | None = None
         self.version = 0
         self.changed: list[str] = []
-        self.warnings: set[str] = set()
+        self.warnings: set[Diagnostic] = set()
         self.cond = threading.Condition()
         self.stopping = False
         self.builds = 0
         self.debouncer = Debouncer(self.rebuild, quiet=quiet)
-        self.observer = None
+        self.observer: BaseObserver | None = None
         self.httpd: Server | None = None
         self._roots: list[tuple[Path, bool]] = []
         self._folders: set[str] = set()
@@ -200,7 +210,8 @@ class Preview:
         with self.cond:
             # What the rebuild changed (the message says it all); the version only what an early
             # showing of the open pages has not shown already.
-            shown, early = self.files, set(self._early_from[1]) if self._early_from else set()
+            shown = self.files
+            shown_early: set[str] = set(self._early_from[1] if self._early_from else ())
             old = self._early_from[0] if self._early_from else shown
             changed = sorted(k for k, v in result.files.items() if old.get(k) != v)
             removed = sorted(set(old) - set(result.files))
@@ -208,7 +219,7 @@ class Preview:
             self._early_from = None
             self.files = result.files
             self.error = None
-            news = [k for k in changed if k not in early or shown.get(k) != result.files[k]] + removed
+            news = [k for k in changed if k not in shown_early or shown.get(k) != result.files[k]] + removed
             if news or had_error or paths is None:
                 self.version += 1
                 self.changed = news if paths is not None else []
@@ -216,7 +227,7 @@ class Preview:
         new_warnings = [w for w in result.warnings if w not in self.warnings]
         self.warnings = set(result.warnings)
         for w in new_warnings:
-            self.out(f"WARNING  {w}")
+            self.warn(w)
         if paths is None:
             self.out(f"Built {result.pages} pages from {result.reports} report{'s' if result.reports != 1 else ''} "
                      f"in {seconds:.2f} s")
@@ -277,7 +288,8 @@ class Preview:
         if self.observer is None:
             return
         self.observer.unschedule_all()
-        handler = Forward(self.debouncer, self.watches, self.moved_from)
+        # A handler by its methods (watchdog calls its `dispatch`), not by its class: watch.py imports no watchdog.
+        handler = cast("FileSystemEventHandler", Forward(self.debouncer, self.watches, self.moved_from))
         for root, recursive in roots:
             try:
                 self.observer.schedule(handler, str(root), recursive=recursive, event_filter=watched_events())
@@ -285,15 +297,15 @@ class Preview:
                 self.observer.schedule(handler, str(root), recursive=recursive)
 
     # -- serving -----------------------------------------------------------------------------
-    def start(self) -> "Preview":
+    def start(self) -> Preview:
         from watchdog.observers import Observer
 
         # Watching starts before the first build reads a file (the first build schedules the
         # folders once it has read the config): a save during that build is not missed.
-        self.observer = Observer()
-        self.observer.daemon = True
-        self.debouncer.closes = reports_closes(self.observer)
-        self.observer.start()
+        self.observer = observer = Observer()
+        observer.daemon = True
+        self.debouncer.closes = reports_closes(observer)
+        observer.start()
         try:
             self.rebuild(None)
             if self.dev_addr is None:
@@ -304,8 +316,8 @@ class Preview:
             except OSError as exc:
                 raise SitegenError(f"cannot listen on {self.dev_addr}: {exc.strerror or exc}", where="--dev-addr") from None
         except BaseException:
-            self.observer.stop()
-            self.observer.join()
+            observer.stop()
+            observer.join()
             raise
         self.debouncer.start()
         self.httpd.start()
@@ -329,7 +341,7 @@ class Preview:
         if self.httpd is not None:
             self.httpd.stop()
 
-    def __enter__(self) -> "Preview":
+    def __enter__(self) -> Preview:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -20,7 +20,8 @@ import threading
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Mapping, Protocol
+from typing import Protocol
+from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
 from site_gen.preview.addresses import (AllowedHosts, is_loopback, parse_addr, request_path,  # noqa: F401
@@ -95,14 +96,14 @@ def inject(html: bytes, script: str, version: int, instance: str) -> bytes:
     """The preview's script, before the last `</body>` (or at the end): served pages only."""
     body = script.replace("</", "<\\/")
     tag = (f'<script data-sitegen-preview data-version="{version}" data-instance="{instance}">{body}</script>\n'
-           ).encode("utf-8")
+           ).encode()
     at = html.lower().rfind(b"</body>")
     return html + tag if at < 0 else html[:at] + tag + html[at:]
 
 
 def _placeholder(title: str, text: str) -> bytes:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f'<body data-sitegen-placeholder><main><h1>{title}</h1><p>{text}</p></main></body></html>').encode("utf-8")
+            f'<body data-sitegen-placeholder><main><h1>{title}</h1><p>{text}</p></main></body></html>').encode()
 
 
 # The preview serves the site at the server's root, so "/" is its home from any depth.
@@ -115,10 +116,12 @@ NOT_FOUND = _placeholder("404 · Not found", 'No page at this address in the sit
 class _Handler(BaseHTTPRequestHandler):
     server_version = "sitegen"
     protocol_version = "HTTP/1.0"
-    server: "Server"
+    server: Server
 
     def setup(self) -> None:
-        self.timeout = IDLE_TIMEOUT  # an idle connection does not hold a thread for long
+        # An idle connection does not hold a thread for long; read at each connection (typeshed calls
+        # it a class variable; socketserver reads it from the instance).
+        self.timeout = IDLE_TIMEOUT  # type: ignore[misc]
         super().setup()
 
     def finish(self) -> None:
@@ -205,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
 
     def _refuse(self, why: str) -> None:
-        data = f"403 Forbidden: {why}\n".encode("utf-8")
+        data = f"403 Forbidden: {why}\n".encode()
         self._send(HTTPStatus.FORBIDDEN, data, "text/plain; charset=utf-8", "no-store", self.command != "HEAD")
 
     def _events(self) -> None:
@@ -224,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
                     seen = snap.version
                     state = {"version": snap.version, "instance": self.server.instance, "error": snap.error,
                              "changed": list(snap.changed)}
-                    self.wfile.write(f"event: build\ndata: {json.dumps(state)}\n\n".encode("utf-8"))
+                    self.wfile.write(f"event: build\ndata: {json.dumps(state)}\n\n".encode())
                 else:
                     self.wfile.write(b": ping\n\n")
                 self.wfile.flush()
@@ -263,15 +266,14 @@ class Server(ThreadingHTTPServer):
         # Like http.server.HTTPServer.server_bind without its reverse DNS lookup (slow on some hosts).
         socketserver.TCPServer.server_bind(self)
         host, port = self.server_address[:2]
-        self.server_name, self.server_port = host, port
+        self.server_name, self.server_port = str(host), port
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{port}/"
+        host, port = str(self.server_address[0]), self.server_address[1]
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},
                                         name="sitegen-http", daemon=True)
         self._thread.start()

@@ -13,7 +13,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 QUIET = 0.05        # seconds without a new event before a rebuild starts
 SETTLE = 0.01       # ...when every changed file was closed, moved or deleted: its writer is done
@@ -65,7 +65,7 @@ class Debouncer:
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="sitegen-rebuild", daemon=True)
 
-    def start(self) -> "Debouncer":
+    def start(self) -> Debouncer:
         self._thread.start()
         return self
 
@@ -97,7 +97,10 @@ class Debouncer:
             self._last = now
             self._cond.notify_all()
 
-    def _due(self) -> float:
+    def due(self) -> float:
+        """When the pending paths are due (on `time.monotonic`'s clock): `settle` after the last event
+        when every changed file's writer is done, else `quiet` after it; a file still being written
+        holds them back up to `max_wait` after the first event, and nothing waits longer."""
         settled = self.closes and len(self._done) == len(self._pending)
         due = self._last + (self.settle if settled else self.quiet)
         if self.closes and self._writing:
@@ -110,7 +113,7 @@ class Debouncer:
             while not self._stopping and not self._pending:
                 self._cond.wait()
             while not self._stopping:
-                wait = self._due() - time.monotonic()
+                wait = self.due() - time.monotonic()
                 if wait <= 0:
                     break
                 self._cond.wait(wait)

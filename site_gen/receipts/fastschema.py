@@ -11,11 +11,13 @@ other schema's is compiled in the process that needs it.
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
 import importlib.util
 import json
 import re
 from functools import partial
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 # The version of what `module_of` writes: raised when the code a schema gives changes in a way its
 # key (the schema's text) cannot see.
@@ -85,7 +87,7 @@ class _Unsupported(Exception):
 
 
 class _Writer:
-    def __init__(self, formats: dict[str, Callable[[Any], bool]]):
+    def __init__(self, formats: dict[str, Callable[[Any], bool]] | dict[str, _Format]):
         self.formats = formats
         self.scope: dict[str, Any] = {"_MISSING": object()}
         self.functions: list[str] = []
@@ -293,8 +295,11 @@ def _packaged(schema: dict[str, Any], formats: dict[str, Callable[[Any], bool]])
             _index = {}
     entry = _index.get(key_of(schema, formats)) if _index else None
     spec = importlib.util.find_spec(f"site_gen._compiled.{entry[0]}") if entry else None
-    if spec is None or spec.loader is None:
+    if entry is None or spec is None or not isinstance(spec.loader, importlib.abc.InspectLoader):
+        return None
+    code = spec.loader.get_code(spec.name)
+    if code is None:
         return None
     scope: dict[str, Any] = {"_FORMATS": dict(formats)}
-    exec(spec.loader.get_code(spec.name), scope)  # the package's own code, as its templates' is
+    exec(code, scope)  # the package's own code, as its templates' is
     return scope[entry[1]]

@@ -14,19 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_gen.core.diagnostics import IGNORED
+from site_gen.core.diagnostics import IGNORED, Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.core.names import UNRECORDED, engine_label, version_text
 from site_gen.receipts.meaning import anchor_key, require, unique_ids, validate_meaning
-from site_gen.receipts.parse import _BAD_CHAR, _read_limited, decode_text, parse_json
+from site_gen.receipts.parse import BAD_CHAR, read_limited, decode_text, parse_json
 from site_gen.core.paths import link_loop, resolve_path
-from site_gen.receipts.validate import (SCHEMA_VERSION, _fast_validator, _validator, is_date, schema, schema_changed,
+from site_gen.receipts.validate import (SCHEMA_VERSION, fast_validator, validator, is_date, schema, schema_changed,
                                validate_schema)
 
 # The checks are re-exported: sections and tests reach them through this module.
 __all__ = ["SUMMARY", "SCHEMA_VERSION", "Engine", "engine_label", "version_text", "Report", "anchor_key", "check_report_id", "decode_text", "is_date",
            "load_report", "load_reports", "parse_json", "read_lede", "report_folders", "require", "schema",
-           "schema_changed", "unique_ids", "validate_meaning", "validate_schema", "_fast_validator", "_validator"]
+           "schema_changed", "unique_ids", "validate_meaning", "validate_schema", "fast_validator", "validator"]
 
 SUMMARY = "SUMMARY.json"
 _FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -59,7 +59,7 @@ class Report:
     sha256: str
     size: int
     lede: str = ""
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     # The receipt's bytes as read and hashed: the site publishes these, not a second read.
     raw: bytes = field(default=b"", repr=False, compare=False)
 
@@ -135,8 +135,8 @@ def read_lede(folder: Path, value: str, data_dir: Path, max_bytes: int) -> str:
             raise SitegenError(f"lede file '{value}' not found beside SUMMARY.json", folder / SUMMARY, "$.report.lede")
         if not inside:
             raise SitegenError("lede file is a link that points outside the data folder; refused", path)
-        text = decode_text(_read_limited(path, max_bytes, "lede file"), path)
-        if m := _BAD_CHAR.search(text):
+        text = decode_text(read_limited(path, max_bytes, "lede file"), path)
+        if m := BAD_CHAR.search(text):
             raise SitegenError(f"text holds the character U+{ord(m.group()):04X}, which a receipt must not contain",
                                path, f"line {text.count(chr(10), 0, m.start()) + 1}")
         return text
@@ -154,7 +154,7 @@ def receipt_file(folder: Path, data_dir: Path) -> Path:
 
 def read_receipt(file: Path, max_bytes: int) -> bytes:
     """A receipt's bytes, refused unread when over the size limit."""
-    return _read_limited(file, max_bytes)
+    return read_limited(file, max_bytes)
 
 
 def load_report(folder: Path, data_dir: Path, *, max_bytes: int = 64 << 20, lede: bool = True) -> Report:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from typing import Iterator
+from collections.abc import Iterator
 
 from site_gen.core.errors import SitegenError
 from site_gen.sections import all_sections

@@ -99,6 +99,8 @@ def validate_meaning(data: dict[str, Any], file: Path) -> None:
     _no_baseline_no_measurement(data, file)
     _provenance_refers(data, file)
     for s in registered_sections():
+        if s.name is None:  # a section drawn from the others has no part of its own to check
+            continue
         if s.check and data.get(s.name):
             s.check(data[s.name], file, checkpoint_ref)
         if s.check_receipt and data.get(s.name):

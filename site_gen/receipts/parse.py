@@ -10,10 +10,11 @@ import math
 import re
 from itertools import accumulate
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from site_gen.core.errors import SitegenError, json_path
-from site_gen.core.files import read_limited
+from site_gen.core import files
 
 MAX_DEPTH = 64
 # Integers beyond 2**53 are not exact in JSON (RFC 8259, section 6) nor in a float column.
@@ -33,6 +34,7 @@ class _DupDict(dict):
     """An object in which a key appears twice (json.loads would silently keep the last)."""
 
     __slots__ = ("duplicate",)
+    duplicate: str
 
 
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
@@ -40,7 +42,7 @@ _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 # Characters a receipt's text must not hold: C0 controls but tab and newlines, DEL, C1 controls,
 # lone surrogates (cannot be written as UTF-8), non-characters. HTML parsers reject them all.
-_BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 # Their escaped forms in JSON text (`\u0000`, `\ud800`); a match means: look closer.
 _ESCAPED_CHAR = re.compile(r"\\u(?:00[01]|007[fF]|00[89]|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF]{3}[eEfF])")
 
@@ -80,7 +82,7 @@ def _too_deep(text: str) -> int | None:
     return None  # e.g. an unterminated string: the parser says so
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     if value is None:
         return "null"
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
@@ -125,9 +127,10 @@ def _loads(text: str, infinity: bool = False) -> tuple[Any, bool]:
         if len(out) != len(items):
             seen: set[str] = set()
             twice = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-            out = _DupDict(out)
-            out.duplicate = twice
+            marked = _DupDict(out)
+            marked.duplicate = twice
             mark("")
+            return marked
         return out
 
     data = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer, object_pairs_hook=pairs)
@@ -139,13 +142,13 @@ def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | 
     if isinstance(value, _Bad):
         return path, value.message
     if isinstance(value, str):
-        if strings and (m := _BAD_CHAR.search(value)):
+        if strings and (m := BAD_CHAR.search(value)):
             return path, f"text holds the character U+{ord(m.group()):04X}, which a receipt must not contain"
         return None
     if isinstance(value, dict):
         duplicate = getattr(value, "duplicate", None)
         for key, item in value.items():
-            if strings and (m := _BAD_CHAR.search(key)):
+            if strings and (m := BAD_CHAR.search(key)):
                 return path + [key], f"field name holds the character U+{ord(m.group()):04X}"
             if key == duplicate:
                 return path + [key], f"duplicate key '{key}' in one object; only one value can be kept"
@@ -163,10 +166,10 @@ def _first_problem(value: Any, path: list, strings: bool) -> tuple[list, str] | 
 _RAISE_LIMIT = "raise plugins.sitegen.max_receipt_mb to accept it"
 
 
-def _read_limited(file: Path, max_bytes: int, what: str = "receipt", remedy: str = _RAISE_LIMIT) -> bytes:
+def read_limited(file: Path, max_bytes: int, what: str = "receipt", remedy: str = _RAISE_LIMIT) -> bytes:
     """A regular file's bytes, refused unread when over `max_bytes` (never blocks on a FIFO):
     core/files.py `read_limited`, with a receipt's words by default."""
-    return read_limited(file, max_bytes, what, remedy)
+    return files.read_limited(file, max_bytes, what, remedy)
 
 
 def decode_text(raw: bytes, file: Path) -> str:
@@ -187,7 +190,7 @@ def parse_json(file: Path, max_bytes: int) -> tuple[Any, bytes]:
     """Reads and parses one receipt, refusing what json.loads would accept too kindly:
     NaN and Infinity, numbers too large to be exact, duplicate keys, control characters and
     lone surrogates in text, nesting deeper than MAX_DEPTH. Returns (data, the bytes read)."""
-    raw = _read_limited(file, max_bytes)
+    raw = read_limited(file, max_bytes)
     if not raw.strip():
         raise SitegenError("file is empty; expected a JSON object", file, "$")
     return parse_text(decode_text(raw, file), raw, file), raw
@@ -202,7 +205,7 @@ def parse_text(text: str, raw: bytes, file: Path | None, *, strings: bool = True
     marked = False
     if data is _UNUSUAL:
         data, marked = _careful(text, file, infinity)
-    strings = strings and bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and _BAD_CHAR.search(text)))
+    strings = strings and bool(_ESCAPED_CHAR.search(text) or (raw.translate(None, _PLAIN) and BAD_CHAR.search(text)))
     if marked or strings:
         found = _first_problem(data, [], strings)
         if found:
@@ -225,7 +228,7 @@ _A_STRING = re.compile(rb'"[^"]*"')
 # any other byte as a.
 _NUMBER_CHARS = bytes(ord("0") if chr(b).isdigit() and b < 128 else ord("e") if b in b"eE" else b if b in b"+-."
                       else ord(" ") if b in b" \t\n\r:,[" else ord("a") for b in range(256))
-# Printable ASCII, tab and newlines: a receipt of these alone holds no character _BAD_CHAR names.
+# Printable ASCII, tab and newlines: a receipt of these alone holds no character BAD_CHAR names.
 _PLAIN = bytes([9, 10, 13, *range(32, 127)])
 _UNUSUAL = object()
 
@@ -286,6 +289,7 @@ def _walk(value: Any) -> tuple[int, bool]:
     """(the members of every object, whether an integer lies beyond MAX_INT) of parsed data, at most
     MAX_DEPTH deep: a container's items are looked at one by one only where it holds a container or
     an integer (their types gathered in one C pass), so a list of floats costs one pass."""
+    items: Iterable[Any]
     if type(value) is dict:
         members, items = len(value), value.values()
     elif type(value) is list:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import jsonschema
@@ -20,7 +21,7 @@ from site_gen import sections
 from site_gen.core.diagnostics import IGNORED, Diagnostic
 from site_gen.core.errors import SitegenError, json_path, suggest
 from site_gen.receipts.fastschema import python_patterns
-from site_gen.receipts.parse import _json_type
+from site_gen.receipts.parse import json_type
 
 SCHEMA_VERSION = 1
 # Versions this sitegen reads, newest last; each has its published schema file (schema/).
@@ -35,7 +36,7 @@ def schema(version: float = SCHEMA_VERSION) -> dict[str, Any]:
     return _schema(version, sections.generation())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema(version: float, generation: int) -> dict[str, Any]:
     text = resources.files("site_gen.schema").joinpath(_SCHEMA_FILES[version]).read_text(encoding="utf-8")
     out = json.loads(text)
@@ -71,12 +72,12 @@ def is_date(value: Any) -> bool:
     return True
 
 
-def _validator(version: float = SCHEMA_VERSION) -> "jsonschema.protocols.Validator":
+def validator(version: float = SCHEMA_VERSION) -> jsonschema.protocols.Validator:
     return _validator_of(version, sections.generation())
 
 
-@lru_cache(maxsize=None)
-def _validator_of(version: float, generation: int) -> "jsonschema.protocols.Validator":
+@cache
+def _validator_of(version: float, generation: int) -> jsonschema.protocols.Validator:
     # Here, not above: jsonschema is only for explaining a receipt the fast validator refused
     # (importing it is a tenth of a small build).
     import jsonschema
@@ -113,7 +114,8 @@ def _leave_out(error: jsonschema.ValidationError, version: float = SCHEMA_VERSIO
 
 
 def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_VERSION) -> str:
-    v, value, limit = error.validator, error.instance, error.validator_value
+    # What jsonschema's error holds, as the keyword that failed has it (its stubs type them as any schema's).
+    v, value, limit, schema = error.validator, cast(Any, error.instance), cast(Any, error.validator_value), cast(dict, error.schema)
     if v == "required":
         missing = re.search(r"'([^']+)' is a required property", error.message)
         return f"missing required field '{missing.group(1) if missing else error.message}'"
@@ -128,10 +130,10 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
                 pass
         elif isinstance(value, float) and expected == "integer":
             hint = f" ({_WHOLE_NUMBERS})"
-        got = _shown(value) if value is None or isinstance(value, bool) else f"{_json_type(value)} {_shown(value)}"
+        got = _shown(value) if value is None or isinstance(value, bool) else f"{json_type(value)} {_shown(value)}"
         return f"expected {expected}, got {got}{hint}"
     if v == "additionalProperties":
-        known = error.schema.get("properties", {})
+        known = schema.get("properties", {})
         extra = [k for k in value if k not in known]
         return "unknown field " + ", ".join(f"'{e}'{suggest(e, known)}" for e in extra)
     if v == "const":
@@ -143,7 +145,7 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
     if v == "format":
         return f"{_shown(value)} is not a real calendar date (YYYY-MM-DD)" if limit == "date" else error.message
     if v == "pattern":
-        desc = error.schema.get("description")
+        desc = schema.get("description")
         return f"{_shown(value)} does not have the expected form" + (
             f" ({desc})" if desc else " (letters, digits, '.', '_' and '-', starting with a letter or digit)"
             if "A-Za-z0-9" in limit else f" {limit}")
@@ -166,17 +168,17 @@ def _schema_message(error: jsonschema.ValidationError, version: float = SCHEMA_V
     return error.message
 
 
-def _fast_validator(version: float = SCHEMA_VERSION):
+def fast_validator(version: float = SCHEMA_VERSION):
     return _fast_validator_of(version, sections.generation())
 
 
 def prepare_checker() -> None:
     """Writes and compiles the current schema's checker now, not at the first receipt: a build about
     to fork workers, so that each inherits it."""
-    _fast_validator()
+    fast_validator()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fast_validator_of(version: float, generation: int):
     """A quick yes for the common case, a valid receipt (raises when it cannot say yes).
 
@@ -192,12 +194,20 @@ def _fast_validator_of(version: float, generation: int):
     if check is None:
         return compiled({**python, "$schema": "http://json-schema.org/draft-07/schema#"}, formats={"date": is_date})
 
-    def validate(data: Any) -> None:
-        if not check(data):
-            raise ValueError("not valid under the receipt schema")
+    return _Exact(check)
 
-    validate.exact_integers = True
-    return validate
+
+class _Exact:
+    """sitegen's own checker as a validator: raises when it cannot say yes. It refuses floats in
+    integer fields (`exact_integers`: no `check_integers` needed after it)."""
+    exact_integers = True
+
+    def __init__(self, check: Callable[[Any], bool]) -> None:
+        self.check = check
+
+    def __call__(self, data: Any) -> None:
+        if not self.check(data):
+            raise ValueError("not valid under the receipt schema")
 
 
 def _document_order(data: Any, path) -> tuple:
@@ -223,7 +233,7 @@ def _integer_fields(version: float = SCHEMA_VERSION) -> Any:
     return _integer_plan_of(version, sections.generation())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _integer_plan_of(version: float, generation: int) -> Any:
     return _integer_plan(schema(version))
 
@@ -299,22 +309,23 @@ def validate_schema(data: Any, file: Path) -> list[Diagnostic]:
     """
     version = receipt_version(data, file)
     try:
-        _fast_validator(version)(data)
+        fast_validator(version)(data)
     except Exception:  # any failure: let jsonschema find and describe it
         pass
     else:
-        if not getattr(_fast_validator(version), "exact_integers", False):
+        if not getattr(fast_validator(version), "exact_integers", False):
             check_integers(data, file, version)
         return []
-    errors = sorted(_validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
+    errors = sorted(validator(version).iter_errors(data), key=lambda e: _document_order(data, e.absolute_path))
     unknown: dict[tuple, list] = {}
     for error in errors:
         if error.validator == "additionalProperties":
-            kind = (tuple(error.absolute_schema_path), tuple(k for k in error.instance if k not in error.schema.get("properties", {})))
+            known = cast(dict, error.schema).get("properties", {})
+            kind = (tuple(error.absolute_schema_path), tuple(k for k in cast(dict, error.instance) if k not in known))
             unknown.setdefault(kind, []).append(error)
             continue
         raise SitegenError(_schema_message(error, version), file, json_path(error.absolute_path))
-    found: list[str] = []
+    found: list[Diagnostic] = []
     for kind, group in unknown.items():
         first = group[0]
         more = f" and {_plural(len(group) - 1, 'more place')} like it" if len(group) > 1 else ""

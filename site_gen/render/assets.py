@@ -6,6 +6,7 @@ import os
 import re
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from site_gen.core.config import Config
 from site_gen.core.files import MAX_CUSTOM_FILE_BYTES, read_limited

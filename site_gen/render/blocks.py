@@ -23,7 +23,8 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from markupsafe import Markup
 
@@ -100,7 +101,7 @@ class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
     def __init__(self, records: list, analysis_of, config: Config, *, dashboard: list[dict[str, str]] | None = None):
-        """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
+        """`records`: the reports' records (site_gen/building/environment.py); `analysis_of(id)`: a
         report's analysis, asked for only when a block or a figure shows that report."""
         self.config = config
         self.records = {r.id: r for r in records}
@@ -196,6 +197,7 @@ class AuthorBlocks:
             a = self._report(opt.get("report"), default_report, file, at.get("report", line), f"block '{name}'")
             report_id = a.report.id
             ctx = dict(self._context(a, spec.section, page_path))
+            assert spec.view is not None  # a block of a section names the view it shows
             if not ctx.get(spec.view):
                 raise SitegenError(f"report '{report_id}' has no {spec.view.replace('_', ' ')} results for block '{name}'",
                                    file, f"line {name_line}")
@@ -328,7 +330,7 @@ class _Expansion:
             raise SitegenError(f"expected {{{{ block NAME key=value … }}}}; blocks: {', '.join(all_blocks())}", file,
                                f"line {line}")
         try:
-            args = md._args(tokens[1:], at)
+            args = md.block_args(tokens[1:], at)
         except md.InlineError as exc:
             raise SitegenError(str(exc), file, f"line {line}") from None
         options = {"block": (tokens[0], line), **{k: (v, line) for k, v in args.items()}}

@@ -32,7 +32,7 @@ import base64
 import unicodedata
 import zlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, cache
 
 from site_gen.render import where
 
@@ -238,7 +238,7 @@ def drawable(text: str) -> bool:
     return all(f.shape(ch)[2] for ch in text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(height: int) -> Font:
     """Spleen at 32 or 64 pixels high."""
     w, h, chars, data = FONTS[height]

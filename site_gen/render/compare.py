@@ -36,7 +36,7 @@ def what(item) -> str:
     if item.kind == "section":
         return f"the {item.where['section']} section"
     s = _section(item.section)
-    hook = parts.hook(s, "compare_what") if s is not None else None
+    hook = parts.view_part(s).compare_what if s is not None else None
     if hook is not None:
         return one_line(hook(item))
     return one_line(" · ".join(str(v) for v in (*item.where.values(), item.measure) if v not in (None, "")))
@@ -46,7 +46,7 @@ def value(c: Change, v: float, signed: bool = False, more: int = 0) -> str:
     """A figure in its section's words (`compare_value`), with `more` decimals than its own where its
     neighbours need them (`pair`)."""
     s = _section(c.section)
-    hook = parts.hook(s, "compare_value") if s is not None else None
+    hook = parts.view_part(s).compare_value if s is not None else None
     if v != v:
         return fmt.MISSING
     if hook is None:
@@ -67,7 +67,7 @@ def pair(c: Change, band: float) -> tuple[str, str]:
 
 def unit(c: Change) -> str:
     s = _section(c.section)
-    hook = parts.hook(s, "compare_unit") if s is not None else None
+    hook = parts.view_part(s).compare_unit if s is not None else None
     return one_line(hook(c) if hook is not None else c.unit)
 
 
@@ -256,7 +256,8 @@ def _change(c: Change, band: float) -> dict[str, Any]:
 
 def as_json(cmp: Comparison, fail_on: str) -> str:
     n = cmp.counts()
-    doc = {"format": "sitegen compare", "version": VERSION, "schema": SCHEMA, "old": _report(cmp.old), "new": _report(cmp.new), "noise_band": cmp.band,
+    doc = {"format": "sitegen compare", "version": VERSION, "schema": SCHEMA, "old": _report(cmp.old), "new": _report(cmp.new),
+           "noise_band": cmp.band,
            "fail_on": fail_on, "failed": bool(cmp.failing(fail_on)), "verdict": verdict_line(cmp, fail_on),
            "counts": {"worse": n[WORSE], "better": n[BETTER], "level": n[LEVEL], "not_resolved": n[NOT_RESOLVED],
                       "compared": n["compared"]},

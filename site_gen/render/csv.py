@@ -5,14 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from site_gen.analysis.report import Analysis
 from site_gen.render import format as fmt, views
-from site_gen.render.parts import hook, own_part
+from site_gen.render.parts import own_part, view_part
 from site_gen.sections import Section, all_sections
 
 # Every break str.splitlines knows: a CSV reader starts a row at \r or \n, a naive one at any of them.
@@ -57,13 +57,14 @@ def pandas_csv(frame: pd.DataFrame, cells: dict[str, list], changed: list[str], 
     return buffer.getvalue().encode("utf-8")
 
 
-def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], int, bool]:
+def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], Literal[0, 1, 2, 3], bool]:
     """Each column's cells (numbers as measured, text defused), the columns whose cells
     changed, the quoting the table needs, and whether the csv module prints every cell as pandas
     does: text, numbers and booleans under named columns (pandas has its own text for dates and
     its nullable types)."""
-    cells, changed = {}, []
-    quoting = csv.QUOTE_MINIMAL
+    cells: dict[str, list] = {}
+    changed: list[str] = []
+    quoting: Literal[0, 1, 2, 3] = csv.QUOTE_MINIMAL
     names = frame.columns.tolist()
     plain = bool(names) and frame.columns.is_unique and all(isinstance(n, str) for n in names)
     for column, values in zip(names, views.arrays(frame) if frame.columns.is_unique else (frame[c] for c in names)):
@@ -94,21 +95,21 @@ def section_tables(a: Analysis, s: Section) -> dict[str, pd.DataFrame]:
     """One section's CSV tables, made once per analysis."""
     key = ("csv", s.key)
     if key not in a.displayed:
-        csv = hook(s, "csv")
+        csv = view_part(s).csv
         a.displayed[key] = csv(own_part(a, s)) if csv else {}
     return a.displayed[key]
 
 
 def csv_tables(a: Analysis) -> dict[str, pd.DataFrame]:
     """Every section's CSV tables, by name (`csv/<name>.csv`)."""
-    return {name: table for s in all_sections() if hook(s, "csv") for name, table in section_tables(a, s).items()}
+    return {name: table for s in all_sections() if view_part(s).csv for name, table in section_tables(a, s).items()}
 
 
 def csv_files(a: Analysis, base: str) -> dict[str, bytes]:
     """Every section's CSV files under `base`, each section's made once per analysis."""
-    out = {}
+    out: dict[str, bytes] = {}
     for s in all_sections():
-        if hook(s, "csv"):
+        if view_part(s).csv:
             key = ("csv bytes", s.key)
             if key not in a.displayed:
                 a.displayed[key] = {name: csv_bytes(table) for name, table in section_tables(a, s).items()}

@@ -14,10 +14,10 @@ def row(a: Analysis, url: str) -> dict[str, Any]:
     cells: dict[str, Any] = {}
     other = []
     for s in parts.ordered():
-        make = parts.hook(s, "dashboard")
+        make = parts.view_part(s).dashboard
         if make is not None and s.dashboard and s.present(a):
             cells.update(make(a))
-        elif not s.dashboard and s.present(a) and (lines := parts.hook(s, "headlines")):
+        elif not s.dashboard and s.present(a) and (lines := parts.view_part(s).headlines):
             other += [f"{label} {text}" for label, text, _ in lines(a)]
     if other:  # every section speaks on the dashboard: one with no column of its own, here
         cells[parts.OTHER.key] = {"text": " · ".join(other), "sort": " · ".join(other)}

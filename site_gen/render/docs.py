@@ -58,19 +58,19 @@ class DocsPages:
     """
 
     def __init__(self, config: Config, records: list, analysis_of=None):
-        """`records`: the reports' records (site_gen/build/environment.py); `analysis_of(id)`: a
+        """`records`: the reports' records (site_gen/building/environment.py); `analysis_of(id)`: a
         report's analysis, asked for only where a block or a figure shows it."""
         self.config = config
         self.records = records
         self.analysis_of = analysis_of
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         self.sources: dict[str, _Source] = {}
         self.static: dict[str, Path] = {}
         self._discover()
         for s in self.sources.values():
             self._read(s)
         # The site's own entries: `nav:` of the config (render/sitenav.py), else every page but the home page.
-        self.nav_warnings: list = []
+        self.nav_warnings: list[Diagnostic] = []
         if config.nav:
             pages = {s.src: (s.url, s.title) for s in self.sources.values()}
             self.nav, self.nav_warnings = sitenav.docs_nav(config.nav, pages, config.config_file,
@@ -125,17 +125,17 @@ class DocsPages:
                 if stem == "README" and posixpath.join(folder, "index.md") in md_srcs:
                     continue  # MkDocs' rule: README.md is the index only where there is no index.md
                 url = posixpath.join(folder, "index.html" if stem in ("index", "README") else stem + ".html")
-                out = url
+                dest = url
             else:
-                out = src
-            if out.startswith(reserved) or out in generated:
-                raise SitegenError(f"would replace a file sitegen generates ({out}); move it elsewhere in docs", path)
+                dest = src
+            if dest.startswith(reserved) or dest in generated:
+                raise SitegenError(f"would replace a file sitegen generates ({dest}); move it elsewhere in docs", path)
             if src in md_srcs:
-                if any(s.url == out for s in self.sources.values()):
-                    raise SitegenError(f"two pages would both become {out}", path)
-                self.sources[src] = _Source(src=src, path=path, url=out)
+                if any(s.url == dest for s in self.sources.values()):
+                    raise SitegenError(f"two pages would both become {dest}", path)
+                self.sources[src] = _Source(src=src, path=path, url=dest)
             else:
-                self.static[out] = path
+                self.static[dest] = path
 
     def _read(self, s: _Source) -> None:
         raw = read_limited(s.path, md.DOCS_MAX_PAGE_BYTES, "docs page", "split it into pages")

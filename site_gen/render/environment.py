@@ -6,7 +6,6 @@ import json
 import os
 import posixpath
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -170,6 +169,7 @@ def content_environment(custom_dir: str | None) -> jinja2.Environment:
     """The page templates with a bare `base.html`: a page renders as its `content` block only."""
     env = environment(custom_dir)
     bare = jinja2.DictLoader({"base.html": '{% include "_illustrative.html" %}{% block content %}{% endblock %}{% include "_legend.html" %}'})
+    assert env.loader is not None
     overlay = env.overlay(loader=jinja2.ChoiceLoader([bare, env.loader]))
     _made.append(overlay)
     return overlay

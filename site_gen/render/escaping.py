@@ -10,8 +10,8 @@ from markupsafe import escape
 try:
     from markupsafe._speedups import _escape_inner as escape_str  # markupsafe's C escaping of a str
 except ImportError:  # its pure-Python build: the same escaping, through Markup
-    def escape_str(text: str) -> str:
-        return str(escape(text))
+    def escape_str(s: str, /) -> str:
+        return str(escape(s))
 
 
 def escape_text(value: Any) -> str:

@@ -78,7 +78,7 @@ def _parts() -> list[tuple[int, str, Any]]:
     """(order, kind, make) of every section's history parts (`HISTORY_PARTS` of its view), in page order."""
     found = []
     for s in all_sections():
-        for kind, (order, make) in (parts.hook(s, "HISTORY_PARTS") or {}).items():
+        for kind, (order, make) in parts.view_part(s).history_parts.items():
             found.append((order, kind, make))
     return sorted(found, key=lambda p: p[0])
 
@@ -95,7 +95,7 @@ def _credits(reports: list) -> list[str]:
 
 def context(reports: list, band: float, scale: tuple[float, float], report_url, cache: dict | None = None,
             memo: dict | None = None) -> dict[str, Any]:
-    """Display data for history.html, from the reports' records (site_gen/build/environment.py:
+    """Display data for history.html, from the reports' records (site_gen/building/environment.py:
     their history rows and attribution). `report_url(id)` gives a report overview's link from the page.
 
     `cache` keeps each report's history rows between builds (keyed by receipt hash), so a preview
@@ -121,6 +121,9 @@ def context(reports: list, band: float, scale: tuple[float, float], report_url, 
         for p in d["points"]:
             p["url"] = report_url(p["report"])
 
+    hooks = [parts.view_part(s) for s in all_sections()]
     return {"parts": out, "credits": _credits(reports), "series": drawn, "series_min": MIN_POINTS,
+            "series_rules": [h.history_series for h in hooks if h.history_series],
+            "marked_in": [h.history_marks for h in hooks if h.history_marks],
             "series_alpha": f"{ALPHA:g}", "series_confirm": CONFIRM,
             "band": f"\u00b1{band * 100:g}%", "scale": fmt.number_range(scale[0], scale[1], 1, "x")}

@@ -9,7 +9,8 @@ import threading
 import xml.etree.ElementTree as etree
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import markdown
 from markupsafe import Markup
@@ -78,7 +79,7 @@ class _TableCaptions(markdown.treeprocessors.Treeprocessor):
     the page, and says so (static/page.js)."""
 
     def run(self, root: etree.Element) -> None:
-        heading, count = "", {}
+        heading, count = "", dict[str, int]()
         for el in root.iter():
             if el.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
                 heading = " ".join("".join(el.itertext()).split())
@@ -135,15 +136,14 @@ _RECEIPT = threading.local()
 def _receipt_markdown(resolve_page: Callable[[str], str | None]) -> markdown.Markdown:
     """The receipt converter, reused: making one costs more than converting a note with it, and a
     report has a dozen notes. Receipt converters differ only in the page resolver, which is swapped."""
-    md = getattr(_RECEIPT, "md", None)
-    if md is not None and md.sitegen_holder.get("busy"):
+    md: markdown.Markdown | None = getattr(_RECEIPT, "md", None)
+    if md is not None and _RECEIPT.holder.get("busy"):
         return _markdown(resolve_page, False)  # re-entered (a resolver that renders markdown): one of its own
     if md is None:
-        holder: dict[str, Callable[[str], str | None]] = {}
+        holder: dict[str, Any] = {}  # its page resolver, and whether it is converting ("busy")
         md = _markdown(lambda name: holder["resolve"](name), False)
-        md.sitegen_holder = holder
-        _RECEIPT.md = md
-    md.sitegen_holder["resolve"] = resolve_page
+        _RECEIPT.md, _RECEIPT.holder = md, holder
+    _RECEIPT.holder["resolve"] = resolve_page
     md.reset()
     return md
 
@@ -208,11 +208,11 @@ def parse_check(expr: str, offset: int) -> tuple[str, dict[str, str], str | None
         tokens = tokens[:-2]
     if not tokens:
         raise InlineError("a checked statement needs a figure name", offset)
-    name, args = tokens[0], _args(tokens[1:], offset)
+    name, args = tokens[0], block_args(tokens[1:], offset)
     return name, args, op, number, negate, text.strip()
 
 
-def _args(tokens: list[str], offset: int) -> dict[str, str]:
+def block_args(tokens: list[str], offset: int) -> dict[str, str]:
     args = {}
     for token in tokens:
         key, eq, value = token.partition("=")
@@ -228,6 +228,7 @@ def _args(tokens: list[str], offset: int) -> dict[str, str]:
 def format_figure(value, kind: str, args: dict[str, str], band: float | None = None) -> str:
     digits = int(args.get("digits", 2))
     if kind == "speed_ratio_range":
+        assert band is not None  # a speed ratio's figure carries the band its verdict is read against
         return fmt.speed_ratio_range(value[0], value[1], band, digits)
     if kind == "ratio_range":
         return fmt.ratio_range(value[0], value[1], digits)
@@ -267,7 +268,7 @@ def render_inline(expr: str, offset: int, resolve_figure) -> Inline:
         return Inline(Markup('<mark class="check-failed" tabindex="0" title="{}">{} <span class="check-flag">'
                              '(contradicted by the receipts: {})</span></mark>').format(failed, text, shown), failed)
     tokens = expr.split()
-    args = _args(tokens[1:], offset)
+    args = block_args(tokens[1:], offset)
     style = {k: args.pop(k) for k in FORMAT_ARGS if k in args}
     fig = resolve_figure(tokens[0], args, offset)
     shown = format_figure(fig.value, fig.kind, style, fig.band)
@@ -324,7 +325,7 @@ def _converted(source: str, resolve_page: Callable[[str], str | None], trusted: 
         return resolve_page(name)
 
     converter = _markdown(resolving, trusted) if trusted else _receipt_markdown(resolving)
-    holder = getattr(converter, "sitegen_holder", None)
+    holder = _RECEIPT.holder if converter is getattr(_RECEIPT, "md", None) else None
     if holder is not None:
         holder["busy"] = True
     try:

@@ -11,7 +11,7 @@ from site_gen.render import parts
 def clauses(a: Analysis) -> list[str]:
     out = []
     for s in parts.ordered():
-        make = parts.hook(s, "verdict")
+        make = parts.view_part(s).verdict
         if make is None or not s.present(a):
             continue
         clause = make(own(a, s.name) if s.name else a)

@@ -22,7 +22,7 @@ def all_pages() -> list[tuple[str, str, str]]:
     return [OVERVIEW, *((s.key, s.title, s.file) for s in all_sections()), NUMBERS]
 
 
-def _section_of_view(name: str) -> Section:
+def section_of_view(name: str) -> Section:
     return next(s for s in all_sections() if s.view_key == name)
 
 

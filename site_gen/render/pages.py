@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from markupsafe import Markup
 
@@ -18,10 +19,10 @@ from site_gen.render import opening, publish, sitenav
 from site_gen.render.provenance import Fig, attach_origins, collect, origin_of, origins
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
-from site_gen.render.pagelist import NUMBERS, OVERVIEW, _section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
+from site_gen.render.pagelist import NUMBERS, OVERVIEW, section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
 from site_gen.render.environment import content_environment, environment  # noqa: F401 (site_gen.render.pages.environment: the builder's)
-from site_gen.render.parts import hook, own_part, view_of
-from site_gen.sections import all_sections
+from site_gen.render.parts import own_part, view_part
+from site_gen.sections import all_sections, previous_version
 from site_gen.sections import section as section_of
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Page:
     report: str | None = None
     section: str | None = None
     charts: bool = False
-    # What the page's context was made from (site_gen.build.dependencies.Dependencies); the builder adds
+    # What the page's context was made from (site_gen.building.dependencies.Dependencies); the builder adds
     # its template closure and the site's part when it records the page's HTML.
     deps: Any = field(default=None, compare=False, repr=False)
 
@@ -52,7 +53,7 @@ class ReportPages:
         self.base = report_base(a.report.id)
         self.sections = present_sections(a)
         self.site_nav = site_nav
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         self._views: dict[str, Any] = {}
         self._share_meta: dict[str, Any] | None = None
         self._tables: dict[str, pd.DataFrame] | None = None
@@ -66,7 +67,8 @@ class ReportPages:
 
     def _markdown(self, text: str, page_url: str, where: str, *, inline: bool = False, lede: bool = False) -> Markup:
         """Receipt markdown: raw HTML off, `page:` links resolved, inline figures from this report."""
-        file = self.a.report.folder / self.a.report.meta["lede"] if lede and str(self.a.report.meta.get("lede", "")).endswith(".md") else self.a.report.file
+        report = self.a.report
+        file = report.folder / report.meta["lede"] if lede and str(report.meta.get("lede", "")).endswith(".md") else report.file
         lede = lede and file != self.a.report.file  # lines count in a lede file; an inline lede is at `where`
 
         def resolve_page(name: str) -> str | None:
@@ -116,18 +118,20 @@ class ReportPages:
         """
         if name in self._views:
             return self._views[name]
-        section = _section_of_view(name)
+        section = section_of_view(name)
         if not section.present(self.a):
             return None  # its views need not handle a receipt without their part
         if name not in self.a.displayed:
-            self.a.displayed[name] = view_of(section).view(own_part(self.a, section))
+            make = view_part(section).view
+            assert make is not None  # a view is named by the section whose view part makes it
+            self.a.displayed[name] = make(own_part(self.a, section))
             attach_origins(self.a.displayed[name], origins(self.a.report.data))
         view = self.a.displayed[name]
         if isinstance(view, dict):
             view = dict(view)  # the receipt's markdown below is linked from this folder: this copy's own
             if "note" in view:  # a receipt may leave its note out
                 view["note_html"] = mdx(view["note"], f"$.{name}.note") if view["note"] else ""
-            markup = hook(section, "markup")
+            markup = view_part(section).markup
             if markup:
                 markup(view, mdx)
         self._views[name] = view
@@ -141,12 +145,16 @@ class ReportPages:
             url = target.url(key) if target else None
             return {"title": target.title, "label": target.label, "url": rel(page_url, url)} if url else None
 
-        previous = (self.a.report.section("versions") or {}).get("previous")
+        named = previous_version(self.a.report.data)
+        previous = named[1] if named else None
+        # A report whose previous version this candidate is compares the two on its page of the
+        # section that names a previous version.
+        compared_on = next((s.key for s in all_sections() if s.previous is not None), OVERVIEW[0])
         return {
             "previous": link(rl.engine(previous["name"], previous["version"])) if previous else None,
             "engines": {Engine(name, version).label: found for (name, version), _ in rl.engines
                         if (found := link(rl.engine(name, version)))},
-            "compared_by": [found for rid in rl.compared_by if (found := link(rl.target(rid), "versions"))],
+            "compared_by": [found for rid in rl.compared_by if (found := link(rl.target(rid), compared_on))],
             "supersedes": link(rl.target(rl.supersedes)),
             "superseded_by": link(rl.target(rl.superseded_by)),
         }
@@ -196,7 +204,7 @@ class ReportPages:
             "share": self.share,  # link previews: Open Graph, Twitter card
             "related": self.links(page_url),
             # The colour legend where colours say better or worse: the overview, and the pages that colour by direction.
-            "legend": key == OVERVIEW[0] or bool(section_of(key) and section_of(key).legend),
+            "legend": key == OVERVIEW[0] or bool((own := section_of(key)) and own.legend),
         }
         if key in ("overview",):
             ctx["opening"] = opening.sentence(a, named=False)  # under the title, which names the two sides
@@ -214,7 +222,7 @@ class ReportPages:
             needs = (section.view_key, *section.needs) if section else ()
         for name in needs:
             ctx[name] = self.view(name, mdx)
-        page_context = hook(section, "page_context") if section else None
+        page_context = view_part(section).page_context if section else None
         if page_context:
             page_context(a, ctx)
         if key == NUMBERS[0]:

@@ -4,7 +4,7 @@ place what they are given (sections/serving/templates/_latency.html)."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -173,7 +173,7 @@ def lines(series: list[dict[str, Any]], y_label: str, limit: dict | None = None,
     share = kind == "share"
     xs = [p["x"] for s in series for p in s["points"]] + [m["x"] for m in marks or ()]
     xa, x_ticks, inf_at = load_axis(xs)
-    place = (lambda v: xa(inf_at) if math.isinf(v) else xa(v))
+    place = (lambda v: xa(cast(float, inf_at)) if math.isinf(v) else xa(v))  # an inf load has its place
     ys = [v for s in series for p in s["points"] for v in (p["y"], p.get("low", math.nan), p.get("high", math.nan)) if v == v]
     if limit:
         ys.append(limit["value"])

@@ -20,10 +20,12 @@ sitegen's dependencies.
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
 import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -45,7 +47,7 @@ ESCAPE_IMPORT = "from site_gen.render.escaping import escape_text as escape"
 # check stats a template's file each time it is asked for, and a page asks ~10 times (includes,
 # imports): ~13% of a cold build's time. A build asks once, at its start (`environment.refresh`),
 # and the preview's watcher drops what it saw change (Templates.changed).
-OPTIONS = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, optimized=False,
+OPTIONS: dict[str, Any] = dict(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, optimized=False,
                auto_reload=False, undefined=jinja2.StrictUndefined)
 
 
@@ -100,11 +102,12 @@ def references(env: jinja2.Environment, source: str) -> tuple[str | None, ...]:
 
     out: list[str | None] = []
     for node in env.parse(source).find_all((nodes.Extends, nodes.FromImport, nodes.Import, nodes.Include)):
+        assert isinstance(node, (nodes.Extends, nodes.FromImport, nodes.Import, nodes.Include))
         name = node.template
         if isinstance(name, nodes.Const) and isinstance(name.value, str):
             out.append(name.value)
         elif isinstance(name, (nodes.Tuple, nodes.List)) and all(isinstance(n, nodes.Const) for n in name.items):
-            out.extend(str(n.value) for n in name.items)
+            out.extend(str(n.value) for n in name.items if isinstance(n, nodes.Const))
         elif isinstance(name, nodes.Concat) and isinstance(name.nodes[0], nodes.Const) and name.nodes[0].value:
             out.append(f"{name.nodes[0].value}*")
         else:
@@ -142,8 +145,8 @@ def _print_of(env: jinja2.Environment) -> str | None:
     print_ = getattr(env, "_sitegen_fingerprint", False)
     if print_ is False:
         print_ = fingerprint(env)
-        env._sitegen_fingerprint = print_
-    return print_
+        setattr(env, "_sitegen_fingerprint", print_)  # noqa: B010 (kept on the environment it is of)
+    return print_ if isinstance(print_, str) else None
 
 
 def code_for(env: jinja2.Environment, name: str, filename: str | None, source: str):
@@ -168,7 +171,7 @@ def code_for(env: jinja2.Environment, name: str, filename: str | None, source: s
     # The module's code, not the module: each environment runs it in a namespace of its own (Jinja
     # binds `environment` there), as a template compiled in memory is. Python's own bytecode cache
     # of the package serves it when there is one.
-    return spec.loader.get_code(spec.name)
+    return spec.loader.get_code(spec.name) if isinstance(spec.loader, importlib.abc.InspectLoader) else None
 
 
 # -- when packaged ---------------------------------------------------------------------------------
@@ -207,6 +210,7 @@ def generate(package: Path) -> int:
     env.filters = _AnyFilter(env.filters)
     env.tests = _AnyFilter(env.tests)
     print_ = fingerprint(env)
+    assert print_ is not None  # a Compiling environment of sitegen's options has its fingerprint
     out = package / PACKAGE
     out.mkdir(exist_ok=True)
     index, named, written = {}, {}, set()

@@ -7,6 +7,9 @@ travels with the data instead of being recovered from HTML afterwards.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from site_gen.render.escaping import escape_str, escape_text
 
 
@@ -84,6 +87,7 @@ def collect(value, out: list[Fig]) -> None:
     if isinstance(value, Fig):
         out.append(value)
         return
+    items: Iterable[Any]
     if isinstance(value, dict):
         items = value.values()
     elif isinstance(value, (list, tuple)):

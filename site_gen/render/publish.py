@@ -6,7 +6,8 @@ lists are sorted, and the card is drawn from the receipt's data.
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import site_gen
 from site_gen.analysis.report import Analysis
@@ -36,7 +37,7 @@ def _report_base(report_id: str) -> str:
 
 def headlines(a: Analysis) -> list[tuple[str, str, str]]:
     """(label, text, colour key) of the report's headline verdicts: each section's (`headlines` of its view)."""
-    return parts.lines(a, "headlines")
+    return parts.lines(a, lambda part: part.headlines)
 
 
 def description(a: Analysis) -> str:
@@ -58,7 +59,7 @@ def share_card(a: Analysis, config: Config) -> bytes:
     strip: tuple[tuple[float, str, int], ...] = ()
     caption = f"Every speed cell, {r.candidate.name} / {r.baseline.name}; band ±{a.band * 100:g}%:"
     for s in parts.ordered():
-        make = parts.hook(s, "card_strip")
+        make = parts.view_part(s).card_strip
         drawn = make(a) if make is not None and s.present(a) else None
         if drawn:
             strip, caption = drawn

@@ -1,8 +1,8 @@
 """Which other reports of the site a report links to, decided from the receipts.
 
-- its versions section's `previous` engine (name and version) is another report's candidate: the
-  versions page links that report, and that report links back to the versions page;
-- a memory reference names an engine that another report's candidate is;
+- the previous version a section's part names (`Section.previous`, name and version) is another
+  report's candidate: that section's page links that report, and that report links back to it;
+- an engine a section's part names (`Section.engines_named`) is another report's candidate;
 - `report.supersedes` names the run it reruns: each of the two links the other;
 - receipt markdown links `page:REPORT/NAME` to a page of another report.
 
@@ -18,6 +18,7 @@ from typing import Any
 from site_gen.analysis.report import Analysis
 from site_gen.render.pagelist import receipt_texts
 from site_gen.render.where import report_base
+from site_gen.sections import engines_named, previous_version
 
 # A receipt's link to another report's page (`page:REPORT/NAME`); the id is a report folder's name.
 _MENTION = re.compile(r"page:([A-Za-z0-9][A-Za-z0-9._-]*)/", re.IGNORECASE)
@@ -65,16 +66,17 @@ def _engine(e: dict | Any) -> tuple[str, str]:
 class Own:
     """What one receipt says about other reports: the part of `relations` that needs only it."""
     candidate: tuple[str, str]
-    previous: tuple[str, str] | None      # its versions section's previous engine
-    engines: tuple[tuple[str, str], ...]  # engines other than its own it names: previous, memory references
+    previous: tuple[str, str] | None      # the previous version its parts name
+    engines: tuple[tuple[str, str], ...]  # engines other than its own it names: previous, then its parts' others
     supersedes: str | None
     mentions: tuple[str, ...]             # reports its markdown links (`page:REPORT/NAME`)
 
 
 def own(a: Analysis) -> Own:
     r = a.report
-    previous = (r.section("versions") or {}).get("previous")
-    engines = ([_engine(previous)] if previous else []) + [_engine(ref) for ref in (r.section("memory") or {}).get("references", [])]
+    found = previous_version(r.data)
+    previous = found[1] if found else None
+    engines = ([_engine(previous)] if previous else []) + [_engine(ref) for ref in engines_named(r.data)]
     texts = [text for _, text in receipt_texts(r) if "page:" in text.lower()]
     return Own(_engine(r.candidate), _engine(previous) if previous else None, tuple(dict.fromkeys(engines)),
                r.meta.get("supersedes"), tuple(dict.fromkeys(m.group(1) for t in texts for m in _MENTION.finditer(t))))
@@ -86,7 +88,7 @@ def _pages(record) -> tuple[tuple[str, str], ...]:
 
 def relations(records: list) -> dict[str, Related]:
     """Each report's links to the others (reports without any are left out), from their records
-    (site_gen/build/environment.py: what each receipt says of others, titles, pages). `records`
+    (site_gen/building/environment.py: what each receipt says of others, titles, pages). `records`
     newest first, so an engine version with several reports links the newest."""
     facts = {r.id: Own(**r.own) for r in records}
     by_id = {r.id: r for r in records}
@@ -99,7 +101,7 @@ def relations(records: list) -> dict[str, Related]:
         for other in by_candidate.get(f.previous, []) if f.previous else []:
             if other != rid:
                 compared_by.setdefault(other, []).append(rid)
-        if f.supersedes in by_id:
+        if f.supersedes is not None and f.supersedes in by_id:
             superseded_by[f.supersedes] = rid
     out: dict[str, Related] = {}
     targets: dict[str, Target] = {}  # each linked report made a target once
@@ -111,8 +113,8 @@ def relations(records: list) -> dict[str, Related]:
             if matches:
                 engines.append((engine, matches[0]))
         supersedes = f.supersedes if f.supersedes in by_id else None
-        linked = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid), *f.mentions]
-        linked = [t for t in dict.fromkeys(linked) if t and t != rid]
+        named = [t for _, t in engines] + compared_by.get(rid, []) + [supersedes, superseded_by.get(rid), *f.mentions]
+        linked = [t for t in dict.fromkeys(named) if t and t != rid]
         if linked:
             for t in linked:
                 if t in by_id and t not in targets:

@@ -238,7 +238,7 @@ def _drawn(s: Series) -> dict[str, Any]:
         "title": f"{s.key} · {s.label}", "label": s.label, "unit": s.unit, "key": s.key, "declared": s.declared,
         "spread": s.measure.spread, "width": WIDTH, "height": HEIGHT, "left": LEFT, "bottom": HEIGHT - BOTTOM,
         "right": WIDTH - RIGHT, "ticks": ticks, "levels": levels, "changes": changes,
-        "summary": "; ".join(ch["text"] for ch in changes) or f"no change of level in {n} points",
+        "summary": "; ".join(str(ch["text"]) for ch in changes) or f"no change of level in {n} points",
         "intervals": intervals,
         "points": [{"x": x(i), "y": y(p.value), "low": y(p.low) if math.isfinite(p.low) else None,
                     "high": y(p.high) if math.isfinite(p.high) else None, "name": p.name, "date": p.date,

@@ -32,10 +32,11 @@ def summary_data(a: Analysis) -> dict[str, Any]:
         "verdict": opening.sentence(a),
     }
     for s in parts.ordered():
-        make = parts.hook(s, "summary")
+        make = parts.view_part(s).summary
         if make is None or not s.present(a):
             continue
-        shown = parts.view_of(s).view(own(a, s.name) if s.name else a)
+        view = parts.view_part(s).view
+        shown = view(own(a, s.name) if s.name else a) if view is not None else None
         out.update(make(own(a, s.name) if s.name else a, shown) or {})
     return out
 
@@ -50,7 +51,7 @@ def _rows(d: dict[str, Any]) -> list[tuple[str, ...]]:
     """Each section's lines of the text and markdown summary, from the JSON data."""
     rows: list[tuple[str, ...]] = []
     for s in parts.ordered():
-        make = parts.hook(s, "summary_rows")
+        make = parts.view_part(s).summary_rows
         if make is not None:
             rows.extend(make(d))
     return rows

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from site_gen.core.diagnostics import Diagnostic
+
 
 @dataclass
 class Expanded:
@@ -16,7 +18,7 @@ class Expanded:
     marker: str = "SITEGEN0Z"  # a placeholder prefix that the page's text does not contain
     charts: bool = False
     blocks: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
     failed: list[tuple[int, str]] = field(default_factory=list)  # (line, message) of contradicted statements
 
     def token(self, i: int) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 V1 = HERE / "summary-1.schema.json"
@@ -45,7 +46,7 @@ def _obj(required: list[str], **props) -> dict:
 
 
 def _arr(item: dict, min_items: int = 0) -> dict:
-    out = {"type": "array", "items": item}
+    out: dict[str, Any] = {"type": "array", "items": item}
     if min_items:
         out["minItems"] = min_items
     return out
@@ -207,8 +208,7 @@ LOAD = _obj(["request_rate"],
 LOAD_POINT = _obj(["id", "workload", "load", "repeats"], id=ID, workload=TEXT, load=LOAD, repeats=_arr(REPEAT, 1))
 ENV_VALUE = _obj(["value", "origin"], value={**TEXT, "maxLength": 2000},
                  origin={**TEXT, "maxLength": 500, "description": "source id and JSON path or line, or the command-line option"})
-ENVIRONMENT = _obj([], **{k: ENV_VALUE for k in ("model", "engine", "engine_version", "hardware", "parallelism",
-                                                  "dataset", "command", "date")})
+ENVIRONMENT = _obj([], **dict.fromkeys(("model", "engine", "engine_version", "hardware", "parallelism", "dataset", "command", "date"), ENV_VALUE))
 SIDE = _obj(["label", "format", "environment", "load_points"], label={**TEXT, "maxLength": 100},
             format={"enum": ["vllm-bench", "sglang-bench-serving", "guidellm", "llmperf", "aiperf", "genai-perf"]}, environment=ENVIRONMENT,
             load_points=_arr(LOAD_POINT, 1))

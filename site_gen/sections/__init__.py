@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 
+from site_gen.sections import contract
 from site_gen.sections.base import BlockSpec, DashboardColumn, Section
 
 # One line a section, in page order: a new section is its folder here plus its line.
@@ -32,7 +33,8 @@ PACKAGES = (
 _REGISTRY: list[Section] = [importlib.import_module(f"{__name__}.{name}").SECTION for name in PACKAGES]
 _generation = 0  # bumped when the registry changes: what was made from it (the schema) is made again
 
-__all__ = ["PACKAGES", "BlockSpec", "DashboardColumn", "Section", "all_sections", "generation", "section", "register", "unregister"]
+__all__ = ["PACKAGES", "BlockSpec", "DashboardColumn", "Section", "all_sections", "engines_named", "generation",
+           "previous_version", "section", "register", "unregister"]
 
 
 def all_sections() -> list[Section]:
@@ -44,13 +46,32 @@ def section(key: str) -> Section | None:
     return next((s for s in _REGISTRY if s.key == key), None)
 
 
+def previous_version(data: dict) -> tuple[Section, dict] | None:
+    """The engine a receipt names as its candidate's previous version, with the section whose part
+    names it (its page is where the two are compared), or None (`Section.previous`)."""
+    for s in _REGISTRY:
+        if s.previous is not None and s.name and (part := data.get(s.name)) is not None:
+            found = s.previous(part)
+            return (s, found) if found else None
+    return None
+
+
+def engines_named(data: dict) -> list[dict]:
+    """The engines other than its own that a receipt's parts name (`Section.engines_named`), in page order."""
+    return [e for s in _REGISTRY if s.engines_named is not None and s.name and (part := data.get(s.name)) is not None
+            for e in s.engines_named(part)]
+
+
 def generation() -> int:
     return _generation
 
 
 def register(section: Section) -> Section:
-    """Adds a section (after the others; one of the same key is replaced in its place)."""
+    """Adds a section (after the others; one of the same key is replaced in its place). Its analysis
+    and view modules are imported and checked against the contract first (`contract.check`): one
+    that declares an unknown or misspelled hook, or leaves one undeclared, is refused (TypeError)."""
     global _generation
+    contract.check(section.analysis_module, section.view_module)
     keys = [s.key for s in _REGISTRY]
     if section.key in keys:
         _REGISTRY[keys.index(section.key)] = section

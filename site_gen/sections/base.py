@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from site_gen.core.errors import SitegenError
 
@@ -75,6 +76,10 @@ class Section:
     dashboard: tuple[DashboardColumn, ...] = ()  # its columns in the table of reports
     order: int = 100              # where its lines stand in the summary, the share card and the dashboard
     texts: tuple[str, ...] = ()   # receipt markdown of its part: `note`, `explanations` (checked for size)
+    # What its part says of other reports (render/related.py): the engine the candidate's previous
+    # version is ({"name", "version"}, or None), and other engines it names (memory references).
+    previous: Callable[[dict], dict | None] | None = None
+    engines_named: Callable[[dict], list[dict]] | None = None
     analysis: str = ""            # module of its analysis, when not `<package>.analysis`
     view: str = ""                # module of its view, when not `<package>.view`
 

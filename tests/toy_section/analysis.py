@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from site_gen.analysis.figures import Figure
+from site_gen.sections.contract import AnalysisPart
 
 
 @dataclass
@@ -25,3 +26,6 @@ def toy_total(a) -> Figure:
 
 
 FIGURES = {"toy_total": (toy_total, "the sum of the toy scores")}
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES)

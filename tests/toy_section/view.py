@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from site_gen.render.provenance import Fig
 from site_gen.sections import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def view(a) -> dict | None:
@@ -38,3 +39,7 @@ def summary(a, shown) -> dict | None:
 
 def summary_rows(d: dict) -> list:
     return [("Toy total", f"{d['toy']['total']} over {d['toy']['scores']} scores")] if "toy" in d else []
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                headlines=headlines, dashboard=dashboard)

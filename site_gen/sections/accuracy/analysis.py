@@ -19,6 +19,7 @@ from site_gen.analysis.compare import (
 )
 from site_gen.analysis.frames import records, rows_of
 from site_gen.analysis.series import Measure
+from site_gen.sections.contract import AnalysisPart
 from site_gen.importers.lm_eval_stats import (
     Z95,  # ±1.96 standard errors: the importers' interval of a score
 )
@@ -107,3 +108,6 @@ def compare(old, new, band: float) -> tuple[list, list]:
         unmatched += [Unmatched("accuracy", "score", {"checkpoint": scores[k]["checkpoint"], "measure": scores[k]["label"]}, side)
                       for k in keys]
     return changes, unmatched
+
+
+PART = AnalysisPart(analyse=analyse, history=HISTORY, series=SERIES, compare=compare)

@@ -9,6 +9,7 @@ import pandas as pd
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -64,7 +65,7 @@ def _row(r: dict, candidate: str) -> dict[str, Any]:
     u, src = r["unit"], r["source"]
     shown = dict(zip(("baseline", "candidate"), _values(r["baseline_value"], r["candidate_value"], r["difference"], u)))
     side = lambda role: Fig(shown[role], f"{src}.{role}.value") if not pd.isna(r[f"{role}_value"]) else ""
-    spread = lambda role: Fig(_spread(*r[f"{role}_interval"], u), f"{src}.{role}.interval") \
+    spread = lambda role: Fig(_spread(r[f"{role}_interval"][0], r[f"{role}_interval"][1], u), f"{src}.{role}.interval") \
         if isinstance(r[f"{role}_interval"], list) else ""
 
     def count(role: str):
@@ -248,3 +249,8 @@ def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
 
 def compare_unit(c) -> str:
     return "%, change in pts" if c.unit == "proportion" else c.unit
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, compare_what=compare_what, compare_value=compare_value,
+                compare_unit=compare_unit)

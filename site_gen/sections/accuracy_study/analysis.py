@@ -33,9 +33,10 @@ import pandas as pd
 from site_gen.analysis import compare as compare_
 from site_gen.analysis.compare import Change, Difference, Unmatched, match
 from site_gen.analysis.frames import frame
-from site_gen.importers.lm_eval_stats import PAIRED, Z95, _codes
+from site_gen.importers.lm_eval_stats import PAIRED, Z95, label_codes
 from site_gen.sections.study.analysis import stats
 from site_gen.sections.study.analysis.verdicts import pairs
+from site_gen.sections.contract import AnalysisPart
 
 BETTER, WORSE, UNRESOLVED = "better", "worse", "not resolved"
 VERDICTS = (BETTER, WORSE, UNRESOLVED)
@@ -108,7 +109,7 @@ def _setup_figure(kind: str, runs: list[dict], idx: np.ndarray | None, codes: An
         return _Setup(float(per_doc.mean()), se, n_runs, values, per_doc=per_doc, method=how, documents=n)
     if kind in PAIRED and idx is not None:
         fn = PAIRED[kind][0]
-        arrs = [_codes(np.array(r["scores"], dtype=object if _textual(r["scores"]) else float), codes[0]) for r in runs]
+        arrs = [label_codes(np.array(r["scores"], dtype=object if _textual(r["scores"]) else float), codes[0]) for r in runs]
         value = float(np.mean([float(fn(x, codes[1])) for x in arrs]))
         boot = np.mean([fn(x[idx], codes[1]) for x in arrs], axis=0)
         n = len(runs[0]["scores"])
@@ -141,7 +142,7 @@ def _labels(runs: list[dict]) -> tuple[np.ndarray, np.ndarray]:
         labels = np.unique(np.array([str(x) for x in flat], dtype=object).astype(str))
     else:
         labels = np.unique(np.array(flat, dtype=float))
-    return labels, np.unique(_codes(np.array(flat, dtype=object if labels.dtype.kind in "UO" else float), labels))
+    return labels, np.unique(label_codes(np.array(flat, dtype=object if labels.dtype.kind in "UO" else float), labels))
 
 
 def _compare(kind: str, x: _Setup, y: _Setup) -> tuple[float, float, float, float, float, bool, str]:
@@ -186,7 +187,7 @@ def analyse(a, part: dict) -> AccuracyStudyResult | None:
     tests = _verdicts(comp_rows)
     comparisons = frame({c: [r[c] for r in comp_rows] for c in COMPARISON_COLUMNS}, COMPARISON_COLUMNS)
     ranked = _ranks(comp_rows, fig_rows, order)
-    counts = {v: 0 for v in VERDICTS}
+    counts = dict.fromkeys(VERDICTS, 0)
     for r in comp_rows:
         counts[r["verdict"]] += 1
     counts["cells"] = len(comp_rows)
@@ -338,3 +339,6 @@ def compare(old, new, band: float) -> tuple[list[Change], list[Unmatched]]:
     unmatched += [Unmatched("accuracy_study", "score", {"setup": sn.labels[k[0]], "measure": fn[k]["label"]}, "new")
                   for k in only_new]
     return changes, unmatched
+
+
+PART = AnalysisPart(analyse=analyse, setup=setup, allow=ALLOW, compare=compare)

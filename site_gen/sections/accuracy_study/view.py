@@ -10,7 +10,8 @@ import pandas as pd
 
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig, Parts
-from site_gen.sections import BlockSpec
+from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 from site_gen.sections.accuracy_study.analysis import BETTER, MEAN, STATED, UNRESOLVED, WORSE
 
 GLYPHS = {BETTER: "▲", WORSE: "▼", UNRESOLVED: "○"}
@@ -131,7 +132,7 @@ def _resolved(s, comps: list[dict]) -> list[dict[str, Any]]:
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
-    out = {v: 0 for v in (BETTER, WORSE, UNRESOLVED)}
+    out = dict.fromkeys((BETTER, WORSE, UNRESOLVED), 0)
     for v in verdicts:
         out[v] += 1
     return out
@@ -281,3 +282,7 @@ BLOCKS = {"accuracy-study": BlockSpec("accuracy-study", "accuracy_study", (), "{
                                       "an accuracy study's scores: each task and metric, every setup's score with its "
                                       "interval and rank", "accuracy-study")}
 MACROS = ("accuracy_study_block",)
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, sides=sides, compare_what=compare_what,
+                compare_value=compare_value, compare_unit=compare_unit)

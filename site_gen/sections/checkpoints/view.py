@@ -7,6 +7,7 @@ import pandas as pd
 
 from site_gen.render import format as fmt, views
 from site_gen.render.provenance import Fig
+from site_gen.sections.contract import ViewPart
 
 
 def view(a) -> list[dict[str, Any]]:
@@ -32,3 +33,4 @@ def view(a) -> list[dict[str, Any]]:
     return out
 
 
+PART = ViewPart(view=view)

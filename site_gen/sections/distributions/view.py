@@ -14,11 +14,13 @@ from site_gen.sections.serving.analysis import QUANTILES
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import anchor, itl_note, names
 from site_gen.sections.serving.view import tables as t
+from site_gen.sections.contract import ViewPart
 
 
 def _groups(s, n: dict) -> list[dict[str, Any]]:
     """The load points drawn: each matched pair, then each side's load point the other side lacks."""
-    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "workload": m["workload"], "anchor": anchor("at", m["workload"], m["load"]),
+    out = [{"points": {"baseline": m["baseline"], "candidate": m["candidate"]}, "workload": m["workload"],
+            "anchor": anchor("at", m["workload"], m["load"]),
             "title": f"{m['workload']} · {m['load']}", "latency": anchor("at", m["workload"], m["load"])} for m in s.matched]
     matched = {(role, m[role]) for m in s.matched for role in ("baseline", "candidate")}
     out += [{"points": {r["role"]: r["point"]}, "workload": r["workload"], "anchor": anchor(r["role"], r["workload"], r["load"]),
@@ -104,3 +106,6 @@ def _quantile_table(s, points: dict[str, str], metric: str, n: dict) -> dict[str
                                    how=(f"highest of {of}" if q == 100 else f"p{q} of {of}"))
                                for q, v in zip(QUANTILES, values)]})
     return {"columns": [("max" if q == 100 else f"p{q}") for q in QUANTILES], "rows": rows} if rows else None
+
+
+PART = ViewPart(view=view, page_context=page_context)

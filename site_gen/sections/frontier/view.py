@@ -13,6 +13,7 @@ from site_gen.sections import BlockSpec
 from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view import charts as serving_charts
 from site_gen.sections.study.analysis import THROUGHPUT
+from site_gen.sections.contract import ViewPart
 
 X_HOW = "1000 / the load point's median time per output token (ms): output tokens per second that one request sees"
 Y_HOW = "output tokens / duration_s / the setup's GPUs"
@@ -162,3 +163,5 @@ BLOCKS = {"frontier": BlockSpec("frontier", "frontier", (), "{{ frontier_block(f
                                 "frontier")}
 MACROS = ("frontier_block",)
 
+
+PART = ViewPart(view=view, blocks=BLOCKS, macros=MACROS, page_context=page_context)

@@ -11,7 +11,7 @@ def gate_passes(value: float, threshold: float, passes_when: str) -> bool:
     return value <= threshold if passes_when == "at_most" else value >= threshold
 
 
-_RULE = {"at_most": "at most", "at_least": "at least"}
+RULE_WORDS = {"at_most": "at most", "at_least": "at least"}
 
 
 def check(part: dict, file, checkpoint_ref) -> None:
@@ -25,7 +25,7 @@ def check(part: dict, file, checkpoint_ref) -> None:
         seen[key] = i
         expect = gate_passes(r["value"], r["threshold"], r["passes_when"])
         require(r["passed"] == expect, f"passed is {str(r['passed']).lower()}, but {r['value']} is "
-                f"{'' if expect else 'not '}{_RULE[r['passes_when']]} {r['threshold']}", file, f"{where}.passed")
+                f"{'' if expect else 'not '}{RULE_WORDS[r['passes_when']]} {r['threshold']}", file, f"{where}.passed")
 
 
 def engine_records(data: dict):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from site_gen.analysis.frames import records
+from site_gen.sections.contract import AnalysisPart
 
 
 @dataclass
@@ -23,3 +24,6 @@ class GatesResult:
 def analyse(a, part: dict) -> GatesResult:
     table = records(part["results"], "$.gates.results", ["group", "unit"])
     return GatesResult(table, len(table), int((~table["passed"].astype(bool)).sum()) if len(table) else 0)
+
+
+PART = AnalysisPart(analyse=analyse)

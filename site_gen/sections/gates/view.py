@@ -7,7 +7,8 @@ import pandas as pd
 
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
-from site_gen.sections.gates import _RULE
+from site_gen.sections.gates import RULE_WORDS
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -22,7 +23,7 @@ def view(a) -> dict[str, Any] | None:
     names = {"baseline": a.report.baseline.label, "candidate": a.report.candidate.label}
     rows = [{"checkpoint": r["checkpoint"], "group": "" if pd.isna(r["group"]) else r["group"], "label": r["label"],
              "engine": names[r["engine"]], "value": Fig(fmt.significant(r["value"]), r["source"] + ".value"),
-             "rule": Fig(f"{_RULE[r['passes_when']]} {fmt.significant(r['threshold'], 6)}" + ("" if pd.isna(r["unit"]) else f" {r['unit']}"),
+             "rule": Fig(f"{RULE_WORDS[r['passes_when']]} {fmt.significant(r['threshold'], 6)}" + ("" if pd.isna(r["unit"]) else f" {r['unit']}"),
                          r["source"] + ".threshold"),
              "passed": bool(r["passed"]), "source": r["source"]} for r in views.rows(result.table)]
     failed = [r for r in rows if not r["passed"]]
@@ -63,7 +64,7 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     for r in g["results"]:
         if not r["passed"]:
             where = ", ".join(x for x in (r["group"], r["checkpoint"], r["engine_label"]) if x)
-            rows.append((f"FAILED {r['label']} ({where})", f"{fmt.significant(r['value'])} is not {_RULE[r['passes_when']]} "
+            rows.append((f"FAILED {r['label']} ({where})", f"{fmt.significant(r['value'])} is not {RULE_WORDS[r['passes_when']]} "
                          f"{fmt.significant(r['threshold'], 6)}"
                          + (f" {r['unit']}" if r["unit"] else "")))
     return rows
@@ -87,3 +88,6 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     return [("Gates:", f"{g.failed} of {g.total} failed" if g.failed else f"all {g.total} passed",
              "fail-fg" if g.failed else "neutral")]
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines)

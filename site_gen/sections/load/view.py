@@ -10,6 +10,7 @@ from typing import Any
 from site_gen.render import format as fmt, plain, plots, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.serving.analysis.load import SATURATION, THROUGHPUT_LABELS, THROUGHPUTS
+from site_gen.sections.contract import ViewPart
 from site_gen.sections.serving.view import charts as charts_, itl_note
 from site_gen.sections.serving.view.sweeps import capacity_lines, missed, saturation_of
 from site_gen.sections.serving.view.tables import (GLYPHS, THROUGHPUT_DIGITS, column_label, interval_figs, ms, no_interval_why,
@@ -165,7 +166,8 @@ def _objective_rows(s, points: dict, pct: dict, n: dict) -> list[dict[str, Any]]
             state = ("met" if met else "missed") + f"; no interval: {no_interval_why(shown)}"
         else:
             state = ("met" if met else "missed") + ("" if r["sure"] else ", within its interval's reach")
-        out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}", "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
+        out.append({"side": n[r["role"]], "load": f"{p['workload']} · {p['load']}",
+                    "objective": objective_text((r["metric"], r["percentile"], r["limit"])),
                     # The objective's percentile is the side's percentile at that load: its figures, as the Latency page's.
                     "value": value_fig(shown) if r["value"] == r["value"] else ms(r["value"]),
                     "interval": interval_figs(shown, s.bootstrap, runs=False),
@@ -239,8 +241,8 @@ def _setups(s, key: tuple[str, str], ids: dict, points: dict, found: dict, n: di
             if fx is None or fy is None:
                 continue
             at = points[role, pid]
-            pts.append({"load": at["load"], "mark": pid == queue, "tag": "∞" if at["x"] == math.inf else f"{at['x']:g}", "x": fx["value"], "x_low": fx["low"],
-                        "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
+            pts.append({"load": at["load"], "mark": pid == queue, "tag": "∞" if at["x"] == math.inf else f"{at['x']:g}",
+                        "x": fx["value"], "x_low": fx["low"], "x_high": fx["high"], "y": fy["value"], "y_low": fy["low"], "y_high": fy["high"]})
         out.append({"key": role, "label": n[role], "style": plots.STYLES[role], "points": pts})
     return out
 
@@ -310,3 +312,7 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     o = d["objectives"]
     return [(f"Heaviest load meeting the objectives, {c['workload']}",
              c["text"] + (f" ({c['ratio']:.2f}× the load)" if c["ratio"] is not None else "")) for c in o["capacity"]]
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, headlines=headlines,
+                page_context=page_context)

@@ -12,7 +12,8 @@ def check(long_outputs: dict, file, checkpoint_ref) -> None:
     caps = long_outputs["caps"]
     for i, cap in enumerate(caps):
         require(cap not in caps[:i], f"duplicate cap {cap}", file, f"$.long_outputs.caps[{i}]")
-    arms, runs = {}, {}
+    arms: dict[str, dict] = {}
+    runs: dict[tuple, int] = {}
     for i, arm in enumerate(long_outputs["arms"]):
         checkpoint_ref(arm["checkpoint"], f"$.long_outputs.arms[{i}].checkpoint")
         require(arm["id"] not in arms, f"duplicate arm id '{arm['id']}'", file, f"$.long_outputs.arms[{i}].id")
@@ -40,7 +41,8 @@ def check(long_outputs: dict, file, checkpoint_ref) -> None:
 
 def _impossible_reply(reply: dict, file, i: int) -> None:
     if reply["reply_tokens"] > reply["cap"]:
-        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file, f"$.long_outputs.replies[{i}].reply_tokens")
+        raise SitegenError(f"reply_tokens {reply['reply_tokens']} above the reply's cap {reply['cap']}", file,
+                           f"$.long_outputs.replies[{i}].reply_tokens")
     if reply["finished"] and reply["still_thinking"]:
         raise SitegenError("a finished reply cannot be still thinking (still_thinking says where a capped reply was cut)",
                            file, f"$.long_outputs.replies[{i}].still_thinking")

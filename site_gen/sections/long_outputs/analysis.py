@@ -7,6 +7,7 @@ import pandas as pd
 
 from site_gen.analysis.figures import Figure, need
 from site_gen.analysis.frames import frame, groups, median, records
+from site_gen.sections.contract import AnalysisPart
 
 _COUNTS = ["finished", "looped", "capped", "still_thinking", "code_replies", "code_tests_passed", "json_replies", "json_valid"]
 
@@ -120,3 +121,6 @@ def looped_replies(a) -> Figure:
 
 
 FIGURES = {"looped_replies": (looped_replies, "replies that looped, every arm and cap")}
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES)

@@ -6,6 +6,7 @@ from typing import Any
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -190,3 +191,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
         return []
     looped, replies = int(lo.table["looped"].sum()), int(lo.table["replies"].sum())
     return [("Long outputs:", f"{looped} of {replies} replies looped", "worse" if looped else "neutral")]
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines)

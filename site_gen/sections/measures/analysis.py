@@ -19,6 +19,7 @@ from site_gen.analysis.compare import (
     match,
 )
 from site_gen.analysis.frames import records, rows_of
+from site_gen.sections.contract import AnalysisPart
 
 
 @dataclass
@@ -82,3 +83,6 @@ def compare(old, new, band: float) -> tuple[list, list]:
         unmatched += [Unmatched("measures", "measure", {"checkpoint": rows[k]["checkpoint"], "group": rows[k]["group"],
                                                         "measure": rows[k]["label"]}, side) for k in keys]
     return changes, unmatched
+
+
+PART = AnalysisPart(analyse=analyse, compare=compare)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -156,3 +157,7 @@ def compare_what(item) -> str:
 
 def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
     return _num(v, more)
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines,
+                compare_what=compare_what, compare_value=compare_value)

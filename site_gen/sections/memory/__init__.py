@@ -22,8 +22,13 @@ def engine_records(data: dict):
             yield r["checkpoint"], r["engine"], f"$.memory.{part}[{i}]"
 
 
+def references(memory: dict) -> list[dict]:
+    """The engines its references name (a report of one of them is linked)."""
+    return memory.get("references", [])
+
+
 SECTION = Section(
     key="memory", title="Memory and startup", package=__name__, name="memory", check=check,
-    engine_records=engine_records, provenance=True, legend=True,
+    engine_records=engine_records, provenance=True, legend=True, engines_named=references,
     dashboard=(DashboardColumn("kv", "KV pool", numeric=True),), order=30,
 )

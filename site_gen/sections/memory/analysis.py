@@ -3,7 +3,9 @@ its inline figures and its history rows."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,11 +14,12 @@ from site_gen.analysis.compare import band_step, by_band, key_of
 from site_gen.analysis.figures import Figure, need, need_rows
 from site_gen.analysis.frames import cells, empty, frame, missing, records, rows_of
 from site_gen.analysis.series import Measure
+from site_gen.sections.contract import AnalysisPart
 
 _ENGINES = ("baseline", "candidate")
 
 
-def _ratio(top: list, bottom: list) -> np.ndarray:
+def _ratio(top: list | np.ndarray, bottom: list | np.ndarray) -> np.ndarray:
     """top / bottom as pandas divides two columns (a zero gives inf or NaN, not an error)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(top, dtype=float) / np.asarray(bottom, dtype=float)
@@ -34,7 +37,7 @@ def kv_pool(kv: pd.DataFrame) -> pd.DataFrame:
     # are not in sorted order (one reindex of both axes).
     gap = len(tokens) < len(checkpoints) * len(present)
     gap |= checkpoints != sorted(checkpoints) and not present >= set(_ENGINES)
-    out: dict[str, list] = {"checkpoint": checkpoints}
+    out: dict[str, list | np.ndarray] = {"checkpoint": checkpoints}
     for engine in _ENGINES:
         if engine not in present:
             out[engine] = [np.nan] * len(checkpoints)
@@ -136,7 +139,7 @@ def startup_max(a, engine: str = "candidate") -> Figure:
     return Figure(s["slowest"].max(), "seconds", f"largest of {total} startup time{'s' if total != 1 else ''} ({breakdown}), {engine}")
 
 
-FIGURES = {
+FIGURES: dict[str, tuple[Callable[..., Any], str]] = {
     "kv_ratio_range": (kv_ratio_range, "range of KV pool ratios (candidate / baseline) across checkpoints"),
     "kv_ratio": (kv_ratio, "KV pool ratio (candidate / baseline) on one checkpoint"),
     "startup_max": (startup_max, "slowest startup (cold or warm) of one engine (engine=candidate|baseline)"),
@@ -215,7 +218,7 @@ def compare(old, new, band: float) -> tuple[list, list]:
     changes, unmatched = by_band(
         "memory", "kv", _candidate_kv(old), _candidate_kv(new), band, value="tokens", higher_is_better=True, speed=False,
         describe=lambda r: ({"checkpoint": r["checkpoint"]}, "kv_pool", "tokens"), source=lambda r: f"{r['source']}.tokens")
-    starts = {}
+    starts: dict[str, dict] = {}
     for side, a in (("old", old), ("new", new)):
         st = a.of("memory").startup
         if st.empty:
@@ -228,3 +231,7 @@ def compare(old, new, band: float) -> tuple[list, list]:
         "memory", "startup", starts["old"], starts["new"], band, value="value", higher_is_better=False, speed=True,
         describe=lambda r: ({"checkpoint": r["checkpoint"]}, r["time"], "s"), source=lambda r: f"{r['source']}.{r['time']}")
     return changes + more, unmatched + missing_
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES, history=HISTORY, history_steps=HISTORY_STEPS, series=SERIES,
+                    compare=compare)

@@ -10,6 +10,7 @@ from site_gen.core.names import engine_label
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -214,3 +215,8 @@ def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
     if c.kind == "kv":
         return fmt.thousands(v) if not more else fmt.grouped(v, more)
     return fmt.fixed(v, fmt.STARTUP_DIGITS + more)
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, dashboard=dashboard, history_parts=HISTORY_PARTS,
+                page_title=page_title, compare_what=compare_what, compare_value=compare_value)

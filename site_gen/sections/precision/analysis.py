@@ -21,6 +21,7 @@ from site_gen.analysis.compare import (
 from site_gen.analysis.figures import Figure, FigureError, need
 from site_gen.analysis.frames import frame, from_rows, groups, missing, records, rows_of
 from site_gen.analysis.series import Measure
+from site_gen.sections.contract import AnalysisPart
 
 COLUMNS = ["checkpoint", "measure", "label", "panel", "vocabulary", "unit", "further", "baseline", "candidate",
            "baseline_date", "candidate_date", "difference", "low", "high", "paired", "resolved", "direction",
@@ -330,3 +331,7 @@ def compare(old, new, band: float) -> tuple[list, list]:
         unmatched += [Unmatched("precision", "gap", {"checkpoint": gaps[k]["checkpoint"], "measure": gaps[k]["label"]}, side)
                       for k in keys]
     return changes, unmatched
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES, history=HISTORY, history_steps=HISTORY_STEPS, series=SERIES,
+                    compare=compare)

@@ -2,16 +2,20 @@
 the summary, the dashboard and the share card."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import version_text
-from site_gen.render import charts, plain, views
+from site_gen.render import plain, views
 from site_gen.render import format as fmt
+from site_gen.render.charts import nice_step
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -21,7 +25,7 @@ def csv(a) -> dict:
 
 def table_options(a, ctx: dict, opt: dict, at: dict, file, line: int) -> dict:
     p = ctx["precision"]
-    out = {"headline": option_bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False}
+    out: dict[str, Any] = {"headline": option_bool(opt["headline"], "headline", file, at["headline"]) if "headline" in opt else False}
     if "checkpoint" in opt:
         cp = option_checkpoint(opt["checkpoint"], p["paired_checkpoints"], file, at["checkpoint"], "paired precision results")
         if out["headline"]:
@@ -87,7 +91,7 @@ def view(a) -> dict[str, Any] | None:
     return {
         "reference": p["reference"], "note": p.get("note", ""), "groups": groups, "summary": s,
         "largest_gap": largest, "paired_checkpoints": [g["checkpoint"] for g in groups],
-        "forest": charts.forest(result.table), "unpaired": unpaired,
+        "forest": forest(result.table), "unpaired": unpaired,
         "direction": result.direction,
     }
 
@@ -182,7 +186,7 @@ def _facet(records: list[dict[str, Any]], facets: dict | None, drawn: dict) -> d
     if facet is None:
         # The series names the engine; each row is a version of it.
         frame = pd.DataFrame([{**r, "checkpoint": version_text(r["version"]), "paired": True, "measure": r["series"]} for r in records])
-        facet = charts.forest(frame)[0]
+        facet = forest(frame)[0]
     drawn[key] = facet
     return facet
 
@@ -232,3 +236,65 @@ def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
 
 def compare_unit(c) -> str:
     return "pts" if c.unit == "percent" else c.unit
+
+
+def forest(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """One facet per measure (own axis: measures do not share a unit or a level), rows per checkpoint.
+
+    Oriented values: right of zero always means the candidate is further from the reference.
+    """
+    facets = []
+    width, right = 360.0, 34.0
+    measures: dict[Any, list[dict[str, Any]]] = {}  # paired rows by measure, in the table's order
+    for r in views.rows(table):
+        if r["paired"]:
+            measures.setdefault(r["measure"], []).append(r)
+    # The row labels' column is as wide as the longest label needs (11 px type, ~6.6 px a character),
+    # up to 40% of the chart; a longer label is cut at its end with an ellipsis, never at the chart's
+    # left edge, and its whole text is its tooltip.
+    longest = max((len(str(r["checkpoint"])) for group in measures.values() for r in group), default=0)
+    left = min(max(70.0, round(12 + 6.6 * longest, 1)), width * 0.4)
+    fits = int((left - 12) / 6.6)
+    plot_w = width - left - right
+    for measure, group in measures.items():
+        # NaN left out, as pandas' min and max leave it
+        lo = min(0.0, *(v for r in group if (v := r["oriented_low"]) == v))
+        hi = max(0.0, *(v for r in group if (v := r["oriented_high"]) == v))
+        step = nice_step(hi - lo or 1.0)
+        lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+        hi = max(hi, lo + step)  # every interval [0, 0]: an axis one step wide, not zero
+        unit = group[0]["unit"]
+        digits = 2 if unit == "percent" else 4
+
+        def x(v: float, lo: float = lo, hi: float = hi) -> float:
+            return round(left + (v - lo) / (hi - lo) * plot_w, 2)
+
+        rows = []
+        for i, r in enumerate(group):
+            y = 18 + i * 22
+            name = str(r["checkpoint"])
+            rows.append({"y": y, "checkpoint": r["checkpoint"], "short": name if len(name) <= fits else name[:fits - 1] + "\u2026",
+                         "x_lo": x(r["oriented_low"]), "x_hi": x(r["oriented_high"]),
+                         "x": x(r["oriented"]), "resolved": bool(r["resolved"]),
+                         "label": f"{r['checkpoint']}: {fmt.measure_difference(r['difference'], unit)} "
+                                  f"{fmt.measure_interval(r['low'], r['high'], unit)}"})
+        # The axis is drawn in oriented units (right = further) but labelled in the measured
+        # difference the table shows: on a flipped measure a tick at +0.2 oriented is a −0.2 difference.
+        flipped = group[0]["further"] == "lower"
+        ticks = []
+        n = int(round((hi - lo) / step))
+        for i in range(n + 1):
+            v = lo + i * step
+            shown = -v if flipped else v
+            ticks.append({"x": x(v), "label": fmt.signed(shown, digits) if abs(v) > 1e-12 else "0"})
+        facets.append({"measure": measure, "label": group[0]["label"], "unit": "pts" if unit == "percent" else unit,
+                       "flipped": flipped,
+                       "width": width, "height": 18 + len(rows) * 22 + 24, "zero": x(0.0), "rows": rows,
+                       "ticks": ticks, "axis_y": 18 + len(rows) * 22 - 6, "plot_left": left, "plot_right": width - right})
+    return facets
+
+PART = ViewPart(history_series=Markup("for precision the same measure, panel and evaluated rows (plan, teacher, row hash)"),
+                history_marks=Markup("in a precision table, under the build's name"),
+                view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, dashboard=dashboard, history_parts=HISTORY_PARTS,
+                compare_what=compare_what, compare_value=compare_value, compare_unit=compare_unit)

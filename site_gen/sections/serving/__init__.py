@@ -10,7 +10,7 @@ objectives; its page (`view/`, templates) shows the latency side by side, with d
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from site_gen.receipts.rules import require
 from site_gen.sections.base import DashboardColumn, Section
@@ -27,7 +27,7 @@ def load_key(lp: dict) -> tuple:
     return (lp["workload"], load["request_rate"], load.get("max_concurrency"))
 
 
-def _check_repeat(rep: dict, file: Path, where: str) -> None:
+def check_repeat(rep: dict, file: Path, where: str) -> None:
     rows = rep.get("requests")
     if rows is None:
         return
@@ -92,7 +92,7 @@ def _check_side(side: dict, role: str, file: Path) -> None:
                 "load point are repeats of it, in one load point", file, where)
         keys[key] = i
         for j, rep in enumerate(lp["repeats"]):
-            _check_repeat(rep, file, f"{where}.repeats[{j}]")
+            check_repeat(rep, file, f"{where}.repeats[{j}]")
 
 
 def check(part: dict, file: Path, checkpoint_ref) -> None:

@@ -2,6 +2,7 @@
 ranges, time to first token; its inline figures and its history rows."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from site_gen.analysis.frames import (
 from site_gen.analysis.series import Measure
 from site_gen.analysis.units import DASH, tokens_k
 from site_gen.analysis.verdict import VERDICTS, verdict, verdict_of
+from site_gen.sections.contract import AnalysisPart
 
 METRICS = ("aggregate", "decode")
 METRIC_LABELS = {"aggregate": "aggregate", "decode": "clean decode"}
@@ -155,7 +157,7 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
                          "source": r["source"]})
 
 
-def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int]:
+def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[str, int | None]:
     """Failed requests over the cells (of one checkpoint): `errors` in all, `cells_with_errors`,
     `cells_counted` (the cells whose receipt gives a count) of `cells`. Where no cell counted them,
     the errors and the cells with errors are unknown (None), not none."""
@@ -174,7 +176,7 @@ def error_counts(ratios: pd.DataFrame, checkpoint: str | None = None) -> dict[st
 
 def totals(ratios: pd.DataFrame, counts: pd.DataFrame) -> dict:
     """Headline totals over every checkpoint and metric: verdict counts, errors, the aggregate range."""
-    out = {k: int(sum(counts[k].tolist())) for k in (*VERDICTS, "cells")}
+    out: dict[str, Any] = {k: int(sum(counts[k].tolist())) for k in (*VERDICTS, "cells")}
     out["faster_share"] = out["faster"] / out["cells"] if out["cells"] else float("nan")
     out.update(error_counts(ratios))
     agg = [r for r, m in zip(ratios["ratio"].tolist(), ratios["metric"].tolist()) if m == "aggregate"]
@@ -234,7 +236,7 @@ def speed_range(a, checkpoint: str, selection: str = "one_stream_decode") -> Fig
                   f"min and max of {row['cells']} cell ratios: {row['label']}, {checkpoint}", band=a.band)
 
 
-FIGURES = {
+FIGURES: dict[str, tuple[Callable[..., Any], str]] = {
     "speed_verdict": (speed_verdict, "phrase: how the candidate compares across every speed cell"),
     "speed_count": (speed_count, "count of speed cells with a verdict (verdict=faster|level|slower|cells)"),
     "speed_range": (speed_range, "range of speed ratios over a selection (selection=one_stream_decode|aggregate_long_input)"),
@@ -307,3 +309,7 @@ def compare(old, new, band: float) -> tuple[list, list]:
         describe=lambda r: ({"checkpoint": r["checkpoint"], "input_tokens": r["input_tokens"]}, "ttft", "s"),
         source=lambda r: f"{r['source']}.candidate.seconds")
     return changes + more, unmatched + missing_
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES, history=HISTORY, history_steps=HISTORY_STEPS, series=SERIES,
+                    compare=compare)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from site_gen.receipts.rules import require, unique_ids
 from site_gen.sections.base import Section
-from site_gen.sections.serving import _check_repeat, load_key
+from site_gen.sections.serving import check_repeat, load_key
 
 
 def _check_setup(setup: dict, i: int, file: Path) -> None:
@@ -31,7 +31,7 @@ def _check_setup(setup: dict, i: int, file: Path) -> None:
                 "load point are repeats of it, in one load point", file, where)
         keys[key] = k
         for j, rep in enumerate(lp["repeats"]):
-            _check_repeat(rep, file, f"{where}.repeats[{j}]")
+            check_repeat(rep, file, f"{where}.repeats[{j}]")
 
 
 def check(part: dict, file: Path, checkpoint_ref) -> None:

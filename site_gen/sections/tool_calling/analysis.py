@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from site_gen.analysis.frames import cells, empty, frame, groups, median, missing
+from site_gen.sections.contract import AnalysisPart
 
 
 def _known(values: list) -> list:
@@ -121,3 +122,6 @@ def analyse(a, t: dict) -> ToolCallingResult | None:
 def lighten(result: ToolCallingResult) -> ToolCallingResult:
     """Without the per-scenario points frame, which only the analysis itself reads."""
     return dataclasses.replace(result, points=None)
+
+
+PART = AnalysisPart(analyse=analyse, lighten=lighten)

@@ -8,6 +8,7 @@ import pandas as pd
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def csv(a) -> dict:
@@ -54,8 +55,9 @@ def view(a) -> dict[str, Any] | None:
     where = {(run["id"], sc["id"]): f"$.tool_calling.runs[{i}].scenarios[{j}].points"
              for i, run in enumerate(t["runs"]) for j, sc in enumerate(run["scenarios"])}
     failed = set(result.failed)
-    split = [{"scenario": s["scenario"], "points": [Fig("", None) if pd.isna(s[rid]) else Fig(str(int(s[rid])), where.get((rid, s["scenario"])), dense=True)
-                                                    for rid in run_ids],
+    split = [{"scenario": s["scenario"],
+              "points": [Fig("", None) if pd.isna(s[rid]) else Fig(str(int(s[rid])), where.get((rid, s["scenario"])), dense=True)
+                         for rid in run_ids],
               "failed": s["scenario"] in failed}
              for s in views.rows(result.scenarios)]
     return {"benchmark": t["benchmark"], "scenarios": scenarios, "max": maximum, "max_points": t["max_points"], "per_checkpoint": per_cp,
@@ -77,7 +79,7 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     if not shown:
         return None
     t, result = a.report.section("tool_calling"), a.of("tool_calling")
-    ranges = {}
+    ranges: dict[str, dict[str, dict]] = {}
     for r in views.rows(result.ranges):
         ranges.setdefault(r["checkpoint"], {})[r["engine"]] = {**(plain.span(r["low"], r["high"]) or {"low": None, "high": None}),
                                                                "runs": int(r["runs"])}
@@ -126,7 +128,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
     t, result = a.report.section("tool_calling"), a.of("tool_calling")
     if t is None or result is None:
         return []
-    points = {r["engine"]: [] for r in views.rows(result.totals)}
+    points: dict[str, list[int]] = {r["engine"]: [] for r in views.rows(result.totals)}
     for r in views.rows(result.totals):
         points[r["engine"]].append(int(r["points"]))
     names = {"baseline": a.report.baseline.name, "candidate": a.report.candidate.name}
@@ -134,3 +136,7 @@ def headlines(a) -> list[tuple[str, str, str]]:
     said = "; ".join(f"{names[role]} {fmt.count_range(min(p), max(p))}"
                      + (f" over {len(p)} runs" if min(p) != max(p) else "") for role, p in sorted(points.items(), reverse=True))
     return [("Tool calling:", f"{said} (of {result.scale['max_total']} points)", "neutral")]
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines)

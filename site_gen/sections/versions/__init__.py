@@ -44,7 +44,13 @@ def check_receipt(data: dict, file) -> None:
             "the previous version must be another one", file, "$.versions.previous.version")
 
 
+def previous(versions: dict) -> dict | None:
+    """The engine the candidate's previous version is: its page compares the two, and links that
+    version's report where the site has one."""
+    return versions.get("previous")
+
+
 SECTION = Section(
     key="versions", title="Versions", package=__name__, name="versions", check=check, check_receipt=check_receipt,
-    texts=("note", "explanations"), provenance=True, order=60,
+    texts=("note", "explanations"), provenance=True, order=60, previous=previous,
 )

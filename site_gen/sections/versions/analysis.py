@@ -9,6 +9,7 @@ import pandas as pd
 
 from site_gen.analysis.figures import Figure, need_rows
 from site_gen.analysis.frames import empty, frame, from_rows, groups, missing
+from site_gen.sections.contract import AnalysisPart
 
 
 def precision(rows: pd.DataFrame) -> pd.DataFrame:
@@ -63,3 +64,6 @@ def versions_identical(a, panel: str) -> Figure:
 
 FIGURES = {"versions_identical": (versions_identical, "true when the previous version's results on one panel are "
                                                       "bit-identical (panel=…)")}
+
+
+PART = AnalysisPart(analyse=analyse, figures=FIGURES)

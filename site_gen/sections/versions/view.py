@@ -7,6 +7,7 @@ from site_gen.receipts.load import engine_label, version_text
 from site_gen.render import plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
+from site_gen.sections.contract import ViewPart
 
 
 def page_title(a) -> str:
@@ -26,7 +27,7 @@ def view(a) -> dict[str, Any] | None:
     prev = v["previous"]
     rows = []
     # Where each panel's and each category's rows are in the receipt: the source of every figure here.
-    at = {}
+    at: dict[str, list[str]] = {}
     for i, r in enumerate(v.get("precision", [])):
         at.setdefault(r["panel"], []).append(f"$.versions.precision[{i}]")
     cat_at = {r["category"]: f"$.versions.text[{i}]" for i, r in enumerate(v.get("text", []))}
@@ -109,3 +110,7 @@ def verdict(a) -> str | None:
 def headlines(a) -> list[tuple[str, str, str]]:
     clause = verdict(a)
     return [("Versions:", clause, "neutral")] if clause else []
+
+
+PART = ViewPart(view=view, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows, verdict=verdict,
+                headlines=headlines, page_title=page_title, markup=markup)

@@ -18,6 +18,7 @@ from site_gen.sections.serving.analysis import latency, load
 from site_gen.sections.serving.analysis.points import METRICS, PERCENTILES, Point, curves, itl_agreement, read
 from site_gen.sections.serving.analysis.releases import ALLOW, compare, setup  # noqa: F401  (`sitegen compare`'s hooks)
 from site_gen.sections.serving.analysis.series import HISTORY, SERIES  # noqa: F401  (history rows, series figures)
+from site_gen.sections.contract import AnalysisPart
 
 # The shares of requests a distribution's table reads (100: the highest value).
 QUANTILES = (10, 25, 50, 75, 90, 99, 100)
@@ -70,7 +71,7 @@ def _points_frame(sides: dict[str, list[Point]]) -> pd.DataFrame:
             rows.append({"role": role, "point": p.id, "workload": p.workload, "load": p.load, "axis": p.axis, "x": p.x,
                          "rate": p.rate, "concurrency": float(p.concurrency) if p.concurrency is not None else math.nan,
                          "repeats": len(p.repeats), "requests": sum(r["completed"] + (r.get("failed") or 0) for r in p.repeats),
-                         "failed": float(sum(failed)) if None not in failed else math.nan,
+                         "failed": float(sum(f for f in failed if f is not None)) if None not in failed else math.nan,
                          "duration_s": float(sum(r["duration_s"] for r in p.repeats)), "rows": p.has_rows, "path": p.path})
     return frame({c: [r[c] for r in rows] for c in POINT_COLUMNS}, POINT_COLUMNS)
 
@@ -106,8 +107,8 @@ def _cells(pairs, figures, band: float, b: bs.Bootstrap) -> tuple[list[dict], li
                 rows.append({**base, "kind": "latency", "metric": metric, "percentile": c.percentile, "baseline": c.baseline,
                              "candidate": c.candidate, "ratio": c.ratio, "low": c.low, "high": c.high, "method": c.method,
                              "paired": c.method == latency.PAIRED, "verdict": c.verdict})
-        for c in load.throughput_cells(pb, pc, band, b):
-            rows.append({**base, "kind": "throughput", "percentile": 0, "paired": False, **c})
+        for cell in load.throughput_cells(pb, pc, band, b):
+            rows.append({**base, "kind": "throughput", "percentile": 0, "paired": False, **cell})
         matched.append({"baseline": pb.id, "candidate": pc.id, "paired": paired, "workload": pb.workload, "load": pb.load,
                         "methods": sorted(methods), "requests": (pb.pooled("error").size, pc.pooled("error").size)})
     return rows, matched
@@ -128,7 +129,7 @@ def count(cells: pd.DataFrame) -> dict[str, dict[str, int]]:
     for kind, metric, v, lo, hi in zip(kinds, metrics, verdicts, lows, highs):
         none = math.isnan(lo) or math.isnan(hi)
         for key in (kind, f"{kind}:{metric}"):
-            entry = out.setdefault(key, {**{k: 0 for k in keys}, **{NO_INTERVAL + k: 0 for k in keys}})
+            entry = out.setdefault(key, {**dict.fromkeys(keys, 0), **{NO_INTERVAL + k: 0 for k in keys}})
             entry[v] += 1
             entry["cells"] += 1
             if none:
@@ -167,7 +168,8 @@ def analyse(a, part: dict) -> ServingResult | None:
     result = ServingResult(
         roles=list(sides), bootstrap=b, band=a.band, metrics=metrics, itl_is_tpot=same, points=_points_frame(sides),
         percentiles=frame({c: [r[c] for r in pct] for c in PERCENTILE_COLUMNS}, PERCENTILE_COLUMNS),
-        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides), gaps=_gaps(sides), itl_agreement=agreement,
+        cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides),
+        gaps=_gaps(sides), itl_agreement=agreement,
         matched=matched, saturation={}, curves={}, slo=tuple(a.slo))
     _sweeps(result, sides, figures)
     _samples(result, sides, metrics)
@@ -235,7 +237,8 @@ def _samples(result: ServingResult, sides: dict[str, list[Point]], metrics: tupl
                 result.samples[(p.role, p.id)] = found = {m: np.sort(x[~np.isnan(x)]) for m in metrics if (x := p.pooled(m)).size}
                 for m, v in found.items():
                     if v.size:
-                        result.quantiles[(p.role, p.id, m)] = ([float(x) for x in np.percentile(v, QUANTILES)], int(v.size))  # one call for all (the same figures)
+                        # one call for all (the same figures)
+                        result.quantiles[(p.role, p.id, m)] = ([float(x) for x in np.percentile(v, QUANTILES)], int(v.size))
 
 
 def _objectives(result: ServingResult, sides: dict[str, list[Point]], figures, slo: tuple) -> None:
@@ -280,3 +283,6 @@ def _capacity(sides: dict[str, list[Point]], met_at: dict) -> list[dict]:
                           else math.nan)
         out.append(entry)
     return out
+
+
+PART = AnalysisPart(analyse=analyse, history=HISTORY, series=SERIES, compare=compare, setup=setup, allow=ALLOW)

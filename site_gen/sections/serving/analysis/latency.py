@@ -36,7 +36,7 @@ class Figures:
     resampled: np.ndarray | None = None  # the side's own resamples (resamples x percentiles), rows only
 
 
-def _runs(p: Point, metric: str) -> list[list[float]]:
+def run_values(p: Point, metric: str) -> list[list[float]]:
     """Each repeat's percentiles of `metric` (from its rows, else as the source states them)."""
     out = []
     for j in range(len(p.repeats)):
@@ -74,12 +74,14 @@ def side_figures(p: Point, metrics: tuple[str, ...], b: bs.Bootstrap) -> dict[st
 
 def _over_runs(p: Point, metric: str, b: bs.Bootstrap) -> Figures | None:
     nan = math.nan
-    runs = np.array(_runs(p, metric), dtype=float)
+    runs = np.array(run_values(p, metric), dtype=float)
     values, lows, highs, spread = [], [], [], []
     for j in range(len(PERCENTILES)):
         col = runs[:, j]
         m, lo, hi = bs.log_mean(col, b) if not (np.isnan(col).any() or (col <= 0).any()) else (nan, nan, nan)
-        values.append(m), lows.append(lo), highs.append(hi)
+        values.append(m)
+        lows.append(lo)
+        highs.append(hi)
         spread.append((float(col.min()), float(col.max())) if m == m else (nan, nan))
     if all(v != v for v in values):
         return None
@@ -126,12 +128,14 @@ def compare(pb: Point, pc: Point, fb: dict[str, Figures], fc: dict[str, Figures]
     out: dict[str, list[Cell]] = {}
     boot = [m for m in metrics if not (fb[m].method == RUNS and fc[m].method == RUNS) and pb.has_rows and pc.has_rows]
     xbs, xcs = {m: pb.pooled(m) for m in boot}, {m: pc.pooled(m) for m in boot}
+    rbs: dict[str, np.ndarray] = {}
+    rcs: dict[str, np.ndarray] = {}
     if paired:
-        rbs, rcs = {m: fb[m].resampled for m in boot}, {m: fc[m].resampled for m in boot}
+        rbs, rcs = {m: _matrix(fb[m]) for m in boot}, {m: _matrix(fc[m]) for m in boot}
     elif boot:
         # Unpaired: the baseline's resample matrix is the generator's first (its own figures' when it has
         # one run), the candidate's the second, for every metric.
-        rbs = {m: fb[m].resampled for m in boot} if one_each else bs.resampled_each(xbs, PERCENTILES, b)
+        rbs = {m: _matrix(fb[m]) for m in boot} if one_each else bs.resampled_each(xbs, PERCENTILES, b)
         rcs = bs.resampled_each(xcs, PERCENTILES, b, after=(xbs[boot[0]].size,))
     for metric in metrics:
         if fb[metric].method == RUNS and fc[metric].method == RUNS:
@@ -144,8 +148,14 @@ def compare(pb: Point, pc: Point, fb: dict[str, Figures], fc: dict[str, Figures]
     return out
 
 
+def _matrix(f: Figures) -> np.ndarray:
+    """The resample matrix of a side's figures made from its rows (those have one)."""
+    assert f.resampled is not None
+    return f.resampled
+
+
 def _runs_cells(pb: Point, pc: Point, fb: Figures, fc: Figures, metric: str, band: float, b: bs.Bootstrap) -> list[Cell]:
-    rb, rc = np.array(_runs(pb, metric), dtype=float), np.array(_runs(pc, metric), dtype=float)
+    rb, rc = np.array(run_values(pb, metric), dtype=float), np.array(run_values(pc, metric), dtype=float)
     out = []
     for j, q in enumerate(PERCENTILES):
         cb, cc = rb[:, j], rc[:, j]

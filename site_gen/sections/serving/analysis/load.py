@@ -86,7 +86,7 @@ def tokens(p: Point) -> list[dict]:
                         "path": p.column_path(f"{kind}_tokens")})
         else:
             stated = [p.stated(j, f"total_{kind}_tokens") for j in range(len(p.repeats))]
-            total = float(sum(stated)) if all(s is not None for s in stated) else math.nan
+            total = float(sum(s for s in stated if s is not None)) if all(s is not None for s in stated) else math.nan
             # One run: the figure the source states; several: their sum, each run's under this key.
             path = (p.stated_path(0, f"total_{kind}_tokens") if len(p.repeats) == 1
                     else f"{p.path}.repeats[*].stated (total_{kind}_tokens)")

@@ -55,7 +55,8 @@ class Point:
 
     @property
     def x(self) -> float:
-        return float(self.concurrency) if self.axis == "concurrency" else self.rate
+        # (`axis`'s rule, spelled out: the type checker sees the concurrency there.)
+        return float(self.concurrency) if math.isinf(self.rate) and self.concurrency is not None else self.rate
 
     @property
     def load(self) -> str:
@@ -102,7 +103,7 @@ def load_label(rate: float, concurrency: int | None) -> str:
     return f"at most {concurrency} in flight" if math.isinf(rate) else f"{rate:g} req/s, at most {concurrency} in flight"
 
 
-def _columns(requests: dict) -> dict[str, np.ndarray]:
+def point_columns(requests: dict) -> dict[str, np.ndarray]:
     out = {m: np.array([np.nan if v is None else v for v in requests[f"{m}_ms"]], dtype=float) for m in METRICS}
     out["input_tokens"] = np.array(requests["input_tokens"], dtype=float)
     out["output_tokens"] = np.array(requests["output_tokens"], dtype=float)
@@ -123,7 +124,7 @@ def read(part: dict) -> dict[str, list[Point]]:
             p = Point(role=role, id=lp["id"], index=i, workload=lp["workload"],
                       rate=math.inf if rate == "inf" else float(rate),
                       concurrency=lp["load"].get("max_concurrency"), repeats=lp["repeats"])
-            p.rows = [_columns(rep["requests"]) for rep in lp["repeats"] if rep.get("requests") is not None]
+            p.rows = [point_columns(rep["requests"]) for rep in lp["repeats"] if rep.get("requests") is not None]
             points.append(p)
         out[role] = points
     return out

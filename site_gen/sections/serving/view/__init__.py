@@ -13,6 +13,7 @@ from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS, THROUGHPU
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import sweeps, tables as t
 from site_gen.sections.serving.analysis import NO_INTERVAL
+from site_gen.sections.contract import ViewPart
 from site_gen.sections.serving.view.outputs import (EMPTY, card_strip, compare_value, compare_what, csv, dashboard,  # noqa: F401
                                                     headlines, how_decided, summary, summary_rows, verdict)
 
@@ -217,7 +218,8 @@ def _count_rows(s, band: float) -> list[dict[str, Any]]:
                      "total": metric is None,
                      "counts": {k: Fig(str(c[k]), how=how(c, k, what)) for k in INTERVAL_VERDICTS},
                      "range": Fig(fmt.speed_ratio_range(low, high, band),
-                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, over {c['cells']} cells")})
+                                  how=f"lowest and highest {METRIC_SHORT.get(metric, 'latency')} ratio, candidate / baseline, "
+                                      f"over {c['cells']} cells")})
     return rows
 
 
@@ -253,3 +255,7 @@ def _sentence(s, n: dict) -> str:
     c = s.counts.get("latency", EMPTY)
     return (f"Of {c['cells']} latency cells ({n['candidate']} against {n['baseline']}), {c['faster']} faster, {c['level']} level, "
             f"{c['slower']} slower, {c[UNRESOLVED]} not resolved ({how_decided(c)}).")
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines,
+                dashboard=dashboard, card_strip=card_strip, compare_what=compare_what, compare_value=compare_value)

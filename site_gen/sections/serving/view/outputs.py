@@ -14,7 +14,7 @@ from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view.sweeps import saturation_of
 from site_gen.sections.serving.view.tables import THROUGHPUT_DIGITS
 
-EMPTY = {**{k: 0 for k in (*INTERVAL_VERDICTS, "cells")}, **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
+EMPTY = {**dict.fromkeys((*INTERVAL_VERDICTS, "cells"), 0), **{NO_INTERVAL + k: 0 for k in (*INTERVAL_VERDICTS, "cells")}}
 THROUGHPUT_UNITS = {"output_tokens_per_s": "tokens/s", "requests_per_s": "requests/s"}
 
 
@@ -174,7 +174,8 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
                   for w in (s.get("saturation") or {}).get("sweeps", [])]
     if "latency" not in s:
         one = s["one_setup"]
-        return [("Serving", f"one setup ({one['side']}), {one['load_points']} load point{'s' if one['load_points'] != 1 else ''}, no comparison")] + saturation
+        points = f"{one['load_points']} load point{'s' if one['load_points'] != 1 else ''}"
+        return [("Serving", f"one setup ({one['side']}), {points}, no comparison")] + saturation
     band = s["noise_band"]
 
     def line(c: dict[str, Any]) -> str:

@@ -57,7 +57,7 @@ def missed(s, key: tuple[str, str], n: dict) -> list[dict[str, Any]]:
     every objective at every load, or whose loads lack a figure."""
     if s.objectives is None:
         return []
-    objectives = [r for r in views.rows(s.objectives)]
+    objectives = list(views.rows(s.objectives))
     good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
     points = {(r["role"], r["point"]): r for r in views.rows(s.points)}
     queue = {e["role"]: e for e in saturation_of(s, key, n)}

@@ -119,7 +119,7 @@ def ratio_figs(c: dict, b, band: float) -> tuple[Fig | str, Fig | str]:
     return fig, Fig(shown, how=method, detail=f"{drawn}of {ratio} {at}", dense=True)
 
 
-def pair_rows(s, cells: list[dict], side: dict[tuple, dict], names: dict, scale, band: float) -> list[dict[str, Any]]:
+def pair_rows(s, cells: list[dict], side: dict[tuple, dict | None], names: dict, scale, band: float) -> list[dict[str, Any]]:
     """The rows of one matched load point's table, grouped by metric."""
     groups: list[dict[str, Any]] = []
     for metric in s.metrics:

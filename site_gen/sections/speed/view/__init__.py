@@ -13,6 +13,8 @@ from site_gen.render import format as fmt
 from site_gen.render.provenance import Fig, origins, row_origin
 from site_gen.sections.base import BlockSpec, option_bool, option_checkpoint
 from site_gen.sections.speed.analysis import METRIC_LABELS, OPTIONAL_CELL_FIELDS, error_counts, selections
+from site_gen.sections.contract import ViewPart
+from site_gen.sections.speed.view.figure import speed_figure
 
 
 def _cells_table(cells: pd.DataFrame) -> pd.DataFrame:
@@ -58,7 +60,7 @@ def page_context(a, ctx: dict) -> None:
         # Drawn once per analysis: the speed page and an author page's speed chart block share them.
         checkpoints = ctx["speed"]["checkpoints"]
         ctx["speed_figures"] = views.once(a, ("speed figures", tuple(checkpoints)), lambda: {
-            c: charts.speed_figure(a.of("speed").cells, c, a.scale, a.band, r.candidate.name, r.baseline.name)
+            c: speed_figure(a.of("speed").cells, c, a.scale, a.band, r.candidate.name, r.baseline.name)
             for c in checkpoints})
 
 
@@ -168,7 +170,7 @@ def _count_rows(a, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
         if not any(m == metric for _, m in counts):
             continue
         totals = {int(counts[(c, metric)]["cells"]) for c in cols if (c, metric) in counts}
-        cells = []
+        cells: list[dict[str, Any]] = []
         for c in cols:
             row = counts.get((c, metric))
             if row is None:
@@ -193,7 +195,7 @@ def _range_rows(a, ranges: dict, cols: list[str]) -> list[dict[str, Any]]:
         # in it (an input window the receipt's cells lie outside): a row never vanishes unexplained.
         if sel.metric not in metrics:
             continue
-        cells = []
+        cells: list[dict[str, Any]] = []
         for c in cols:
             r = ranges.get((c, sel.key))
             if r is None:
@@ -252,7 +254,8 @@ def _tables(a, counts: dict, cell_rows: dict, cols: list[str]) -> list[dict[str,
                      "acceptance": _acceptance(r),
                      "ratio": Fig(fmt.speed_ratio(r["ratio"], a.band), how=ratio_how, dense=True),
                      "ratio_raw": f"{r['ratio']:.6f}", "verdict": r["verdict"],
-                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names), "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
+                     "errors": None if pd.isna(r["errors"]) else int(r["errors"]), "errors_text": _cell_errors(r, names),
+                     "bar": charts.ratio_bar(r["ratio"], r["verdict"], a.scale, a.band),
                      "source": r["source"], "unit": r.get("unit") or "tokens/s", "origin": row_origin(r["source"], known)}
                     for r in part]
             count = counts[(c, metric)]
@@ -331,3 +334,9 @@ MACROS = ("speed_summary", "speed_cells", "speed_chart")
 # Its lines in the other outputs (site_gen/sections/speed/view/outputs.py).
 from site_gen.sections.speed.view.outputs import (HISTORY_PARTS, card_strip, dashboard, headlines, summary,  # noqa: E402,F401
                                                   summary_rows, verdict, compare_value, compare_what)
+
+
+PART = ViewPart(view=view, csv=csv, blocks=BLOCKS, macros=MACROS, summary=summary, summary_rows=summary_rows,
+                verdict=verdict, headlines=headlines, dashboard=dashboard, card_strip=card_strip,
+                history_parts=HISTORY_PARTS, page_context=page_context, compare_what=compare_what,
+                compare_value=compare_value)

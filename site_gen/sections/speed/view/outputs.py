@@ -70,8 +70,9 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
             if not any(r["metric"] == sel.metric for r in counts):
                 continue
             r = ranges.get((c, sel.key))
-            entry["ranges"][sel.key] = ({"label": sel.label, **plain.span(r["low"], r["high"]), "cells": int(r["cells"])}
-                                        if r is not None and plain.span(r["low"], r["high"]) else
+            span = plain.span(r["low"], r["high"]) if r is not None else None
+            entry["ranges"][sel.key] = ({"label": sel.label, **span, "cells": int(r["cells"])}
+                                        if r is not None and span else
                                         {"label": sel.label, "low": None, "high": None, "cells": 0,
                                          "why": f"no {METRIC_LABELS[sel.metric]} cell {sel.scope}"})
         if c in ttft:

@@ -28,6 +28,7 @@ from site_gen.sections.study.analysis.points import Load, Setup, load_of, read  
 from site_gen.sections.study.analysis.verdicts import (COMPARISON_COLUMNS, RANK_COLUMNS, RULE_ALLOWANCE,  # noqa: F401
                                                        RULE_BAND, RULE_RUNS, count, figure_key, pairs, ranks, verdicts)
 from site_gen.sections.study.analysis.verdicts import compare as compare_pairs
+from site_gen.sections.contract import AnalysisPart
 
 
 SETUP_COLUMNS = ["setup", "label", "engine", "version", "parallelism", "hardware", "gpus", "gpus_origin", "format",
@@ -186,3 +187,6 @@ def _points_frame(setups: list[Setup], load_id: dict, load_class: dict) -> pd.Da
                          "duration_s": float(sum(r["duration_s"] for r in p.repeats)), "rows": p.has_rows,
                          "load_class": load_class[s.id][p.id], "path": p.path})
     return frame({c: [r[c] for r in rows] for c in POINT_COLUMNS}, POINT_COLUMNS)
+
+
+PART = AnalysisPart(analyse=analyse, compare=compare, setup=setup, allow=ALLOW)

@@ -63,7 +63,7 @@ def latency_figs(p: SetupPoint, load_id: str, metrics: tuple[str, ...], b: bs.Bo
     runs = len(p.repeats)
     if runs >= 2:
         for metric in metrics:
-            values = np.array(latency._runs(p, metric), dtype=float)   # runs x PERCENTILES
+            values = np.array(latency.run_values(p, metric), dtype=float)   # runs x PERCENTILES
             for j, q in enumerate(PERCENTILES):
                 col = values[:, j]
                 if np.isnan(col).any() or (col <= 0).any():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from site_gen.sections.serving.analysis.points import Point, _columns
+from site_gen.sections.serving.analysis.points import Point, point_columns
 
 
 @dataclass
@@ -55,7 +55,7 @@ def read(part: dict) -> list[Setup]:
             p = SetupPoint(role=s["id"], id=lp["id"], index=k, workload=lp["workload"],
                            rate=math.inf if rate == "inf" else float(rate), concurrency=lp["load"].get("max_concurrency"),
                            repeats=lp["repeats"], setup_index=i)
-            p.rows = [_columns(rep["requests"]) for rep in lp["repeats"] if rep.get("requests") is not None]
+            p.rows = [point_columns(rep["requests"]) for rep in lp["repeats"] if rep.get("requests") is not None]
             setup.points.append(p)
         out.append(setup)
     return out

@@ -127,7 +127,7 @@ def count(comparisons: pd.DataFrame) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for metric, q, v in zip(comparisons["metric"].tolist(), comparisons["percentile"].tolist(), comparisons["verdict"].tolist()):
         for key in ("all", figure_key(metric, q)):
-            entry = out.setdefault(key, {k: 0 for k in (*INTERVAL_VERDICTS, "cells")})
+            entry = out.setdefault(key, dict.fromkeys((*INTERVAL_VERDICTS, "cells"), 0))
             entry[v] += 1
             entry["cells"] += 1
     return out

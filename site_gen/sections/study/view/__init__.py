@@ -17,6 +17,7 @@ from site_gen.sections.serving.view.tables import GLYPHS, objective_text
 from site_gen.sections.study.analysis import (BELOW, COMPARED, ONE_RUN, ONE_RUN_NONE, RULE_ALLOWANCE,
                                               RULE_RUNS, RUNS, SATURATED, THROUGHPUT, figure_key)
 from site_gen.sections.study.view.words import figure_label, figure_long, number
+from site_gen.sections.contract import ViewPart
 from site_gen.sections.study.view.outputs import (card_strip, compare_value, compare_what, csv, headlines, sides,  # noqa: F401
                                                   summary, summary_rows, verdict)
 
@@ -210,7 +211,7 @@ def view(a) -> dict[str, Any] | None:
         "baseline": n.get(s.baseline) if s.baseline else None,
         "columns": [figure_label(m, q) for m, q in cols],
         "loads": loads,
-        "counts": s.counts.get("all", {k: 0 for k in ("faster", "level", "slower", UNRESOLVED, "cells")}),
+        "counts": s.counts.get("all", dict.fromkeys(("faster", "level", "slower", UNRESOLVED, "cells"), 0)),
         "tests": s.tests, "untested": len(comps) - s.tests, "fdr": f"{s.fdr:.0%}", "band": f"±{band * 100:g}%",
         "pairs": len({(c["a"], c["b"]) for c in comps}), "n_setups": len(s.order), "n_loads": len(s.loads),
         "n_figures": len(cols),
@@ -248,7 +249,7 @@ def _leaders(s, ranks: dict) -> dict[str, Any]:
 
 
 def _counts(verdicts: list[str]) -> dict[str, int]:
-    out = {k: 0 for k in ("faster", "level", "slower", UNRESOLVED)}
+    out = dict.fromkeys(("faster", "level", "slower", UNRESOLVED), 0)
     for v in verdicts:
         out[v] += 1
     return out
@@ -389,3 +390,7 @@ def _objective_rows(s) -> list[dict[str, Any]]:
 
 
 __all__ = ["anchor", "figure_key", "figure_label", "kinds", "view"]
+
+
+PART = ViewPart(view=view, csv=csv, summary=summary, summary_rows=summary_rows, verdict=verdict, headlines=headlines,
+                sides=sides, compare_what=compare_what, compare_value=compare_value, card_strip=card_strip)

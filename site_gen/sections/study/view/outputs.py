@@ -140,7 +140,7 @@ def summary(a, shown: dict | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {
         "setups": setups, "baseline": s.baseline, "rule": RULE, "noise_band": s.band, "fdr": s.fdr,
         "method": "benjamini-hochberg", "tests": s.tests,
-        "counts": _counts(s.counts.get("all", {k: 0 for k in ("faster", "level", "slower", UNRESOLVED, "cells")})),
+        "counts": _counts(s.counts.get("all", dict.fromkeys(("faster", "level", "slower", UNRESOLVED, "cells"), 0))),
         "by_figure": {k: _counts(v) for k, v in s.counts.items() if k != "all"},
         "allowances": [{"figure": figure_key(r["metric"], r["percentile"]), "load_class": r["load_class"],
                         "allowance": plain.number(r["allowance"]), "df": int(r["df"]), "setups": int(r["setups"])}

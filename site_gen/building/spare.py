@@ -25,8 +25,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from site_gen.build import aside, cache
-from site_gen.build.scan import entries
+from site_gen.building import aside, cache
+from site_gen.building.scan import entries
 
 
 def _new_folder_mode() -> int:
@@ -54,8 +54,8 @@ def claim(site_dir: Path, staging: Path) -> tuple[bool, int | None]:
     if spare is None or not os.path.isdir(spare):
         return False, None
     # Locked before the move, so that no other build takes it, nor removes it as a dead build's
-    # staging folder (aside._remove_stale) once it is beside the site.
-    fd = aside._lock(spare)
+    # staging folder (aside.remove_stale) once it is beside the site.
+    fd = aside.lock_folder(spare)
     if fd is None and aside.fcntl is not None:
         return False, None  # another build holds it
     try:
@@ -139,7 +139,7 @@ def folder_ready(root: str, folder: str, made: set[str], reused: bool = False) -
     made.add(folder)
 
 
-def clear_for(path: str, inode: tuple[int, int] | None = None) -> bool:
+def clear_for(path: str, inode: tuple[int, ...] | None = None) -> bool:
     """Makes way for a file at `path` in a spare tree: True when the file there already is `inode`
     (inode, device) and stays; else whatever is there is removed."""
     try:
@@ -155,7 +155,7 @@ def clear_for(path: str, inode: tuple[int, int] | None = None) -> bool:
 def tidy(root: Path, written) -> list[str]:
     """The spare tree made exactly this build's: the files it did not write (a report gone, a page
     no longer made) deleted, and every folder that holds none of its files removed whole (one the
-    old site had empty, or unreadable); returns the files, as manifest._files lists them.
+    old site had empty, or unreadable); returns the files, as manifest.site_files lists them.
     `written`: what the build wrote or kept."""
     base = os.fspath(root)
     names: list[str] = []
@@ -179,5 +179,5 @@ def _tidy(folder: str, prefix: str, written, names: list[str]) -> bool:
         if _tidy(f"{folder}/{name}", f"{prefix}{name}/", written, names):
             kept = True
         else:
-            aside._remove_tree(Path(folder, name))  # made writable first where it must be
+            aside.remove_tree(Path(folder, name))  # made writable first where it must be
     return kept

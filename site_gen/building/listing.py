@@ -17,9 +17,9 @@ import os
 import time
 from pathlib import Path
 
-from site_gen.build import cache
-from site_gen.build.manifest import MANIFEST, manifest_name_ok
-from site_gen.build.store import RACY_NS
+from site_gen.building import cache
+from site_gen.building.manifest import MANIFEST, manifest_name_ok
+from site_gen.building.store import RACY_NS
 
 
 def signature(st: os.stat_result) -> tuple[int, ...]:

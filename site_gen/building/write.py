@@ -9,12 +9,13 @@ import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from site_gen.build import aside, spare
-from site_gen.build.listing import previous_files, remember_files, same_bytes, signature
-from site_gen.build.aside import (PREFIX, STALE_SECONDS, _exchange, _lock, _remove_stale, _remove_tree,  # noqa: F401
+from site_gen.building import aside, spare
+from site_gen.building.listing import previous_files, remember_files, same_bytes, signature
+from site_gen.building.aside import (PREFIX, STALE_SECONDS, exchange, lock_folder, remove_stale, remove_tree,  # noqa: F401
                                   defer_removal, remove_aside)
-from site_gen.build.manifest import (_FILE_MODE, MANIFEST, _files, _manifest, _manifest_bytes, _open_folder,  # noqa: F401
-                                     _replace_at, _write_manifest, check_manifest, manifest_name_ok, strays)
+from site_gen.building.manifest import (FILE_MODE, MANIFEST, site_files, manifest_names, manifest_bytes, open_folder,  # noqa: F401
+                                     replace_at, write_manifest, check_manifest, manifest_name_ok, strays)
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.core.paths import resolve_path
 
@@ -95,7 +96,7 @@ def _link_same(old: Path, target: Path, data: bytes) -> os.stat_result | None:
     unchanged). Its status when linked, else None."""
     try:
         st = os.lstat(old)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or stat.S_IMODE(st.st_mode) != _FILE_MODE:
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data) or stat.S_IMODE(st.st_mode) != FILE_MODE:
             return None
         fd = os.open(old, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with open(fd, "rb") as f:
@@ -125,7 +126,8 @@ class Staging:
 
     def __init__(self, site_dir: Path, *, clean: bool = False, remember: bool = False):
         self.site_dir = Path(site_dir).resolve()
-        self.clean, self.committed, self.warnings = clean, False, []
+        self.clean, self.committed = clean, False
+        self.warnings: list[Diagnostic] = []
         if os.path.lexists(self.site_dir) and not self.site_dir.is_dir():
             raise SitegenError("site_dir exists and is not a folder; refusing to replace it", self.site_dir)
         written = None if clean else check_manifest(self.site_dir)
@@ -133,7 +135,7 @@ class Staging:
         if found is not None:
             raise SitegenError(f"the site folder holds files the last build did not write, such as {found}; "
                                "move them away, or pass --clean to delete them", self.site_dir)
-        self.warnings += _remove_stale(self.site_dir)
+        self.warnings += remove_stale(self.site_dir)
         parent = self.site_dir.parent
         self.beside = True
         try:
@@ -154,7 +156,7 @@ class Staging:
         self.reused, self._fd = spare.claim(self.site_dir, self.path) if self.previous else (False, None)
         self._folders: set[str] = set()
         if not self.reused:
-            self._fd = _lock(self.path)
+            self._fd = lock_folder(self.path)
         # Each file's sha256 as written (a forked worker's files: added by the builder from what the
         # worker sends back), and after a swap the site folder's listing: the build cache's record
         # of the site (site_cache.py) without reading back every file just written.
@@ -183,7 +185,7 @@ class Staging:
                 st = os.lstat(site + name)
             except OSError:
                 return False
-            if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != _FILE_MODE:
+            if not stat.S_ISREG(st.st_mode) or stat.S_IMODE(st.st_mode) != FILE_MODE:
                 return False
             sig = signature(st)
             # Only its change time moved (a hard link to it made or removed): trusted by its bytes.
@@ -224,9 +226,9 @@ class Staging:
         """Puts the built site in place; anything that could not be cleaned up after is in `warnings`."""
         try:
             # In a spare tree, what this build did not write goes, and every folder that holds none of it.
-            names = spare.tidy(self.path, self.hashes) if self.reused else list(_files(self.path, hidden=True))
+            names = spare.tidy(self.path, self.hashes) if self.reused else list(site_files(self.path, hidden=True))
             os.chmod(self.path, 0o755)
-            _write_manifest(self.path, names)
+            write_manifest(self.path, names)
         except OSError as exc:
             raise SitegenError(f"cannot write the site: {exc.strerror or exc}; the previous site is unchanged",
                                exc.filename or self.site_dir) from exc
@@ -267,17 +269,17 @@ class Staging:
 
     def _swap(self) -> None:
         site_dir, staging, parent = self.site_dir, self.path, self.site_dir.parent
-        if site_dir.is_dir() and not site_dir.is_symlink() and _exchange(staging, site_dir):
+        if site_dir.is_dir() and not site_dir.is_symlink() and exchange(staging, site_dir):
             # The staging path now holds the previous site: the next build's staging tree, if kept.
             if self.remember and spare.keep(site_dir, staging):
                 self._release()
-            elif aside._aside is None:
+            elif aside.moved_aside is None:
                 self._discard_staging()
             else:
                 old = staging.with_name(staging.name.replace(".new-", ".old-", 1))
                 os.rename(staging, old)
                 self._release()
-                aside._aside.append(old)
+                aside.moved_aside.append(old)
         elif site_dir.is_dir():
             old = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{site_dir.name}.old-", dir=parent))
             old.rmdir()
@@ -288,10 +290,10 @@ class Staging:
                 os.rename(old, site_dir)
                 raise
             self._release()
-            if aside._aside is None:
-                self._note(_remove_tree(old))
+            if aside.moved_aside is None:
+                self._note(remove_tree(old))
             else:
-                aside._aside.append(old)
+                aside.moved_aside.append(old)
         else:
             os.rename(staging, site_dir)
             self._release()
@@ -306,15 +308,15 @@ class Staging:
         site = self.site_dir
         site.mkdir(exist_ok=True)
         new = set(names)
-        old = _manifest(site) or set()
+        old = manifest_names(site) or set()
         gone = (old | set(strays(site) if self.clean else ())) - new
         site_fd = os.open(site, os.O_RDONLY | os.O_DIRECTORY)
         try:
             # Listed first, so a build that dies half-way leaves nothing the next build takes for a stray.
-            _replace_at(site_fd, MANIFEST, _manifest_bytes(old | new), _FILE_MODE)
+            replace_at(site_fd, MANIFEST, manifest_bytes(old | new), FILE_MODE)
             for name in sorted(gone):
                 *folders, last = name.split("/")
-                fd = _open_folder(site_fd, folders)
+                fd = open_folder(site_fd, folders)
                 if fd is None:
                     continue  # under a link or a file: nothing of the site's is there
                 try:
@@ -327,7 +329,7 @@ class Staging:
             # Folders left empty, deepest first: never the site folder itself, nor anything above it.
             emptied = {tuple(n.split("/")[:i]) for n in gone for i in range(1, n.count("/") + 1)}
             for parts in sorted(emptied, key=len, reverse=True):
-                fd = _open_folder(site_fd, parts[:-1])
+                fd = open_folder(site_fd, parts[:-1])
                 if fd is None:
                     continue
                 try:
@@ -338,41 +340,43 @@ class Staging:
                     os.close(fd)
             for name in names:
                 *folders, last = name.split("/")
-                fd = _open_folder(site_fd, folders, make=True)
+                fd = open_folder(site_fd, folders, make=True)
                 if fd is None:
                     raise OSError(errno.ENOTDIR, "a link or a file stands where the site needs a folder",
                                   str(site.joinpath(*folders)))
                 try:
                     source = self.path / name
-                    _replace_at(fd, last, source.read_bytes(), stat.S_IMODE(os.lstat(source).st_mode))
+                    replace_at(fd, last, source.read_bytes(), stat.S_IMODE(os.lstat(source).st_mode))
                 finally:
                     os.close(fd)
-            _replace_at(site_fd, MANIFEST, _manifest_bytes(new), _FILE_MODE)
+            replace_at(site_fd, MANIFEST, manifest_bytes(new), FILE_MODE)
         finally:
             os.close(site_fd)
 
-    def _note(self, warning: str | None) -> None:
-        if warning:
-            self.warnings.append(f"the previous site's copy stays behind: {warning}")
+    def _note(self, warning: Diagnostic | None) -> None:
+        said = aside.stays_behind(warning)
+        if said is not None:
+            self.warnings.append(said)
 
     def _release(self) -> None:
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)
             self._fd = None
 
     def _discard_staging(self) -> None:
         self._release()
-        self._note(_remove_tree(self.path))
+        self._note(remove_tree(self.path))
 
     def discard(self) -> None:
         if not self.committed:
             self._release()
-            _remove_tree(self.path)  # a read-only folder of a spare tree made writable first
+            remove_tree(self.path)  # a read-only folder of a spare tree made writable first
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_fd": None}  # the lock stays with the process that took it
 
-    def __enter__(self) -> "Staging":
+    def __enter__(self) -> Staging:
         return self
 
     def __exit__(self, kind, exc, tb) -> None:
@@ -386,7 +390,7 @@ def _link_or_copy(src, dst) -> None:
         shutil.copy2(src, dst, follow_symlinks=False)
 
 
-def write_site(files: dict[str, bytes], site_dir: Path, *, clean: bool = False) -> list[str]:
+def write_site(files: dict[str, bytes], site_dir: Path, *, clean: bool = False) -> list[Diagnostic]:
     """Writes every file into a fresh folder beside site_dir, then swaps it in (see `Staging`);
     returns the warnings of the clean-up."""
     with Staging(site_dir, clean=clean) as staging:

@@ -10,10 +10,12 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from site_gen.core.diagnostics import Diagnostic
+
 try:
     import fcntl
 except ImportError:  # Windows: no locks, so stale staging folders are never removed there
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # tested for None where it is used
 
 # Staging and old-site folders beside site_dir are named `.sitegen-<site>.new-*` / `.old-*`
 # (the .gitignore of `sitegen new` covers the prefix).
@@ -21,7 +23,11 @@ PREFIX = ".sitegen-"
 STALE_SECONDS = 60
 
 
-def _remove_tree(path: Path) -> str | None:
+# What a warning of the clean-up begins with (building/site_cache.py: it belongs to that build only).
+STAYS_BEHIND = "the previous site's copy stays behind: "
+
+
+def remove_tree(path: Path) -> Diagnostic | None:
     """Removes a folder; a read-only part is made writable first. A warning when it still cannot be."""
     try:
         shutil.rmtree(path)
@@ -35,7 +41,7 @@ def _remove_tree(path: Path) -> str | None:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        return f"could not remove {path} ({exc.strerror or exc}: {exc.filename}); delete it by hand"
+        return Diagnostic(f"could not remove it ({exc.strerror or exc}: {exc.filename}); delete it by hand", path)
     return None
 
 
@@ -72,7 +78,7 @@ def _renameat2():
     return fn
 
 
-def _exchange(a: Path, b: Path) -> bool:
+def exchange(a: Path, b: Path) -> bool:
     """Swaps two folders in one step, so a reader sees the old site or the new, never neither."""
     fn = _renameat2()
     if fn is None:
@@ -81,7 +87,7 @@ def _exchange(a: Path, b: Path) -> bool:
     return fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
-def _lock(path: Path) -> int | None:
+def lock_folder(path: Path) -> int | None:
     """An exclusive lock on a folder, held while this process (or a forked worker) lives; None if taken."""
     if fcntl is None:
         return None
@@ -97,7 +103,7 @@ def _lock(path: Path) -> int | None:
         return None
 
 
-def _remove_stale(site_dir: Path) -> list[str]:
+def remove_stale(site_dir: Path) -> list[Diagnostic]:
     """Staging folders of builds that died (kill -9, a power cut): their lock went with them.
 
     A running build holds its staging folder's lock, so its folder is never taken. An old site
@@ -105,7 +111,7 @@ def _remove_stale(site_dir: Path) -> list[str]:
     """
     if fcntl is None:
         return []
-    warnings = []
+    warnings: list[Diagnostic] = []
     try:
         entries = list(os.scandir(site_dir.parent))
     except OSError:
@@ -121,12 +127,12 @@ def _remove_stale(site_dir: Path) -> list[str]:
             # Young folders are left alone: a build starting now has made its folder but not yet locked it.
             if time.time() - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
                 continue
-            fd = _lock(Path(entry.path))
+            fd = lock_folder(Path(entry.path))
         except OSError:
             continue
         if fd is not None:
             try:
-                warning = _remove_tree(Path(entry.path))
+                warning = remove_tree(Path(entry.path))
             finally:
                 os.close(fd)
             warnings += [warning] if warning else []
@@ -134,41 +140,45 @@ def _remove_stale(site_dir: Path) -> list[str]:
 
 
 # Previous sites a swap moved aside, when their removal is put off (see `defer_removal`).
-_aside: list[Path] | None = None
+moved_aside: list[Path] | None = None
 
 
 def defer_removal() -> None:
     """From now on a swap leaves the previous site aside (`.sitegen-<site>.old-*`) instead of removing
     it at once: `remove_aside()` does it after the build, off its critical path."""
-    global _aside
-    if _aside is None:
-        _aside = []
+    global moved_aside
+    if moved_aside is None:
+        moved_aside = []
 
 
-def remove_aside(*, detach: bool) -> list[str]:
+def stays_behind(warning: Diagnostic | None) -> Diagnostic | None:
+    """A previous site's copy that could not be removed, said as such."""
+    return Diagnostic(STAYS_BEHIND + warning.message, warning.file, warning.where) if warning else None
+
+
+def remove_aside(*, detach: bool) -> list[Diagnostic]:
     """Removes the previous sites moved aside; warnings for what could not be removed.
 
     With `detach` (the CLI, about to exit) a child process removes them while the command returns;
     it holds each folder's lock, so no other build takes it meanwhile. A removal cut short (the
-    machine stops) leaves a hidden `.old-` folder that the next build removes (`_remove_stale`).
+    machine stops) leaves a hidden `.old-` folder that the next build removes (`remove_stale`).
     """
-    global _aside
-    folders, _aside = _aside or [], None
+    global moved_aside
+    folders, moved_aside = moved_aside or [], None
     if not folders:
         return []
     if detach and hasattr(os, "fork") and fcntl is not None:
-        locks = [fd for fd in (_lock(f) for f in folders) if fd is not None]
+        locks = [fd for fd in (lock_folder(f) for f in folders) if fd is not None]
         if _detach():
             try:
                 for folder in folders:
-                    _remove_tree(folder)
+                    remove_tree(folder)
             finally:
                 os._exit(0)
         for fd in locks:
             os.close(fd)  # the child's copies hold the locks now
         return []
-    warnings = [w for w in (_remove_tree(f) for f in folders) if w]
-    return [f"the previous site's copy stays behind: {w}" for w in warnings]
+    return [w for w in (stays_behind(remove_tree(f)) for f in folders) if w]
 
 
 def _detach() -> bool:

@@ -3,16 +3,16 @@
 An entry's name is a hash of its kind, of the build's environment (sitegen's own files and theme,
 the custom_dir's files by content, the installed packages, Python, the options) and of the
 entry's own inputs (a receipt folder's content, a dependency record). So a changed input is never
-served an old entry. The entries are data (site_gen/build/cache.py: JSON and file bytes under this
+served an old entry. The entries are data (site_gen/building/cache.py: JSON and file bytes under this
 user's HMAC); the kinds:
 
-- `record`: a report's record (site_gen/build/environment.py), by its folder's content: a build
+- `record`: a report's record (site_gen/building/environment.py), by its folder's content: a build
   after one receipt changed parses, checks and analyses that report only;
 - `files`: a report's files, by its record and what its pages show of the site around them
   (navigation, assets, the reports it links to): a build renders that report's pages only;
 - `site`: the list of the site's files by hash, by every input: nothing changed, nothing done
-  (site_gen/build/site_cache.py);
-- `references`: what a template's source names (site_gen/build/dependencies.py);
+  (site_gen/building/site_cache.py);
+- `references`: what a template's source names (site_gen/building/dependencies.py);
 - the MkDocs plugin's records of reports and docs pages.
 """
 from __future__ import annotations
@@ -29,14 +29,15 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from site_gen.build import cache
-from site_gen.build.scan import entries
+from site_gen.building import cache
+from site_gen.building.scan import entries
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import Diagnostic, from_data
 from site_gen.core.errors import SitegenError
 from site_gen.core.files import hash_limited
 
 if TYPE_CHECKING:
-    from site_gen.build.environment import ReportRecord
+    from site_gen.building.environment import ReportRecord
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -108,7 +109,7 @@ def load_digests() -> None:
         return
     try:
         entry = json.loads(data)
-        at, files = entry["at"], entry["files"]
+        _, files = entry["at"], entry["files"]  # an entry without its time is not one
         for path, (size, mtime, ctime, ino, dev, digest) in files.items():
             if all(isinstance(v, int) for v in (size, mtime, ctime, ino, dev)) and isinstance(path, str):
                 _digests.setdefault(path, ((size, mtime, ctime, ino, dev), bytes.fromhex(digest)))
@@ -225,31 +226,31 @@ class Store:
     # -- a report's record, by its folder -------------------------------------------------------
     # (Here, not above: a warm build that finds the whole site built imports none of the pipeline.)
     def record(self, folder: Path, content: str | None) -> ReportRecord | None:
-        from site_gen.build.environment import loads
+        from site_gen.building.environment import loads
 
         return loads(self.get("record", folder.name, content)) if content else None
 
     def put_record(self, folder: Path, content: str | None, record: ReportRecord) -> None:
-        from site_gen.build.environment import dumps
+        from site_gen.building.environment import dumps
 
         if content:
             self.put("record", dumps(record), folder.name, content)
 
     # -- a report's files, by what they are made from -------------------------------------------
-    def files(self, *inputs: object) -> tuple[dict[str, bytes], list[str], bool] | None:
+    def files(self, *inputs: object) -> tuple[dict[str, bytes], list[Diagnostic], bool] | None:
         """(files, warnings, whether a page draws charts) made from `inputs`, or None."""
         entry = cache.unpack(self.get("files", *inputs))
         if entry is None:
             return None
         head, files = entry
-        warnings, charts = head.get("warnings"), head.get("charts")
-        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings) or not isinstance(charts, bool):
+        warnings, charts = from_data(head.get("warnings")), head.get("charts")
+        if warnings is None or not isinstance(charts, bool):
             return None
-        return files, list(warnings), charts
+        return files, warnings, charts
 
-    def put_files(self, files: dict[str, bytes], warnings: list[str], charts: bool, *inputs: object,
+    def put_files(self, files: dict[str, bytes], warnings: list[Diagnostic], charts: bool, *inputs: object,
                   hashes: dict[str, str] | None = None, index_only: bool = False) -> None:
-        head = {"warnings": [str(w) for w in warnings], "charts": charts}
+        head = {"warnings": [w.as_data() for w in warnings], "charts": charts}
         if not index_only:
             self.put("files", cache.pack(head, files), *inputs)
         if hashes is not None:  # and what they are, without their bytes (`files_index`)
@@ -269,7 +270,7 @@ class Store:
     def put_page(self, key: str, html: bytes, charts: bool) -> None:
         self.put("page", json.dumps({"charts": charts, "html": html.decode("utf-8")}, ensure_ascii=False).encode("utf-8"), key)
 
-    def files_index(self, *inputs: object) -> tuple[dict[str, str], list[str], bool] | None:
+    def files_index(self, *inputs: object) -> tuple[dict[str, str], list[Diagnostic], bool] | None:
         """(each file's sha256 by name, warnings, whether a page draws charts) of the files made from
         `inputs`, without their bytes: what a build needs to link them from the previous site."""
         data = self.get("files-index", *inputs)
@@ -277,10 +278,10 @@ class Store:
             return None
         try:
             head = json.loads(data)
-            hashes, warnings, charts = head["hashes"], head["warnings"], head["charts"]
+            hashes, warnings, charts = head["hashes"], from_data(head["warnings"]), head["charts"]
         except (ValueError, KeyError, TypeError):
             return None
         if not (isinstance(hashes, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in hashes.items())
-                and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings) and isinstance(charts, bool)):
+                and warnings is not None and isinstance(charts, bool)):
             return None
         return hashes, warnings, charts

@@ -69,7 +69,7 @@ def _references(source: str) -> tuple[str | None, ...]:
     build of the plugin) asks for the same sources."""
     from site_gen.render.pages import environment
     from site_gen.render.precompiled import packaged_references, references as parsed
-    from site_gen.build.template_cache import references
+    from site_gen.building.template_cache import references
 
     env = environment(None)
     found = packaged_references(env, source)
@@ -94,6 +94,11 @@ class Templates:
         self._records: dict[str, tuple[tuple[tuple[str, str], ...], frozenset[str]]] = {}
         self._listed: list[str] | None = None
 
+    @property
+    def loader(self) -> jinja2.BaseLoader:
+        assert self.env.loader is not None  # sitegen's environments have their loader
+        return self.env.loader
+
     def closure(self, name: str) -> tuple[str, ...]:
         """A template and every template it extends, includes or imports ("*": one named at render time)."""
         if name not in self._closures:
@@ -108,7 +113,7 @@ class Templates:
                     todo.extend(self._named(n[:-1]))
                     continue
                 try:
-                    refs = _references(self.env.loader.get_source(self.env, n)[0])
+                    refs = _references(self.loader.get_source(self.env, n)[0])
                 except jinja2.TemplateError:
                     continue
                 todo.extend(ref if ref is not None else "*" for ref in refs)
@@ -132,7 +137,7 @@ class Templates:
                 from site_gen.render.environment import NotText
 
                 try:
-                    source, file, _ = self.env.loader.get_source(self.env, name)
+                    source, file, _ = self.loader.get_source(self.env, name)
                 except NotText as exc:
                     # Not a template (an image beside the templates): its bytes, never decoded, stand for it.
                     digest = hash_limited(exc.filename, MAX_CUSTOM_FILE_BYTES, "template", "a template is read whole")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from site_gen.analysis.report import Analysis, analyse
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError
 from site_gen.receipts.load import load_reports
 from site_gen.render import dashboard
@@ -27,7 +28,7 @@ def history_nav() -> dict[str, str | None]:
 @dataclass
 class Site:
     analyses: list[Analysis]          # newest first
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
 
 def dashboard_rows(records: list) -> list[dict]:
@@ -80,7 +81,7 @@ class Settled:
     figure, leaves the order and the navigation as they were. At a thousand reports the two took
     ~6 ms of each rebuild, before the open page could be shown."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._key: list | None = None
         self._order: list[int] = []  # settled position -> position in the records given
         self._nav: list = []

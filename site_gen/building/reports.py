@@ -1,4 +1,4 @@
-"""The builder's reports: each folder's record (site_gen/build/environment.py), its loaded receipt
+"""The builder's reports: each folder's record (site_gen/building/environment.py), its loaded receipt
 and its analysis, kept between builds until the folder changes.
 
 A folder is looked at again when the preview's watcher names it (`changed`) or, without a
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_gen.analysis.report import Analysis, Piece, analyse
-from site_gen.build.environment import ReportRecord, collect
-from site_gen.build.store import Store, folder_hash
+from site_gen.building.environment import ReportRecord, collect
+from site_gen.building.store import Store, folder_hash
 from site_gen.core.config import Config
 from site_gen.receipts.load import SUMMARY, Report, load_report, load_reports, read_lede, report_folders
 
@@ -145,13 +145,13 @@ class ReportStore:
         if cached and folder not in self._reload and cached.summary == summary:
             if cached.stamp != stamp or folder in self._reprose:
                 if cached.report is None:  # known by its record: the folder's content says whether it holds
-                    return self._known(folder, stamp)
+                    return self.known(folder, stamp)
                 report = self._reread_prose(cached.report)
                 keep = cached.record if report is cached.report else None
                 cached = self.loaded[folder] = Loaded.of(report, stamp, keep, cached.content)
                 self._reprose.discard(folder)
             return cached
-        return self._known(folder, stamp)
+        return self.known(folder, stamp)
 
     def mostly_stored(self, folders: list[Path]) -> bool:
         """Whether the store holds the records of most of the first, middle and last folders as they
@@ -163,7 +163,7 @@ class ReportStore:
         sample = {folders[0], folders[len(folders) // 2], folders[-1]}
         return 2 * sum(self.persist.record(f, folder_hash(f)) is not None for f in sample) > len(sample)
 
-    def _known(self, folder: Path, stamp: tuple) -> Loaded:
+    def known(self, folder: Path, stamp: tuple) -> Loaded:
         """A folder's entry: its record from the persistent store when an earlier build saw this
         content, else its receipt loaded now."""
         content = folder_hash(folder) if self.persist.on else None
@@ -181,14 +181,16 @@ class ReportStore:
     def report_of(self, entry: Loaded) -> Report:
         """The entry's report, its receipt loaded now if only its record was known."""
         if entry.report is None:
+            assert entry.record is not None  # an entry knows its report or its record
             entry.report = self.load(self.config.data_dir / entry.record.id)
         return entry.report
 
     def record_of(self, entry: Loaded) -> ReportRecord:
         """The entry's record, made from its analysis if the store had none (and kept there)."""
         if entry.record is None or (entry.report is not None and entry.record.sha256 != entry.report.sha256):
-            entry.record = collect(self.analysis(entry.report))
-            folder = entry.report.folder
+            report = self.report_of(entry)  # the entry's own: one without a record has its report
+            entry.record = collect(self.analysis(report))
+            folder = report.folder
             if self.persist.on:
                 entry.content = entry.content or folder_hash(folder)
                 self.persist.put_record(folder, entry.content, entry.record)
@@ -237,7 +239,8 @@ class ReportStore:
         its report as the folder's (one known by its record alone too: a worker's)."""
         self.analyses[a.report.id] = (a.report.sha256, a)
         loaded = self.loaded.get(a.report.folder)
-        if loaded is not None and (loaded.report or loaded.record).sha256 == a.report.sha256:
+        known = (loaded.report or loaded.record) if loaded is not None else None
+        if loaded is not None and known is not None and known.sha256 == a.report.sha256:
             loaded.report = a.report
 
     def drop(self, report_id: str) -> None:

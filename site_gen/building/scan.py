@@ -1,5 +1,5 @@
 """One folder's entries as os.walk classifies them, for the walks that list a site or hash inputs
-with one `scandir` a folder (manifest._files, store.hash_tree)."""
+with one `scandir` a folder (manifest.site_files, store.hash_tree)."""
 from __future__ import annotations
 
 import os

@@ -1,7 +1,7 @@
 """A cold build of many reports on every core: forked workers load, analyse and render the reports.
 
-Each worker runs a `Builder` of its own over a share of the report folders and sends back what
-the main builder keeps (the loaded report, its light analysis, its pages or the names of the
+Each worker runs a store of its own (buildstore.py) over a share of the report folders and sends
+back what the main build keeps (the loaded report, its light analysis, its pages or the names of the
 files it wrote, the summaries of the site-wide pages). What a worker made under other inputs than
 the main build's (a record that does not match) is simply made again, so the bytes are the same.
 """
@@ -11,10 +11,9 @@ import dataclasses
 import gc
 import os
 import signal
-from dataclasses import dataclass
 from pathlib import Path
 
-from site_gen.analysis.parts import analysis_of
+from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
 from site_gen.core import collector
 from site_gen.core.config import Config
@@ -22,21 +21,23 @@ from site_gen.core.errors import SitegenError
 from site_gen.render.assets import theme_assets
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.pages import ReportPages, render_page
-from site_gen.render.parts import view_of
-from site_gen.build import cache
-from site_gen.build.environment import ReportRecord
-from site_gen.build.reports import Loaded, folder_stamp
+from site_gen.render.parts import view_part
+from site_gen.building import cache
+from site_gen.building.buildstore import BuildStore
+from site_gen.building.environment import ReportRecord
+from site_gen.building.streamed import Streamed
+from site_gen.building.reports import Loaded, folder_stamp
 from site_gen.receipts.load import SUMMARY
 from site_gen.receipts.validate import prepare_checker
 from site_gen.sections import all_sections
-from site_gen.build.write import Staging
+from site_gen.building.write import Staging
 
 
 def _record_lists() -> list[tuple[str, str]]:
     """(section, record list) of the lists only the analysis reads (`Section.light`): once a report is
     analysed and its files are made, the builder keeps the analysis, not these (on a site of a
     thousand reports they are most of the memory)."""
-    return [(s.name, s.records) for s in all_sections() if s.light]
+    return [(s.name, s.records) for s in all_sections() if s.light and s.name is not None and s.records is not None]
 
 
 def lighten(a: Analysis) -> Analysis:
@@ -44,8 +45,8 @@ def lighten(a: Analysis) -> Analysis:
     and what each section's result holds for its analysis only (`lighten` of its analysis module)."""
     lightened = {}
     for s in all_sections():
-        module = analysis_of(s)
-        light = getattr(module, "lighten", None) if module is not None else None
+        hooks = analysis_part(s)
+        light = hooks.lighten if hooks is not None else None
         if light is not None and s.name in a.results:
             lightened[s.name] = light(a.results[s.name])
     if not a.report.raw and all(a.results[k] is v for k, v in lightened.items()):
@@ -61,23 +62,11 @@ def _light_report(report):
     return dataclasses.replace(report, data=data, raw=b"")
 
 
-@dataclass
-class Streamed:
-    """What a one-shot build wrote for one report: file names, page warnings, whether a page draws charts."""
-    sha256: str
-    names: list[str]
-    warnings: list
-    charts: bool
-    hashes: dict[str, str] = dataclasses.field(default_factory=dict)  # each file's sha256, as written
-    stats: dict[str, tuple] = dataclasses.field(default_factory=dict)  # and its signature (write.signature)
-    related: Related | None = None  # the links to other reports its pages were made with (None: none)
-
-
-def files_inputs(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str]) -> tuple:
+def files_inputs(store: BuildStore, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str]) -> tuple:
     """What a report's files are made from besides the build's environment: its receipt and lede,
     the site's own navigation entries (page_context draws no report entries), the assets' names and
     what its pages show of the reports they link to: the persistent store's name for its files."""
-    return (r.id, r.sha256, r.lede, _shown_nav(nav), sorted(asset_urls.items()), b.report_deps(r).links)
+    return (r.id, r.sha256, r.lede, _shown_nav(nav), sorted(asset_urls.items()), store.report_deps(r).links)
 
 
 _shown: tuple[list, str] | None = None  # (a build's navigation, what of it a report's pages show)
@@ -91,30 +80,30 @@ def _shown_nav(nav: list[dict[str, str]]) -> str:
     return _shown[1]
 
 
-def write_report(b, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str], out: Staging,
+def write_report(store: BuildStore, r: ReportRecord, nav: list[dict[str, str]], asset_urls: dict[str, str], out: Staging,
                  related: Related | None = None) -> Streamed:
     """Every file of one report, rendered and written to `out` at once, nothing kept: taken from the
     persistent store when an earlier build made them from the same inputs."""
-    inputs = files_inputs(b, r, nav, asset_urls)
+    inputs = files_inputs(store, r, nav, asset_urls)
     # Made before from the same inputs, and still in the previous site as written: linked, unread.
-    if out.previous and (index := b.persist.files_index(*inputs)) is not None and out.link_previous(index[0]):
+    if out.previous and (index := store.persist.files_index(*inputs)) is not None and out.link_previous(index[0]):
         hashes = index[0]
         return Streamed(r.sha256, sorted(hashes), index[1], index[2], hashes, _stats(out, hashes), related)
-    if (cached := b.persist.files(*inputs)) is not None:
+    if (cached := store.persist.files(*inputs)) is not None:
         out.write(cached[0])
         hashes = {n: out.hashes[n] for n in cached[0]}
-        b.persist.put_files(*cached, *inputs, hashes=hashes, index_only=True)
+        store.persist.put_files(*cached, *inputs, hashes=hashes, index_only=True)
         return Streamed(r.sha256, sorted(cached[0]), *cached[1:], hashes, _stats(out, hashes), related)
-    a = b.store.analysis_of(r.id)
-    rp = ReportPages(a, b.config, nav, related=related or NO_RELATED)
+    a = store.reports.analysis_of(r.id)
+    rp = ReportPages(a, store.config, nav, related=related or NO_RELATED)
     pages = rp.pages()
     files = rp.files()
     for page in pages:
-        files[page.url] = render_page(page, b.config, nav, asset_urls)
+        files[page.url] = render_page(page, store.config, nav, asset_urls)
     out.write(files)
     charts = any(p.charts for p in pages)
     hashes = {n: out.hashes[n] for n in files}
-    b.persist.put_files(files, rp.warnings, charts, *inputs, hashes=hashes)
+    store.persist.put_files(files, rp.warnings, charts, *inputs, hashes=hashes)
     return Streamed(r.sha256, sorted(files), rp.warnings, charts, hashes, _stats(out, hashes), related)
 
 
@@ -140,7 +129,7 @@ def shares(folders: list[Path], sizes: list[float], workers: int) -> list[list[t
 
 
 def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[dict[str, str]],
-            out: Staging | None, workers: int, progress, builder: type, persist, warm: bool = False,
+            out: Staging | None, workers: int, progress, make_store: type[BuildStore], persist, warm: bool = False,
             relate=None, keep: frozenset[str] = frozenset(), later: bool = False) -> tuple[list[tuple], Pending | None]:
     """Every folder's share (`sizes`: their `weights`), done by `workers` forked processes; raises
     the first folder's error, in folder order. `warm`: most reports are linked from the previous
@@ -161,9 +150,10 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
     # The staging folder goes to each worker once, at its fork (not pickled with every share: it
     # carries the previous site's listing, thousands of entries).
     urls = {k: v[0] for k, v in theme_assets(config).items()}  # the same for every share
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start, initargs=(out, urls, keep))
+    pool: multiprocessing.pool.Pool | None = multiprocessing.get_context("fork").Pool(
+        workers, initializer=_worker_start, initargs=(out, urls, keep))
     try:
-        items = _round(pool, [(builder, persist, config, chunk, nav, None) for chunk in chunks], len(folders), progress)
+        items = _round(pool, [(make_store, persist, config, chunk, nav, None) for chunk in chunks], len(folders), progress)
         related = relate([item[1].record for item in items]) if relate is not None else {}
         # items[i] is folders[i]'s. A worker made each report without the others: those that link
         # to another are made again whole, with their links (a worker keeps nothing of a report
@@ -171,7 +161,7 @@ def prefill(config: Config, folders: list[Path], sizes: list[float], nav: list[d
         # version report and the one before it: ~0.1 s of the builder's own time when it made them
         # again alone after the workers.
         again = [i for i, item in enumerate(items) if item[1].record.id in related]
-        tasks = [(builder, persist, config, chunk, nav,
+        tasks = [(make_store, persist, config, chunk, nav,
                   {items[i][1].record.id: related[items[i][1].record.id] for i, _ in chunk})
                  for chunk in _renumbered(shares([folders[i] for i in again], [sizes[i] for i in again], workers), again)]
         if tasks and later:
@@ -250,8 +240,8 @@ def _warm() -> None:
     fork so that each inherits it: the sections' analysis and view modules imported, the receipt
     checker of the current schema version written and compiled."""
     for s in all_sections():
-        analysis_of(s)
-        view_of(s)
+        analysis_part(s)
+        view_part(s)
     prepare_checker()
 
 
@@ -276,17 +266,17 @@ def _worker_start(out: Staging | None, asset_urls: dict[str, str], keep: frozens
 
 def _prefill_chunk(args) -> tuple:
     """In a forked worker: one share of the report folders, loaded, analysed and rendered."""
-    builder, persist, config, folders, nav, related = args
+    make_store, persist, config, folders, nav, related = args
     try:
-        b = builder(config, persist=persist)
-        b.related = related or {}
-        return _prefill_share(b, folders, nav, _out)
+        store = make_store(config, persist=persist)
+        store.related = related or {}
+        return _prefill_share(store, folders, nav, _out)
     finally:
         collector.between(full=True)
 
 
-def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
-    """One worker's folders (`b`: a builder of its own, of the main process's kind, with the
+def _prefill_share(store: BuildStore, folders, nav, stream: Staging | None) -> tuple:
+    """One worker's folders (`store`: a store of its own, of the main process's kind, with the
     links found for them in a second round): each report's record, and its files written to
     `stream` or its pages made; what goes back is plain data (records), the pages, and the light
     analysis of a report the docs pages name (`_keep`)."""
@@ -294,17 +284,17 @@ def _prefill_share(b, folders, nav, stream: Staging | None) -> tuple:
     out = []
     for index, folder in folders:
         try:
-            entry = b.store._known(folder, folder_stamp(folder))
-            record = b.store.record_of(entry)
-            b.env[record.id] = record
+            entry = store.reports.known(folder, folder_stamp(folder))
+            record = store.reports.record_of(entry)
+            store.env[record.id] = record
             if stream is not None:
-                made = write_report(b, record, nav, asset_urls, stream, b.related.get(record.id))
+                made: Streamed | tuple = write_report(store, record, nav, asset_urls, stream, store.related.get(record.id))
             else:
-                made = b.report_made(b.store.analysis_of(record.id), nav, asset_urls)
-            light = _light_if_viewed(b.store.analysis_of(record.id)) if record.id in _keep else None
+                made = store.report_made(store.reports.analysis_of(record.id), nav, asset_urls)
+            light = _light_if_viewed(store.reports.analysis_of(record.id)) if record.id in _keep else None
         except SitegenError as exc:
             return ("error", (index, exc.message, exc.file, exc.where))  # the folder's place in the whole list
-        b.store.drop(record.id)
+        store.reports.drop(record.id)
         out.append((folder, Loaded.of(None, entry.stamp, record, entry.content), made, light))
     return ("ok", out)
 

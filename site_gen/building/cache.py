@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 
 import site_gen
+from site_gen.core.diagnostics import Diagnostic
 
 _MAGIC = b"sitegen-cache 2\n"
 _SECRET = "secret"
@@ -42,7 +43,7 @@ _where: Path | bool | None = None
 # This process's verdict on the folder in use, by what it was made from (the folder asked for, the
 # user's root): (folder, (root, secret)), or (None, None) when the cache is off.
 _checked: tuple[tuple, tuple[Path | None, tuple[Path, bytes] | None]] | None = None
-notes: list[str] = []  # warnings about the cache itself (not yours, unreadable), each said once
+notes: list[Diagnostic] = []  # warnings about the cache itself (not yours, unreadable), each said once
 
 
 def configure(directory: str | Path | None = None, *, enabled: bool = True) -> None:
@@ -82,9 +83,10 @@ def folder() -> Path | None:
     return _verdict()[0]
 
 
-def _note(message: str) -> None:
-    if message not in notes:
-        notes.append(message)
+def _note(message: str, file: Path | None = None) -> None:
+    note = Diagnostic(message, file)
+    if note not in notes:
+        notes.append(note)
 
 
 def _private(path: Path, *, make: bool) -> str | None:
@@ -115,8 +117,8 @@ def _read_secret(root: Path) -> bytes | None:
                 st = os.fstat(f.fileno())
                 data = f.read(65)
             if (hasattr(os, "getuid") and st.st_uid != os.getuid()) or st.st_mode & 0o077 or len(data) != 32:
-                _note(f"the build cache's key {path} is not this user's alone (or damaged): the build cache is off; "
-                      "delete the file to make a new one")
+                _note("the build cache's key is not this user's alone (or damaged): the build cache is off; "
+                      "delete the file to make a new one", path)
                 return None
             return data
         except FileNotFoundError:
@@ -152,13 +154,13 @@ def _verdict() -> tuple[Path | None, tuple[Path, bytes] | None]:
         verdict: tuple[Path | None, tuple[Path, bytes] | None] = (None, None)
         if where is not None and root is None:
             _note("the build cache is off: no absolute home or XDG_CACHE_HOME folder to keep its key in")
-        elif where is not None:
+        elif where is not None and root is not None:
             why_root = _private(root, make=True)
             why = why_root if where == root else _private(where, make=True)
             if why_root is not None:
-                _note(f"the build cache is off: {root} {why_root}")
+                _note(f"the build cache is off: it {why_root}", root)
             elif why is not None:
-                _note(f"the build cache is off: {where} {why}")
+                _note(f"the build cache is off: it {why}", where)
             elif (secret := _read_secret(root)) is not None:
                 verdict = (where, (root, secret))
         _checked = (probe, verdict)
@@ -175,7 +177,7 @@ def refuse_inside(paths) -> None:
     for p in paths:
         p = Path(os.path.abspath(p))
         if where == p or p in where.parents:
-            _note(f"the build cache is off: its folder {where} lies inside {p}")
+            _note(f"the build cache is off: its folder lies inside {p}", where)
             _checked = (_probe(), (None, None))
             return
 
@@ -240,10 +242,10 @@ def hold_while_writing(signals: frozenset) -> None:
 
 def write(kind: str, name: str, payload: bytes) -> None:
     """Stores an entry whole (a reader sees the old entry or the new one), or not at all."""
-    path = _path(kind, name)
-    if path is None:
+    where = _path(kind, name)
+    if where is None:
         return
-    path = Path(path)
+    path = Path(where)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _held) if _held else None
     try:
         for sub in (path.parent.parent, path.parent):

@@ -8,8 +8,8 @@ import json
 
 from markupsafe import Markup
 
-from site_gen.build.assembly import report_url
-from site_gen.build.store import Store
+from site_gen.building.assembly import report_url
+from site_gen.building.store import Store
 from site_gen.core.config import Config
 from site_gen.core.records import content_hash
 from site_gen.render import dashboard

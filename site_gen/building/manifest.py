@@ -9,8 +9,8 @@ import os
 import stat
 from pathlib import Path
 
-from site_gen.build.aside import PREFIX
-from site_gen.build.scan import entries
+from site_gen.building.aside import PREFIX
+from site_gen.building.scan import entries
 from site_gen.core.errors import SitegenError
 
 # The list of files the last build wrote, kept in the site: a later build deletes only those.
@@ -23,10 +23,10 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-_FILE_MODE = _new_file_mode()
+FILE_MODE = _new_file_mode()
 
 
-def _files(root: Path, *, hidden: bool):
+def site_files(root: Path, *, hidden: bool):
     """Files (and links) under root, as relative names in a stable order; `hidden=False` leaves out
     the top-level dot entries (.git, .well-known, .htaccess), which are never the build's to delete.
 
@@ -49,7 +49,7 @@ def _listed(folder: str, prefix: str, hidden: bool):
 
 
 def manifest_name_ok(name: str) -> bool:
-    """A name the manifest may hold: a plain relative path inside the site, as `_files` lists one
+    """A name the manifest may hold: a plain relative path inside the site, as `site_files` lists one
     (no `..`, `.`, empty or absolute part, no backslash or NUL, no top-level dot entry)."""
     parts = name.split("/")  # an empty name is one empty part; an absolute one starts with one
     return ("" not in parts and "." not in parts and ".." not in parts and name[0] != "." and "\\" not in name
@@ -111,7 +111,7 @@ def _read_manifest(site_dir: Path) -> set[str] | None:
     return set(names)
 
 
-def _manifest(site_dir: Path) -> set[str] | None:
+def manifest_names(site_dir: Path) -> set[str] | None:
     """The last build's list, or None when there is none to trust (missing, unreadable, a link, a bad name)."""
     try:
         return _read_manifest(site_dir)
@@ -129,21 +129,21 @@ def check_manifest(site_dir: Path) -> set[str] | None:
                            "which removes every file in the site folder that this build does not write", site_dir) from None
 
 
-def _manifest_bytes(names) -> bytes:
+def manifest_bytes(names) -> bytes:
     doc = {"about": "files the last sitegen build wrote here; the next build refuses others unless --clean",
            "files": sorted(names)}
     return (json.dumps(doc, indent=0) + "\n").encode("utf-8")
 
 
-def _write_manifest(root: Path, names) -> None:
+def write_manifest(root: Path, names) -> None:
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        _replace_at(fd, MANIFEST, _manifest_bytes(names), _FILE_MODE)
+        replace_at(fd, MANIFEST, manifest_bytes(names), FILE_MODE)
     finally:
         os.close(fd)
 
 
-def _replace_at(folder_fd: int, name: str, data: bytes, mode: int) -> None:
+def replace_at(folder_fd: int, name: str, data: bytes, mode: int) -> None:
     """Puts a file named `name` in the folder open as `folder_fd`: a new file renamed over the old
     name, so a link found there is replaced, never written through."""
     for _ in range(100):
@@ -171,7 +171,7 @@ def _replace_at(folder_fd: int, name: str, data: bytes, mode: int) -> None:
         raise
 
 
-def _open_folder(site_fd: int, parts, *, make: bool = False) -> int | None:
+def open_folder(site_fd: int, parts, *, make: bool = False) -> int | None:
     """The folder site/PARTS opened without following a link on the way (made when `make`), or None
     when a part is a link or not a folder: a path that would lead out of the site reaches nothing."""
     fd = os.dup(site_fd)
@@ -201,5 +201,5 @@ def strays(site_dir: Path, written: set[str] | None = None):
     """Files in site_dir the last build did not write (all of them when no build wrote there);
     `written`: its manifest's list, when already read."""
     if site_dir.is_dir():
-        written = (written if written is not None else _manifest(site_dir)) or set()
-        yield from (n for n in _files(site_dir, hidden=False) if n not in written)
+        written = (written if written is not None else manifest_names(site_dir)) or set()
+        yield from (n for n in site_files(site_dir, hidden=False) if n not in written)

@@ -2,7 +2,7 @@
 report's pages rendered as content for the host's theme, its files, the History page, the assets,
 and the blocks and figures of the host's own markdown pages.
 
-Made from the same build environment as `sitegen build` (site_gen/build/reports.py: each
+Made from the same build environment as `sitegen build` (site_gen/building/reports.py: each
 report's record, its receipt loaded and analysed only when its pages must be made), kept from one
 host rebuild to the next (`mkdocs serve`) and in the persistent store: a build whose receipts
 folder, options, theme and sitegen are an earlier build's takes every report's part from the
@@ -18,14 +18,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from site_gen.build import cache
-from site_gen.build.store import Store, Unsuitable, hash_tree
+from site_gen.building import cache
+from site_gen.building.store import Store, Unsuitable, hash_tree
 from site_gen.core.config import Config
+from site_gen.core.diagnostics import from_data
 from site_gen.render.tokens import Expanded
 from site_gen.render.where import report_base
 
 if TYPE_CHECKING:
-    from site_gen.build.reports import ReportStore
+    from site_gen.building.reports import ReportStore
     from site_gen.render.blocks import AuthorBlocks
     from site_gen.render.pages import Page
 
@@ -47,29 +48,42 @@ def _valid_record(r: object, files: dict[str, bytes]) -> bool:
     """Whether a report's entry has the shape this module reads (the HMAC guards its bytes, not an
     older sitegen's layout)."""
     return (isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in _REPORT_FIELDS.items())
-            and all(map(_valid_page, r["pages"])) and all(isinstance(w, str) for w in r["warnings"] + r["load_warnings"])
-            and all(isinstance(f, str) and f in files for f in r["files"]))
+            and all(map(_valid_page, r["pages"])) and from_data(r["warnings"]) is not None
+            and from_data(r["load_warnings"]) is not None and all(isinstance(f, str) and f in files for f in r["files"]))
 
 
 def _cached_report(name: str | None) -> tuple[dict, dict[str, bytes]] | None:
     entry = cache.unpack(cache.read(_REPORT_KIND, name) if name else None)
     if entry is None or not _valid_record(entry[0].get("record"), entry[1]):
         return None
-    return entry[0]["record"], entry[1]
+    record = entry[0]["record"]
+    return {**record, "warnings": from_data(record["warnings"]), "load_warnings": from_data(record["load_warnings"])}, entry[1]
+
+
+def _packed(record: dict) -> dict:
+    """A report's record as its store entry keeps it: each warning with its parts."""
+    return {**record, "warnings": [w.as_data() for w in record["warnings"]],
+            "load_warnings": [w.as_data() for w in record["load_warnings"]]}
 
 
 def _expansion(data: bytes | None) -> tuple[Expanded, tuple[set[str], bool]] | None:
     """A host page's expansion kept by an earlier build, and the reports it drew on; None if unreadable."""
+    if data is None:
+        return None
     try:
-        kept = json.loads(data) if data is not None else None
+        kept = json.loads(data)
         used, used_all = kept.pop("used"), kept.pop("used_all")
-        expanded = Expanded(**kept)
+        warnings = from_data(kept.pop("warnings"))
+        expanded = Expanded(**kept, warnings=warnings or [])
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    strings = [expanded.markdown, expanded.marker, *expanded.pieces, *expanded.blocks, *expanded.warnings, *used]
-    if not (all(isinstance(s, str) for s in strings) and isinstance(expanded.charts, bool) and isinstance(used_all, bool)):
+    strings = [expanded.markdown, expanded.marker, *expanded.pieces, *expanded.blocks, *used]
+    if not (all(isinstance(s, str) for s in strings) and warnings is not None and isinstance(expanded.charts, bool)
+            and isinstance(used_all, bool)
+            and all(isinstance(f, list) and len(f) == 2 and isinstance(f[0], int) and isinstance(f[1], str)
+                    for f in expanded.failed)):
         return None
-    expanded.failed = [tuple(f) for f in expanded.failed]
+    expanded.failed = [(f[0], f[1]) for f in expanded.failed]
     return expanded, (set(used), used_all)
 
 
@@ -171,9 +185,10 @@ class HostedSite:
         """The reports' records (the same `ReportStore` and `settle` as `sitegen build` and `serve`),
         newest first; computed only when a build needs them."""
         if self._environment is None:
-            from site_gen.build.assembly import settle
-            from site_gen.build.reports import ReportStore
+            from site_gen.building.assembly import settle
+            from site_gen.building.reports import ReportStore
 
+            assert self.sg is not None
             if self.store is None or self._store_env != self._env():
                 self.store = ReportStore(self.sg, watched=False, stats={})
                 self._store_env, self.made = self._env(), {}
@@ -186,6 +201,7 @@ class HostedSite:
         from site_gen.render.related import NONE, relations
 
         records = self.environment
+        assert self.store is not None  # made with the records
         related = relations(records)
         self.records, self.files, names = [], {}, []
         for r in records:
@@ -200,7 +216,7 @@ class HostedSite:
                 if got is None or got[0]["id"] != r.id or got[0]["version"] != version:
                     got = self._record(self.store.analysis_of(r.id), version, links)
                     if name:
-                        cache.write(_REPORT_KIND, name, cache.pack({"record": got[0]}, got[1]))
+                        cache.write(_REPORT_KIND, name, cache.pack({"record": _packed(got[0])}, got[1]))
                 made = self.made[r.id] = ((base, version), *got)
             self.records.append(made[1])
             self.files.update(made[2])
@@ -214,19 +230,21 @@ class HostedSite:
         """One report's pages, rendered as the host shows them, and its files."""
         from site_gen.render.pages import ReportPages
 
+        assert self.sg is not None
         rp = ReportPages(a, self.sg, [], related=links)
         pages = [self._page(report_base(a.report.id) + posixpath.splitext(name)[0] + ".md", rp.page(key, title, name),
                             f"{title} — {a.report.title}", title) for key, title, name in rp.sections]
         files = rp.files()
         record = {"id": a.report.id, "title": a.report.title, "version": version, "pages": pages, "files": sorted(files),
-                  "warnings": [str(w) for w in rp.warnings], "load_warnings": [str(w) for w in a.report.warnings]}
+                  "warnings": list(rp.warnings), "load_warnings": list(a.report.warnings)}
         return record, files
 
     def _history_page(self, records: list) -> dict:
-        from site_gen.build.assembly import report_url
+        from site_gen.building.assembly import report_url
         from site_gen.render import history as history_view
         from site_gen.render.pages import Page
 
+        assert self.sg is not None
         page = Page(url=history_view.HISTORY_URL, title="History", template="history.html",
                     context={"history": history_view.context(records, self.sg.noise_band, self.sg.ratio_scale, report_url)})
         return self._page("history.md", page, "History", "History")
@@ -263,6 +281,7 @@ class HostedSite:
         uses = (set(blocks.used), blocks.used_all)
         if key:
             cache.write(_PAGES_KIND, key, json.dumps({**dataclasses.asdict(expanded), "used": sorted(blocks.used),
+                                                      "warnings": [w.as_data() for w in expanded.warnings],
                                                       "used_all": blocks.used_all}).encode("utf-8"))
         return expanded, uses
 
@@ -281,9 +300,11 @@ class HostedSite:
         if self.blocks is None:
             from site_gen.render.blocks import AuthorBlocks
 
+            assert self.sg is not None
             records = self.environment if self.records else []
             if records:
-                from site_gen.build.assembly import dashboard_rows
+                assert self.store is not None  # made with the records
+                from site_gen.building.assembly import dashboard_rows
 
                 self.blocks = AuthorBlocks(records, self.store.analysis_of, self.sg, dashboard=dashboard_rows(records))
             else:

@@ -1,7 +1,7 @@
 """A warm `sitegen build`: when nothing the site is made from has changed, and the site folder
 still holds exactly what the last build wrote, there is nothing to do.
 
-The persistent cache (site_gen/build/cache.py) keeps, under a hash of every input (each receipt's and
+The persistent cache (site_gen/building/cache.py) keeps, under a hash of every input (each receipt's and
 page's bytes, the parsed config, the templates, sitegen's own files, Python and the installed
 packages), one hash of the list of every file the build wrote with each file's hash, and what it
 reported. A later build with the same inputs lists the site folder the same way, by content, and
@@ -16,24 +16,16 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_gen.build import cache
-from site_gen.build.store import Store, Unsuitable, hash_tree, save_digests
+from site_gen.building import cache
+from site_gen.building.store import Store, Unsuitable, hash_tree, save_digests
 from site_gen.core.config import Config
+from site_gen.building.results import BuildResult
+from site_gen.core.diagnostics import from_data
 
 _KIND = "sites"
 _CLEANUP = ("the previous site's copy", "could not remove")
-
-
-@dataclass
-class Reused:
-    """What `sitegen build` prints for a site it found already built (BuildResult's fields it uses)."""
-    pages: int
-    reports: int
-    warnings: list[str] = field(default_factory=list)
-    seconds: float = 0.0
 
 
 def inputs_key(config: Config) -> str | None:
@@ -54,8 +46,8 @@ def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | Non
     """Each file of the site folder (its top-level dot entries aside, the manifest in) by its hash:
     read, but where `known` (listing.previous_files) has the file as the last build left it, by its
     signature (a thousand reports are 700 MB to read)."""
-    from site_gen.build.listing import signature
-    from site_gen.build.write import MANIFEST
+    from site_gen.building.listing import signature
+    from site_gen.building.write import MANIFEST
 
     known = known or {}
     out = {}
@@ -84,11 +76,11 @@ def _listing(site_dir: Path, known: dict[str, tuple[str, tuple[int, ...]]] | Non
     return out
 
 
-def unchanged(config: Config, key: str | None) -> Reused | None:
+def unchanged(config: Config, key: str | None) -> BuildResult | None:
     """The last build's report when the site folder holds, byte for byte, what `key`'s inputs give."""
     from site_gen.core.errors import SitegenError
-    from site_gen.build.listing import listing_digest, previous_files
-    from site_gen.build.write import check_site_dir
+    from site_gen.building.listing import listing_digest, previous_files
+    from site_gen.building.write import check_site_dir
 
     start = time.perf_counter()
     data = cache.read(_KIND, key) if key else None
@@ -98,9 +90,8 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
         check_site_dir(config.site_dir, [config.data_dir, config.docs_dir, config.config_file,
                                          *([config.custom_dir] if config.custom_dir else [])])
         entry = json.loads(data)
-        files, pages, reports, warnings = entry["listing"], entry["pages"], entry["reports"], entry["warnings"]
-        if not (isinstance(files, str) and isinstance(pages, int) and isinstance(reports, int)
-                and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
+        files, pages, reports, warnings = entry["listing"], entry["pages"], entry["reports"], from_data(entry["warnings"])
+        if not (isinstance(files, str) and isinstance(pages, int) and isinstance(reports, int) and warnings is not None):
             return None
         if not config.site_dir.is_dir():
             return None
@@ -109,25 +100,26 @@ def unchanged(config: Config, key: str | None) -> Reused | None:
             return None
     except (ValueError, KeyError, TypeError, OSError, SitegenError):
         return None  # the full build says what is wrong, if anything is
-    return Reused(pages=pages, reports=reports, warnings=list(warnings), seconds=time.perf_counter() - start)
+    return BuildResult(files={}, pages=pages, reports=reports, warnings=warnings, seconds=time.perf_counter() - start,
+                       reused=True)
 
 
-def record(config: Config, key: str | None, result) -> None:
+def record(config: Config, key: str | None, result: BuildResult) -> None:
     """After a build: what it wrote, under the inputs' key, if the inputs did not change meanwhile."""
     if not key or inputs_key(config) != key:
         return
     save_digests()
     try:
         # The build's own listing of what it swapped in, else the folder read back file by file.
-        files = result.listing if getattr(result, "listing", None) is not None else _listing(config.site_dir)
+        files = result.listing if result.listing is not None else _listing(config.site_dir)
     except OSError:
         return
     # A warning of the clean-up belongs to that build only, not to one that reuses its site.
-    if files is not None and not any(w.startswith(_CLEANUP) for w in result.warnings):
-        from site_gen.build.listing import listing_digest
+    if files is not None and not any(w.message.startswith(_CLEANUP) for w in result.warnings):
+        from site_gen.building.listing import listing_digest
 
         # The listing's digest, not the listing: at a thousand reports, 20,000 names (~0.1 s to write
         # each build); the site folder read back is compared with it whole, as it was name by name.
         entry = {"listing": listing_digest(files), "pages": result.pages, "reports": result.reports,
-                 "warnings": result.warnings}
+                 "warnings": [w.as_data() for w in result.warnings]}
         cache.write(_KIND, key, json.dumps(entry, sort_keys=True).encode("utf-8"))

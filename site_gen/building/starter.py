@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from site_gen import DISTRIBUTION
-from site_gen.build.write import PREFIX
+from site_gen.building.write import PREFIX
 from site_gen.core.config import PLUGIN_OPTIONS
 from site_gen.core.errors import SitegenError
 

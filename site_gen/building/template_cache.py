@@ -1,15 +1,15 @@
-"""What a template's source names, kept in the persistent cache (see site_gen/build/cache.py) as data.
+"""What a template's source names, kept in the persistent cache (see site_gen/building/cache.py) as data.
 
 Compiled templates are not kept there: they are code (see site_gen/render/pages.py `environment`).
 """
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import jinja2
 
-from site_gen.build import cache
+from site_gen.building import cache
 def references(source: str, find: Callable[[], Iterable[str | None]]) -> tuple[str | None, ...]:
     """The templates a template's source names (`find()` parses it), kept by the source's hash:
     parsing a template only to list its references costs as much as compiling it."""
