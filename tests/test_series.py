@@ -206,3 +206,45 @@ def test_benchmark_goals_at_a_reduced_size():
     assert m["false_per_100"] <= 1.0
     assert m["10%"] >= 0.9 and m["20%"] >= 0.9 and m["30%"] >= 0.9
     assert noises
+
+
+def test_an_edit_finds_again_only_the_change_points_of_the_series_it_changed(tmp_path, monkeypatch):
+    """The preview's builder finds each series' change points once and again only for a series whose
+    values an edit changed (counted: calls of the search itself); the History page it writes is the
+    page a fresh build of the edited data writes."""
+    from site_gen.building.builder import Builder
+    from site_gen.core.config import load_config
+
+    for night in NIGHTLY:
+        shutil.copytree(night, tmp_path / "data" / night.name)
+    (tmp_path / "mkdocs.yml").write_text("site_name: S\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    calls: list[tuple[float, ...]] = []
+    real = cp.search
+
+    def counted(z, *args, **kwargs):
+        calls.append(tuple(z))
+        return real(z, *args, **kwargs)
+
+    monkeypatch.setattr(cp, "search", counted)
+    cp._detect.cache_clear()
+    builder = Builder(load_config(tmp_path / "mkdocs.yml"), watched=True)
+    builder.build()
+    first = len(calls)
+    assert first >= 4  # every series of ten nights: throughput, TTFT and TPOT figures
+    # One night's median TTFT moves: one series changes, the others are the same values.
+    receipt = tmp_path / "data" / NIGHTLY[4].name / "SUMMARY.json"
+    data = json.loads(receipt.read_text())
+    stated = data["serving"]["sides"]["candidate"]["load_points"][0]["repeats"][0]["stated"]
+    cell = next(s for s in stated if s["key"] == "median_ttft_ms")
+    cell["value"] *= 1.5
+    receipt.write_text(json.dumps(data))
+    calls.clear()
+    builder.changed([receipt])
+    result = builder.build()
+    assert 1 <= len(calls) < first / 2, (len(calls), first)
+    kept = result.files["history.html"]
+    kept = kept.encode() if isinstance(kept, str) else kept
+    cp._detect.cache_clear()
+    fresh = tmp_path / "fresh"
+    assert sitegen(["build", "-q", "--no-cache", "-d", str(fresh), "-f", str(tmp_path / "mkdocs.yml")]) == 0
+    assert (fresh / "history.html").read_bytes() == kept
