@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,27 @@ def test_without_every_sides_gpu_count_the_load_page_reads_total_throughput(tmp_
     rep = doc["serving"]["sides"]["baseline"]["load_points"][0]["repeats"][0]
     assert any(f": {tokens_per_s(rep):,.1f} output tokens/s, TTFT p99 " in t for t in titles), titles
     assert not math.isnan(tokens_per_s(rep))
+
+
+def test_a_sides_gpu_count_follows_the_server_command_of_vllms_commands_sidecar(tmp_path):
+    """vLLM's `.commands` sidecar with a server command: its tensor and pipeline parallel sizes give
+    the side's GPUs (4 x 2 = 8) with the place they were read; a stated count they contradict is refused."""
+    [src] = files("01_tp8_pp1", "01")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(src, runs / "r.json")
+    side = json.loads(Path(src).with_suffix(".commands").read_text())
+    side["server_command"] = "vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 4 --pipeline-parallel-size 2"
+    (runs / "r.commands").write_text(json.dumps(side))
+    out = tmp_path / "data" / "one"
+    r = import_here("import", "vllm-bench", "--candidate", str(runs / "r.json"), "-o", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "SUMMARY.json").read_text())
+    cand = doc["serving"]["sides"]["candidate"]
+    assert cand["environment"]["parallelism"]["value"] == "tensor parallel 4 × pipeline parallel 2"
+    assert cand["gpus"] == {"value": 4 * 2, "origin": "r.commands $.server_command (tensor × pipeline parallel)"}
+    assert doc["schema_version"] == 1.4
+    r = import_here("import", "vllm-bench", "--candidate", str(runs / "r.json"), "--set-candidate", "gpus=6",
+                    "-o", str(tmp_path / "data" / "two"), "-q")
+    assert r.returncode == 1 and "6 GPUs, but its parallelism is tensor parallel 4 × pipeline parallel 2" in r.stderr, r.stderr
+    assert "r.commands $.server_command" in r.stderr
