@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import htmlutil
 from conftest import ROOT, import_here, strictly
 from site_gen.building.builder import build_files
 from site_gen.core.config import load_config
@@ -190,3 +191,16 @@ def test_a_sides_gpu_count_follows_the_server_command_of_vllms_commands_sidecar(
                     "-o", str(tmp_path / "data" / "two"), "-q")
     assert r.returncode == 1 and "6 GPUs, but its parallelism is tensor parallel 4 × pipeline parallel 2" in r.stderr, r.stderr
     assert "r.commands $.server_command" in r.stderr
+
+
+def test_the_overviews_throughput_line_adds_per_gpu(example_site):
+    """The overview's line on the heaviest load: each side's output tokens/s there over its GPUs."""
+    doc = receipt(PAIR)
+    names = {r: doc["report"]["engines"][r]["name"] for r in ("baseline", "candidate")}
+    per = {}
+    for role, side in doc["serving"]["sides"].items():
+        lp = next(lp for lp in side["load_points"] if lp["load"]["request_rate"] == "inf")
+        per[role] = tokens_per_s(lp["repeats"][0]) / side["gpus"]["value"]
+    text = htmlutil.text(htmlutil.parse(example_site / "reports" / PAIR / "index.html"))
+    assert (f"Per GPU (8 GPUs each): {per['candidate']:,.1f} against {names['baseline']}'s {per['baseline']:,.1f} "
+            "output tokens/s.") in " ".join(text.split()), text[:2000]

@@ -49,22 +49,12 @@ def view(a) -> dict[str, Any] | None:
                        "saturation": _saturation(s, key, n), "missed": missed(s, key, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
     return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps, "per_gpu": s.per_gpu,
-            "gpus": _gpus_text(s, n),
+            "gpus": charts_.gpus_text(s, n),
             "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
             "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, pct, n),
             "goodput": [_goodput_row(r, points, n, s.bootstrap) for r in views.rows(s.goodput)] if s.goodput is not None else [],
             "capacity": capacity_lines(s, n), "saturation_rule": f"{SATURATION:g}×",
             "columns": columns(s), "itl_note": itl_note(s, a.band)}
-
-
-def _gpus_text(s, n: dict) -> str:
-    """The sides' GPU counts in words: `8 GPUs each`, or each side's."""
-    def count(g: int) -> str:
-        return f"{g} GPU{'s' if g != 1 else ''}"
-    known = [r for r in s.roles if r in s.gpus]
-    if len(known) > 1 and len({s.gpus[r] for r in known}) == 1:
-        return f"{count(s.gpus[known[0]])} each"
-    return "; ".join(f"{n[r]}: {count(s.gpus[r])}" for r in known)
 
 
 def _saturation(s, key: tuple[str, str], n: dict) -> list[str]:

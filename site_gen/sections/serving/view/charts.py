@@ -19,6 +19,16 @@ def _known(*values: float) -> bool:
     return all(v == v for v in values)
 
 
+def gpus_text(s: Any, n: dict[str, str]) -> str:
+    """A serving analysis' sides' GPU counts in words: `8 GPUs each`, else each side's (`n`: names by role)."""
+    def count(g: int) -> str:
+        return f"{g} GPU{'s' if g != 1 else ''}"
+    known = [r for r in s.roles if r in s.gpus]
+    if len(known) > 1 and len({s.gpus[r] for r in known}) == 1:
+        return f"{count(s.gpus[known[0]])} each"
+    return "; ".join(f"{n[r]}: {count(s.gpus[r])}" if len(known) > 1 else count(s.gpus[r]) for r in known)
+
+
 def per_gpu(setups: list[dict[str, Any]], gpus: dict[str, int]) -> tuple[list[dict[str, Any]], str]:
     """The setups' throughput axis for `against`: per GPU (each point's x and its interval divided by
     its setup's GPUs, by `key`) when every setup's GPU count is known, else the total; and its title.
