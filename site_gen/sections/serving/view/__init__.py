@@ -3,6 +3,7 @@ interval, the ratio with its interval and verdict, the distributions drawn; its 
 lines in the dashboard, the share card and `sitegen summary`."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
@@ -122,6 +123,18 @@ def _map_cell(s, n: dict, band: float, c: dict) -> dict[str, Any]:
             "why": why}
 
 
+def _output(s, tp: dict, points: dict, gpus: bool, role: str, pid: str) -> Fig | str:
+    """A load point's output tokens/s, over its side's GPUs with `gpus`, saying how it was made."""
+    r = tp.get((role, pid))
+    if r is None or r["value"] != r["value"]:
+        return fmt.MISSING
+    how, detail = t.throughput_how("output_tokens_per_s", points[role, pid])
+    if not gpus:
+        return Fig(fmt.grouped(r["value"], 1), how=how, detail=detail, dense=True)
+    g = s.gpus[role]
+    return Fig(fmt.grouped(r["value"] / g, 1), how=f"{how} / {g} GPUs", detail=f"{detail}; $.serving.sides.{role}.gpus.value", dense=True)
+
+
 def story(s, n: dict, band: float) -> list[Parts]:
     """The overview's lines beside its chart: per sweep, the output throughput each side delivered at
     its heaviest load (a pair: with their ratio and verdict), and with objectives each side's goodput
@@ -131,26 +144,11 @@ def story(s, n: dict, band: float) -> list[Parts]:
     cells = {(c["baseline_point"], c["candidate_point"]): c for c in views.rows(s.cells)
              if c["kind"] == "throughput" and c["metric"] == "output_tokens_per_s"}
     good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
+    tokens, per_gpu = partial(_output, s, tp, points, False), partial(_output, s, tp, points, True)
     out = []
     for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
         curves = {role: s.curves[role].get(key, []) for role in s.roles}
         title = key[0] + (", by concurrency" if key[1] == "concurrency" else "")
-
-        def tokens(role: str, pid: str) -> Fig | str:
-            r = tp.get((role, pid))
-            if r is None or r["value"] != r["value"]:
-                return fmt.MISSING
-            how, detail = t.throughput_how("output_tokens_per_s", points[role, pid])
-            return Fig(fmt.grouped(r["value"], 1), how=how, detail=detail, dense=True)
-
-        def per_gpu(role: str, pid: str) -> Fig | str:
-            r = tp.get((role, pid))
-            if r is None or r["value"] != r["value"]:
-                return fmt.MISSING
-            how, detail = t.throughput_how("output_tokens_per_s", points[role, pid])
-            g = s.gpus[role]
-            return Fig(fmt.grouped(r["value"] / g, 1), how=f"{how} / {g} GPUs", detail=f"{detail}; $.serving.sides.{role}.gpus.value",
-                       dense=True)
 
         heaviest = {role: c[-1] for role, c in curves.items() if c}
         pair = next((m for m in s.matched if m["workload"] == key[0] and m["baseline"] == heaviest.get("baseline")
