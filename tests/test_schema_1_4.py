@@ -19,11 +19,14 @@ def test_the_published_1_4_schema_is_its_derivation():
     assert derive.V1_4.read_text(encoding="utf-8") == derive.text_1_4()
     assert schema(1.4)["properties"]["schema_version"] == {"const": 1.4}
     assert "study" not in schema(1.3)["properties"] and "study" in schema(1.4)["properties"]
-    # 1.4 is 1.3 with the study parts (serving, accuracy) and nothing else.
+    # 1.4 is 1.3 with the study parts (serving, accuracy) and a pair's optional GPU counts, nothing else.
     newer = {k: v for k, v in copy.deepcopy(schema(1.4)).items() if k not in ("$id", "title")}
     older = {k: v for k, v in schema(1.3).items() if k not in ("$id", "title")}
     newer["properties"].pop("study")
     newer["properties"].pop("accuracy_study")
+    for role in ("baseline", "candidate"):
+        side = newer["properties"]["serving"]["properties"]["sides"]["properties"][role]
+        assert side["properties"].pop("gpus")["properties"]["value"]["minimum"] == 1 and "gpus" not in side["required"]
     newer["properties"]["schema_version"] = older["properties"]["schema_version"]
     assert newer == older
 

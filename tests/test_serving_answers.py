@@ -285,9 +285,12 @@ def test_each_latency_is_drawn_against_the_throughput_each_load_delivered(exampl
     """The Load page's charts: a mark per side and load at its measured output tokens/s (all at once
     too: a measured axis, no categories), at the latency percentile numpy gives; the objective on its
     chart; good requests/s against requests/s served, counted by hand. The Frontier page's latency
-    charts are the same chart (a pair is a study of two setups)."""
+    charts are the same chart (a pair is a study of two setups). Both sides' GPU counts are in the
+    receipt (`--set-baseline gpus=8`): the throughput axis reads per GPU, as the study's does."""
     doc = receipt(PAIR)
     run = sides(doc)
+    gpus = {role: side["gpus"]["value"] for role, side in doc["serving"]["sides"].items()}
+    assert gpus == {"baseline": 8, "candidate": 8}
     names = {doc["report"]["engines"][r]["name"]: r for r in ("baseline", "candidate")}
     html = page(example_site, PAIR, "load.html")
     for metric in ("ttft", "tpot", "e2e"):
@@ -298,8 +301,8 @@ def test_each_latency_is_drawn_against_the_throughput_each_load_delivered(exampl
             for x, y, title in pts:
                 side, load = next((names[n], title[len(n) + 2:].split(":")[0]) for n in names if title.startswith(n + ", "))
                 rep = run[side][load]
-                tput, value = tokens_per_s(rep), np.nanpercentile(column(rep, metric), q)
-                assert f": {tput:,.1f} output tokens/s, {metric.upper()} p{q} " in title, title
+                tput, value = tokens_per_s(rep) / gpus[side], np.nanpercentile(column(rep, metric), q)
+                assert f": {tput:,.1f} output tokens/s per GPU, {metric.upper()} p{q} " in title, title
                 xs.append(tput), ys.append(value), at_x.append(x), at_y.append(y)
             assert affine(xs, at_x) < 0.2  # the throughput axis is linear in the throughput measured
             svg = re.search(rf'id="curve-sweep-sharegpt-rate-{metric}-p{q}">.*?</svg>', html, re.S)[0]
@@ -324,8 +327,8 @@ def test_each_latency_is_drawn_against_the_throughput_each_load_delivered(exampl
     opening = re.compile(r'<svg class="chart-svg" viewBox="0 0 360 210" role="img" aria-label="(TTFT|TPOT|E2E) p\d+ against throughput[^"]*" '
                          r'style="width: 100%; max-width: 576.0px; height: auto; font: 11px var\(--font\)">')
     assert len(opening.findall(html)) == 6 and len(opening.findall(frontier)) >= 3
-    assert ('<text x="346" y="206" text-anchor="end">output tokens/s</text>' in html
-            and '<text x="346" y="206" text-anchor="end">output tokens/s</text>' in frontier)
+    assert ('<text x="346" y="206" text-anchor="end">output tokens/s per GPU</text>' in html
+            and '<text x="346" y="206" text-anchor="end">output tokens/s per GPU</text>' in frontier)
 
 
 # -- item 4: the tail ------------------------------------------------------------------------------

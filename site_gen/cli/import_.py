@@ -55,7 +55,8 @@ def add_parser(sub) -> None:
     p.add_argument("--label-candidate", metavar="TEXT", help="the candidate's name on the pages (not ledger, cuteafd-study)")
     p.add_argument("--set-baseline", action="append", default=[], metavar="KEY=VALUE",
                    help="serving formats: a fact of the baseline's setup its files do not record (model, engine, "
-                        "engine_version, hardware, parallelism, dataset, command, date)")
+                        "engine_version, hardware, parallelism, dataset, command, date), or gpus=N: the GPUs its "
+                        "engine used (throughput per GPU)")
     p.add_argument("--set-candidate", action="append", default=[], metavar="KEY=VALUE", help="the same for the candidate")
     p.add_argument("--setup", action="append", nargs="+", default=[], metavar="NAME FILE",
                    help="vllm-bench, guidellm, lm-eval: a study of two setups or more; NAME FILE… (or NAME=FILE) adds files to the "

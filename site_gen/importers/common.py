@@ -341,7 +341,7 @@ def stamp(doc: dict, opts: ImportOptions) -> dict:
     series, commit = opts.series, opts.commit
     if not series and not commit:
         return doc
-    out = {**doc, "schema_version": SERIES_VERSION, "report": dict(doc["report"])}
+    out = {**doc, "schema_version": max(SERIES_VERSION, doc["schema_version"]), "report": dict(doc["report"])}
     if series:
         out["report"]["series"] = series
     if commit:

@@ -22,6 +22,7 @@ from site_gen.core.errors import SitegenError
 from site_gen.importers import reading
 from site_gen.receipts.load import decode_text
 from site_gen.receipts.parse import BAD_CHAR, parse_text
+from site_gen.receipts.rules import gpus_disagree, parallel_gpus
 
 MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
 SCHEMA_VERSION = 1.2
@@ -205,22 +206,46 @@ class Env:
         return {k: self.values[k] for k in ENV_KEYS if k in self.values}
 
 
+# What `--set-baseline`/`--set-candidate` state: the environment, and the GPUs the side's engine used
+# (`gpus`, kept apart from the environment: `serving.sides.<role>.gpus`, schema 1.4).
+STATED_KEYS = (*ENV_KEYS, "gpus")
+GPUS_VERSION = 1.4
+
+
 def stated_env(pairs: Iterable[str], option: str) -> dict[str, str]:
-    """`--set-candidate KEY=VALUE` options: environment facts the files do not record."""
+    """`--set-candidate KEY=VALUE` options: environment facts the files do not record, and `gpus`."""
     out: dict[str, str] = {}
     for item in pairs:
         key, sep, value = item.partition("=")
         key = key.strip()
-        if not sep or key not in ENV_KEYS or not value.strip():
-            raise SitegenError(f"{option} {item!r}: expected KEY=VALUE with KEY one of {', '.join(ENV_KEYS)}")
+        if not sep or key not in STATED_KEYS or not value.strip():
+            raise SitegenError(f"{option} {item!r}: expected KEY=VALUE with KEY one of {', '.join(STATED_KEYS)}")
         if key == "date" and not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value.strip()):
             raise SitegenError(f"{option} {item!r}: a date is written YYYY-MM-DD")
+        if key == "gpus" and not (value.strip().isdigit() and 1 <= int(value) <= 100000):
+            raise SitegenError(f"{option} {item!r}: gpus is a whole number from 1 (the GPUs the side's engine used)")
         out[key] = value.strip()
     return out
 
 
+def gpus_of(env: Env, stated: dict[str, str], option: str) -> dict[str, Any] | None:
+    """A side's GPU count as the receipt keeps it ({value, origin}): `gpus` as stated, else tensor x
+    pipeline parallel from its parallelism (its server command's, or stated); None when neither is
+    known. A stated count that is no whole multiple of tensor x pipeline parallel is refused."""
+    par = env.values.get("parallelism")
+    if "gpus" in stated:
+        n = int(stated["gpus"])
+        if why := gpus_disagree(n, par["value"] if par else None):
+            raise SitegenError(f"{option} gpus={n}: {why} ({par['origin'] if par else ''})")
+        return {"value": n, "origin": f"{option} gpus"}
+    one = parallel_gpus(par["value"]) if par else None
+    return {"value": one, "origin": f"{par['origin']} (tensor × pipeline parallel)"[:500]} if par and one else None
+
+
 def apply_stated(env: Env, stated: dict[str, str], option: str) -> None:
     for key, value in stated.items():
+        if key == "gpus":  # not an environment fact: gpus_of
+            continue
         have = env.get(key)
         if have is not None and have != value:
             raise SitegenError(f"{option} {key}={value!r}, but the files record {have!r} ({env.values[key]['origin']})")

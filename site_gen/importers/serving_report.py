@@ -197,6 +197,8 @@ def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[
             raise SitegenError(f"the {r} side mixes formats ({', '.join(sorted(fmt))}): one side is one client",
                                runs[r][0].src.path)
         sides[r] = {"label": names[r], "format": fmt.pop(), "environment": envs[r].part(), "load_points": lps}
+        if gpus := sc.gpus_of(envs[r], stated.get(r, {}), f"--set-{r}"):
+            sides[r]["gpus"] = gpus
     serving: dict[str, Any] = {"sides": sides}
     differs: list[dict] = []
     if len(roles) == 2:
@@ -207,7 +209,9 @@ def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[
                                runs["candidate"][0].src.path)
     report = _report(roles, runs, envs, names, sides, serving, differs, attribution, client)
     report["tested"].extend(notes or [])
-    doc = {"schema_version": sc.SCHEMA_VERSION, "report": report, "serving": serving, "provenance": prov.part()}
+    # A side's GPU count is schema 1.4's; without one the receipt stays 1.2, as before.
+    version = sc.GPUS_VERSION if any("gpus" in sides[r] for r in roles) else sc.SCHEMA_VERSION
+    doc = {"schema_version": version, "report": report, "serving": serving, "provenance": prov.part()}
     return doc, prov
 
 

@@ -47,3 +47,23 @@ def inside_interval(value: float, interval: list, what: str, file: Path, where: 
     """A figure lies inside its own interval (an interval that leaves out its own estimate is not one)."""
     low, high = interval
     require(low <= value <= high, f"{what} {value:g} lies outside its own interval [{low:g}, {high:g}]", file, where)
+
+
+PARALLELISM = re.compile(r"tensor parallel (\d+) × pipeline parallel (\d+)")
+
+
+def parallel_gpus(parallelism: str | None) -> int | None:
+    """Tensor x pipeline parallel of a setup's parallelism as the importers write it (`tensor parallel
+    4 × pipeline parallel 2`): the GPUs one replica of the engine uses; None for other words."""
+    m = PARALLELISM.fullmatch(parallelism or "")
+    return int(m[1]) * int(m[2]) if m else None
+
+
+def gpus_disagree(gpus: int, parallelism: str | None) -> str | None:
+    """Why a GPU count contradicts the parallelism recorded beside it, or None: a setup's GPUs are
+    tensor x pipeline x data parallel, so a whole multiple of tensor x pipeline parallel."""
+    one = parallel_gpus(parallelism)
+    if one is None or gpus % one == 0:
+        return None
+    return (f"{gpus} GPU{'s' if gpus != 1 else ''}, but its parallelism is {parallelism} ({one} GPUs a replica): "
+            f"a GPU count is a whole multiple of tensor × pipeline parallel")

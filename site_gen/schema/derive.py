@@ -350,6 +350,10 @@ def derive_1_4(v1_3: dict) -> dict:
     out["properties"]["schema_version"] = {"const": 1.4}
     out["properties"]["study"] = STUDY
     out["properties"]["accuracy_study"] = ACCURACY_STUDY
+    # A pair's side may say how many GPUs its engine used, as a study's setup does (`--set-baseline
+    # gpus=N`, or tensor x pipeline parallel from its server command): throughput per GPU.
+    for side in out["properties"]["serving"]["properties"]["sides"]["properties"].values():
+        side["properties"]["gpus"] = GPUS
     return out
 
 

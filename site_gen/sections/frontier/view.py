@@ -118,6 +118,7 @@ def charts(a, s) -> dict[str, dict[str, Any]]:
     style = {sid: plots.series_style(i) for i, sid in enumerate(s.order)}
     loads = {ld.id: ld for ld in s.loads}
     figs = {(r["setup"], r["load"], r["metric"], r["percentile"]): r for r in views.rows(s.figures)}
+    gpus = {r["setup"]: int(r["gpus"]) for r in views.rows(s.setups) if r["gpus"] == r["gpus"]}
     out = {}
     for f in s.frontiers:
         key = _anchor("frontier", f.workload, f.axis)
@@ -148,8 +149,9 @@ def charts(a, s) -> dict[str, dict[str, Any]]:
                                "y_low": y["low"], "y_high": y["high"]})
                 if ps:
                     setups.append({"key": sid, "label": n[sid], "style": style[sid], "points": ps})
-            # The same chart as a pair's Load page draws (a pair is a study of two setups).
-            c = serving_charts.against(setups, metric, q, s.slo)
+            # The same chart as a pair's Load page draws (a pair is a study of two setups): per GPU.
+            setups, x_title = serving_charts.per_gpu(setups, gpus)
+            c = serving_charts.against(setups, metric, q, s.slo, x_title)
             if c is None:
                 continue
             c["id"] = f"{key}-{metric}-p{q}"

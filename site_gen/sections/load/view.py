@@ -48,7 +48,8 @@ def view(a) -> dict[str, Any] | None:
                        "axis": "requests in flight at most" if key[1] == "concurrency" else "request rate aimed at (req/s)",
                        "saturation": _saturation(s, key, n), "missed": missed(s, key, n),
                        "rows": _rows(s, ids, points, tp, pct, good, n)})
-    return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps,
+    return {"two_sided": "baseline" in s.roles, "names": n, "sweeps": sweeps, "per_gpu": s.per_gpu,
+            "gpus": charts_.gpus_text(s, n),
             "throughput_cells": _throughput_cells(s, a.band, n, points), "band": f"±{a.band * 100:g}%",
             "objectives": [objective_text(o) for o in s.slo], "objective_rows": _objective_rows(s, points, pct, n),
             "goodput": [_goodput_row(r, points, n, s.bootstrap) for r in views.rows(s.goodput)] if s.goodput is not None else [],
@@ -76,6 +77,9 @@ def _rows(s, ids: dict, points: dict, tp: dict, pct: dict, good: dict, n: dict) 
         for k in THROUGHPUTS:
             r = tp.get((role, pid, k))
             row[k] = _with_interval(r, THROUGHPUT_DIGITS[k], p, s.bootstrap)
+        if s.per_gpu:  # the charts' axis: output tokens/s over the side's GPUs
+            row["per_gpu"] = _with_interval(tp.get((role, pid, "output_tokens_per_s")), THROUGHPUT_DIGITS["output_tokens_per_s"],
+                                            p, s.bootstrap, gpus=s.gpus[role], gpus_at=f"{_side_path(p)}.gpus.value")
         row["latency"] = [_latency_cell(pct.get((role, pid, m, q)), s.bootstrap, sec) for (m, q), sec in zip(cols, seconds)]
         g = good.get((role, pid))
         row["goodput"] = ({"text": _share(g, p), "sub": _share_interval(g, p, s.bootstrap),
@@ -93,19 +97,26 @@ def columns(s) -> list[str]:
     return [column_label(s, m, q) for m in s.metrics for q in _percentiles(s, m)]
 
 
-def _with_interval(r: dict | None, digits: int, p: dict, b) -> dict[str, Any]:
+def _side_path(p: dict) -> str:
+    """The JSON path of the side a load point is of (`$.serving.sides.<role>`)."""
+    return p["path"].rsplit(".load_points", 1)[0]
+
+
+def _with_interval(r: dict | None, digits: int, p: dict, b, gpus: int = 1, gpus_at: str = "") -> dict[str, Any]:
+    """A throughput with its interval and its runs' range; over `gpus` (read at `gpus_at`) where given."""
     if r is None or r["value"] != r["value"]:
         return {"text": fmt.MISSING, "sub": ""}
     label, runs = THROUGHPUT_LABELS[r["metric"]], int(p["repeats"])
+    over = f" / {gpus} GPUs ({gpus_at})" if gpus_at else ""
     sub = Parts()
     if r["low"] == r["low"]:
-        sub.append(Fig(f"{_number(r['low'], digits)}–{_number(r['high'], digits)}", dense=True,
-                       how=f"{b.level:.0%} t interval over {runs} runs, on logs", detail=f"of {label} at {p['path']}.repeats"))
+        sub.append(Fig(f"{_number(r['low'] / gpus, digits)}–{_number(r['high'] / gpus, digits)}", dense=True,
+                       how=f"{b.level:.0%} t interval over {runs} runs, on logs{over}", detail=f"of {label} at {p['path']}.repeats"))
     if r["spread_low"] == r["spread_low"]:
-        sub += ["; runs ", Fig(f"{_number(r['spread_low'], digits)}–{_number(r['spread_high'], digits)}", dense=True,
-                               how=f"lowest and highest of {runs} runs", detail=f"of {label} at {p['path']}.repeats")]
+        sub += ["; runs ", Fig(f"{_number(r['spread_low'] / gpus, digits)}–{_number(r['spread_high'] / gpus, digits)}", dense=True,
+                               how=f"lowest and highest of {runs} runs{over}", detail=f"of {label} at {p['path']}.repeats")]
     how, detail = throughput_how(r["metric"], p)
-    return {"text": Fig(_number(r["value"], digits), how=how, detail=detail, dense=True), "sub": sub}
+    return {"text": Fig(_number(r["value"] / gpus, digits), how=how + over, detail=detail, dense=True), "sub": sub}
 
 
 def _latency_cell(r: dict | None, b, seconds: bool) -> dict[str, Any]:
@@ -218,7 +229,8 @@ def _curves(a, s) -> dict[str, list[dict[str, Any]]]:
         charts = []
         for m in s.metrics:
             for q in _percentiles(s, m):
-                c = charts_.against(_setups(s, key, ids, points, found, n, ("output_tokens_per_s",), (m, q)), m, q, s.slo)
+                setups, x_title = charts_.per_gpu(_setups(s, key, ids, points, found, n, ("output_tokens_per_s",), (m, q)), s.gpus)
+                c = charts_.against(setups, m, q, s.slo, x_title)
                 if c:
                     charts.append({**c, "id": f"{anchor}-{m}-p{q}"})
         if s.goodput is not None:

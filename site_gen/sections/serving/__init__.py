@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from collections.abc import Iterator
 
-from site_gen.receipts.rules import require
+from site_gen.receipts.rules import gpus_disagree, require
 from site_gen.sections.base import DashboardColumn, Section
 
 COLUMNS = ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "input_tokens", "output_tokens", "error")
@@ -80,7 +80,15 @@ def _check_row(rows: dict, i: int, file: Path, where: str) -> None:
             f"latency {e2e[i]} ms", file, f"{at}.ttft_ms[{i}]")
 
 
+def check_gpus(setup: dict, file: Path, where: str) -> None:
+    """A side's or a setup's GPU count (schema 1.4) never contradicts its recorded parallelism."""
+    if "gpus" in setup:
+        why = gpus_disagree(setup["gpus"]["value"], setup["environment"].get("parallelism", {}).get("value"))
+        require(why is None, str(why), file, where + ".gpus.value")
+
+
 def _check_side(side: dict, role: str, file: Path) -> None:
+    check_gpus(side, file, f"$.serving.sides.{role}")
     ids: dict[str, int] = {}
     keys: dict[tuple, int] = {}
     for i, lp in enumerate(side["load_points"]):

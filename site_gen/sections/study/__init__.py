@@ -16,10 +16,11 @@ from pathlib import Path
 
 from site_gen.receipts.rules import require, unique_ids
 from site_gen.sections.base import Section
-from site_gen.sections.serving import check_repeat, load_key
+from site_gen.sections.serving import check_gpus, check_repeat, load_key
 
 
 def _check_setup(setup: dict, i: int, file: Path) -> None:
+    check_gpus(setup, file, f"$.study.setups[{i}]")
     ids: dict[str, int] = {}
     keys: dict[tuple, int] = {}
     for k, lp in enumerate(setup["load_points"]):

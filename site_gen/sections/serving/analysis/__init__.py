@@ -56,6 +56,12 @@ class ServingResult:
     objectives: pd.DataFrame | None = None  # per side, load point and objective: the percentile against its limit
     goodput: pd.DataFrame | None = None
     capacity: list[dict] = field(default_factory=list)  # per workload: each side's heaviest load meeting every objective
+    gpus: dict[str, int] = field(default_factory=dict)  # role -> the GPUs its engine used, where the receipt says (1.4)
+
+    @property
+    def per_gpu(self) -> bool:
+        """Every side's GPU count is known: its throughput reads per GPU too."""
+        return all(r in self.gpus for r in self.roles)
 
     def share(self, kind: str, verdict: str) -> float:
         """The share of `kind`'s cells (latency, throughput) with `verdict` (the dashboard sorts by it); NaN with none."""
@@ -170,7 +176,8 @@ def analyse(a, part: dict) -> ServingResult | None:
         percentiles=frame({c: [r[c] for r in pct] for c in PERCENTILE_COLUMNS}, PERCENTILE_COLUMNS),
         cells=cells, counts=count(cells), ranges=ratio_ranges(cells), throughput=_throughput(sides, b), tokens=_tokens(sides),
         gaps=_gaps(sides), itl_agreement=agreement,
-        matched=matched, saturation={}, curves={}, slo=tuple(a.slo))
+        matched=matched, saturation={}, curves={}, slo=tuple(a.slo),
+        gpus={r: int(part["sides"][r]["gpus"]["value"]) for r in sides if "gpus" in part["sides"][r]})
     _sweeps(result, sides, figures)
     _samples(result, sides, metrics)
     if a.slo:

@@ -3,6 +3,7 @@ interval, the ratio with its interval and verdict, the distributions drawn; its 
 lines in the dashboard, the share card and `sitegen summary`."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from site_gen.analysis.verdict import INTERVAL_RULE, INTERVAL_VERDICTS, UNRESOLVED
@@ -12,6 +13,7 @@ from site_gen.sections.serving.analysis import latency
 from site_gen.sections.serving.analysis.load import THROUGHPUT_LABELS, THROUGHPUTS
 from site_gen.sections.serving.analysis.points import METRIC_LABELS, METRIC_SHORT, PERCENTILES
 from site_gen.sections.serving.view import sweeps, tables as t
+from site_gen.sections.serving.view.charts import gpus_text
 from site_gen.sections.serving.analysis import NO_INTERVAL
 from site_gen.sections.contract import ViewPart
 from site_gen.sections.serving.view.outputs import (EMPTY, card_strip, compare_value, compare_what, csv, dashboard,  # noqa: F401
@@ -121,6 +123,18 @@ def _map_cell(s, n: dict, band: float, c: dict) -> dict[str, Any]:
             "why": why}
 
 
+def _output(s, tp: dict, points: dict, gpus: bool, role: str, pid: str) -> Fig | str:
+    """A load point's output tokens/s, over its side's GPUs with `gpus`, saying how it was made."""
+    r = tp.get((role, pid))
+    if r is None or r["value"] != r["value"]:
+        return fmt.MISSING
+    how, detail = t.throughput_how("output_tokens_per_s", points[role, pid])
+    if not gpus:
+        return Fig(fmt.grouped(r["value"], 1), how=how, detail=detail, dense=True)
+    g = s.gpus[role]
+    return Fig(fmt.grouped(r["value"] / g, 1), how=f"{how} / {g} GPUs", detail=f"{detail}; $.serving.sides.{role}.gpus.value", dense=True)
+
+
 def story(s, n: dict, band: float) -> list[Parts]:
     """The overview's lines beside its chart: per sweep, the output throughput each side delivered at
     its heaviest load (a pair: with their ratio and verdict), and with objectives each side's goodput
@@ -130,17 +144,11 @@ def story(s, n: dict, band: float) -> list[Parts]:
     cells = {(c["baseline_point"], c["candidate_point"]): c for c in views.rows(s.cells)
              if c["kind"] == "throughput" and c["metric"] == "output_tokens_per_s"}
     good = {(r["role"], r["point"]): r for r in views.rows(s.goodput)} if s.goodput is not None else {}
+    tokens, per_gpu = partial(_output, s, tp, points, False), partial(_output, s, tp, points, True)
     out = []
     for key in dict.fromkeys(k for role in s.roles for k in s.curves[role]):
         curves = {role: s.curves[role].get(key, []) for role in s.roles}
         title = key[0] + (", by concurrency" if key[1] == "concurrency" else "")
-
-        def tokens(role: str, pid: str) -> Fig | str:
-            r = tp.get((role, pid))
-            if r is None or r["value"] != r["value"]:
-                return fmt.MISSING
-            how, detail = t.throughput_how("output_tokens_per_s", points[role, pid])
-            return Fig(fmt.grouped(r["value"], 1), how=how, detail=detail, dense=True)
 
         heaviest = {role: c[-1] for role, c in curves.items() if c}
         pair = next((m for m in s.matched if m["workload"] == key[0] and m["baseline"] == heaviest.get("baseline")
@@ -151,14 +159,19 @@ def story(s, n: dict, band: float) -> list[Parts]:
                         detail=f"at {key[0]} · {pair['load']}", dense=True)
             how = "one run a side, no interval: the band rule" if c["low"] != c["low"] else \
                 f"95% interval {t.interval_text(c['low'], c['high'], band)}"
-            out.append(Parts([f"{title}, heaviest load ({pair['load']}): {n['candidate']} delivers ",
-                              tokens("candidate", pair["candidate"]), " output tokens/s, ", ratio, f" {n['baseline']}'s ",
-                              tokens("baseline", pair["baseline"]), f" ({c['verdict']}; {how})."]))
+            said = Parts([f"{title}, heaviest load ({pair['load']}): {n['candidate']} delivers ",
+                          tokens("candidate", pair["candidate"]), " output tokens/s, ", ratio, f" {n['baseline']}'s ",
+                          tokens("baseline", pair["baseline"]), f" ({c['verdict']}; {how})."])
+            if s.per_gpu:  # every side's GPU count known: the same load per GPU
+                said += [f" Per GPU ({gpus_text(s, n)}): ", per_gpu("candidate", pair["candidate"]), f" against {n['baseline']}'s ",
+                         per_gpu("baseline", pair["baseline"]), " output tokens/s."]
+            out.append(said)
         else:
             for role, pid in heaviest.items():
                 if len(curves[role]) > 1:
                     out.append(Parts([f"{title}, heaviest load ({points[role, pid]['load']}): {n[role]} delivers ",
-                                      tokens(role, pid), " output tokens/s."]))
+                                      tokens(role, pid), " output tokens/s",
+                                      *([" (", per_gpu(role, pid), f" per GPU, {gpus_text(s, n)})"] if role in s.gpus else []), "."]))
         if good:
             loads = [points[role, pid]["load"] for role in s.roles for pid in curves[role][:1]]
             sides = []

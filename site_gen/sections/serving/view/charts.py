@@ -12,12 +12,38 @@ from site_gen.sections.serving.analysis.points import METRIC_SHORT
 from site_gen.sections.serving.view.tables import ms_unit
 
 
+TOTAL, PER_GPU = "output tokens/s", "output tokens/s per GPU"
+
+
 def _known(*values: float) -> bool:
     return all(v == v for v in values)
 
 
+def gpus_text(s: Any, n: dict[str, str]) -> str:
+    """A serving analysis' sides' GPU counts in words: `8 GPUs each`, else each side's (`n`: names by role)."""
+    def count(g: int) -> str:
+        return f"{g} GPU{'s' if g != 1 else ''}"
+    known = [r for r in s.roles if r in s.gpus]
+    if len(known) > 1 and len({s.gpus[r] for r in known}) == 1:
+        return f"{count(s.gpus[known[0]])} each"
+    return "; ".join(f"{n[r]}: {count(s.gpus[r])}" if len(known) > 1 else count(s.gpus[r]) for r in known)
+
+
+def per_gpu(setups: list[dict[str, Any]], gpus: dict[str, int]) -> tuple[list[dict[str, Any]], str]:
+    """The setups' throughput axis for `against`: per GPU (each point's x and its interval divided by
+    its setup's GPUs, by `key`) when every setup's GPU count is known, else the total; and its title.
+    A pair's Load page and a study's Frontier page both read it so (a pair is a study of two setups)."""
+    if not setups or any(st["key"] not in gpus for st in setups):
+        return setups, TOTAL
+    out = []
+    for st in setups:
+        g = gpus[st["key"]]
+        out.append({**st, "points": [{**p, **{k: p[k] / g for k in ("x", "x_low", "x_high") if k in p}} for p in st["points"]]})
+    return out, PER_GPU
+
+
 def against(setups: list[dict[str, Any]], metric: str, q: int, slo: tuple = (),
-            x_title: str = "output tokens/s") -> dict[str, Any] | None:
+            x_title: str = TOTAL) -> dict[str, Any] | None:
     """A latency percentile (y) against throughput (x), a curve per setup: `setups` of {key, label,
     style, points: [{load, x, x_low, x_high, y, y_low, y_high, mark?}]}; the objective on that
     percentile, if any, as a dashed line. None when no setup has a point."""
