@@ -258,7 +258,7 @@ def test_the_share_card_strip_is_every_comparison_as_a_speed_up_by_its_verdict(s
 
     _, files = site
     a = analyse(load_report(ROOT / "data" / STUDY, ROOT / "data"), band=0.08)
-    strip, caption = parts.hook(section("study"), "card_strip")(a)
+    strip, caption = parts.view_part(section("study")).card_strip(a)
     rows = {"ttft": 0, "tpot": 1, "itl": 1, "e2e": 1, "output_tokens_per_s": 2}
     want = []
     for c in csvlib.DictReader(io.StringIO(files[f"reports/{STUDY}/csv/study-comparisons.csv"])):
@@ -362,3 +362,23 @@ def test_allowances_too_wide_to_resolve_a_one_run_setup_are_named(site):
     for r in wide:
         assert f"{names[r['metric']]} p{r['percentile']}, saturated:" in note
     assert note.count("degree of freedom;") + note.count("degree of freedom)") == len(wide)
+
+
+def test_the_overview_says_who_leads_the_frontier_at_the_lowest_and_highest_level(site):
+    """The overview's Frontier part: at the lowest and the highest level of the Frontier page's levels
+    table, the same setups and figures, each ratio the quotient of the two throughputs it names."""
+    import re
+
+    _, files = site
+    levels = htmlutil.tables(_doc(files[f"reports/{STUDY}/frontier.html"]))["frontier-sharegpt-rate-levels-table"][1:]
+    overview = htmlutil.text(_doc(files[f"reports/{STUDY}/index.html"]))
+    said = re.findall(r"At ≥(\d+) tokens/s per user, (.+?) serves ([\d,.]+) tokens/s per GPU, ([\d.]+)× "
+                      r"\(95% interval ([\d.]+)–([\d.]+)\) the ([\d,.]+) of (.+?)\.(?= At|$| \w)", overview)
+    assert len(said) == 2, overview
+    for got, row in zip(said, (levels[0], levels[-1])):
+        level, best, best_y, ratio, low, high, runner_y, runner = got
+        assert row[0].split()[0] == f"≥{level}" and row[1] == best and row[3] == runner
+        assert row[2].split()[0] == best_y and row[4].split()[0] == runner_y
+        assert row[5].split()[:2] == [f"{ratio}×", f"{low}–{high}"]
+        # The ratio a reader computes from the two printed throughputs agrees to its printed digits.
+        assert abs(float(best_y.replace(",", "")) / float(runner_y.replace(",", "")) - float(ratio)) < 0.01

@@ -215,7 +215,7 @@ class ReportPages:
             ctx["not_covered"] = [mdx(t, f"$.report.not_covered[{i}]", True) for i, t in enumerate(r.meta.get("not_covered", []))]
         section = section_of(key)
         if key == OVERVIEW[0]:  # the overview shows every section of the receipt
-            needs = tuple(s.view_key for s in all_sections() if s.name)
+            needs = tuple(s.view_key for s in all_sections() if s.name or s.overview)
             # Its part of each, in the registry's order: templates/overview/<key>.html, where one exists.
             ctx["section_keys"] = [s.key for s in all_sections()]
         else:

@@ -72,6 +72,7 @@ class Section:
     provenance: bool = False      # its figures are listed on the numbers page
     legend: bool = False          # its page colours verdicts by direction: it shows the colour legend
     charts: bool = False          # its page draws interactive charts
+    overview: bool = False        # drawn from the others, it has a part of the overview (its view made there too)
     schema: dict | None = None    # its part of the receipt schema, when not in the published schema file
     dashboard: tuple[DashboardColumn, ...] = ()  # its columns in the table of reports
     order: int = 100              # where its lines stand in the summary, the share card and the dashboard

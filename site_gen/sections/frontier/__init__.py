@@ -18,4 +18,5 @@ class _FromStudy(Section):
         return a.report.section("study") is not None
 
 
-SECTION = _FromStudy(key="frontier", title="Frontier", package=__name__, needs=("study",), provenance=True, order=44)
+SECTION = _FromStudy(key="frontier", title="Frontier", package=__name__, needs=("study",), provenance=True, order=44,
+                     overview=True)

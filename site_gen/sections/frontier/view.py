@@ -26,7 +26,7 @@ def _anchor(*parts: str) -> str:
 
 
 def _n(v: float, digits: int = 1) -> str:
-    return fmt.MISSING if v != v or math.isinf(v) else f"{v:,.{digits}f}"
+    return fmt.MISSING if v != v or math.isinf(v) else fmt.grouped(v, digits)  # a tie rounded as every figure
 
 
 def _span(lo: float, hi: float, digits: int = 1) -> str:
@@ -60,16 +60,19 @@ def view(a) -> dict[str, Any] | None:
             a_load, b_load = r["between"]
             how_read = (f"its load {a_load}, which gives every user more" if a_load == b_load else
                         f"read on its curve between its loads {a_load}, {b_load} (linear in both axes)")
+            # The two throughputs with the digits their printed ratio needs (never 222.5 / 30.9 beside 7.19×).
+            shown_ratio = f"{fmt.fixed(r['ratio'], 2)}×"
+            runner_text, best_text = fmt.pair(r["runner_y"], r["best_y"], 1, shown_ratio, "ratio")
             levels.append({
                 "level": f"{r['level']:g}", "best": n[r["best"]], "runner_up": n[r["runner_up"]],
-                "best_y": Fig(_n(r["best_y"]), how=f"{n[r['best']]}'s best at {r['level']:g} tokens/s per user or more",
+                "best_y": Fig(best_text, how=f"{n[r['best']]}'s best at {r['level']:g} tokens/s per user or more",
                               detail=how_read, dense=True),
                 "best_interval": Fig(_span(r["best_low"], r["best_high"]), how="95% interval: the throughput errors of the "
                                      "load or two loads read, t on logs", detail=ratio, dense=True)
                 if r["best_low"] == r["best_low"] else "",
-                "runner_y": Fig(_n(r["runner_y"]), how=f"{n[r['runner_up']]}'s best at {r['level']:g} tokens/s per user or more",
+                "runner_y": Fig(runner_text, how=f"{n[r['runner_up']]}'s best at {r['level']:g} tokens/s per user or more",
                                 dense=True),
-                "ratio": Fig(f"{r['ratio']:.2f}×", how=ratio, dense=True),
+                "ratio": Fig(shown_ratio, how=ratio, dense=True),
                 "interval": Fig(f"{r['low']:.2f}–{r['high']:.2f}", how="95% interval, t on logs (Welch–Satterthwaite)",
                                 detail=ratio, dense=True) if r["low"] == r["low"] else "no interval",
                 "separated": bool(r["separated"]),
