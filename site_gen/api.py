@@ -308,7 +308,10 @@ def import_receipt(options: ImportOptions) -> ImportResult:
     Its `warnings`: what it read and would not credit, or left unread, and what to do."""
     from site_gen.importers.run import run_import
 
-    return run_import(options)
+    from site_gen.analysis.joining import series_accepts
+
+    return run_import(options, series_accepts(Path(options.config_file)))
+
 
 
 def new_project(folder: Path, *, force: bool = False) -> list[str]:

@@ -110,10 +110,11 @@ def _version_key(v: str) -> tuple[int, ...] | None:
     return tuple(int(x) for x in m.group(1).split(".")) if m else None
 
 
-def check(reports: Iterable) -> None:
+def check(reports: Iterable, new: str | None = None) -> None:
     """Refuses what cannot be one series: a commit named twice in a series, reports naming one series
     that are of different setups, versions whose dates run the other way. `reports`: records with
-    `id`, `file` and `history` (their rows carry `series_name`, `commit`, `setup`, `version`, `date`)."""
+    `id`, `file` and `history` (their rows carry `series_name`, `commit`, `setup`, `version`, `date`).
+    `new`: the report being added (an import), the one a refusal names against the others."""
     declared: dict[str, list[dict]] = {}
     for r in reports:
         row = _first_row(r)
@@ -121,14 +122,16 @@ def check(reports: Iterable) -> None:
             declared.setdefault(row["series_name"], []).append({**row, "file": getattr(r, "file", "")})
     for name, rows in declared.items():
         rows.sort(key=lambda x: (x["date"], x["report"]))
-        first = rows[0]
-        for r in rows[1:]:
+        ordered = sorted(rows, key=lambda x: x["report"] == new)  # the report being added last (stable)
+        first = ordered[0]
+        for r in ordered[1:]:
             if r.get("setup") != first.get("setup"):
-                what = _setup_difference(first.get("setup", ""), r.get("setup", ""))
+                # The pair in one order: the refused report's value first, as the sentence names it first.
+                what = _setup_difference(r.get("setup", ""), first.get("setup", ""))
                 raise SitegenError(f"series {name!r}: report {r['report']} is of another setup than {first['report']} "
                                    f"({what}); name another series, or import it with the same setup", r["file"],
                                    "$.report.series")
-        _commits(name, rows)
+        _commits(name, ordered)
         _dates(name, rows)
 
 
