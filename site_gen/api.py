@@ -218,7 +218,7 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
     comparable figure better, worse or unchanged within noise, by the config's noise band. Reports
     whose setups differ (model, hardware, baseline, workload, client) are refused (SitegenError)
     unless `allow` names the difference."""
-    from site_gen.analysis.compare import compare as compared
+    from site_gen.analysis.compare import compare as compared, refuse_itself
     from site_gen.analysis.report import analyse
     from site_gen.receipts.load import named_report
     from site_gen.render.compare import FORMATS
@@ -228,6 +228,7 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
     if fmt not in COMPARE_FORMATS:
         raise SitegenError(f"--format must be one of {', '.join(COMPARE_FORMATS)}, got {fmt!r}")
     reports = [named_report(config.data_dir, name, max_bytes=config.max_receipt_bytes) for name in (old, new)]
+    refuse_itself(*reports)
     a, b = (analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports)
     cmp = compared(a, b, set(allow))
     return Compared(FORMATS[fmt](cmp, fail_on), bool(cmp.failing(fail_on)), cmp.counts())

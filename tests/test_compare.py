@@ -89,11 +89,25 @@ def test_one_cell_30_percent_slower_than_its_previous_release_fails_naming_that_
     assert compare(root, "v1.0", "v1.1", "--fail-on", "never")[0] == 0
 
 
-def test_a_release_against_itself_passes(tmp_path):
-    root = project(tmp_path, {"v1.0": release("1.0", "2026-01-15")})
-    code, out, _ = compare(root, "v1.0", "v1.0")
+def test_a_report_against_itself_is_refused(tmp_path):
+    """One report as OLD and NEW (by id, by folder, or a copy of its bytes) compares nothing: refused,
+    exit 1, one error line, whatever --fail-on says (a CI job that picked one report twice must fail)."""
+    doc = release("1.0", "2026-01-15")
+    root = project(tmp_path, {"v1.0": doc, "copy": doc})
+    for old, new in (("v1.0", "v1.0"), ("v1.0", "data/v1.0"), ("v1.0", "copy")):
+        for fail_on in ("worse", "never"):
+            code, out, err = compare(root, old, new, "--fail-on", fail_on)
+            lines = err.strip().splitlines()
+            assert code == 1 and out == "" and len(lines) == 1 and lines[0].startswith("Error: "), (old, new, err)
+            assert "a report against itself" in err
+            assert ("the same report" if new != "copy" else "the same receipt bytes") in err
+
+
+def test_a_release_of_the_same_figures_passes(tmp_path):
+    root = project(tmp_path, {"v1.0": release("1.0", "2026-01-15"), "v1.0.1": release("1.0.1", "2026-01-16")})
+    code, out, _ = compare(root, "v1.0", "v1.0.1")
     assert code == 0 and out.startswith("No change beyond noise: ")
-    code, doc = as_json(root, "v1.0", "v1.0", "--fail-on", "any")
+    code, doc = as_json(root, "v1.0", "v1.0.1", "--fail-on", "any")
     assert code == 0 and doc["counts"]["worse"] == doc["counts"]["better"] == 0
     # Every figure of the receipt is compared: 8 cells, 1 time to first token, 2 gaps, KV pool, cold and warm startup.
     assert doc["counts"]["compared"] == 8 + 1 + 2 + 1 + 2
@@ -337,8 +351,8 @@ def test_text_output_keeps_each_row_on_its_line(tmp_path):
 
 
 def test_an_unknown_allow_is_refused_with_a_suggestion(tmp_path):
-    root = project(tmp_path, {"a": release("1.0", "2026-01-15")})
-    code, _, err = compare(root, "a", "a", "--allow", "hardwar")
+    root = project(tmp_path, {"a": release("1.0", "2026-01-15"), "b": release("1.1", "2026-01-16")})
+    code, _, err = compare(root, "a", "b", "--allow", "hardwar")
     assert code == 1 and "--allow hardwar: unknown field (did you mean 'hardware'?); fields: hardware, model, baseline, " \
                           "protocol, dataset, load-points" in err
 

@@ -217,6 +217,18 @@ def refuse(differences: list[Difference], allow: set[str], old: Analysis, new: A
                                "will say so)", new.report.file, d.where)
 
 
+def refuse_itself(old: Any, new: Any) -> None:
+    """Refuses a report compared with itself (`old`, `new`: the two receipts loaded, receipts/load.py
+    `Report`s): one receipt file, or two holding the same bytes. Its figures would read "no change",
+    and a job that picked one report as both sides would pass without comparing anything."""
+    if old.file.resolve() == new.file.resolve():
+        raise SitegenError(f"a report against itself: OLD and NEW are the same report ({new.id}); name an earlier "
+                           "report as OLD", new.file)
+    if old.sha256 == new.sha256:
+        raise SitegenError(f"a report against itself: OLD ({old.file}) and NEW hold the same receipt bytes (SHA-256 "
+                           f"{new.sha256[:12]}…); name an earlier report as OLD", new.file)
+
+
 def compare(old: Analysis, new: Analysis, allow: set[str] | frozenset = frozenset()) -> Comparison:
     """Every comparable figure of NEW against OLD, with its verdict, by the band of NEW's analysis.
     Refuses (SitegenError at NEW's receipt) reports whose setups differ, unless `allow` names it."""
