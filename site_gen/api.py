@@ -201,7 +201,7 @@ def summary(config: Config, report: str | None = None, fmt: str = "text") -> str
     return {"text": summaries.as_text, "markdown": summaries.as_markdown, "json": summaries.as_json}[fmt](items)
 
 
-FAIL_ON = ("slower", "worse", "any", "never")
+FAIL_ON = ("slower", "worse", "new-regression", "any", "never")  # analysis/verdict.py FAIL_ON, without importing it
 COMPARE_FORMATS = ("text", "markdown", "json")
 
 
@@ -234,7 +234,7 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
     return Compared(FORMATS[fmt](cmp, fail_on), bool(cmp.failing(fail_on)), cmp.counts())
 
 
-HISTORY_FAIL_ON = ("new-regression", "any", "never")
+HISTORY_FAIL_ON = FAIL_ON  # one vocabulary for compare and history (the default differs: worse, new-regression)
 
 
 def history_changes(config: Config, *, since: str | None = None, fail_on: str = "new-regression", fmt: str = "text",

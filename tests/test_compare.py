@@ -114,6 +114,18 @@ def test_a_release_of_the_same_figures_passes(tmp_path):
     assert all(c["change"]["value"] in (1.0, 0.0) for c in doc["changes"])
 
 
+def test_compare_takes_the_words_of_history(tmp_path):
+    """--fail-on new-regression (history's default word): in a pair every regression is new, so it
+    fails exactly where worse fails."""
+    root = project(tmp_path, {"v1.0": release("1.0", "2026-01-15"),
+                              "v1.1": release("1.1", "2026-02-01", slower_cell=3),
+                              "v1.2": release("1.2", "2026-02-02", slower_cell=3, factor=1.3)})
+    for old, new, fails in (("v1.0", "v1.1", 1), ("v1.0", "v1.2", 0)):
+        code, doc = as_json(root, old, new, "--fail-on", "new-regression")
+        assert code == fails and doc["failed"] is bool(fails)
+        assert code == compare(root, old, new, "--fail-on", "worse")[0]
+
+
 def test_the_band_edge_is_level_as_the_report_counts_it(tmp_path):
     """A cell exactly 8% slower is level (edges included); a hair more is worse."""
     old = release("1.0", "2026-01-15")

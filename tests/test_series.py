@@ -139,6 +139,28 @@ def test_the_night_that_confirms_a_regression_fails(tmp_path, capsys):
     assert code == 0
 
 
+def test_history_needs_no_changes_flag_and_takes_the_words_of_compare(tmp_path, capsys):
+    """Change points are `sitegen history`'s one mode (--changes may be left out), and its --fail-on
+    takes the words `sitegen compare` takes: night07's median TPOT regression, confirmed on night09,
+    is not new on night10 (new-regression passes) but is a regression (worse fails) of a speed
+    figure (slower fails)."""
+    from site_gen import api
+
+    assert api.HISTORY_FAIL_ON == api.FAIL_ON
+    config = _project(tmp_path, NIGHTLY)
+    plain = sitegen(["history", "-f", str(config)]), capsys.readouterr().out
+    assert plain == (_run(config, capsys=capsys)[0], _run(config, capsys=capsys)[1]) and plain[0] == 0
+    expected = {"new-regression": 0, "worse": 1, "slower": 1, "any": 1, "never": 0}
+    for word in api.FAIL_ON:
+        code, out, err = _run(config, "--fail-on", word, "--format", "json", capsys=capsys)
+        assert (code, err) == (expected[word], ""), word
+        doc = json.loads(out)
+        jsonschema.validate(doc, SCHEMA)
+        assert doc["fail_on"] == word
+        code, _, err = _run(config, "--fail-on", word, "--since", "2025-05-08", capsys=capsys)
+        assert code == 0 and err == "", word  # nothing begins after night07's change
+
+
 def _edit(folder: Path, **report) -> None:
     path = folder / "SUMMARY.json"
     doc = json.loads(path.read_text(encoding="utf-8"))

@@ -23,13 +23,13 @@ from typing import Any
 from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
-from site_gen.analysis.verdict import UNRESOLVED, band_verdict, interval_verdict
+from site_gen.analysis.verdict import FAIL_ON, UNRESOLVED, band_verdict, interval_verdict
 from site_gen.core.errors import SitegenError
 from site_gen.sections import all_sections
 
 BETTER, WORSE, LEVEL, NOT_RESOLVED = "better", "worse", "level", UNRESOLVED
 UNCHANGED = "unchanged"
-FAIL_ON = ("slower", "worse", "any", "never")
+__all__ = ["FAIL_ON"]  # analysis/verdict.py: the words `sitegen compare` and `sitegen history` share
 # How each rule's interval was drawn, as the output names it.
 ONE_RUN = "one run, no interval"
 UNPAIRED = "unpaired interval of two estimates"
@@ -109,14 +109,15 @@ class Comparison:
         return out
 
     def failing(self, fail_on: str) -> list[Change]:
-        """The changes that fail the comparison by `fail_on` (slower, worse, any, never)."""
+        """The changes that fail the comparison by `fail_on` (slower, worse, new-regression, any, never;
+        in a comparison of two reports every regression is new: new-regression is worse)."""
         if fail_on not in FAIL_ON:
             raise ValueError(f"fail_on must be one of {FAIL_ON}, got {fail_on!r}")
         if fail_on == "never":
             return []
         if fail_on == "any":
             return [c for c in self.changes if c.outcome != UNCHANGED]
-        return [c for c in self.changes if c.outcome == WORSE and (c.speed or fail_on == "worse")]
+        return [c for c in self.changes if c.outcome == WORSE and (c.speed or fail_on != "slower")]
 
 
 # -- the rules ----------------------------------------------------------------------------------

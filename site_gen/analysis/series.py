@@ -22,6 +22,7 @@ from typing import Any
 
 from site_gen.analysis import changes as cp
 from site_gen.analysis.parts import analysis_part
+from site_gen.analysis.verdict import FAIL_ON
 from site_gen.core.errors import SitegenError
 from site_gen.sections import all_sections
 
@@ -41,6 +42,7 @@ class Measure:
     spread: str = ""                 # what that interval is ("95% interval over requests", "range of the cells")
     where: str = ""                  # the figure's place in the series, over the row ("{checkpoint}")
     better: str | None = None        # a row column saying "higher" or "lower" is better, where the row says it
+    speed: bool = False              # a speed figure (throughput, latency, speed ratio, startup): `--fail-on slower`
 
 
 @dataclass
@@ -235,7 +237,7 @@ def find(s: Series) -> None:
 
 # -- what `sitegen history --changes` reports ---------------------------------------------------------
 
-FAIL_ON = ("new-regression", "any", "never")
+__all__ = ["FAIL_ON"]  # analysis/verdict.py: the words `sitegen compare` and `sitegen history` share
 
 
 def since_filter(s: Series, since: str | None) -> list[int]:
@@ -244,15 +246,22 @@ def since_filter(s: Series, since: str | None) -> list[int]:
 
 
 def failing(all_series: list[Series], fail_on: str, since: str | None) -> list[tuple[Series, int]]:
-    """The changes that make `sitegen history --changes` exit 1. new-regression: a confirmed regression
-    the newest point confirms (or, with --since, any confirmed regression beginning since then); any:
-    any confirmed change beginning since then (all, without --since); never: none."""
+    """The changes that make `sitegen history --changes` exit 1 (the words of `sitegen compare`,
+    analysis/verdict.py `FAIL_ON`). new-regression: a confirmed regression the newest point confirms
+    (or, with --since, any confirmed regression beginning since then); worse: any confirmed regression
+    beginning since then (all, without --since); slower: the same, of a speed figure (throughput,
+    latency, speed ratio, startup); any: any confirmed change beginning since then; never: none."""
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"fail_on must be one of {FAIL_ON}, got {fail_on!r}")
     out = []
     for s in all_series:
         for i in since_filter(s, since):
             c = s.changes[i]
             if fail_on == "never" or c.status != cp.CONFIRMED:
                 continue
-            if fail_on == "any" or (s.direction(c) == WORSE and (i in s.new if since is None else True)):
+            if fail_on == "any":
+                out.append((s, i))
+            elif s.direction(c) == WORSE and (fail_on != "slower" or s.measure.speed) \
+                    and (fail_on != "new-regression" or since is not None or i in s.new):
                 out.append((s, i))
     return out
