@@ -126,6 +126,24 @@ def test_compare_takes_the_words_of_history(tmp_path):
         assert code == compare(root, old, new, "--fail-on", "worse")[0]
 
 
+def test_a_default_label_is_said_as_a_label_not_as_the_engine(tmp_path, capsys):
+    """Two imports of one engine whose sides are named by their folders: what differs is the label
+    the pages give the candidate, never "engine" (both ran vLLM)."""
+    from site_gen.cli import main as sitegen
+
+    root = project(tmp_path, {})
+    (root / "data").mkdir()
+    config = str(root / "mkdocs.yml")
+    for n, folder in ((1, "03_tp4_pp2_IB"), (2, "04_tp4_pp2_IB")):
+        files = sorted(str(p) for p in (VLLM / folder).glob("*qps_04.json"))
+        assert sitegen(["import", "vllm-bench", "--candidate", *files, "-f", config, "-o", str(root / "data" / f"r{n}"), "-q"]) == 0
+    capsys.readouterr()
+    sitegen(["compare", "r1", "r2", "--allow", "hardware", "--fail-on", "never", "-f", config])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("What differs: ")]
+    assert "What differs: candidate label: 03_tp4_pp2_IB \u2192 04_tp4_pp2_IB" in lines, lines
+    assert not any(line.startswith("What differs: engine: ") for line in lines), lines
+
+
 def test_the_band_edge_is_level_as_the_report_counts_it(tmp_path):
     """A cell exactly 8% slower is level (edges included); a hair more is worse."""
     old = release("1.0", "2026-01-15")

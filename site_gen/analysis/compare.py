@@ -179,7 +179,10 @@ def setup_differences(old: Analysis, new: Analysis) -> list[Difference]:
     if "baseline" in engines_o and "baseline" in engines_n and o.baseline.label != n.baseline.label:
         out.append(Difference("baseline", o.baseline.label, n.baseline.label, "$.report.engines.baseline"))
     if o.candidate.name != n.candidate.name:
-        out.append(Difference("engine", o.candidate.name, n.candidate.name, "$.report.engines.candidate.name", refusable=False))
+        # The name the pages give the candidate: an engine's name in a ledger's receipt, a side's label
+        # (a folder's name by default) in an import; the engine a serving side ran is its section's.
+        out.append(Difference("candidate label", o.candidate.name, n.candidate.name, "$.report.engines.candidate.name",
+                              refusable=False))
     for s in all_sections():
         hooks = analysis_part(s)
         hook = hooks.setup if hooks is not None else None
