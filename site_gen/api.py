@@ -201,7 +201,7 @@ def summary(config: Config, report: str | None = None, fmt: str = "text") -> str
     return {"text": summaries.as_text, "markdown": summaries.as_markdown, "json": summaries.as_json}[fmt](items)
 
 
-FAIL_ON = ("slower", "worse", "any", "never")
+FAIL_ON = ("slower", "worse", "new-regression", "any", "never")  # analysis/verdict.py FAIL_ON, without importing it
 COMPARE_FORMATS = ("text", "markdown", "json")
 
 
@@ -218,7 +218,7 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
     comparable figure better, worse or unchanged within noise, by the config's noise band. Reports
     whose setups differ (model, hardware, baseline, workload, client) are refused (SitegenError)
     unless `allow` names the difference."""
-    from site_gen.analysis.compare import compare as compared
+    from site_gen.analysis.compare import compare as compared, refuse_itself
     from site_gen.analysis.report import analyse
     from site_gen.receipts.load import named_report
     from site_gen.render.compare import FORMATS
@@ -228,12 +228,13 @@ def compare(config: Config, old: str, new: str, *, fmt: str = "text", fail_on: s
     if fmt not in COMPARE_FORMATS:
         raise SitegenError(f"--format must be one of {', '.join(COMPARE_FORMATS)}, got {fmt!r}")
     reports = [named_report(config.data_dir, name, max_bytes=config.max_receipt_bytes) for name in (old, new)]
+    refuse_itself(*reports)
     a, b = (analyse(r, config.noise_band, config.ratio_scale, config.headline_input, slo=config.slo) for r in reports)
     cmp = compared(a, b, set(allow))
     return Compared(FORMATS[fmt](cmp, fail_on), bool(cmp.failing(fail_on)), cmp.counts())
 
 
-HISTORY_FAIL_ON = ("new-regression", "any", "never")
+HISTORY_FAIL_ON = FAIL_ON  # one vocabulary for compare and history (the default differs: worse, new-regression)
 
 
 def history_changes(config: Config, *, since: str | None = None, fail_on: str = "new-regression", fmt: str = "text",
@@ -308,7 +309,10 @@ def import_receipt(options: ImportOptions) -> ImportResult:
     Its `warnings`: what it read and would not credit, or left unread, and what to do."""
     from site_gen.importers.run import run_import
 
-    return run_import(options)
+    from site_gen.analysis.joining import series_accepts
+
+    return run_import(options, series_accepts(Path(options.config_file)))
+
 
 
 def new_project(folder: Path, *, force: bool = False) -> list[str]:

@@ -171,3 +171,26 @@ def test_the_command_s_own_process_says_all_it_wrote_before_it_ends(tmp_path):
                                   stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
                                   env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
         assert lost.returncode == 120 and "No space left on device" in lost.stderr, lost.stderr
+
+
+def test_help_examples_read_as_commands():
+    """Every command's help: an example line has no run of spaces inside its command (a line
+    continued with a backslash goes on, indented, on the next line), and compare and history take
+    one --fail-on vocabulary."""
+    import argparse
+
+    from site_gen.cli import parser as build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, p in sub.choices.items():
+        lines = p.format_help().splitlines()
+        for i, line in enumerate(lines):
+            if not line.lstrip().startswith("sitegen "):
+                continue
+            command = line.split("  #")[0].rstrip()
+            assert "  " not in command.strip(), (name, line)
+            if command.endswith("\\"):
+                assert lines[i + 1].startswith("      ") and "  " not in lines[i + 1].strip(), (name, lines[i + 1])
+    words = [{c for a in sub.choices[n]._actions if a.dest == "fail_on" for c in a.choices} for n in ("compare", "history")]
+    assert words[0] == words[1] and {"worse", "new-regression"} <= words[0]

@@ -89,15 +89,59 @@ def test_one_cell_30_percent_slower_than_its_previous_release_fails_naming_that_
     assert compare(root, "v1.0", "v1.1", "--fail-on", "never")[0] == 0
 
 
-def test_a_release_against_itself_passes(tmp_path):
-    root = project(tmp_path, {"v1.0": release("1.0", "2026-01-15")})
-    code, out, _ = compare(root, "v1.0", "v1.0")
+def test_a_report_against_itself_is_refused(tmp_path):
+    """One report as OLD and NEW (by id, by folder, or a copy of its bytes) compares nothing: refused,
+    exit 1, one error line, whatever --fail-on says (a CI job that picked one report twice must fail)."""
+    doc = release("1.0", "2026-01-15")
+    root = project(tmp_path, {"v1.0": doc, "copy": doc})
+    for old, new in (("v1.0", "v1.0"), ("v1.0", "data/v1.0"), ("v1.0", "copy")):
+        for fail_on in ("worse", "never"):
+            code, out, err = compare(root, old, new, "--fail-on", fail_on)
+            lines = err.strip().splitlines()
+            assert code == 1 and out == "" and len(lines) == 1 and lines[0].startswith("Error: "), (old, new, err)
+            assert "a report against itself" in err
+            assert ("the same report" if new != "copy" else "the same receipt bytes") in err
+
+
+def test_a_release_of_the_same_figures_passes(tmp_path):
+    root = project(tmp_path, {"v1.0": release("1.0", "2026-01-15"), "v1.0.1": release("1.0.1", "2026-01-16")})
+    code, out, _ = compare(root, "v1.0", "v1.0.1")
     assert code == 0 and out.startswith("No change beyond noise: ")
-    code, doc = as_json(root, "v1.0", "v1.0", "--fail-on", "any")
+    code, doc = as_json(root, "v1.0", "v1.0.1", "--fail-on", "any")
     assert code == 0 and doc["counts"]["worse"] == doc["counts"]["better"] == 0
     # Every figure of the receipt is compared: 8 cells, 1 time to first token, 2 gaps, KV pool, cold and warm startup.
     assert doc["counts"]["compared"] == 8 + 1 + 2 + 1 + 2
     assert all(c["change"]["value"] in (1.0, 0.0) for c in doc["changes"])
+
+
+def test_compare_takes_the_words_of_history(tmp_path):
+    """--fail-on new-regression (history's default word): in a pair every regression is new, so it
+    fails exactly where worse fails."""
+    root = project(tmp_path, {"v1.0": release("1.0", "2026-01-15"),
+                              "v1.1": release("1.1", "2026-02-01", slower_cell=3),
+                              "v1.2": release("1.2", "2026-02-02", slower_cell=3, factor=1.3)})
+    for old, new, fails in (("v1.0", "v1.1", 1), ("v1.0", "v1.2", 0)):
+        code, doc = as_json(root, old, new, "--fail-on", "new-regression")
+        assert code == fails and doc["failed"] is bool(fails)
+        assert code == compare(root, old, new, "--fail-on", "worse")[0]
+
+
+def test_a_default_label_is_said_as_a_label_not_as_the_engine(tmp_path, capsys):
+    """Two imports of one engine whose sides are named by their folders: what differs is the label
+    the pages give the candidate, never "engine" (both ran vLLM)."""
+    from site_gen.cli import main as sitegen
+
+    root = project(tmp_path, {})
+    (root / "data").mkdir()
+    config = str(root / "mkdocs.yml")
+    for n, folder in ((1, "03_tp4_pp2_IB"), (2, "04_tp4_pp2_IB")):
+        files = sorted(str(p) for p in (VLLM / folder).glob("*qps_04.json"))
+        assert sitegen(["import", "vllm-bench", "--candidate", *files, "-f", config, "-o", str(root / "data" / f"r{n}"), "-q"]) == 0
+    capsys.readouterr()
+    sitegen(["compare", "r1", "r2", "--allow", "hardware", "--fail-on", "never", "-f", config])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("What differs: ")]
+    assert "What differs: candidate label: 03_tp4_pp2_IB \u2192 04_tp4_pp2_IB" in lines, lines
+    assert not any(line.startswith("What differs: engine: ") for line in lines), lines
 
 
 def test_the_band_edge_is_level_as_the_report_counts_it(tmp_path):
@@ -337,8 +381,8 @@ def test_text_output_keeps_each_row_on_its_line(tmp_path):
 
 
 def test_an_unknown_allow_is_refused_with_a_suggestion(tmp_path):
-    root = project(tmp_path, {"a": release("1.0", "2026-01-15")})
-    code, _, err = compare(root, "a", "a", "--allow", "hardwar")
+    root = project(tmp_path, {"a": release("1.0", "2026-01-15"), "b": release("1.1", "2026-01-16")})
+    code, _, err = compare(root, "a", "b", "--allow", "hardwar")
     assert code == 1 and "--allow hardwar: unknown field (did you mean 'hardware'?); fields: hardware, model, baseline, " \
                           "protocol, dataset, load-points" in err
 

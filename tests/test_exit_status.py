@@ -14,7 +14,7 @@ BAD_USAGE = {
     "check": [["check", "extra"], ["check", "--nope"]],
     "summary": [["summary", "--format", "html"], ["summary", "a", "b"]],
     "compare": [["compare", "a", "b", "--fail-on", "bogus"], ["compare", "a"], ["compare", "a", "b", "--format", "html"]],
-    "history": [["history"], ["history", "--changes", "--fail-on", "bogus"], ["history", "--changes", "--since"]],
+    "history": [["history", "--nope"], ["history", "--fail-on", "bogus"], ["history", "--changes", "--since"]],
     "new": [["new"], ["new", "a", "b"]],
     "import": [["import", "bogus", "x", "-o", "data/x"], ["import", "ledger", "x"], ["import"]],
     "gh-deploy": [["gh-deploy", "--bogus"], ["gh-deploy", "-r"]],

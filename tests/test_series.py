@@ -139,6 +139,28 @@ def test_the_night_that_confirms_a_regression_fails(tmp_path, capsys):
     assert code == 0
 
 
+def test_history_needs_no_changes_flag_and_takes_the_words_of_compare(tmp_path, capsys):
+    """Change points are `sitegen history`'s one mode (--changes may be left out), and its --fail-on
+    takes the words `sitegen compare` takes: night07's median TPOT regression, confirmed on night09,
+    is not new on night10 (new-regression passes) but is a regression (worse fails) of a speed
+    figure (slower fails)."""
+    from site_gen import api
+
+    assert api.HISTORY_FAIL_ON == api.FAIL_ON
+    config = _project(tmp_path, NIGHTLY)
+    plain = sitegen(["history", "-f", str(config)]), capsys.readouterr().out
+    assert plain == (_run(config, capsys=capsys)[0], _run(config, capsys=capsys)[1]) and plain[0] == 0
+    expected = {"new-regression": 0, "worse": 1, "slower": 1, "any": 1, "never": 0}
+    for word in api.FAIL_ON:
+        code, out, err = _run(config, "--fail-on", word, "--format", "json", capsys=capsys)
+        assert (code, err) == (expected[word], ""), word
+        doc = json.loads(out)
+        jsonschema.validate(doc, SCHEMA)
+        assert doc["fail_on"] == word
+        code, _, err = _run(config, "--fail-on", word, "--since", "2025-05-08", capsys=capsys)
+        assert code == 0 and err == "", word  # nothing begins after night07's change
+
+
 def _edit(folder: Path, **report) -> None:
     path = folder / "SUMMARY.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -189,6 +211,46 @@ def test_import_writes_series_and_commit(tmp_path):
                     str(tmp_path / "data" / "n2"), "-q"]) == 0
     plain = json.loads((tmp_path / "data" / "n2" / "SUMMARY.json").read_text())
     assert plain["schema_version"] == 1.2 and "series" not in plain["report"]
+
+
+def test_import_refuses_a_point_the_series_would_refuse_and_writes_nothing(tmp_path, capsys):
+    """An import joins a series only as `sitegen build` would accept it: another setup or a commit the
+    series already holds is refused with the build's words, exit 1, nothing written."""
+    llm = REAL2 / "vllm-bench/llm-k8s/results_serving_meta-llama-Llama-3.3-70B-Instruct"
+    config = _project(tmp_path, [])
+    data = tmp_path / "data"
+    data.mkdir()
+
+    def imp(folder: str, qps: str, out: str, commit: str, *extra: str) -> tuple[int, str]:
+        files = sorted(str(p) for p in (llm / folder).glob(f"*qps_{qps}.json"))
+        code = sitegen(["import", "vllm-bench", "--candidate", *files, "--series", "nightly", "--commit", commit,
+                        "-f", str(config), "-o", str(data / out), "-q", *extra])
+        return code, capsys.readouterr().err
+
+    assert imp("03_tp4_pp2_IB", "04", "n1", "abc001")[0] == 0
+    # Another setup (the run without InfiniBand): refused as the next build would refuse it.
+    code, err = imp("02_tp4_pp2_no_IB", "16", "n2", "abc002")
+    assert code == 1 and "series 'nightly': report n2 is of another setup than n1" in err
+    # The pair in one order: n2's value first, as n2 is named first.
+    assert "02_tp4_pp2_no_IB against 03_tp4_pp2_IB" in err
+    assert "$.report.series" in err and not (data / "n2").exists()
+    # A commit the series holds already.
+    code, err = imp("03_tp4_pp2_IB", "16", "n2", "abc001")
+    assert code == 1 and "both name commit abc001" in err and not (data / "n2").exists()
+    # Its own receipt replaced (--force) is not a second point; a next commit of the same setup joins.
+    assert imp("03_tp4_pp2_IB", "04", "n1", "abc001", "--force")[0] == 0
+    assert imp("03_tp4_pp2_IB", "16", "n2", "abc002")[0] == 0
+    assert sitegen(["build", "-q", "-f", str(config), "-d", str(tmp_path / "site")]) == 0
+
+
+def test_the_series_refusal_reads_its_pair_in_one_order(tmp_path, capsys):
+    config = _project(tmp_path, NIGHTLY[:3])
+    data = tmp_path / "data"
+    first = json.loads((data / "vllm-nightly-01/SUMMARY.json").read_text())["report"]["hardware"]
+    _edit(data / "vllm-nightly-03", hardware="another machine")
+    code, _, err = _run(config, capsys=capsys)
+    assert code == 1 and "report vllm-nightly-03 is of another setup than vllm-nightly-01" in err
+    assert f"hardware: another machine against {first}" in err
 
 
 # -- the benchmark's goals, reduced ----------------------------------------------------------------------

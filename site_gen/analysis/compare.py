@@ -23,13 +23,13 @@ from typing import Any
 from site_gen.analysis import bootstrap as bs
 from site_gen.analysis.parts import analysis_part
 from site_gen.analysis.report import Analysis
-from site_gen.analysis.verdict import UNRESOLVED, band_verdict, interval_verdict
+from site_gen.analysis.verdict import FAIL_ON, UNRESOLVED, band_verdict, interval_verdict
 from site_gen.core.errors import SitegenError
 from site_gen.sections import all_sections
 
 BETTER, WORSE, LEVEL, NOT_RESOLVED = "better", "worse", "level", UNRESOLVED
 UNCHANGED = "unchanged"
-FAIL_ON = ("slower", "worse", "any", "never")
+__all__ = ["FAIL_ON"]  # analysis/verdict.py: the words `sitegen compare` and `sitegen history` share
 # How each rule's interval was drawn, as the output names it.
 ONE_RUN = "one run, no interval"
 UNPAIRED = "unpaired interval of two estimates"
@@ -109,14 +109,15 @@ class Comparison:
         return out
 
     def failing(self, fail_on: str) -> list[Change]:
-        """The changes that fail the comparison by `fail_on` (slower, worse, any, never)."""
+        """The changes that fail the comparison by `fail_on` (slower, worse, new-regression, any, never;
+        in a comparison of two reports every regression is new: new-regression is worse)."""
         if fail_on not in FAIL_ON:
             raise ValueError(f"fail_on must be one of {FAIL_ON}, got {fail_on!r}")
         if fail_on == "never":
             return []
         if fail_on == "any":
             return [c for c in self.changes if c.outcome != UNCHANGED]
-        return [c for c in self.changes if c.outcome == WORSE and (c.speed or fail_on == "worse")]
+        return [c for c in self.changes if c.outcome == WORSE and (c.speed or fail_on != "slower")]
 
 
 # -- the rules ----------------------------------------------------------------------------------
@@ -178,7 +179,10 @@ def setup_differences(old: Analysis, new: Analysis) -> list[Difference]:
     if "baseline" in engines_o and "baseline" in engines_n and o.baseline.label != n.baseline.label:
         out.append(Difference("baseline", o.baseline.label, n.baseline.label, "$.report.engines.baseline"))
     if o.candidate.name != n.candidate.name:
-        out.append(Difference("engine", o.candidate.name, n.candidate.name, "$.report.engines.candidate.name", refusable=False))
+        # The name the pages give the candidate: an engine's name in a ledger's receipt, a side's label
+        # (a folder's name by default) in an import; the engine a serving side ran is its section's.
+        out.append(Difference("candidate label", o.candidate.name, n.candidate.name, "$.report.engines.candidate.name",
+                              refusable=False))
     for s in all_sections():
         hooks = analysis_part(s)
         hook = hooks.setup if hooks is not None else None
@@ -215,6 +219,18 @@ def refuse(differences: list[Difference], allow: set[str], old: Analysis, new: A
             raise SitegenError(f"not comparable with {old.report.id}: {d.field} differs: {d.old!r} in {old.report.id}, "
                                f"{d.new!r} in {new.report.id} (pass --allow {d.field} to compare anyway; the output "
                                "will say so)", new.report.file, d.where)
+
+
+def refuse_itself(old: Any, new: Any) -> None:
+    """Refuses a report compared with itself (`old`, `new`: the two receipts loaded, receipts/load.py
+    `Report`s): one receipt file, or two holding the same bytes. Its figures would read "no change",
+    and a job that picked one report as both sides would pass without comparing anything."""
+    if old.file.resolve() == new.file.resolve():
+        raise SitegenError(f"a report against itself: OLD and NEW are the same report ({new.id}); name an earlier "
+                           "report as OLD", new.file)
+    if old.sha256 == new.sha256:
+        raise SitegenError(f"a report against itself: OLD ({old.file}) and NEW hold the same receipt bytes (SHA-256 "
+                           f"{new.sha256[:12]}…); name an earlier report as OLD", new.file)
 
 
 def compare(old: Analysis, new: Analysis, allow: set[str] | frozenset = frozenset()) -> Comparison:

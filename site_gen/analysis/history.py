@@ -28,11 +28,12 @@ def _engines(a: Analysis) -> dict[str, str]:
 
 
 def setup(a: Analysis) -> str:
-    """What makes two reports one setup, as `sitegen compare` checks it report-wide: the candidate
-    engine's name, the baseline, the model(s) and the hardware (`field=value; ...`)."""
+    """What makes two reports one setup, as `sitegen compare` checks it report-wide: the candidate's
+    label (its engine's name in a ledger's receipt, a side's label in an import), the baseline, the
+    model(s) and the hardware (`field=value; ...`)."""
     r = a.report
     models = ", ".join(c.get("label", c["id"]) for c in r.meta["checkpoints"])
-    return (f"engine={r.candidate.name}; baseline={r.baseline.label if 'baseline' in r.meta['engines'] else 'none'}; "
+    return (f"candidate label={r.candidate.name}; baseline={r.baseline.label if 'baseline' in r.meta['engines'] else 'none'}; "
             f"model={models}; hardware={r.meta.get('hardware', 'not recorded')}")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from site_gen.analysis import changes as cp
 from site_gen.analysis.parts import analysis_part
+from site_gen.analysis.verdict import FAIL_ON
 from site_gen.core.errors import SitegenError
 from site_gen.sections import all_sections
 
@@ -41,6 +42,7 @@ class Measure:
     spread: str = ""                 # what that interval is ("95% interval over requests", "range of the cells")
     where: str = ""                  # the figure's place in the series, over the row ("{checkpoint}")
     better: str | None = None        # a row column saying "higher" or "lower" is better, where the row says it
+    speed: bool = False              # a speed figure (throughput, latency, speed ratio, startup): `--fail-on slower`
 
 
 @dataclass
@@ -110,10 +112,11 @@ def _version_key(v: str) -> tuple[int, ...] | None:
     return tuple(int(x) for x in m.group(1).split(".")) if m else None
 
 
-def check(reports: Iterable) -> None:
+def check(reports: Iterable, new: str | None = None) -> None:
     """Refuses what cannot be one series: a commit named twice in a series, reports naming one series
     that are of different setups, versions whose dates run the other way. `reports`: records with
-    `id`, `file` and `history` (their rows carry `series_name`, `commit`, `setup`, `version`, `date`)."""
+    `id`, `file` and `history` (their rows carry `series_name`, `commit`, `setup`, `version`, `date`).
+    `new`: the report being added (an import), the one a refusal names against the others."""
     declared: dict[str, list[dict]] = {}
     for r in reports:
         row = _first_row(r)
@@ -121,14 +124,16 @@ def check(reports: Iterable) -> None:
             declared.setdefault(row["series_name"], []).append({**row, "file": getattr(r, "file", "")})
     for name, rows in declared.items():
         rows.sort(key=lambda x: (x["date"], x["report"]))
-        first = rows[0]
-        for r in rows[1:]:
+        ordered = sorted(rows, key=lambda x: x["report"] == new)  # the report being added last (stable)
+        first = ordered[0]
+        for r in ordered[1:]:
             if r.get("setup") != first.get("setup"):
-                what = _setup_difference(first.get("setup", ""), r.get("setup", ""))
+                # The pair in one order: the refused report's value first, as the sentence names it first.
+                what = _setup_difference(r.get("setup", ""), first.get("setup", ""))
                 raise SitegenError(f"series {name!r}: report {r['report']} is of another setup than {first['report']} "
                                    f"({what}); name another series, or import it with the same setup", r["file"],
                                    "$.report.series")
-        _commits(name, rows)
+        _commits(name, ordered)
         _dates(name, rows)
 
 
@@ -232,7 +237,7 @@ def find(s: Series) -> None:
 
 # -- what `sitegen history --changes` reports ---------------------------------------------------------
 
-FAIL_ON = ("new-regression", "any", "never")
+__all__ = ["FAIL_ON"]  # analysis/verdict.py: the words `sitegen compare` and `sitegen history` share
 
 
 def since_filter(s: Series, since: str | None) -> list[int]:
@@ -241,15 +246,22 @@ def since_filter(s: Series, since: str | None) -> list[int]:
 
 
 def failing(all_series: list[Series], fail_on: str, since: str | None) -> list[tuple[Series, int]]:
-    """The changes that make `sitegen history --changes` exit 1. new-regression: a confirmed regression
-    the newest point confirms (or, with --since, any confirmed regression beginning since then); any:
-    any confirmed change beginning since then (all, without --since); never: none."""
+    """The changes that make `sitegen history --changes` exit 1 (the words of `sitegen compare`,
+    analysis/verdict.py `FAIL_ON`). new-regression: a confirmed regression the newest point confirms
+    (or, with --since, any confirmed regression beginning since then); worse: any confirmed regression
+    beginning since then (all, without --since); slower: the same, of a speed figure (throughput,
+    latency, speed ratio, startup); any: any confirmed change beginning since then; never: none."""
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"fail_on must be one of {FAIL_ON}, got {fail_on!r}")
     out = []
     for s in all_series:
         for i in since_filter(s, since):
             c = s.changes[i]
             if fail_on == "never" or c.status != cp.CONFIRMED:
                 continue
-            if fail_on == "any" or (s.direction(c) == WORSE and (i in s.new if since is None else True)):
+            if fail_on == "any":
+                out.append((s, i))
+            elif s.direction(c) == WORSE and (fail_on != "slower" or s.measure.speed) \
+                    and (fail_on != "new-regression" or since is not None or i in s.new):
                 out.append((s, i))
     return out

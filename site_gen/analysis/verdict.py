@@ -11,6 +11,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 VERDICTS = ("faster", "level", "slower")
+# What makes `sitegen compare` and `sitegen history --changes` exit 1: one vocabulary for both.
+# slower: a speed figure got worse; worse: any figure got worse; new-regression: a regression that
+# is new (in a comparison of two reports every one is: the same as worse); any: any change beyond
+# noise, either way; never: none.
+FAIL_ON = ("slower", "worse", "new-regression", "any", "never")
 
 
 def verdict(ratio: pd.Series, band: float) -> pd.Series:

@@ -16,8 +16,9 @@ noise band; rows or repeats take the 95% interval, which must clear the band (a 
 exit status: 0 nothing fails by --fail-on; 1 something does, or the reports are not comparable
 (other model, hardware, baseline, workload or client: named; --allow FIELD compares anyway).
 
---fail-on: slower (a speed figure got worse), worse (anything got worse; the default),
-           any (anything changed beyond noise, either way), never (report only)
+--fail-on (the words of sitegen history): slower (a speed figure got worse), worse (anything got
+           worse; the default), new-regression (the same as worse: in a comparison of two reports
+           every regression is new), any (anything changed beyond noise, either way), never (report only)
 
 examples:
   sitegen compare cuteafd-v4.0.0 cuteafd-v4.0.1                   # ids of reports in the data folder

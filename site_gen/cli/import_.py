@@ -15,7 +15,7 @@ EPILOG = """examples:
   sitegen import vllm-bench --candidate sglang_runs.jsonl --label-candidate "SGLang sweep" -o data/sweep
   sitegen import vllm-bench --baseline runs/a/ --candidate runs/b/ -o data/serving
   sitegen import vllm-sweep --candidate results/EXPERIMENT -o data/sweep
-  sitegen import vllm-bench --setup tp8 A/*.json --setup tp4pp2 B/*.json --setup tp4pp2 C/*.json \
+  sitegen import vllm-bench --setup tp8 A/*.json --setup tp4pp2 B/*.json --setup tp4pp2 C/*.json \\
       --setup-set tp8:gpus=8 --setup-set tp4pp2:gpus=8 [--baseline tp8] -o data/study
   sitegen import guidellm --baseline a/benchmarks.json --candidate b/benchmarks.json -o data/guidellm
   sitegen import llmperf --baseline vllm/ --candidate tgi/ -o data/llmperf
@@ -23,7 +23,7 @@ EPILOG = """examples:
   sitegen import genai-perf --candidate artifacts/my-run/ -o data/genai-perf
   sitegen import lm-eval --baseline A/results_X.json --candidate B/results_Y.json -o data/eval
   sitegen import lm-eval --candidate results_X.json -o data/eval-one
-  sitegen import lm-eval --setup llama A/results_X.json --setup llama B/results_Y.json --setup qwen C/results_Z.json \
+  sitegen import lm-eval --setup llama A/results_X.json --setup llama B/results_Y.json --setup qwen C/results_Z.json \\
       [--baseline llama] -o data/eval-study
   sitegen import vllm-bench --candidate tonight/*.json --series vllm-nightly --commit $SHA -o data/nightly-$DATE
 

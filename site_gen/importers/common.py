@@ -11,6 +11,8 @@ import math
 import os
 import re
 import tempfile
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,10 @@ from site_gen.receipts.parse import first_problem, parse_text
 from site_gen.importers.options import ImportOptions
 
 MAX_SOURCE_BYTES = reading.MAX_SOURCE_BYTES
+# What must also hold before a receipt is written, beyond the receipt itself: the data folder's
+# reports with it (a series of one setup, a commit once: analysis/series.py `check`). The layer above
+# (api.py) sets it for one import; it is called with the receipt's data and its target file.
+ACCEPT: ContextVar[Callable[[dict, Path], None] | None] = ContextVar("ACCEPT", default=None)
 # What an id of a source (a run, a comparison, a part of a config name) may be: a name, never a path.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
@@ -315,6 +321,9 @@ def write_receipt(doc: dict, out: Path, *, data_dir: Path, force: bool = False, 
     receipt already there is replaced only with `force`."""
     target = check_output(out, data_dir, force)
     text = check_receipt(doc, target, prov, source or out, text)  # `text`: the receipt as its importer laid it out
+    accept = ACCEPT.get()
+    if accept is not None:  # with the data folder's reports: what the next build would refuse, refused now
+        accept(json.loads(text), target)
     out.mkdir(parents=True, exist_ok=True)  # its parent is the data folder, made if it is not there yet
     fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".json", dir=out)
     try:

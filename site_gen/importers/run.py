@@ -3,20 +3,27 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 from site_gen.core.config import load_config
 from site_gen.core.errors import SitegenError
 from site_gen.importers import FORMATS, reading
-from site_gen.importers.common import check_output, stamp, write_receipt
+from site_gen.importers.common import ACCEPT, check_output, stamp, write_receipt
 from site_gen.importers.options import ImportOptions, ImportResult, NamedOptions
 
 
-def run_import(opts: ImportOptions) -> ImportResult:
+def run_import(opts: ImportOptions, accept: Callable[[dict, Path], None] | None = None) -> ImportResult:
     """The receipt `opts` ask for, written, with what the reading noticed (`reading.NOTES`, this
-    import's only). The config first: a wrong -o is refused before any source is read."""
+    import's only). The config first: a wrong -o is refused before any source is read. `accept`:
+    what must hold, with the data folder's reports, before the receipt is written (a SitegenError
+    otherwise; common.ACCEPT)."""
     reading.NOTES.clear()
-    done = _run_import(opts)
+    token = ACCEPT.set(accept)
+    try:
+        done = _run_import(opts)
+    finally:
+        ACCEPT.reset(token)
     return dataclasses.replace(done, warnings=tuple(reading.NOTES))
 
 

@@ -314,6 +314,15 @@ def write(doc: dict, out: Path, prov: Provenance, force: bool, data_dir: Path, t
                          source=next(iter(prov.files.values()), out), text=text)
 
 
+def without_rows(lacking: int, total: int) -> str | None:
+    """The not-covered line of runs without per-request rows (`lacking` of `total`): none, some, or
+    every run (then said so, not "some")."""
+    if not lacking:
+        return None
+    who = "No run has per-request rows: the" if lacking == total else "Some runs have no per-request rows: their"
+    return f"{who} latency figures are as the source states them, neither recomputed nor checked."
+
+
 # Figures the clients state that no per-request row can give back: shown as not covered, never imported.
 NOT_RECOMPUTABLE = ("request_goodput", "max_output_tokens_per_s", "max_concurrent_requests", "rtfx",
                     "total_output_tokens_retokenized", "output_throughput_retokenized", "total_throughput_retokenized",

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from site_gen.core.errors import SitegenError
-from site_gen.importers import serving_common as sc
+from site_gen.importers import reading, serving_common as sc
 from site_gen.importers.common import slug
 from site_gen.receipts.load import UNRECORDED
 
@@ -178,6 +178,19 @@ def _matched(keys: dict[str, dict], runs: dict[str, list], allow: set[str], diff
     return out
 
 
+def _unrecorded_model(role: str, runs: list, env: sc.Env) -> None:
+    """Says so when a side's files record no model (SGLang's bench_serving lines name none): sitegen
+    cannot then check that the side's files are of one model, as it does where they record one."""
+    if env.get("model"):
+        return
+    files = sorted({str(r.src.path) for r in runs})
+    sglang = any(r.fmt == "sglang-bench-serving" for r in runs)
+    one = "" if len(files) == 1 else f", and sitegen cannot check that its {len(files)} files are of one model"
+    reading.note(f"the {role}'s files record no model" + (" (SGLang's bench_serving lines name none)" if sglang else "")
+                 + f": its pages say 'model not recorded'{one}. State it with --set-{role} model=NAME, and give one "
+                 "model's files per side", runs[0].src.path)
+
+
 def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[str, dict[str, str]], allow: set[str],
           attribution: str | None, client: str, notes: list[dict] | None = None) -> tuple[dict, sc.Provenance]:
     """The receipt of each side's runs; `notes` are lines added to what was tested (files skipped)."""
@@ -185,6 +198,8 @@ def build(runs: dict[str, list], *, labels: dict[str, str | None], stated: dict[
     _check_files({r: runs[r] for r in roles})
     prov = sc.Provenance()
     envs = {r: _side_env(runs[r], stated.get(r, {}), f"--set-{r}") for r in roles}
+    for r in roles:
+        _unrecorded_model(r, runs[r], envs[r])
     names = {r: _label(r, runs[r], envs[r], labels.get(r), runs.get("candidate" if r == "baseline" else "baseline", []))
              for r in roles}
     if len(roles) == 2 and names["baseline"] == names["candidate"]:
@@ -279,10 +294,10 @@ def _not_covered(roles: list[str], runs: dict[str, list], sides: dict[str, dict]
         shown = ", ".join(as_stated[:12]) + (f" and {len(as_stated) - 12} more" if len(as_stated) > 12 else "")
         not_covered.append("Figures the rows do not hold what is needed to recompute, imported as the files state them "
                            f"(not recomputed): {shown}.")
-    if any("requests" not in rep and any(s["check"] == "none" for s in rep["stated"])
-           for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]):
-        not_covered.append("Some runs have no per-request rows: their latency figures are as the source states them, "
-                           "neither recomputed nor checked.")
+    reps = [rep for r in roles for lp in sides[r]["load_points"] for rep in lp["repeats"]]
+    lacking = sum("requests" not in rep and any(s["check"] == "none" for s in rep["stated"]) for rep in reps)
+    if (line := sc.without_rows(lacking, len(reps))) is not None:
+        not_covered.append(line)
     return not_covered
 
 

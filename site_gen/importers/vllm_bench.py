@@ -289,8 +289,17 @@ def read_files(paths: list[Path], root: Path, skipped: list[tuple[Path, str]] | 
     skipped.extend(picked.skipped)
     runs, tables = [], []
     for p, _ in picked.files:
+        if p.suffix == ".commands":  # vLLM's sidecar, named alone: its result is what is wanted
+            raise SitegenError(f"a .commands file, not a result: give the result .json; {p.name} is read beside "
+                               f"{p.stem}.json", p)
         src = sc.read_source(p, root)
-        records = sc.json_records(src, allow_infinity=True)
+        try:
+            records = sc.json_records(src, allow_infinity=True)
+        except SitegenError as exc:
+            if p.suffix in (".json", ".jsonl"):
+                raise
+            raise SitegenError(f"{exc.message}; not a result file: give the result .json (or SGLang's .jsonl); "
+                               "NAME.commands is read beside NAME.json", exc.file, exc.where) from None
         if len(records) == 1 and vllm_table.is_table(records[0][1]):
             tables.append((src, records[0][1]))
             continue

@@ -23,32 +23,67 @@ def anchor(*parts: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()).strip("-") for p in parts)
 
 
-def score(v: float) -> str:
-    return fmt.fixed(v, 3)  # a tie rounded as every figure of the site is (fmt: away from zero)
+# Metrics whose scale is their own (Matthews' correlation runs −1 to 1, BLEU and chrF 0 to 100,
+# perplexities from 1 up): printed as numbers. Every other metric whose every score and bound lies
+# in 0–1 is a proportion: printed in percent, its differences in points, as the pair's accuracy is.
+OWN_SCALE = ("mcc", "bleu", "ter", "chrf", "perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
+             "brier_score", "likelihood")
 
 
-def signed(v: float) -> str:
-    return fmt.signed(v, 3)
+def proportion(metric: str, values: list[Any]) -> bool:
+    """Whether a metric's scores read as a proportion (percent, differences in points)."""
+    name = metric.split(",")[0].lower()
+    return name not in OWN_SCALE and all(0 <= v <= 1 for v in values if isinstance(v, (int, float)) and v == v)
 
 
-def _value_fig(r: dict) -> Fig | str:
+def score(v: float, pct: bool = False) -> str:
+    # a tie rounded as every figure of the site is (fmt: away from zero)
+    return fmt.percent(v * 100, 1) if pct else fmt.fixed(v, 3)
+
+
+def span(lo: float, hi: float, pct: bool = False) -> str:
+    """One setup's own interval or runs' range, unsigned: `76.5–85.0%`."""
+    return fmt.number_range(lo * 100, hi * 100, 1, "%") if pct else fmt.number_range(lo, hi, 3)
+
+
+def signed(v: float, pct: bool = False) -> str:
+    """A difference: in points with the site's minus (`−8.8 pts`), else signed."""
+    return fmt.points(v * 100, 1) if pct else fmt.signed(v, 3)
+
+
+def interval(lo: float, hi: float, pct: bool = False) -> str:
+    """A difference's interval as the site writes one: `[−12.9, −4.9]`."""
+    return fmt.interval(lo * 100, hi * 100, 1) if pct else fmt.interval(lo, hi, 3)
+
+
+def _value_fig(r: dict, pct: bool) -> Fig | str:
     if r["value"] != r["value"]:
         return fmt.MISSING
-    return Fig(score(r["value"]), how=r["method"], detail=f"{r['label']}, setup {r['setup']}: {r['path']}", dense=True)
+    return Fig(score(r["value"], pct), how=r["method"], detail=f"{r['label']}, setup {r['setup']}: {r['path']}", dense=True)
 
 
-def _interval_fig(r: dict) -> Fig | str:
+def _interval_fig(r: dict, pct: bool) -> Fig | str:
     if not (r["low"] == r["low"] and r["high"] == r["high"]):
         return "no interval"
-    return Fig(f"{score(r['low'])}{fmt.DASH}{score(r['high'])}", how="95% interval", detail=f"{r['label']}, setup "
+    return Fig(span(r["low"], r["high"], pct), how="95% interval", detail=f"{r['label']}, setup "
                f"{r['setup']}: {r['method']}", dense=True)
 
 
-def _runs_fig(r: dict) -> Parts:
+def _runs_fig(r: dict, pct: bool) -> Parts:
     if r["runs"] < 2:
         return Parts()
-    return Parts([f"{int(r['runs'])} runs ", Fig(f"{score(r['spread_low'])}{fmt.DASH}{score(r['spread_high'])}",
+    return Parts([f"{int(r['runs'])} runs ", Fig(span(r["spread_low"], r["spread_high"], pct),
                                                 how="lowest, highest run", detail=f"{r['label']}: {r['path']}", dense=True)])
+
+
+def _proportions(s) -> dict[str, bool]:
+    """Each score's key: whether it reads in percent (`proportion`)."""
+    out = {}
+    for k in s.keys:
+        rows = [r for r in views.rows(s.figures) if r["key"] == k["key"]]
+        out[k["key"]] = proportion(k["metric"], [r[c] for r in rows for c in ("value", "low", "high", "spread_low",
+                                                                              "spread_high")])
+    return out
 
 
 def _rank_fig(rk: dict | None, labels: dict[str, str], what: str) -> Fig | str:
@@ -69,9 +104,11 @@ def view(a) -> dict[str, Any] | None:
     figs = {(r["key"], r["setup"]): r for r in views.rows(s.figures)}
     ranks = {(r["key"], r["setup"]): r for r in views.rows(s.ranks)}
     comps = views.rows(s.comparisons)
+    pcts = _proportions(s)
     metrics = []
     for k in s.keys:
         key = k["key"]
+        pct = pcts[key]
         rows = []
         for sid in s.order:
             r = figs.get((key, sid))
@@ -80,8 +117,8 @@ def view(a) -> dict[str, Any] | None:
             rk = ranks.get((key, sid))
             rows.append({"setup": n[sid], "baseline": sid == s.baseline, "rank": _rank_fig(rk, n, k["label"]),
                          "tied": bool(rk and rk["tied"]),
-                         "first": bool(rk and rk["rank"] == 1 and not rk["tied"]), "value": _value_fig(r),
-                         "interval": _interval_fig(r), "runs": _runs_fig(r),
+                         "first": bool(rk and rk["rank"] == 1 and not rk["tied"]), "value": _value_fig(r, pct),
+                         "interval": _interval_fig(r, pct), "runs": _runs_fig(r, pct),
                          "documents": Fig(f"{int(r['documents']):,}", how="documents scored", detail=f"{r['label']}, "
                                           f"setup {sid}: {r['path']}", dense=True) if r["documents"] else fmt.MISSING})
         mine = [c for c in comps if c["key"] == key]
@@ -91,9 +128,9 @@ def view(a) -> dict[str, Any] | None:
             held = (f"adjusted p {c['p_adjusted']:.2g}" if c["p_adjusted"] == c["p_adjusted"] else "no p-value") + \
                 f"; {c['method']}"
             pairs.append({"a": n[c["a"]], "b": n[c["b"]], "verdict": c["verdict"], "glyph": GLYPHS[c["verdict"]],
-                          "difference": Fig(signed(c["difference"]), how=held, detail=f"{c['a']} − {c['b']}, {c['label']}: "
-                                            f"{c['path_a']} and {c['path_b']}", dense=True),
-                          "interval": Fig(f"{signed(c['low'])} to {signed(c['high'])}", how="95% interval",
+                          "difference": Fig(signed(c["difference"], pct), how=held, detail=f"{c['a']} − {c['b']}, "
+                                            f"{c['label']}: {c['path_a']} and {c['path_b']}", dense=True),
+                          "interval": Fig(interval(c["low"], c["high"], pct), how="95% interval",
                                           detail=f"{c['a']} − {c['b']}, {c['label']}", dense=True) if has else "no interval",
                           "better": n.get(c["better"], "") if c["better"] else "", "paired": c["paired"]})
         ranking = _ranking(s, key, ranks)
@@ -105,14 +142,15 @@ def view(a) -> dict[str, Any] | None:
         if r["rank"] == 1 and not r["tied"]:
             first[r["setup"]] = first.get(r["setup"], 0) + 1
     leaders = [{"setup": n[x], "scores": first[x]} for x in sorted(first, key=lambda x: (-first[x], s.order.index(x)))]
-    return {"setups": _setups(s), "metrics": metrics, "resolved": _resolved(s, comps), "counts": s.counts, "tests": s.tests, "fdr": f"{s.fdr:.0%}",
+    return {"setups": _setups(s), "metrics": metrics, "resolved": _resolved(s, comps, pcts), "counts": s.counts,
+            "tests": s.tests, "fdr": f"{s.fdr:.0%}",
             "leaders": leaders,
             "n_setups": len(s.order), "n_metrics": len(s.keys), "pairs": len({(c["a"], c["b"]) for c in comps}),
             "baseline": n.get(s.baseline) if s.baseline else None, "methods": _methods(s),
             "repeated": [n[x] for x in s.repeated], "one_run": [n[x] for x in s.order if x not in s.repeated]}
 
 
-def _resolved(s, comps: list[dict]) -> list[dict[str, Any]]:
+def _resolved(s, comps: list[dict], pcts: dict[str, bool]) -> list[dict[str, Any]]:
     """Every resolved comparison as the overview says it: the better setup first, its lead over the
     other (the difference turned round where a is the worse) with its interval, the largest first."""
     out = []
@@ -124,9 +162,9 @@ def _resolved(s, comps: list[dict]) -> list[dict[str, Any]]:
         first, second = (c["b"], c["a"]) if flip else (c["a"], c["b"])
         where = f"{first} − {second}, {c['label']}: {c['path_a']} and {c['path_b']}"
         out.append({"better": s.labels[first], "other": s.labels[second], "what": c["label"], "size": abs(d),
-                    "difference": Fig(signed(d), how=f"{s.labels[first]} − {s.labels[second]}; {c['method']}",
-                                      detail=where, dense=True),
-                    "interval": Fig(f"{signed(lo)} to {signed(hi)}", how="95% interval", detail=where, dense=True)
+                    "difference": Fig(signed(d, pcts[c["key"]]), how=f"{s.labels[first]} − {s.labels[second]}; "
+                                      f"{c['method']}", detail=where, dense=True),
+                    "interval": Fig(interval(lo, hi, pcts[c["key"]]), how="95% interval", detail=where, dense=True)
                     if lo == lo and hi == hi else "no interval"})
     return sorted(out, key=lambda r: -r["size"])
 
@@ -254,11 +292,18 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("Accuracy study", f"{len(s['setups'])} setups: {c['better'] + c['worse']} of {c['comparisons']} comparisons "
              f"resolved ({c['not_resolved']} not resolved; false discoveries held to {s['fdr']:.0%} over {s['tests']} "
              "tested)")]
+    def key(r: dict) -> tuple:
+        return r["task"], r["metric"], r["filter"]
+
+    values: dict[tuple, list[Any]] = {}
+    for g in s["scores"]:
+        values.setdefault(key(g), []).extend([g["value"], *((g["interval"] or {}).values())])
     for r in s["comparisons"]:
         if r["verdict"] in (BETTER, WORSE):
-            span = r["interval"]
+            pct, within = proportion(r["metric"], values.get(key(r), [])), r["interval"]
             rows.append((f"{r['task']}: {r['metric']}", f"{names[r['a']]} {r['verdict']} than {names[r['b']]}, "
-                         f"{r['difference']:+.3f}" + (f" ({span['low']:+.3f} to {span['high']:+.3f})" if span else "")))
+                         f"{signed(r['difference'], pct)}" + (f" {interval(within['low'], within['high'], pct)}"
+                                                               if within else "")))
     return rows
 
 

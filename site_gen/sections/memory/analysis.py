@@ -197,7 +197,7 @@ def startup_step(old: dict, new: dict, band: float) -> list:
 
 HISTORY_STEPS = {"kv": kv_step, "startup": startup_step}
 SERIES = {"kv": (Measure("candidate_tokens", "KV pool of {candidate}", "tokens", True, where="{checkpoint}"),),
-          "startup": tuple(Measure(t, label, "s", False, where="{checkpoint}")
+          "startup": tuple(Measure(t, label, "s", False, where="{checkpoint}", speed=True)
                            for t, label in (("cold_s", "cold startup"), ("warm_s", "warm startup"), ("ready_s", "readiness")))}
 
 

@@ -149,7 +149,7 @@ def summary_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
                              f"{fmt.side_ratio(kv['ratio'])}" if kv["ratio"] is not None else
              f"{fmt.thousands(kv['candidate'])} tokens (candidate), {fmt.thousands(kv['baseline'])} (baseline)")
             for c, kv in m["kv_pool"].items()]
-    rows += [(f"Startup {s['checkpoint']}, {s['engine']}", startup_text(s)) for s in m["startup"]]
+    rows += [(f"Startup {s['checkpoint']}, {s['engine']}", startup_text(s, named=True)) for s in m["startup"]]
     return rows
 
 
@@ -186,11 +186,13 @@ def _history_startup(frame, h) -> list[dict[str, Any]]:
                    lambda r: [{"text": startup_text(r)}, h.mark(r, phrase)])
 
 
-def startup_text(r) -> str:
-    """Cold / warm startup (`91 / 86 s`), or readiness alone (`ready in 412 s`) where that is what was measured."""
-    if not pd.isna(r.get("cold_s")) and not pd.isna(r.get("warm_s")):
+def startup_text(r, named: bool = False) -> str:
+    """Cold / warm startup (`91 / 86 s`; `named`, where no header says which is which: `cold 91 s,
+    warm 86 s`), or readiness alone (`ready in 412 s`) where that is what was measured."""
+    both = not pd.isna(r.get("cold_s")) and not pd.isna(r.get("warm_s"))
+    if both and not named:
         return fmt.seconds_pair(r["cold_s"], r["warm_s"])
-    if not pd.isna(r.get("ready_s")):
+    if not both and not pd.isna(r.get("ready_s")):
         return f"ready in {fmt.seconds(r['ready_s'], fmt.STARTUP_DIGITS)}"
     parts = [f"{w} {fmt.seconds(r[k], fmt.STARTUP_DIGITS)}" for k, w in (("cold_s", "cold"), ("warm_s", "warm")) if not pd.isna(r.get(k))]
     return ", ".join(parts) or fmt.MISSING

@@ -281,7 +281,7 @@ def speed_step(old: dict, new: dict, band: float) -> list:
 
 HISTORY_STEPS = {"speed": speed_step}
 SERIES = {"speed": (Measure("median", "median {metric} speed ratio", "x", True, RATIO, "low", "high", "range of the cells",
-                            "{checkpoint}"),)}
+                            "{checkpoint}", speed=True),)}
 
 
 # -- against an earlier release (`sitegen compare`) ----------------------------------------------

@@ -41,9 +41,9 @@ HISTORY = {"serving": (serving_rows, COLUMNS)}
 
 _SPREAD = "95% interval of the run (over requests or repeats)"
 SERIES = {"serving": (
-    Measure("tput", "output throughput", "tok/s", True, RATIO, "tput_low", "tput_high", _SPREAD, "{workload} · {load}"),
-    Measure("ttft_p50", "median TTFT", "ms", False, RATIO, "ttft_p50_low", "ttft_p50_high", _SPREAD, "{workload} · {load}"),
-    Measure("ttft_p99", "p99 TTFT", "ms", False, RATIO, "ttft_p99_low", "ttft_p99_high", _SPREAD, "{workload} · {load}"),
-    Measure("tpot_p50", "median TPOT", "ms", False, RATIO, "tpot_p50_low", "tpot_p50_high", _SPREAD, "{workload} · {load}"),
-    Measure("tpot_p99", "p99 TPOT", "ms", False, RATIO, "tpot_p99_low", "tpot_p99_high", _SPREAD, "{workload} · {load}"),
+    Measure("tput", "output throughput", "tok/s", True, RATIO, "tput_low", "tput_high", _SPREAD, "{workload} · {load}", speed=True),
+    Measure("ttft_p50", "median TTFT", "ms", False, RATIO, "ttft_p50_low", "ttft_p50_high", _SPREAD, "{workload} · {load}", speed=True),
+    Measure("ttft_p99", "p99 TTFT", "ms", False, RATIO, "ttft_p99_low", "ttft_p99_high", _SPREAD, "{workload} · {load}", speed=True),
+    Measure("tpot_p50", "median TPOT", "ms", False, RATIO, "tpot_p50_low", "tpot_p50_high", _SPREAD, "{workload} · {load}", speed=True),
+    Measure("tpot_p99", "p99 TPOT", "ms", False, RATIO, "tpot_p99_low", "tpot_p99_high", _SPREAD, "{workload} · {load}", speed=True),
 )}
