@@ -98,19 +98,27 @@ def _compiled(env, source: str):
 class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
-    def __init__(self, records: list, analysis_of, config: Config, *, dashboard: list[dict[str, str]] | None = None):
+    def __init__(self, records: list, analysis_of, config: Config, *,
+                 dashboard: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] | None = None):
         """`records`: the reports' records (site_gen/building/environment.py); `analysis_of(id)`: a
-        report's analysis, asked for only when a block or a figure shows that report."""
+        report's analysis, asked for only when a block or a figure shows that report; `dashboard`:
+        the dashboard's rows, or what makes them when a page first draws the dashboard."""
         self.config = config
         self.records = {r.id: r for r in records}
         self.analysis_of = analysis_of
-        self.dashboard = dashboard or []
+        self._dashboard = dashboard
         self._pages: dict[tuple[str, str], ReportPages] = {}
         self._contexts: dict[tuple[str, str, str], dict[str, Any]] = {}
         self._templates: dict[str, Any] = {}
         # What the page being expanded drew on: report ids, or every report (the dashboard).
         self.used: set[str] = set()
         self.used_all = False
+
+    @property
+    def dashboard(self) -> list[dict[str, Any]]:
+        if callable(self._dashboard):
+            self._dashboard = self._dashboard()
+        return self._dashboard or []
 
     # -- where things are ---------------------------------------------------------------------
     def report_url(self, report_id: str, section: str = "overview") -> str | None:
