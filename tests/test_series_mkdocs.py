@@ -166,3 +166,27 @@ def test_the_series_block_draws_what_history_changes_prints(built, theme):
     assert np.isclose(c["before"], before, rtol=1e-9) and np.isclose(c["after"], after, rtol=1e-9)
     li = html.unescape(re.sub(r"<[^>]+>", "", figures["median TPOT"].split('<ul class="series-changes">', 1)[1]))
     assert f"changed at night07 (2025-05-07): {words} ({before:,.2f} ms → {after:,.2f} ms;" in li
+
+
+def test_the_series_reads_at_a_phones_width_and_from_the_start_in_material(built, browser):
+    """In a browser, at 390 and 1280 px: the chart's names of builds are at least 8 px tall and never
+    overlap (the newest always named), and Material (which centres a figure's content) leaves the
+    series' sentences aligned to the start."""
+    sites, _ = built
+    for theme in THEMES:
+        for width in (390, 1280):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            page.route("http*://**", lambda route: route.abort())  # offline: a theme's web fonts are not fetched
+            page.goto((sites[theme] / "tonight" / "index.html").as_uri())
+            for figure in page.locator("figure.series-figure").all():
+                boxes = [t.bounding_box() for t in figure.locator("text.sc-x").all()]
+                names = figure.locator("text.sc-x").all_text_contents()
+                assert names[-1] == "night10" and all(b["height"] >= 8 for b in boxes), (theme, width, boxes)
+                assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(boxes, boxes[1:])), (theme, width, names, boxes)
+                for what in ("figcaption", ".series-changes li"):
+                    if not figure.locator(what).count():
+                        continue  # a series without a change
+                    align = figure.locator(what).first.evaluate("e => getComputedStyle(e).textAlign")
+                    assert align in ("start", "left"), (theme, width, what, align)
+            context.close()
