@@ -31,10 +31,34 @@ class Site:
     warnings: list[Diagnostic] = field(default_factory=list)
 
 
-def dashboard_rows(records: list) -> list[dict]:
+def dashboard_rows(records: list, changes: dict[str, list[str]] | None = None) -> list[dict]:
     """The dashboard's rows of the reports' records (superseded reports under their rerun), as the
-    home page lists them."""
-    return dashboard.split([{**r.dashboard, "url": report_url(r.id)} for r in records])
+    home page lists them, each with the change points it names (`changes`, else `row_changes`)."""
+    return dashboard.split(rows_of(records, row_changes(records) if changes is None else changes))
+
+
+def rows_of(records: list, changes: dict[str, list[str]]) -> list[dict]:
+    """Each report's dashboard row (unsplit), with its link and the change points it names: the one
+    place `sitegen build`'s home page (building/rows.py) and a host's dashboard block take them from."""
+    return [{**r.dashboard, "url": report_url(r.id), "changes": changes.get(r.id, [])} for r in records]
+
+
+def changes_shown(records: list) -> dict:
+    """The history rows the dashboard finds change points over: those the History page shows."""
+    from site_gen.analysis import history
+    from site_gen.render import history as history_view
+
+    return history.shown(records, history_view.MAX_POINTS)
+
+
+def row_changes(records: list, shown: dict | None = None) -> dict[str, list[str]]:
+    """Each report id -> the change points its dashboard row names (render/series.py
+    `dashboard_changes`: a series' newest change, on its newest report's row); none with one report."""
+    if len(records) < 2:
+        return {}
+    from site_gen.render import series as series_view
+
+    return series_view.dashboard_changes(records, changes_shown(records) if shown is None else shown)
 
 
 def report_url(report_id: str) -> str:

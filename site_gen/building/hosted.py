@@ -306,7 +306,10 @@ class HostedSite:
                 assert self.store is not None  # made with the records
                 from site_gen.building.assembly import dashboard_rows
 
-                self.blocks = AuthorBlocks(records, self.store.analysis_of, self.sg, dashboard=dashboard_rows(records))
+                # The rows `sitegen build`'s home page has, each series' newest change on its newest
+                # report's row (finding them loads the detector: only for a page with the dashboard).
+                self.blocks = AuthorBlocks(records, self.store.analysis_of, self.sg,
+                                           dashboard=lambda: dashboard_rows(records))
             else:
                 self.blocks = AuthorBlocks([], None, self.sg)  # says "unknown report" where the page names one
         return self.blocks

@@ -8,7 +8,7 @@ import json
 
 from markupsafe import Markup
 
-from site_gen.building.assembly import report_url
+from site_gen.building.assembly import changes_shown, row_changes, rows_of
 from site_gen.building.store import Store
 from site_gen.core.config import Config
 from site_gen.core.records import content_hash
@@ -29,7 +29,7 @@ class DashboardRows:
 
     def __call__(self, records: list) -> list[dict]:
         changed = self.changes(records) if len(records) > 1 else {}
-        rows = dashboard.tell_apart([{**r.dashboard, "url": report_url(r.id), "changes": changed.get(r.id, [])} for r in records])
+        rows = dashboard.tell_apart(rows_of(records, changed))
         if self.config.custom_dir and (self.config.custom_dir / "_macros.html").exists():
             return rows
         version = self.templates.record("_macros.html")[0]
@@ -55,21 +55,16 @@ class DashboardRows:
         return rows
 
     def changes(self, records: list) -> dict[str, list[str]]:
-        """Each report id -> the change points its row names (render/series.py `dashboard_changes`),
-        found over the rows the History page shows. Kept in this process and in the store by those
+        """Each report id -> the change points its row names (assembly.row_changes, as a host's
+        dashboard block has them), found over the rows the History page shows. Kept in this process and in the store by those
         rows: a build whose edits leave them as they were never loads numpy or the detector."""
-        from site_gen.analysis import history
-        from site_gen.render import history as history_view
-
-        shown = history.shown(records, history_view.MAX_POINTS)
+        shown = changes_shown(records)
         key = content_hash(json.dumps(shown, sort_keys=True, default=str))
         if self._changes is not None and self._changes[0] == key:
             return self._changes[1]
         found = _loaded(self.persist.get("changes", key))
         if found is None:
-            from site_gen.render import series as series_view
-
-            found = series_view.dashboard_changes(records, shown)
+            found = row_changes(records, shown)
             self.persist.put("changes", json.dumps(found, sort_keys=True).encode("utf-8"), key)
         self._changes = (key, found)
         return found

@@ -88,8 +88,10 @@ def _code_spans(text: str) -> Iterator[tuple[int, int]]:
         resume = close + n
 
 
-def code_ranges(text: str) -> CodeRanges:
-    fences = [m.span() for m in _FENCE.finditer(text)]
+def code_ranges(text: str, more: list[tuple[int, int]] | None = None) -> CodeRanges:
+    """Fenced code and code spans; with `more`, other code too (a docs page's indented code blocks:
+    never where python-markdown's bounds are checked, which may read them as a list's paragraph)."""
+    fences = [m.span() for m in _FENCE.finditer(text)] + (more or [])
     fenced = CodeRanges(fences)
     return CodeRanges(fences + [span for span in _code_spans(text) if span[0] not in fenced])
 

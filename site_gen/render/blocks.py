@@ -34,6 +34,7 @@ from site_gen.core.config import Config
 from site_gen.core.diagnostics import Diagnostic
 from site_gen.core.errors import SitegenError, suggest
 from site_gen.receipts.load import check_report_id
+from site_gen.render.codeblocks import Fence, code_blocks
 from site_gen.render import markdown as md, parts
 from site_gen.render.pages import ReportPages, environment, rel, report_base
 from site_gen.render.tokens import Expanded
@@ -65,9 +66,6 @@ def all_blocks() -> dict[str, BlockSpec]:
 
 COMMON_OPTIONS = ("block", "report", "id")
 
-# A ```sitegen fenced block (its body is `key: value` lines) is found among every fence of the page:
-# any fence's opening line, whose info string says whether it is a sitegen block.
-_ANY_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)(?:\n|\Z)", re.M)
 
 
 def _dashboard_row_at(row: dict[str, Any], page_path: str) -> dict[str, Any]:
@@ -100,19 +98,27 @@ def _compiled(env, source: str):
 class AuthorBlocks:
     """Renders report blocks and inline figures for author pages, from a set of analysed reports."""
 
-    def __init__(self, records: list, analysis_of, config: Config, *, dashboard: list[dict[str, str]] | None = None):
+    def __init__(self, records: list, analysis_of, config: Config, *,
+                 dashboard: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] | None = None):
         """`records`: the reports' records (site_gen/building/environment.py); `analysis_of(id)`: a
-        report's analysis, asked for only when a block or a figure shows that report."""
+        report's analysis, asked for only when a block or a figure shows that report; `dashboard`:
+        the dashboard's rows, or what makes them when a page first draws the dashboard."""
         self.config = config
         self.records = {r.id: r for r in records}
         self.analysis_of = analysis_of
-        self.dashboard = dashboard or []
+        self._dashboard = dashboard
         self._pages: dict[tuple[str, str], ReportPages] = {}
         self._contexts: dict[tuple[str, str, str], dict[str, Any]] = {}
         self._templates: dict[str, Any] = {}
         # What the page being expanded drew on: report ids, or every report (the dashboard).
         self.used: set[str] = set()
         self.used_all = False
+
+    @property
+    def dashboard(self) -> list[dict[str, Any]]:
+        if callable(self._dashboard):
+            self._dashboard = self._dashboard()
+        return self._dashboard or []
 
     # -- where things are ---------------------------------------------------------------------
     def report_url(self, report_id: str, section: str = "overview") -> str | None:
@@ -250,10 +256,11 @@ class AuthorBlocks:
         """
         default = self._default_report(meta or {}, file)
         page = _Expansion(self, text, file, page_path, default, md.line_finder(text), line_offset)
-        for start, end, indent, body_at, body in _sitegen_fences(text, file, page.line_at):
+        fences, indented = code_blocks(text)
+        for start, end, indent, body_at, body in _sitegen_fences(text, fences, file, page.line_at):
             options = _fence_options(body, page.line_at(body_at), file)
             page.edits.append((start, end, page.add_block(options, page.line_at(start), indent)))
-        code = md.code_ranges(text)
+        code = md.code_ranges(text, indented)  # a figure in indented code is shown as typed, too
         for at, after, expr in md.inline_figures(text):
             if at in code:
                 continue
@@ -368,30 +375,20 @@ class _Expansion:
         return self.out
 
 
-def _sitegen_fences(text: str, file, line_at: Callable[[int], int]):
-    """Each ```sitegen block as (start, end, indent, where its body starts, body), in linear time:
-    one search for each fence's closing line, from its opening line on. A ```sitegen fence inside
-    another fenced block (a page showing how a block is written, in ````markdown) is that block's
-    code, shown as typed."""
-    pos = 0
-    while (m := _ANY_OPEN.search(text, pos)) is not None:
-        fence = m.group("fence")
-        close = re.compile(rf"^[ \t]*{re.escape(fence)}[`~]*[ \t]*$", re.M).search(text, m.end())
-        sitegen = m.group("info").strip() == "sitegen"
-        if close is None:
-            if sitegen:
-                raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(m.start())}")
-            return  # an unclosed code fence runs to the end of the page
-        if sitegen:
-            yield m.start(), close.end(), m.group("indent"), m.end(), text[m.end():close.start()]
-        pos = close.end()
-
+def _sitegen_fences(text: str, fences: list[Fence], file, line_at: Callable[[int], int]):
+    """Each ```sitegen block of the page's `fences` (render/codeblocks.py: found in linear time)
+    as (start, end, indent, where its body starts, body). One inside another fenced block (a page
+    showing how a block is written, in ````markdown) or inside indented code is code, shown as typed."""
+    for f in fences:
+        if f.info != "sitegen":
+            continue
+        if not f.closed:
+            raise SitegenError("sitegen block is not closed: end it with the same fence", file, f"line {line_at(f.start)}")
+        yield f.start, f.end, f.indent, f.body, text[f.body:f.body_end]
 
 
 def _slug(value: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")
-
-
 
 
 def _min_points() -> int:

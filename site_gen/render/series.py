@@ -244,5 +244,6 @@ def _drawn(s: Series) -> dict[str, Any]:
                     "high": y(p.high) if math.isfinite(p.high) else None, "name": p.name, "date": p.date,
                     "report": p.report, "value": level_text(s, p.value),
                     "interval": (f"{level_text(s, p.low)} to {level_text(s, p.high)}" if math.isfinite(p.low) else "none"),
-                    "label": p.name if i % every == 0 or i == n - 1 else ""} for i, p in enumerate(s.points)],
+                    # Counted from the newest (always named), evenly: no two names side by side.
+                    "label": p.name if (n - 1 - i) % every == 0 else ""} for i, p in enumerate(s.points)],
     }
