@@ -84,7 +84,7 @@ def _levels(values: np.ndarray, at: int) -> tuple[float, float, str]:
     sp = np.sqrt(((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / dof)
     half = stats.t.ppf(0.975, dof) * sp * np.sqrt(1 / a.size + 1 / b.size)
     d = b.mean() - a.mean()
-    words = "{:+.1f}% [{:+.1f}, {:+.1f}]".format(*(100 * np.expm1(x) for x in (d, d - half, d + half)))
+    words = "{:+.1f}% [{:+.1f}, {:+.1f}]".format(*(100 * np.expm1(x) for x in (d, d - half, d + half))).replace("-", "\u2212")
     return float(np.exp(a.mean())), float(np.exp(b.mean())), words
 
 
@@ -150,8 +150,8 @@ def test_the_series_block_draws_what_history_changes_prints(built, theme):
             changed += 1
             glyph = "▼" if c["direction"] == "worse" else "▲"
             assert li.startswith(f"{glyph} {c['status'].capitalize()}, {c['direction']}: {c['text']} (")
-            got = re.search(r"([+-][\d.]+)% \[([+-][\d.]+), ([+-][\d.]+)\]", li)
-            assert got and np.allclose([float(x) for x in got.groups()],
+            got = re.search(r"([+\u2212][\d.]+)% \[([+\u2212][\d.]+), ([+\u2212][\d.]+)\]", li)
+            assert got and np.allclose([float(x.replace("\u2212", "-")) for x in got.groups()],
                                        [100 * c["change"], 100 * c["low"], 100 * c["high"]], atol=0.051)
             before, after = re.search(r"\(([\d,.]+) \S+ → ([\d,.]+) ", li).groups()
             assert np.isclose(_number(before), c["before"], rtol=1e-3) and np.isclose(_number(after), c["after"], rtol=1e-3)

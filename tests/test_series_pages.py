@@ -1,5 +1,5 @@
 """The nightly series on the site's pages (issue 55): the dashboard row of a series' newest report
-names its change ("changed at night07 (2025-05-07): -8.5% [-9.5, -7.5]"), checked against levels
+names its change ("changed at night07 (2025-05-07): −8.5% [−9.5, −7.5]"), checked against levels
 computed here from the receipts' own stated figures."""
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _change(values: np.ndarray) -> str:
     sp = np.sqrt(((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / dof)
     half = stats.t.ppf(0.975, dof) * sp * np.sqrt(1 / a.size + 1 / b.size)
     d = b.mean() - a.mean()
-    return "{:+.1f}% [{:+.1f}, {:+.1f}]".format(*(100 * np.expm1(x) for x in (d, d - half, d + half)))
+    return "{:+.1f}% [{:+.1f}, {:+.1f}]".format(*(100 * np.expm1(x) for x in (d, d - half, d + half))).replace("-", "\u2212")
 
 
 def _rows(site: Path) -> dict[str, list[str]]:

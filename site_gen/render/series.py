@@ -9,6 +9,7 @@ from typing import Any
 
 from site_gen.analysis import changes as cp
 from site_gen.analysis.series import Series
+from site_gen.render import format as fmt
 from site_gen.render.summary import markdown_text as _md, one_line
 
 VERSION = 1
@@ -16,17 +17,17 @@ SCHEMA = f"history-output-{VERSION}.schema.json"  # in site_gen/schema/
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:+.1f}"
+    return fmt.signed(x * 100, 1)  # U+2212 minus, a tie rounded as every figure is
 
 
 def change_text(s: Series, c: cp.ChangePoint) -> str:
-    """-12.0% [-15.1, -9.2] (ratio scale) or +0.0123 [+0.0051, +0.0195] unit (difference scale)."""
+    """−12.0% [−15.1, −9.2] (ratio scale) or +0.0123 [+0.0051, +0.0195] unit (difference scale)."""
     if c.scale == cp.RATIO:
         iv = f" [{_pct(c.low)}, {_pct(c.high)}]" if math.isfinite(c.low) else ""
         return f"{_pct(c.change)}%{iv}"
     digits = _digits(c.before, c.after, c.change)
-    iv = f" [{c.low:+.{digits}f}, {c.high:+.{digits}f}]" if math.isfinite(c.low) else ""
-    return f"{c.change:+.{digits}f}{iv} {s.unit}".rstrip()
+    iv = f" [{fmt.signed(c.low, digits)}, {fmt.signed(c.high, digits)}]" if math.isfinite(c.low) else ""
+    return f"{fmt.signed(c.change, digits)}{iv} {s.unit}".rstrip()
 
 
 def _digits(*xs: float) -> int:
@@ -36,7 +37,7 @@ def _digits(*xs: float) -> int:
 
 def level_text(s: Series, v: float) -> str:
     d = _digits(v)
-    return f"{v:,.{d}f} {s.unit}".rstrip()
+    return f"{fmt.grouped(v, d)} {s.unit}".rstrip()
 
 
 def at_text(s: Series, c: cp.ChangePoint) -> str:
