@@ -21,8 +21,8 @@ import fuzzing
 pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 SEED = int(os.environ.get("SITEGEN_FUZZ_SEED", "18"))
-CASES = int(os.environ.get("SITEGEN_FUZZ_CASES", "1000"))  # within the suite's time; benchmarks/fuzz.py for more
-IMPORT_CASES = int(os.environ.get("SITEGEN_FUZZ_IMPORT_CASES", "2000"))
+CASES = int(os.environ.get("SITEGEN_FUZZ_CASES", "700"))  # within the suite's time; benchmarks/fuzz.py for more
+IMPORT_CASES = int(os.environ.get("SITEGEN_FUZZ_IMPORT_CASES", "1400"))
 CHUNKS = 4  # separate tests, so that pytest-xdist spreads the cases over its workers
 
 

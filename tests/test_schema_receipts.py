@@ -39,7 +39,7 @@ pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tes
 
 # ~0.04 s of CPU a receipt from the random walker (check on each, summary or build on some), ~0.5 s an
 # example from hypothesis: about two minutes of one worker, shorter than the browser's page checks.
-RECEIPTS = int(os.environ.get("SITEGEN_SCHEMA_RECEIPTS", "3000"))  # from the random walker
+RECEIPTS = int(os.environ.get("SITEGEN_SCHEMA_RECEIPTS", "1500"))  # from the random walker
 EXAMPLES = int(os.environ.get("SITEGEN_SCHEMA_EXAMPLES", "20"))  # from the hypothesis strategy
 # Reports per project. Their builds do not fork workers (`serial_builds`): the workers' CPU time would be
 # missing from the totals printed, and the suite already runs two processes on two cores.
