@@ -44,12 +44,10 @@ fi
 .venv/bin/ruff check --quiet .
 .venv/bin/mypy
 set +e
-# Three workers on CI's 2 cores: a browser test spends much of its time waiting on Chromium (a page
-# load, a transition), a third worker runs meanwhile (the whole suite on 2 quiet cores: 490 s of pytest
-# with three, 555-568 s with two). Whole files per worker, so a module's shared build is made once.
+# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
 # conftest.py puts the longest files first; --no-loadscope-reorder keeps that order (by default
 # xdist hands out the files with the most tests first, whatever they cost).
-.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder "$@"
+.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
 status=$?
 set -e
 # pytest's 5 means no test ran: that is a failure here, not a pass.
