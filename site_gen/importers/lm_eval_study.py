@@ -28,7 +28,7 @@ from site_gen.importers import serving_common as sc
 from site_gen.importers.common import slug, stamp
 from site_gen.importers.options import ImportResult, ServingOptions
 from site_gen.importers.lm_eval_stats import NOT_RECOMPUTED, RESAMPLES, SEED, figures
-from site_gen.importers.serving_study import parse_labels, parse_setups
+from site_gen.importers.serving_study import named_setups
 from site_gen.receipts.load import UNRECORDED
 
 if TYPE_CHECKING:
@@ -258,14 +258,7 @@ def run_and_write(opts: ServingOptions, read_run: Callable[[Path, Path], Run]) -
                            "one the others are compared against with --baseline NAME")
     if opts.setup_set:
         raise SitegenError("--setup-set is for serving runs; an lm-eval results file records its own setup")
-    files = parse_setups(opts.setup)
-    names = list(files)
-    baseline = None
-    if opts.baseline:
-        if len(opts.baseline) != 1:
-            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(opts.baseline)}")
-        baseline = opts.baseline[0].strip()
-    labels = parse_labels(opts.setup_label or [], names)
+    files, names, baseline, labels = named_setups(opts)
     allow = set(opts.allow)
     unknown = sorted(allow - set(ALLOW))
     if unknown:

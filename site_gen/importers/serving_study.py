@@ -76,6 +76,19 @@ def parse_labels(items: Sequence[str], names: list[str]) -> dict[str, str]:
     return out
 
 
+def named_setups(opts) -> tuple[dict[str, list[Path]], list[str], str | None, dict[str, str]]:
+    """A study's `--setup` files, its setups' names in order, `--baseline` (one name or none) and
+    `--setup-label`s: read alike for every study format."""
+    files = parse_setups(opts.setup)
+    names = list(files)
+    baseline = None
+    if opts.baseline:
+        if len(opts.baseline) != 1:
+            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(opts.baseline)}")
+        baseline = opts.baseline[0].strip()
+    return files, names, baseline, parse_labels(opts.setup_label or [], names)
+
+
 def parse_facts(items: Sequence[str], names: list[str]) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
     """`--setup-set NAME:KEY=VALUE`: environment facts per setup, and GPU counts."""
     env: dict[str, list[str]] = {n: [] for n in names}
@@ -348,14 +361,7 @@ def run_and_write(opts: ServingOptions, read: Callable[[list[Path], Path], list]
         if label or stated:
             raise SitegenError(f"--{opt.replace('_', '-')} does not go with --setup: use --setup-label NAME=TEXT and "
                                "--setup-set NAME:KEY=VALUE")
-    files = parse_setups(opts.setup)
-    names = list(files)
-    baseline = None
-    if opts.baseline:
-        if len(opts.baseline) != 1:
-            raise SitegenError(f"--baseline takes one setup name with --setup; got {len(opts.baseline)}")
-        baseline = opts.baseline[0].strip()
-    labels = parse_labels(opts.setup_label or [], names)
+    files, names, baseline, labels = named_setups(opts)
     facts, gpus = parse_facts(opts.setup_set or [], names)
     # The folder the receipt names source files from: the deepest one holding them all (as vllm_bench's).
     root = Path(os.path.commonpath([str(p.resolve().parent) for ps in files.values() for p in ps]))
