@@ -242,6 +242,15 @@ def gpus_of(env: Env, stated: dict[str, str], option: str) -> dict[str, Any] | N
     return {"value": one, "origin": f"{par['origin']} (tensor × pipeline parallel)"[:500]} if par and one else None
 
 
+def put_latest_date(env: Env, runs: list) -> None:
+    """A side's date where none is stated: its latest run's, named as such when its runs differ."""
+    dates = [r.run_date for r in runs if r.run_date]
+    if dates:
+        last = max(dates)
+        which = next(r for r in runs if r.run_date == last)
+        env.put("date", last, f"{which.src.name} {which.where('$.date')}" + (" (the latest run)" if len(set(dates)) > 1 else ""))
+
+
 def apply_stated(env: Env, stated: dict[str, str], option: str) -> None:
     for key, value in stated.items():
         if key == "gpus":  # not an environment fact: gpus_of

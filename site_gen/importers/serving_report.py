@@ -59,11 +59,7 @@ def _side_env(runs: list, stated: dict[str, str], option: str) -> sc.Env:
         for key, v in r.env.values.items():
             env.put(key, v["value"], v["origin"], r.src.path)
     if "date" not in stated:
-        dates = [r.run_date for r in runs if r.run_date]
-        if dates:
-            last = max(dates)
-            which = next(r for r in runs if r.run_date == last)
-            env.put("date", last, f"{which.src.name} {which.where('$.date')}" + (" (the latest run)" if len(set(dates)) > 1 else ""))
+        sc.put_latest_date(env, runs)
     sc.apply_stated(env, stated, option)
     return env
 

@@ -131,11 +131,7 @@ def _setup_env(name: str, runs: list, stated: dict[str, str]) -> sc.Env:
         value, (origin, _) = next(iter(values.items()))
         env.put(key, value, origin)
     if "date" not in stated:
-        dates = [r.run_date for r in runs if r.run_date]
-        if dates:
-            last = max(dates)
-            which = next(r for r in runs if r.run_date == last)
-            env.put("date", last, f"{which.src.name} {which.where('$.date')}" + (" (the latest run)" if len(set(dates)) > 1 else ""))
+        sc.put_latest_date(env, runs)
     for key, value in stated.items():
         recorded = found.get(key, {})
         note = f" (the files record {'; '.join(sorted(recorded))[:300]})" if recorded and set(recorded) != {value} else ""
