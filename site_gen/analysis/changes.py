@@ -117,9 +117,15 @@ def _change(before: np.ndarray, after: np.ndarray, index: int, scale: str, statu
                        status, scale)
 
 
+def prepare() -> None:
+    """Imports ruptures (and scipy.stats, which it imports: ~0.5 s of CPU), as `search` would on its
+    first call: a cold build calls this before it forks its workers (building/builder.py)."""
+    import ruptures  # noqa: F401
+
+
 def search(z: np.ndarray, penalty: float = PENALTY, min_size: int = MIN_SIZE) -> list[int]:
     """ruptures' PELT (least absolute deviation) on a series in noise units: the first index of
-    each new level. ruptures is imported here: the API and a build that detects nothing never load it."""
+    each new level. ruptures is imported here (or by `prepare`): the API never loads it."""
     import ruptures
 
     if z.size < 2 * min_size:
