@@ -9,6 +9,7 @@ import csv as csv_module
 import io
 import json
 import math
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -419,3 +420,34 @@ def test_any_drawn_accuracy_study_builds_and_summarises(tmp_path_factory, seed, 
     s = json.loads(r.stdout)["reports"][0]["accuracy_study"]
     pairs = setups * (setups - 1) // 2
     assert len(s["comparisons"]) == 4 * pairs
+
+
+def test_compare_prints_a_score_on_its_own_scale_as_it_is(tmp_path):
+    """`sitegen compare` of two accuracy studies: a proportion (a mean of 0/1 scores, F1) in percent
+    with its change in points, Matthews' correlation as the number it is (−1 to 1), as the study's
+    page prints each; the JSON says which by its unit."""
+    for name, seed in (("old", 1), ("new", 2)):
+        folder = tmp_path / "data" / name
+        folder.mkdir(parents=True)
+        (folder / "SUMMARY.json").write_text(json.dumps(drawn_receipt(np.random.default_rng(seed), 3, (2,), 60)))
+    (tmp_path / "mkdocs.yml").write_text("site_name: D\nplugins:\n  - sitegen:\n      data_dir: data\n")
+    r = sitegen_here("compare", "old", "new", "--format", "json", "-f", str(tmp_path / "mkdocs.yml"))
+    changes = json.loads(r.stdout)["changes"]
+    text = sitegen_here("compare", "old", "new", "-f", str(tmp_path / "mkdocs.yml")).stdout
+    lines = {ln.split("·")[0].split()[-1] + ln.split("·")[1].split()[1]: ln for ln in text.splitlines() if "· t: " in ln}
+    seen = set()
+    for c in changes:
+        metric = c["where"]["measure"].split(": ")[1]
+        old, new = c["old"]["value"] if isinstance(c["old"], dict) else c["old"], \
+            c["new"]["value"] if isinstance(c["new"], dict) else c["new"]
+        line = lines[c["where"]["setup"].split()[-1] + metric]
+        if metric in ("mean", "f1"):
+            assert c["unit"] == "proportion"
+            assert f"{old * 100:.1f} → {new * 100:.1f} %" in line, line
+        elif metric == "mcc":
+            assert c["unit"] != "proportion" and -1 <= new <= 1
+            shown = [float(x) for x in re.findall(r"(-?\d+\.\d+) → (-?\d+\.\d+)", line)[0]]
+            assert shown == pytest.approx([old, new], abs=0.0005), line  # not x100
+            assert "%" not in line
+        seen.add(metric)
+    assert {"mean", "f1", "mcc"} <= seen

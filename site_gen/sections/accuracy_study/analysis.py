@@ -305,6 +305,23 @@ def setup(old, new) -> list[Difference]:
     return out
 
 
+# Metrics whose scale is their own (Matthews' correlation runs −1 to 1, BLEU and chrF 0 to 100,
+# perplexities from 1 up): printed as numbers. Every other metric whose every score and bound lies
+# in 0–1 is a proportion: printed in percent, its differences in points, as the pair's accuracy is
+# (the study's page and `sitegen compare` alike).
+OWN_SCALE = ("mcc", "bleu", "ter", "chrf", "perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
+             "brier_score", "likelihood")
+
+
+PROPORTION = "proportion"  # a Change's unit for a proportion's score (analysis/compare.py)
+
+
+def proportion(metric: str, values: list[Any]) -> bool:
+    """Whether a metric's scores read as a proportion (percent, differences in points)."""
+    name = metric.split(",")[0].lower()
+    return name not in OWN_SCALE and all(0 <= v <= 1 for v in values if isinstance(v, (int, float)) and v == v)
+
+
 def _figures(s) -> dict[tuple, dict]:
     return {(r["setup"], r["task"], r["metric"], r["filter"]): r for r in s.figures.to_dict("records")}
 
@@ -324,13 +341,18 @@ def compare(old, new, band: float) -> tuple[list[Change], list[Unmatched]]:
         p = (float(2 * (1 - ndtr(abs(d) / se))) if se > 0 else float(d == 0)) if se == se else math.nan
         rows.append((k, o, n, d, lo, hi, p))
     rejected, _ = stats.adjust(np.array([r[-1] for r in rows], dtype=float), stats.FDR)
+    # A metric's scale, from every setup's score of it in either study (as each study's page decides it).
+    scores: dict[tuple, list[float]] = {}
+    for f in (*fo.values(), *fn.values()):
+        scores.setdefault((f["task"], f["metric"], f["filter"]), []).extend((f["value"], f["low"], f["high"]))
     changes = []
     for (k, o, n, d, lo, hi, _), rej in zip(rows, rejected):
         higher = n["better_is"] != "lower"
         ahead = compare_.BETTER if (d > 0) == higher else compare_.WORSE
         verdict = ahead if rej and (lo > 0 or hi < 0) else compare_.NOT_RESOLVED
         where = {"setup": sn.labels[k[0]], "measure": n["label"]}
-        changes.append(Change("accuracy_study", "score", where, n["key"], "proportion", higher, False, o["value"],
+        unit = PROPORTION if proportion(n["metric"], scores[k[1:]]) else "score"
+        changes.append(Change("accuracy_study", "score", where, n["key"], unit, higher, False, o["value"],
                               n["value"], d, lo, hi, "difference",
                               "unpaired; Benjamini–Hochberg over the comparison" if lo == lo else "no interval", verdict,
                               o["path"], n["path"]))

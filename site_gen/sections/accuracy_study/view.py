@@ -12,7 +12,7 @@ from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig, Parts
 from site_gen.sections.base import BlockSpec
 from site_gen.sections.contract import ViewPart
-from site_gen.sections.accuracy_study.analysis import BETTER, MEAN, STATED, UNRESOLVED, WORSE
+from site_gen.sections.accuracy_study.analysis import BETTER, MEAN, PROPORTION, STATED, UNRESOLVED, WORSE, proportion
 
 GLYPHS = {BETTER: "▲", WORSE: "▼", UNRESOLVED: "○"}
 RULE = ("better or worse only where the Benjamini–Hochberg procedure over every comparison of the study keeps it "
@@ -21,19 +21,6 @@ RULE = ("better or worse only where the Benjamini–Hochberg procedure over ever
 
 def anchor(*parts: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else "-" for ch in p.lower()).strip("-") for p in parts)
-
-
-# Metrics whose scale is their own (Matthews' correlation runs −1 to 1, BLEU and chrF 0 to 100,
-# perplexities from 1 up): printed as numbers. Every other metric whose every score and bound lies
-# in 0–1 is a proportion: printed in percent, its differences in points, as the pair's accuracy is.
-OWN_SCALE = ("mcc", "bleu", "ter", "chrf", "perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
-             "brier_score", "likelihood")
-
-
-def proportion(metric: str, values: list[Any]) -> bool:
-    """Whether a metric's scores read as a proportion (percent, differences in points)."""
-    name = metric.split(",")[0].lower()
-    return name not in OWN_SCALE and all(0 <= v <= 1 for v in values if isinstance(v, (int, float)) and v == v)
 
 
 def score(v: float, pct: bool = False) -> str:
@@ -315,12 +302,15 @@ def compare_what(item) -> str:
 
 
 def compare_value(c, v: float, signed: bool = False, more: int = 0) -> str:
-    """A score in percent, a change in points (the unit `compare_unit` names)."""
-    return fmt.signed(v * 100, 1 + more) if signed else fmt.fixed(v * 100, 1 + more)
+    """A proportion's score in percent, its change in points; a score on its own scale (Matthews'
+    correlation, BLEU) as it is, as the study's page prints it (the unit `compare_unit` names)."""
+    if c.unit == PROPORTION:
+        return fmt.signed(v * 100, 1 + more) if signed else fmt.fixed(v * 100, 1 + more)
+    return fmt.signed(v, 3 + more) if signed else fmt.fixed(v, 3 + more)
 
 
 def compare_unit(c) -> str:
-    return "%, change in pts"
+    return "%, change in pts" if c.unit == PROPORTION else "score on its own scale"
 
 
 BLOCKS = {"accuracy-study": BlockSpec("accuracy-study", "accuracy_study", (), "{{ accuracy_study_block(accuracy_study, id) }}",
