@@ -131,11 +131,13 @@ def made_by_workers(config: Config, store: BuildStore, out: Staging | None,
         return None, False
     from site_gen.analysis import changes  # numpy's: loaded here, when reports are made at all
 
-    if len(folders) >= changes.MIN_POINTS:
+    if not warm and len(folders) >= changes.MIN_POINTS:
         # A site with enough reports for a series searches it for change points (ruptures, which
         # loads scipy.stats), and its studies adjust p-values (statsmodels, which loads scipy.stats
         # too): loaded once here, before the fork, rather than by each worker and this process
-        # after them (~0.5 s of CPU each; the example's cold build took ~1.1 s less CPU).
+        # after them (~0.5 s of CPU each; the example's cold build took ~1.1 s less CPU). Not in a
+        # warm build: its workers analyse few reports, and the change points of the series no
+        # edit touched are in the store (an edit of 1,000 reports' site loaded neither).
         changes.prepare()
     docs = DocsPages(config, []) if config.docs_dir.is_dir() else None
     nav = (docs.nav if docs else []) + ([history_nav()] if len(folders) > 1 else [])
