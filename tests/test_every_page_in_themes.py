@@ -155,6 +155,10 @@ SEEN = r"""([title, h1, ids]) => {
 # loads each page: a page it takes from the back-forward cache comes back with its mark.)
 LEAVING = "() => { const c = document.querySelector('article, [role=main]'); if (c) c.dataset.left = '1'; }"
 ARRIVED = "() => { const c = document.querySelector('article, [role=main]'); return !!c && !c.dataset.left; }"
+# Arrived, and every chart of the page drawn: one wait for both (each wait is a round trip, and it polls
+# once a frame).
+ARRIVED_AND_DRAWN = (f"() => ({ARRIVED})() && [...document.querySelectorAll('[data-figure]')]"
+                     ".every(h => h.classList.contains('ready'))")
 
 
 class Reader:
@@ -204,10 +208,8 @@ class Reader:
         want = self.expect(path)
         try:
             self.page.wait_for_url(url_of(self.base, path), timeout=T_OUT)
-            self.page.wait_for_function(ARRIVED, timeout=T_OUT)
             self.page.wait_for_load_state("load")
-            self.page.wait_for_function("""() => [...document.querySelectorAll('[data-figure]')].every(h => h.classList.contains('ready'))""",
-                                        timeout=T_OUT)
+            self.page.wait_for_function(ARRIVED_AND_DRAWN, timeout=T_OUT)
         except Exception as exc:  # noqa: BLE001 - the page it stayed on is the finding
             self.problems.append(f"{where}: never arrived ({type(exc).__name__}; at {self.page.url}, "
                                  f"title {self.page.title()!r})")
@@ -314,6 +316,14 @@ def test_no_element_has_a_read_only_href_or_src(example_site, browser):
     assert len(found) >= 4 and bars > 100 and not any(found.values()), found
 
 
+# The scheme set on <body>, then every CSS transition it started (getAnimations() computes the new
+# style first) finished: the page shows the scheme's colours, as it does once its transitions end.
+SCHEME_SETTLED = """s => { document.body.setAttribute('data-md-color-scheme', s);
+  const running = document.getAnimations().filter(a => a instanceof CSSTransition);
+  running.forEach(a => a.finish());
+  return running.length; }"""
+
+
 def test_material_pages_of_every_kind_pass_axe_in_both_schemes(sites, browser):
     """axe-core finds no violation of any impact in sitegen's content inside Material (its article:
     Material's own header, search dialog and footer are Material's), light and slate, on one page of
@@ -343,9 +353,9 @@ def test_material_pages_of_every_kind_pass_axe_in_both_schemes(sites, browser):
             page.evaluate(AXE_COLOUR_MEMO_JS)
             page.evaluate(SAME_ROWS_JS)
             for scheme in ("default", "slate"):
-                # Material's own switch: the palette on <body>; its colours change over a transition.
-                page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-                page.wait_for_timeout(400)
+                # Material's own switch: the palette on <body>; its colours change over a transition,
+                # each taken to its end at once (axe reads the colours the scheme settles on).
+                page.evaluate(SCHEME_SETTLED, scheme)
                 result = page.evaluate("axe.run({include: [['article.md-content__inner']]}, {resultTypes: ['violations']})")
                 runs += 1
                 problems += [f"{p} {scheme}: {v['impact']} {v['id']}: {[n['target'] for n in v['nodes'][:3]]}"
