@@ -264,6 +264,7 @@ def test_parallel_build_reports_the_first_bad_receipt(tmp_path, forked_builds):
     assert "r002/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process_builds():
     """The example's reports (6 kB to 267 kB) reach the default threshold by weight. The workers
     are given the largest receipts first (the last in folder order), and the site, links between
@@ -316,6 +317,7 @@ def _tree(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp_path, monkeypatch):
     """The example's version report (its receipt names the release before it) and that release's
     report (its markdown links a page of the first) link to each other. A worker makes each without
@@ -341,6 +343,7 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     assert tree == _tree(tmp_path / "plain") and len(tree) > 100
 
 
+@pytest.mark.slow
 def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_made_again(project, monkeypatch):
     """The reports made again with their links come back while the builder makes the site-wide
     pages; their pages' warnings still come in folder order among the others', as one process
@@ -380,6 +383,7 @@ def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_
     assert len(unknown) == len(others) and len(failed) == 2 and max(failed) < min(unknown), said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("docs_file, text, said", [
     ("index.md", "```sitegen\nblock: no-such-block\n```\n", "no-such-block"),  # while the pages are made
     ("reports/cuteafd-v4.0.0/extra.md", "# Extra\n", "would replace a file sitegen generates"),  # before
@@ -403,6 +407,7 @@ def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(proj
     assert not (project / "site").exists()
 
 
+@pytest.mark.slow
 def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project, tmp_path, monkeypatch):
     """A forked build with its store: the second build takes the reports' files from the store, so
     no worker makes the docs page's report's views, and its light analysis cannot (tool calling
