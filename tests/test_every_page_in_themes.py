@@ -170,6 +170,7 @@ class Reader:
         self.problems: list[str] = []
         self.errors: list[str] = []
         self.axe_runs = 0
+        self.sitemap_read = False
         page.on("console", lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         # (A request the next click cut short, the default theme's search index loading, is no fault.)
@@ -204,8 +205,9 @@ class Reader:
 
     def click_to(self, path: str) -> None:
         """A link to `path` clicked in the page's content."""
-        if self.theme == "material":  # Material follows a link in place once it has read the sitemap
+        if self.theme == "material" and not self.sitemap_read:  # Material follows a link in place once it has read the sitemap
             self.page.wait_for_function(f"() => {SITEMAP}")
+            self.sitemap_read = True  # once read, for the walk: its document stays (instant navigation)
         self.leave()
         self.page.evaluate("""url => { const a = document.createElement('a'); a.href = url; a.textContent = 'next';
             document.querySelector('article, [role=main]').appendChild(a); a.click(); }""", url_of(self.base, path))
