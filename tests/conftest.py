@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import os
 import shutil
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
 if _MADE_CACHE:
     os.environ["SITEGEN_TEST_CACHE"] = tempfile.mkdtemp(prefix="sitegen-test-cache-")
+    os.environ["SITEGEN_TEST_RUN_CACHE"] = os.environ["SITEGEN_TEST_CACHE"]  # made for this run: its workers share it
 CACHE_HOME = Path(os.environ["SITEGEN_TEST_CACHE"])
 os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
 os.environ.pop("SITEGEN_NO_CACHE", None)
@@ -167,11 +169,23 @@ def one_error_line(code: int, err: str, *needles: str) -> str:
 
 @pytest.fixture(scope="session")
 def example_site(tmp_path_factory) -> Path:
-    """The repository's example site, built once per session by the real CLI."""
-    site = tmp_path_factory.mktemp("example") / "site"
-    result = run_sitegen("build", "-q", "-d", str(site))
-    assert result.returncode == 0, result.stderr
-    return site
+    """The repository's example site, built by the real CLI once per run, read-only: in a run whose
+    test cache conftest made (CACHE_HOME, shared by xdist's workers, removed at the run's end), by
+    the first worker that asks for it while the others wait for it (a lock); else once per session."""
+    if not _MADE_CACHE and os.environ.get("SITEGEN_TEST_RUN_CACHE") != str(CACHE_HOME):
+        site = tmp_path_factory.mktemp("example") / "site"
+        result = run_sitegen("build", "-q", "-d", str(site))
+        assert result.returncode == 0, result.stderr
+        return site
+    shared = CACHE_HOME / "example-site"
+    with open(CACHE_HOME / "example-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not shared.is_dir():
+            staging = CACHE_HOME / f"example-site.{os.getpid()}"
+            result = run_sitegen("build", "-q", "-d", str(staging / "site"))
+            assert result.returncode == 0, result.stderr
+            staging.rename(shared)
+    return shared / "site"
 
 
 @pytest.fixture
