@@ -215,7 +215,7 @@ def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
 
-LINKS_JS = """() => [[...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
+LINKS_JS = """() => [document.querySelectorAll('[data-figure]:not(.ready)').length, [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
   [...document.querySelectorAll('a[href]')].map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])]"""
 
 
@@ -230,11 +230,11 @@ class Links:
         self.problems: list[str] = []
 
     def page(self, pg, name: str) -> None:
-        if pg.locator("[data-figure]").count():  # charts draw (their script loaded and ran)
+        if pg.evaluate("document.querySelectorAll('[data-figure]').length"):  # charts draw (their script loaded and ran)
             pg.wait_for_selector("[data-figure].ready svg", timeout=10000)
-            if pg.locator("[data-figure]:not(.ready)").count():
-                self.problems.append(f"{name}: a chart not drawn")
-        ids, links = pg.evaluate(LINKS_JS)
+        not_drawn, ids, links = pg.evaluate(LINKS_JS)  # once the charts are drawn: in one call
+        if not_drawn:
+            self.problems.append(f"{name}: a chart not drawn")
         self.ids[name], self.edges[name] = set(ids), set()
         for href, raw in links:
             target, fragment = urldefrag(href)
