@@ -257,13 +257,13 @@ def page(browser):
 # The longest files first (by their measured seconds): with `--dist loadfile --no-loadscope-reorder`
 # (tests/run.sh) each worker takes whole files in this order as it frees up, so the run ends with
 # short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py",
-                 "test_serve_load.py", "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
-                 "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_spare.py",
-                 "test_one_truth.py",
-                 "test_large_receipt.py", "test_security.py", "test_history.py", "test_dependencies.py",
-                 "test_plotly_charts.py", "test_serve_safety.py", "test_docs_pages.py", "test_escaping.py",
-                 "test_browser.py", "test_meaning.py", "test_cli.py", "test_determinism.py")
+LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_dependencies.py", "test_history.py",
+                 "test_import_crashes.py", "test_schema_receipts.py", "test_phones_print.py", "test_mkdocs_themes.py",
+                 "test_open_pages_first.py", "test_serve.py", "test_fuzz.py", "test_deploy.py", "test_cache_trust.py",
+                 "test_determinism.py", "test_site_cache.py", "test_serve_load.py", "test_properties.py", "test_scale.py",
+                 "test_anywhere.py", "test_mkdocs_plugin.py", "test_series.py", "test_every_figure_sourced.py", "test_cli.py",
+                 "test_bootstrap_memory.py", "test_site_tamper.py", "test_import_formats.py", "test_study_simulation.py",
+                 "test_mkdocs_material.py", "test_history_store.py", "test_bad_inputs.py")
 
 
 def pytest_collection_modifyitems(items) -> None:
