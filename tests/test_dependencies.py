@@ -235,12 +235,13 @@ def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project, 
 
 
 @pytest.mark.slow
-def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(project):
+def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(small_project):
     """Jinja checks no template file on its own (auto_reload off: it stat'ed the file at every
     include of every page); each build checks once, at its start (`refresh`). An edit no watcher
     reported still shows in the next build, and in the MkDocs plugin's content environment."""
     from site_gen.render.environment import content_environment, refresh
 
+    project = small_project  # which templates are compiled again, whatever the number of reports
     config = with_overrides(project)
     page = f"reports/{REPORT}/index.html"
     first = build_files(config).files[page]
