@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import os
 import shutil
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _MADE_CACHE = "SITEGEN_TEST_CACHE" not in os.environ
 if _MADE_CACHE:
     os.environ["SITEGEN_TEST_CACHE"] = tempfile.mkdtemp(prefix="sitegen-test-cache-")
+    os.environ["SITEGEN_TEST_RUN_CACHE"] = os.environ["SITEGEN_TEST_CACHE"]  # made for this run: its workers share it
 CACHE_HOME = Path(os.environ["SITEGEN_TEST_CACHE"])
 os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
 os.environ.pop("SITEGEN_NO_CACHE", None)
@@ -167,11 +169,23 @@ def one_error_line(code: int, err: str, *needles: str) -> str:
 
 @pytest.fixture(scope="session")
 def example_site(tmp_path_factory) -> Path:
-    """The repository's example site, built once per session by the real CLI."""
-    site = tmp_path_factory.mktemp("example") / "site"
-    result = run_sitegen("build", "-q", "-d", str(site))
-    assert result.returncode == 0, result.stderr
-    return site
+    """The repository's example site, built by the real CLI once per run, read-only: in a run whose
+    test cache conftest made (CACHE_HOME, shared by xdist's workers, removed at the run's end), by
+    the first worker that asks for it while the others wait for it (a lock); else once per session."""
+    if not _MADE_CACHE and os.environ.get("SITEGEN_TEST_RUN_CACHE") != str(CACHE_HOME):
+        site = tmp_path_factory.mktemp("example") / "site"
+        result = run_sitegen("build", "-q", "-d", str(site))
+        assert result.returncode == 0, result.stderr
+        return site
+    shared = CACHE_HOME / "example-site"
+    with open(CACHE_HOME / "example-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not shared.is_dir():
+            staging = CACHE_HOME / f"example-site.{os.getpid()}"
+            result = run_sitegen("build", "-q", "-d", str(staging / "site"))
+            assert result.returncode == 0, result.stderr
+            staging.rename(shared)
+    return shared / "site"
 
 
 @pytest.fixture
@@ -243,13 +257,13 @@ def page(browser):
 # The longest files first (by their measured seconds): with `--dist loadfile --no-loadscope-reorder`
 # (tests/run.sh) each worker takes whole files in this order as it frees up, so the run ends with
 # short files on both workers instead of one long file on one of them.
-LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_schema_receipts.py", "test_fuzz.py", "test_serve.py",
-                 "test_serve_load.py", "test_properties.py", "test_scale.py", "test_mkdocs_plugin.py", "test_bad_inputs.py", "test_deploy.py",
-                 "test_anywhere.py", "test_mkdocs_material.py", "test_mkdocs_themes.py", "test_site_cache.py", "test_spare.py",
-                 "test_one_truth.py",
-                 "test_large_receipt.py", "test_security.py", "test_history.py", "test_dependencies.py",
-                 "test_plotly_charts.py", "test_serve_safety.py", "test_docs_pages.py", "test_escaping.py",
-                 "test_browser.py", "test_meaning.py", "test_cli.py", "test_determinism.py")
+LONGEST_FIRST = ("test_a11y_layout.py", "test_every_page_in_themes.py", "test_dependencies.py", "test_history.py",
+                 "test_import_crashes.py", "test_schema_receipts.py", "test_phones_print.py", "test_mkdocs_themes.py",
+                 "test_open_pages_first.py", "test_serve.py", "test_fuzz.py", "test_deploy.py", "test_cache_trust.py",
+                 "test_determinism.py", "test_site_cache.py", "test_serve_load.py", "test_properties.py", "test_scale.py",
+                 "test_anywhere.py", "test_mkdocs_plugin.py", "test_series.py", "test_every_figure_sourced.py", "test_cli.py",
+                 "test_bootstrap_memory.py", "test_site_tamper.py", "test_import_formats.py", "test_study_simulation.py",
+                 "test_mkdocs_material.py", "test_history_store.py", "test_bad_inputs.py")
 
 
 def pytest_collection_modifyitems(items) -> None:

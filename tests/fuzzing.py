@@ -1076,6 +1076,7 @@ class Fuzzer:
         self._cwd = os.getcwd()
         self._written: set[Path] = set()
         self._contents: dict[Path, bytes] = {}
+        self._armed_until = 0.0  # when faulthandler's last resort ends the process (_last_resort)
         self._alarm = signal.signal(signal.SIGALRM, self._on_alarm)
         self._prof = signal.signal(signal.SIGPROF, self._on_alarm)
         # The command-line parser (~10 ms) is a pure function of sitegen's code: made once, not per case.
@@ -1086,6 +1087,7 @@ class Fuzzer:
 
     def __exit__(self, *exc) -> None:
         cli.parser = self._saved
+        faulthandler.cancel_dump_traceback_later()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGALRM, self._alarm)
@@ -1112,6 +1114,10 @@ class Fuzzer:
             path = project / name
             if path in self._written and self._contents.get(path) == data:
                 continue  # as the last case left it: an import case's two dozen source files are mostly so
+            if path in self._written:
+                # A new file, not the last one truncated: ext4 writes a file rewritten in place out at
+                # once (auto_da_alloc), ~1 ms a file against ~0.1 ms.
+                path.unlink(missing_ok=True)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             self._contents[path] = data
@@ -1129,8 +1135,7 @@ class Fuzzer:
         bound = bound or self.bound
         err, out = io.StringIO(), io.StringIO()
         code, where = None, ""
-        # A last resort if the timers cannot interrupt (a loop in C that never returns to Python).
-        faulthandler.dump_traceback_later(bound * self.WAITING * 6 + 30, exit=True, file=sys.__stderr__)
+        self._last_resort(bound * self.WAITING * 6 + 30)
         signal.setitimer(signal.ITIMER_PROF, bound)
         signal.setitimer(signal.ITIMER_REAL, bound * self.WAITING)
         try:
@@ -1144,8 +1149,19 @@ class Fuzzer:
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
-            faulthandler.cancel_dump_traceback_later()
         return code, err.getvalue() + out.getvalue(), where
+
+    RE_ARM = 30.0  # seconds: how much later than its own bound a case may be ended by the last resort
+
+    def _last_resort(self, seconds: float) -> None:
+        """A last resort if the timers cannot interrupt (a loop in C that never returns to Python):
+        faulthandler ends the process `seconds` from now, or up to RE_ARM seconds later. It is armed
+        again only when that is needed, not for every case: arming and cancelling starts and joins
+        faulthandler's thread, milliseconds a case on a loaded host (a new thread waits for a core)."""
+        now = time.monotonic()
+        if self._armed_until < now + seconds or self._armed_until > now + seconds + self.RE_ARM:
+            faulthandler.dump_traceback_later(seconds + self.RE_ARM / 2, exit=True, file=sys.__stderr__)
+            self._armed_until = now + seconds + self.RE_ARM / 2
 
     def run(self, case: Case) -> Outcome:
         project = self._write(case)

@@ -215,7 +215,7 @@ def pages_of(site: Path) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
 
 
-LINKS_JS = """() => [[...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
+LINKS_JS = """() => [document.querySelectorAll('[data-figure]:not(.ready)').length, [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
   [...document.querySelectorAll('a[href]')].map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])]"""
 
 
@@ -230,11 +230,11 @@ class Links:
         self.problems: list[str] = []
 
     def page(self, pg, name: str) -> None:
-        if pg.locator("[data-figure]").count():  # charts draw (their script loaded and ran)
+        if pg.evaluate("document.querySelectorAll('[data-figure]').length"):  # charts draw (their script loaded and ran)
             pg.wait_for_selector("[data-figure].ready svg", timeout=10000)
-            if pg.locator("[data-figure]:not(.ready)").count():
-                self.problems.append(f"{name}: a chart not drawn")
-        ids, links = pg.evaluate(LINKS_JS)
+        not_drawn, ids, links = pg.evaluate(LINKS_JS)  # once the charts are drawn: in one call
+        if not_drawn:
+            self.problems.append(f"{name}: a chart not drawn")
         self.ids[name], self.edges[name] = set(ids), set()
         for href, raw in links:
             target, fragment = urldefrag(href)
@@ -280,9 +280,23 @@ def tooltip_problems(pg, where: str) -> list[str]:
     return out
 
 
-def set_width(pg, width: int) -> None:
-    pg.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+def set_width(pg, width: int, *, unless_there: bool = False) -> None:
+    """The viewport at `width`, then two frames for what the page does on a resize (its resize
+    handlers, its charts drawn again at their new width). With `unless_there`, a page already at
+    that size is left as it is: nothing changed, nothing to wait for."""
+    size = {"width": width, "height": 844 if width < 600 else 900}
+    if unless_there and pg.viewport_size == size:
+        return
+    pg.set_viewport_size(size)
     pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def layout_widths(runs) -> list[int]:
+    """LAYOUT_WIDTHS in an order that ends at the width of the page's first axe run, where it can
+    (the page loads at the first, 1280 px): the axe runs then start without a resize."""
+    first, *rest = LAYOUT_WIDTHS
+    last = runs[0][1] if runs else None
+    return [first, *[w for w in rest if w != last], *([last] if last in rest else [])]
 
 
 def page_kind(name: str) -> str:
@@ -317,8 +331,9 @@ def axe_problems(pg, axe, name: str, totals: dict, runs=AXE_RUNS) -> list[str]:
     pg.evaluate(axe.axe_script)
     pg.evaluate(AXE_COLOUR_MEMO_JS)
     totals["rows skipped"] = totals.get("rows skipped", 0) + pg.evaluate(SAME_ROWS_JS)
-    for scheme, width in runs:
-        set_width(pg, width)
+    here = pg.viewport_size["width"]  # the runs at the page's width first, then by width as AXE_RUNS has them
+    for scheme, width in sorted(runs, key=lambda run: run[1] != here):
+        set_width(pg, width, unless_there=True)
         pg.emulate_media(color_scheme=scheme)
         result = pg.evaluate(AXE_RUN)
         totals["axe runs"] += 1
@@ -347,7 +362,7 @@ def check_site(pg, site: Path, axe=None, links: Links | None = None) -> tuple[li
         if links is not None:
             links.page(pg, name)
             problems += [f"{name}: {e}" for e in pg.errors]
-        for width in LAYOUT_WIDTHS:
+        for width in layout_widths(plan[name] if axe is not None else []):
             set_width(pg, width)
             where = f"{name} @{width}"
             problems += [f"{where}: {p}" for p in pg.evaluate(LAYOUT_JS)]

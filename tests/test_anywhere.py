@@ -78,6 +78,12 @@ def watch(page) -> list[str]:
     return problems
 
 
+# A page's charts not drawn (how many), the ids its links may name, and its links (resolved, and as written).
+PAGE_JS = """() => [document.querySelectorAll('[data-figure]:not(.ready)').length,
+  [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name')),
+  [...document.querySelectorAll('a[href]')].map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])]"""
+
+
 def crawl(context, start: str, base: str, exists) -> set[str]:
     """Visits every page reachable from `start` by links under `base`; returns their site paths."""
     page = context.new_page()
@@ -89,12 +95,12 @@ def crawl(context, start: str, base: str, exists) -> set[str]:
             continue
         page.goto(url, wait_until="load")
         assert problems == [], (url, problems)
-        if page.locator("[data-figure]").count():  # charts draw (their script loaded and ran)
+        if page.evaluate("document.querySelectorAll('[data-figure]').length"):  # charts draw (their script loaded and ran)
             page.wait_for_selector("[data-figure].ready svg", timeout=10000)
-            assert page.locator("[data-figure]:not(.ready)").count() == 0, url
-        ids_of[url] = set(page.eval_on_selector_all("[id], a[name]", "els => els.map(e => e.id || e.getAttribute('name'))"))
-        links = "els => els.map(e => [new URL(e.getAttribute('href'), document.baseURI).href, e.getAttribute('href')])"
-        for href, raw in page.eval_on_selector_all("a[href]", links):
+        not_drawn, ids, links = page.evaluate(PAGE_JS)  # once the charts are drawn: in one call
+        assert not_drawn == 0, url
+        ids_of[url] = set(ids)
+        for href, raw in links:
             target, fragment = urldefrag(href)
             if raw.startswith(("http://", "https://", "mailto:")) and not href.startswith(base):
                 continue  # a link off the site: not followed offline

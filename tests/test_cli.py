@@ -142,6 +142,7 @@ def test_site_dir_cannot_swallow_sources(project):
     assert (project / "data" / "cuteafd-v4.0.0" / "SUMMARY.json").is_file()
 
 
+@pytest.mark.slow
 def test_the_command_s_own_process_says_all_it_wrote_before_it_ends(tmp_path):
     """`sitegen` and `python -m site_gen` end their process without the interpreter's shutdown
     (cli.entry), after flushing: a summary of one report, a write small enough to wait in the

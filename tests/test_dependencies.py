@@ -2,9 +2,12 @@
 rebuild after an edit gives the bytes of a fresh build."""
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -32,9 +35,21 @@ def with_overrides(project):
     return load_config(project / "mkdocs.yml")
 
 
-def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Builder]:
+    """A copy of the example project and a Builder that has built it once: for the tests that read
+    its records (a test that drops some, drops them from a copy)."""
+    project = tmp_path_factory.mktemp("dependencies")
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(ROOT / "data", project / "data", ignore=shutil.ignore_patterns("*.py"))
+    shutil.copytree(ROOT / "docs", project / "docs")
     b = Builder(load_config(project / "mkdocs.yml"))
     b.build()
+    return project, b
+
+
+def test_a_report_page_records_its_receipt_lede_and_template_closure(built):
+    project, b = built
     summary, lede = project / "data" / REPORT / "SUMMARY.json", project / "data" / REPORT / "lede.md"
     overview = b.dependencies(f"reports/{REPORT}/index.html")
     # Its pages link the report of its previous version (site_gen/render/related.py) and show its title:
@@ -55,9 +70,8 @@ def test_a_report_page_records_its_receipt_lede_and_template_closure(project):
 
 
 @pytest.mark.slow
-def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project):
-    b = Builder(load_config(project / "mkdocs.yml"))
-    b.build()
+def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(built):
+    project, b = built
     page = project / "docs" / "highlights.md"
     deps = b.dependencies("highlights.html")
     assert deps.docs == (("highlights.md", sha(page.read_text(encoding="utf-8-sig"))),)
@@ -67,10 +81,9 @@ def test_a_docs_page_records_its_text_and_the_reports_its_blocks_draw_on(project
 
 
 @pytest.mark.slow
-def test_the_key_is_a_content_hash_the_same_in_another_builder(project):
-    config = load_config(project / "mkdocs.yml")
-    first, second = Builder(config), Builder(config)
-    first.build()
+def test_the_key_is_a_content_hash_the_same_in_another_builder(built):
+    project, first = built
+    second = Builder(load_config(project / "mkdocs.yml"))
     second.build()
     url = f"reports/{REPORT}/speed.html"
     assert first.dependencies(url).key == second.dependencies(url).key
@@ -80,12 +93,12 @@ def test_the_key_is_a_content_hash_the_same_in_another_builder(project):
 
 
 @pytest.mark.slow
-def test_invalidate_names_just_the_outputs_made_from_a_changed_file(project):
-    b = Builder(load_config(project / "mkdocs.yml"))
-    b.build()
+def test_invalidate_names_just_the_outputs_made_from_a_changed_file(built):
+    project, b = built
+    records = copy.deepcopy(b.store.records)  # invalidate drops what it names: the shared builder's are left whole
     lede = project / "data" / REPORT / "lede.md"
-    assert b.store.records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
-    stale = b.store.records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
+    assert records.invalidate([lede]) == {f"reports/{REPORT}/index.html", f"report:{REPORT}"}
+    stale = records.invalidate([project / "data" / OTHER / "SUMMARY.json"])
     assert {f"reports/{OTHER}/index.html", f"report:{OTHER}", "index.html"} <= stale  # docs/index.md: the dashboard
     # REPORT's versions page links OTHER by title: its record holds that title (`links`), and a
     # rebuild compares it (test_incremental_equals_fresh_when_a_linked_report_changes_comes_or_goes).
@@ -222,12 +235,13 @@ def test_an_edit_analyses_again_only_the_sections_whose_inputs_changed(project, 
 
 
 @pytest.mark.slow
-def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(project):
+def test_a_template_edited_between_two_builds_of_one_process_is_compiled_again(small_project):
     """Jinja checks no template file on its own (auto_reload off: it stat'ed the file at every
     include of every page); each build checks once, at its start (`refresh`). An edit no watcher
     reported still shows in the next build, and in the MkDocs plugin's content environment."""
     from site_gen.render.environment import content_environment, refresh
 
+    project = small_project  # which templates are compiled again, whatever the number of reports
     config = with_overrides(project)
     page = f"reports/{REPORT}/index.html"
     first = build_files(config).files[page]

@@ -53,6 +53,7 @@ values = st.recursive(
     lambda inner: st.lists(inner, max_size=6) | st.dictionaries(texts, inner, max_size=6), max_leaves=40)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(values, st.sampled_from([None, 1, 2]), st.booleans())
 def test_any_json_text_reads_the_same_with_msgspec_or_without(value, indent, ascii_only):

@@ -264,7 +264,8 @@ def test_parallel_build_reports_the_first_bad_receipt(tmp_path, forked_builds):
     assert "r002/SUMMARY.json: $.speed.cells[2].baseline.rate" in result.stderr
 
 
-def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process_builds():
+@pytest.mark.slow
+def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process_builds(one_process_example):
     """The example's reports (6 kB to 267 kB) reach the default threshold by weight. The workers
     are given the largest receipts first (the last in folder order), and the site, links between
     reports included, is byte for byte the one a single process builds."""
@@ -289,12 +290,8 @@ def test_the_example_forks_by_default_heaviest_first_and_builds_what_one_process
     b.made_by_workers(config, parallel.store, None, None)
     assert len(parallel.store.reports.loaded) == (n if cores >= 2 else 0)  # one core: nothing to fork for
     files = parallel.build().files
-    saved, b.PARALLEL_MIN_REPORTS = b.PARALLEL_MIN_REPORTS, 10 ** 9
-    try:
-        plain = b.Builder(config).build().files
-    finally:
-        b.PARALLEL_MIN_REPORTS = saved
-    assert files == plain and len(files) > 100
+    _, plain = one_process_example
+    assert files == {name: data for name, data in plain.items() if name != ".sitegen-manifest"} and len(files) > 100
 
 
 def _one_shot(config, site: Path, result: list | None = None):
@@ -316,7 +313,22 @@ def _tree(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def one_process_example(tmp_path_factory) -> tuple[dict, dict[str, bytes]]:
+    """The example as one process builds it (`sitegen build`, no workers): its builder's stats and
+    the site's files, the oracle of the tests of forked builds of the example (read, never written)."""
+    from site_gen.building import builder as b
+    from site_gen.core.config import load_config
+
+    site = tmp_path_factory.mktemp("one-process") / "site"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(b, "PARALLEL_MIN_REPORTS", 10 ** 9)
+        made = _one_shot(load_config(ROOT / "mkdocs.yml", site_dir=site), site)
+    return dict(made.stats), _tree(site)
+
+
+@pytest.mark.slow
+def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp_path, one_process_example):
     """The example's version report (its receipt names the release before it) and that release's
     report (its markdown links a page of the first) link to each other. A worker makes each without
     the others; once every record is back, both are made again with their links, by the workers. The
@@ -324,7 +336,6 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     and the site is byte for byte the one a single process writes."""
     import os
 
-    from site_gen.building import builder as b
     from site_gen.core.config import load_config
 
     config = load_config(ROOT / "mkdocs.yml", site_dir=tmp_path / "forked")
@@ -334,13 +345,13 @@ def test_a_forked_build_makes_the_reports_that_link_to_others_in_the_workers(tmp
     if (os.cpu_count() or 1) >= 2:
         assert forked.stats.get("loaded", 0) == 0 and forked.stats.get("analysed", 0) == 0, forked.stats
         assert forked.store.kept == {"cuteafd-v4.0.0"}  # named in docs/index.md and docs/highlights.md
-    monkeypatch.setattr(b, "PARALLEL_MIN_REPORTS", 10 ** 9)
-    plain = _one_shot(config, tmp_path / "plain")
-    assert plain.stats["analysed"] >= 12
+    stats, plain = one_process_example
+    assert stats["analysed"] >= 12
     tree = _tree(config.site_dir)
-    assert tree == _tree(tmp_path / "plain") and len(tree) > 100
+    assert tree == plain and len(tree) > 100
 
 
+@pytest.mark.slow
 def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_made_again(project, monkeypatch):
     """The reports made again with their links come back while the builder makes the site-wide
     pages; their pages' warnings still come in folder order among the others', as one process
@@ -380,6 +391,7 @@ def test_a_forked_build_says_each_warning_in_its_place_while_linked_reports_are_
     assert len(unknown) == len(others) and len(failed) == 2 and max(failed) < min(unknown), said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("docs_file, text, said", [
     ("index.md", "```sitegen\nblock: no-such-block\n```\n", "no-such-block"),  # while the pages are made
     ("reports/cuteafd-v4.0.0/extra.md", "# Extra\n", "would replace a file sitegen generates"),  # before
@@ -403,6 +415,7 @@ def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(proj
     assert not (project / "site").exists()
 
 
+@pytest.mark.slow
 def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project, tmp_path, monkeypatch):
     """A forked build with its store: the second build takes the reports' files from the store, so
     no worker makes the docs page's report's views, and its light analysis cannot (tool calling

@@ -2,17 +2,24 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
-from conftest import sitegen_here
+from conftest import ROOT, sitegen_here
 
 pytestmark = pytest.mark.slow  # the whole file: left out of the quick loop (tests/run.sh --quick)
 
 REPORT = "reports/cuteafd-v4.0.0"
 
 
-def plotly_site(project):
+@pytest.fixture(scope="module")
+def plotly_site(tmp_path_factory):
+    """The example project built with `charts: plotly`, once for the tests that read it."""
+    project = tmp_path_factory.mktemp("plotly")
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(ROOT / "data", project / "data", ignore=shutil.ignore_patterns("*.py"))
+    shutil.copytree(ROOT / "docs", project / "docs")
     cfg = project / "mkdocs.yml"
     cfg.write_text(cfg.read_text().replace("      data_dir: data\n", "      data_dir: data\n      charts: plotly\n"))
     result = sitegen_here("build", "-q", cwd=project)
@@ -20,8 +27,8 @@ def plotly_site(project):
     return project / "site"
 
 
-def test_plotly_bundle_served_locally_only_on_chart_pages(project):
-    site = plotly_site(project)
+def test_plotly_bundle_served_locally_only_on_chart_pages(plotly_site):
+    site = plotly_site
     speed = (site / REPORT / "speed.html").read_text()
     scripts = re.findall(r'<script src="([^"]+)"', speed)
     assert any("plotly-" in s for s in scripts) and any("plotly-charts." in s for s in scripts)
@@ -31,8 +38,8 @@ def test_plotly_bundle_served_locally_only_on_chart_pages(project):
     assert "plotly" not in (site / REPORT / "index.html").read_text()
 
 
-def test_plotly_draws_every_cell(project, page):
-    site = plotly_site(project)
+def test_plotly_draws_every_cell(plotly_site, page):
+    site = plotly_site
     page.goto((site / REPORT / "speed.html").as_uri())
     page.wait_for_selector("#chart-k4 [data-figure].ready .main-svg", timeout=30000)
     assert page.locator("#chart-k4 .scatterlayer .point").count() == 44

@@ -172,6 +172,7 @@ print(json.dumps([compiled, parsed]))
 """
 
 
+@pytest.mark.slow
 def test_a_build_compiles_none_of_the_packages_templates(tmp_path):
     """Installed (tests/run.sh installs sitegen, editable), a build of the example site compiles only
     the blocks written as strings in code: every file template comes from the package, and the site
