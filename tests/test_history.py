@@ -415,6 +415,36 @@ def test_a_docs_error_while_linked_reports_are_made_again_stops_the_workers(proj
     assert not (project / "site").exists()
 
 
+def _slow_task_with_a_large_result(path: str) -> tuple:
+    """A stand-in for a worker's share: it takes a while, then says it ended and sends back more
+    than a pipe holds (a share's records and light analyses can), so that it writes for as long as
+    nobody reads."""
+    import time
+
+    time.sleep(0.3)
+    Path(path).write_text("ended")
+    return ("ok", [b"x" * (1 << 20)])
+
+
+def test_a_round_stopped_for_bad_input_ends_before_its_pool_stops(tmp_path, monkeypatch):
+    """workers.Pending.finish, as the build calls it when bad input turns up while the second round
+    runs: the round's shares run to their end and send their results before the pool is stopped
+    (Pool.terminate() while a worker writes its result can leave the result queue's lock held by
+    the killed worker, and the pool's shutdown then waits for it for ever: seen once in a test
+    run), and no worker is left."""
+    import multiprocessing
+
+    from site_gen.building import workers
+
+    monkeypatch.setattr(workers, "_prefill_chunk", _slow_task_with_a_large_result)
+    paths = [tmp_path / f"share-{i}" for i in range(4)]
+    pool = multiprocessing.get_context("fork").Pool(2)
+    pending = workers.Pending(pool, [str(p) for p in paths], [])
+    pending.finish()
+    assert [p.read_text() for p in paths] == ["ended"] * 4
+    assert multiprocessing.active_children() == []
+
+
 @pytest.mark.slow
 def test_a_docs_block_on_a_report_whose_files_came_from_the_store_builds(project, tmp_path, monkeypatch):
     """A forked build with its store: the second build takes the reports' files from the store, so

@@ -102,6 +102,10 @@ def build_site(config: Config, store: BuildStore, *, out: Staging | None = None,
         site = site_pages(ctx, docs, running)
         # 4. Write: the site-wide files into `out` (the caller swaps it into place).
         write(ctx, site)
+    except SitegenError:
+        if pending is not None:  # bad input found before the site pages: said once the round is over
+            pending.finish()
+        raise
     finally:
         if pending is not None:  # a step before the site pages failed: no worker is left running
             pending.close()
@@ -147,6 +151,10 @@ def made_by_workers(config: Config, store: BuildStore, out: Staging | None,
                              docs.named([f.name for f in folders]) if docs else frozenset(), out is not None)
     try:
         store.adopt(items)
+    except SitegenError:
+        if pending is not None:
+            pending.finish()
+        raise
     except BaseException:
         if pending is not None:
             pending.close()

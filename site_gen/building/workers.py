@@ -199,6 +199,17 @@ class Pending:
     def close(self) -> None:
         self.pool.terminate()
 
+    def finish(self) -> None:
+        """The round waited for to its end, then the pool stopped: for a build that found bad input
+        while the round runs (its error is said once the round is over; the round's own items and
+        errors are not taken). Stopping a pool while a worker writes its result can hang for ever:
+        `Pool.terminate()` kills the worker holding the result queue's lock, and the pool's own
+        shutdown then waits for that lock (a test run saw it once). Idle workers stop cleanly."""
+        try:
+            self._async.wait()
+        finally:
+            self.close()
+
 
 def _renumbered(chunks: list[list[tuple[int, Path]]], numbers: list[int]) -> list[list[tuple[int, Path]]]:
     """Shares of a subset of the folders, numbered by their place in the whole list."""
