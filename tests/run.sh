@@ -35,19 +35,25 @@ unset PYTHONDONTWRITEBYTECODE
 # --quick: the development loop (under 90 s on 2 cores): every test but those their own file marks
 # slow (@pytest.mark.slow, or pytestmark for a whole file: long property and fuzz runs, browser
 # passes, scale tests, the few that take seconds each).
+# Workers: three for the whole run, two for the quick loop. The whole run spends much of its time in
+# browser tests whose worker waits for Chromium (a frame drawn, a page loaded): on 2 cores a third
+# worker fills those waits (from a fresh clone, 509 s of pytest against 540 s with two). The quick
+# loop has no browser pass and keeps both cores busy with two.
+workers="${SITEGEN_TEST_WORKERS:-3}"
 if [ "${1:-}" = "--quick" ]; then
   shift
   set -- -m "not slow" "$@"
+  workers="${SITEGEN_TEST_WORKERS:-2}"
 fi
 # The linter and the type checker first, their configuration pyproject.toml's (ruff: under a second;
 # mypy: a few seconds once its cache in .mypy_cache holds the unchanged modules).
 .venv/bin/ruff check --quiet .
 .venv/bin/mypy
 set +e
-# Two workers (CI has 2 cores); whole files per worker, so a module's shared build is made once.
+# Whole files per worker (`workers` above), so a module's shared build is made once.
 # conftest.py puts the longest files first; --no-loadscope-reorder keeps that order (by default
 # xdist hands out the files with the most tests first, whatever they cost).
-.venv/bin/python -m pytest -n "${SITEGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
+.venv/bin/python -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
 status=$?
 set -e
 # pytest's 5 means no test ran: that is a failure here, not a pass.
