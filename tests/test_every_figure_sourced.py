@@ -145,17 +145,17 @@ def test_the_serving_figures_numbers_rows_lead_to_the_values_they_were_read_from
             assert len(values) == int(found[2].replace(",", "")), source
             want = np.percentile(values, int(found[1])) if found[1] else max(values)
             # One decimal, or as many more as the ratio beside the figure needs (format.pair), as a
-            # reader rounds the number: halves away from zero.
+            # reader rounds the number (a double's fifteen significant digits): halves away from zero.
             # From ten seconds (and beside such a figure), in seconds: `12.3 s`.
             scale = 1
             if text.endswith(" s"):
                 text, scale = text[:-2], 1000
             places = len(text.split(".")[1]) if "." in text else 0
-            assert places >= 1 and Decimal(text.replace(",", "")) == half_up(Decimal(repr(float(want))) / scale, places), source
+            assert places >= 1 and Decimal(text.replace(",", "")) == half_up(Decimal(format(float(want), ".15g")) / scale, places), source
             checked += 1
         elif source.startswith("$.serving.") and ".itl_gaps." in source:
             place = source.split(" ")[0].rstrip(";")
             value = at(place)
-            assert text == (f"{round(value):,}" if place.endswith(".gaps") else f"{half_up(Decimal(repr(float(value))), 1):,}"), source
+            assert text == (f"{round(value):,}" if place.endswith(".gaps") else f"{half_up(Decimal(format(float(value), '.15g')), 1):,}"), source
             placed += 1
     assert checked > 200 and placed > 40  # every side's percentiles and quantiles, every run's every-gap figures

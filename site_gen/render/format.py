@@ -34,12 +34,14 @@ def _decimals(value: float, digits: int) -> str:
     """`value` with `digits` decimals (ASCII minus), rounded as a reader rounds the number as written
     (its shortest decimal, `repr`: what a receipt holds, or what a ratio of two such is): halfway,
     away from zero. Python's format rounds the binary value instead, a tie to even: 120.5 → `120`,
-    95.25 → `95.2`, and 0.975 (a binary value just below) → `0.97`."""
+    95.25 → `95.2`, and 0.975 (a binary value just below) → `0.97`. The decimal is taken to fifteen
+    significant digits, all a double holds for sure: a ratio of two written figures, 9.75e-06 / 1e-05,
+    computes as 0.9749999999999999, one unit of the last place off the 0.975 they print as."""
     text = f"{value:.{digits}f}"
     scaled = abs(value) * 10.0 ** digits
     # Near halfway (within what the binary value and this product can be off by): ask the decimal.
     if math.isfinite(scaled) and abs(scaled - math.floor(scaled) - 0.5) <= 1e-6 + 1e-15 * scaled:
-        written = Decimal(repr(float(value)))  # numpy's scalars repr as np.float64(...)
+        written = Decimal(format(float(value), ".15g"))  # numpy's scalars repr as np.float64(...)
         with localcontext() as ctx:
             ctx.prec = max(28, written.adjusted() + digits + 2)
             text = format(written.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP), "f")
