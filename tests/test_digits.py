@@ -64,6 +64,7 @@ def figures(draw) -> float:
 @example(base=1e-6, factor=50.0, band=0.08, digits=1)       # the trial's rates: "0.0 | 0.0 | 50.00x" before
 @example(base=0.646, factor=0.651 / 0.646, band=0.08, digits=1)  # its requests/s: "0.6 | 0.7 | 1.01x" before
 @example(base=1234.5, factor=1.0801, band=0.08, digits=1)
+@example(base=1e-05, factor=0.975, band=0.0, digits=0)   # ratio 0.9749999999999999: "0 | 0 | 0.97x" before
 def test_printed_figures_never_contradict_their_printed_ratio(base, factor, band, digits):
     other = base * factor
     assume(math.isfinite(other) and other > 0)
