@@ -1,6 +1,7 @@
 """Every page in Chromium: axe-core finds no violation of any impact (light and dark, 1280, 390 and
 320 px), and the layout holds at 320, 390, 768 and 1280 px (nothing wider than the screen outside a box
-that says it scrolls, no cell whose content spills out of it, tooltips on screen). The example site
+that says it scrolls, no cell whose content spills out of it, tooltips on screen, the current page's
+tab in view in its section links). The example site
 is also checked as a site from file:// on the same loads: no console error or failed request, every
 chart drawn, every link to a file that exists and to an id its page has, every page reachable from
 the home page by links.
@@ -48,6 +49,13 @@ LAYOUT_JS = r"""() => {
     }
     if ((e.tagName === "TD" || e.tagName === "TH") && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === "visible")
       out.push("content spills out of its cell: " + name(e.closest("table")) + " " + JSON.stringify(e.textContent.trim().slice(0, 40)));
+  }
+  // The current page's tab in view in its section links (on a phone a strip that scrolls sideways:
+  // page.js brings the tab into view on a load and on a resize to that width).
+  for (const a of document.querySelectorAll(".sidenav ul a[aria-current='page']")) {
+    if (!a.getClientRects().length) continue;
+    const r = a.getBoundingClientRect(), u = a.closest("ul").getBoundingClientRect();
+    if (r.left < u.left - 1 || r.right > u.right + 1) out.push("current page's tab out of view in its section links: " + Math.round(r.left) + ".." + Math.round(r.right) + " in " + Math.round(u.left) + ".." + Math.round(u.right));
   }
   return [...new Set(out)];
 }"""

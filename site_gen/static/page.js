@@ -221,14 +221,24 @@
   var doc = document;
   function each(sel, f, root) { Array.prototype.forEach.call((root || doc).querySelectorAll(sel), f); }
 
-  function currentTab() {
+  // `unlessSeen`: left where it is when the tab is in view already (a strip the reader scrolled).
+  function currentTab(unlessSeen) {
     each(".sidenav ul", function (ul) {
       var a = ul.querySelector("a[aria-current='page']");
       if (!a || ul.scrollWidth <= ul.clientWidth + 1) { return; }
       var r = a.getBoundingClientRect(), u = ul.getBoundingClientRect();
+      if (unlessSeen && r.left >= u.left - 1 && r.right <= u.right + 1) { return; }
       ul.scrollLeft += (r.left - u.left) - (u.width - r.width) / 2;
     });
   }
+  // A window narrowed to a phone's width, or a phone turned, lays the section links out as a strip
+  // then: its current tab is brought into view as on a load, once a frame.
+  var tabPending = false;
+  window.addEventListener("resize", function () {
+    if (tabPending) { return; }
+    tabPending = true;
+    window.requestAnimationFrame(function () { tabPending = false; currentTab(true); });
+  });
 
   function text(el, max) {
     var t = el.textContent.replace(/\s+/g, " ").trim();
