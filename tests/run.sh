@@ -35,15 +35,12 @@ unset PYTHONDONTWRITEBYTECODE
 # --quick: the development loop (under 90 s on 2 cores): every test but those their own file marks
 # slow (@pytest.mark.slow, or pytestmark for a whole file: long property and fuzz runs, browser
 # passes, scale tests, the few that take seconds each).
-# Workers: three for the whole run, two for the quick loop. The whole run spends much of its time in
-# browser tests whose worker waits for Chromium (a frame drawn, a page loaded): on 2 cores a third
-# worker fills those waits (from a fresh clone, 509 s of pytest against 540 s with two). The quick
-# loop has no browser pass and keeps both cores busy with two.
-workers="${SITEGEN_TEST_WORKERS:-3}"
+# Workers: two, one a core. A third filled the browser tests' waits for Chromium on one 2-core host
+# (~5% less time) but cost CI's ~18% more: the whole run's work is nearly all CPU.
+workers="${SITEGEN_TEST_WORKERS:-2}"
 if [ "${1:-}" = "--quick" ]; then
   shift
   set -- -m "not slow" "$@"
-  workers="${SITEGEN_TEST_WORKERS:-2}"
 fi
 # The linter and the type checker first, their configuration pyproject.toml's (ruff: under a second;
 # mypy: a few seconds once its cache in .mypy_cache holds the unchanged modules).
