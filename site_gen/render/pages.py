@@ -173,10 +173,13 @@ class ReportPages:
             collect(self.view(section.view_key, mdx), found)
             rows = []
             for f in found:
-                if (f.text, f.source) not in seen and (f.path or f.how):
-                    seen.add((f.text, f.source))
+                if not (f.path or f.how):
+                    continue
+                key = (f.text, f.source)  # its text and source made once (a report shows thousands of figures)
+                if key not in seen:
+                    seen.add(key)
                     where = origin_of(f.path, at) if f.path and at else None
-                    rows.append({"text": f.text, "source": f.path or f.source, "date": f.date,
+                    rows.append({"text": f.text, "source": f.path or key[1], "date": f.date,
                                  "origin": where})
             if rows:
                 out.append({"section": section.title, "rows": rows})
