@@ -105,6 +105,12 @@ class _Loader(jinja2.FileSystemLoader):
     templates) is refused as a template, never decoded as one. A template of the package itself is
     taken compiled from the package when it was compiled from this very text (render/precompiled.py)."""
 
+    def __init__(self, searchpath, *args: Any, **kwargs: Any) -> None:
+        super().__init__(searchpath, *args, **kwargs)
+        # Names found in no folder since the build began (`refresh`): a report's overview includes
+        # each section's part `ignore missing`, and each miss looked in every folder again.
+        self.missing: set[str] = set()
+
     def load(self, environment, name, globals=None):
         source, filename, uptodate = self.get_source(environment, name)
         code = code_for(environment, name, filename, source)
@@ -117,12 +123,15 @@ class _Loader(jinja2.FileSystemLoader):
     def get_source(self, environment, template):
         """FileSystemLoader's, reading a template as sitegen reads any file it did not write: a regular
         file only, never a blocking read, at most MAX_CUSTOM_FILE_BYTES (core/files.py)."""
+        if template in self.missing:
+            raise jinja2.TemplateNotFound(template)
         pieces = jinja2.loaders.split_template_path(template)
         for folder in self.searchpath:
             filename = posixpath.join(folder, *pieces)
             if os.path.isfile(filename):
                 break
         else:
+            self.missing.add(template)
             raise jinja2.TemplateNotFound(template)
         raw = read_limited(filename, MAX_CUSTOM_FILE_BYTES, "template", "a template is read whole")
         try:
@@ -164,10 +173,17 @@ def refresh() -> None:
     file's modification time), in every environment: once per build, in place of Jinja's test on
     every lookup."""
     for env in _made:
+        _forget_missing(env)
         if env.cache is not None:
             for key, template in list(env.cache.items()):
                 if not template.is_up_to_date:
                     del env.cache[key]
+
+
+def _forget_missing(env: jinja2.Environment) -> None:
+    """A template looked for in vain may exist now: the loader looks again."""
+    if isinstance(env.loader, _Loader):
+        env.loader.missing.clear()
 
 
 def forget(names: set[str]) -> None:
@@ -175,6 +191,7 @@ def forget(names: set[str]) -> None:
     preview's watcher saw them change, which a modification time can miss (a second save within the
     file system's timestamp granularity)."""
     for env in _made:
+        _forget_missing(env)
         if env.cache is not None:
             for key in list(env.cache.keys()):
                 if isinstance(key, tuple) and key[-1] in names:
