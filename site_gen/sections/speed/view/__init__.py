@@ -154,10 +154,10 @@ def errors_text(c: dict, baseline: str, candidate: str) -> str:
 def _medians(a, side: str) -> list[dict[str, Any]]:
     """The two workloads whose median ratio is furthest out on `side` (faster: largest gains;
     slower: largest losses); a median within the noise band is neither."""
-    gains = a.of("speed").gains
-    g = gains[gains["verdict"] == side]
-    g = g.head(2) if side == "faster" else g.iloc[::-1].head(2)
-    return [{"workload": r["workload"], "median": fmt.speed_ratio(r["median"], a.band)} for r in views.rows(g)]
+    # The few workloads' rows read once, then chosen (a mask and a selection on the frame cost more).
+    rows = [r for r in views.rows(a.of("speed").gains) if r["verdict"] == side]
+    rows = rows[:2] if side == "faster" else rows[::-1][:2]
+    return [{"workload": r["workload"], "median": fmt.speed_ratio(r["median"], a.band)} for r in rows]
 
 
 def _count_rows(a, counts: dict, cols: list[str]) -> list[dict[str, Any]]:
