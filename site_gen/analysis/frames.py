@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+from operator import itemgetter
 from typing import Any
 from collections.abc import Iterable
 
@@ -14,11 +15,14 @@ except ImportError:  # pragma: no cover - a pandas without it builds every frame
     _sanitize = None
 
 
+# What a record parsed from JSON holds besides objects: a record of these alone is flat.
+_NOT_DICTS = frozenset({str, int, float, bool, type(None), list})
+
+
 def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    for value in record.values():
-        if isinstance(value, dict):
-            break
-    else:  # a flat record (a reply, a startup): its keys as they are
+    # Its values' types taken in C (most records, a reply or a startup, hold no object at all).
+    if set(map(type, record.values())) <= _NOT_DICTS or not any(isinstance(v, dict) for v in record.values()):
+        # a flat record: its keys as they are
         return {f"{prefix}{key}": value for key, value in record.items()} if prefix else dict(record)
     out: dict[str, Any] = {}
     for key, value in record.items():
@@ -37,9 +41,14 @@ def records(items: Iterable[dict[str, Any]], path: str, columns: list[str] | Non
         row["source"] = f"{path}[{i}]"
     # Built column by column (what `DataFrame(rows)` does with a row's absent key: NaN), in order of
     # first appearance: a frame from a list of dicts goes through an object matrix, twice the cost.
-    names = dict.fromkeys(name for row in rows for name in row)
+    names: dict[str, Any] = {}
+    for row in rows:  # every name in order of first appearance (dict.update in C, a row at a time)
+        names.update(row)
     nan = float("nan")
-    data = {name: typed([row.get(name, nan) for row in rows]) for name in names}
+    if all(len(row) == len(names) for row in rows):  # every row has every name: each column taken in C
+        data = {name: typed(list(map(itemgetter(name), rows))) for name in names}
+    else:
+        data = {name: typed([row.get(name, nan) for row in rows]) for name in names}
     if not rows:
         if not columns:
             return pd.DataFrame([])
@@ -64,8 +73,11 @@ def typed(values: list) -> list | np.ndarray:
         return np.array(values, dtype=bool)
     if not kinds or not kinds <= {int, float}:
         return values
-    if int in kinds and not all(_INT64[0] <= v < _INT64[1] for v in values if type(v) is int):
-        return values  # beyond int64: pandas' own choice (uint64, object)
+    if kinds == {int}:
+        if not (_INT64[0] <= min(values) and max(values) < _INT64[1]):
+            return values  # beyond int64: pandas' own choice (uint64, object)
+    elif int in kinds and not all(_INT64[0] <= v < _INT64[1] for v in values if type(v) is int):
+        return values
     return np.array(values, dtype=np.int64 if kinds == {int} else np.float64)
 
 

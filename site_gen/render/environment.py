@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -24,10 +25,29 @@ from site_gen.render.where import template_dirs
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
+# The Jinja contexts made for the page being rendered (`rendered`): its own, and those of the
+# templates it imports `with context`.
+_rendering = threading.local()
+
+
+class _Template(jinja2.Template):
+    """Jinja's template, its imports made while a page is rendered (`rendered`) noted there."""
+
+    def make_module(self, vars=None, shared=False, locals=None):
+        ctx = self.new_context(vars, shared, locals)
+        module = jinja2.environment.TemplateModule(self, ctx)
+        made = getattr(_rendering, "contexts", None)
+        if made is not None and vars is not None:  # made for this page (with vars), not Jinja's cached module
+            made.append(ctx)
+        return module
+
+
 class _Environment(Compiling):
     """Jinja's environment, with `view.key` looked up as an item first on a plain dict whose
     attributes do not include `key`, where Jinja's own order (an attribute, then the item) can only
     end with the item: the same value, without the failed attribute lookup (thousands a page)."""
+
+    template_class = _Template
 
     def _load_template(self, name, globals):
         # A template of custom_dir that does not compile, or is no text, is the user's input: one
@@ -50,6 +70,28 @@ class _Environment(Compiling):
         return super().getattr(obj, attribute)
 
 
+def rendered(template: jinja2.Template, context: dict[str, Any]) -> str:
+    """`template.render(context)`, the same text, leaving no reference cycle behind. A template's
+    macros refer to its Jinja context, which holds them; the page's context, and that of each
+    template it imports `with context`, refer to everything the page shows (thousands of figures),
+    so each page left all of it to the cyclic garbage collector (one pass over ~200,000 objects
+    every hundred reports). Emptied once the page is rendered, they are freed at once."""
+    ctx = template.new_context(dict(context))
+    outer = getattr(_rendering, "contexts", None)
+    made: list = []
+    _rendering.contexts = made
+    try:
+        return template.environment.concat(template.root_render_func(ctx))
+    except Exception:
+        template.environment.handle_exception()
+        raise  # not reached: handle_exception raises the error, its traceback rewritten to the template
+    finally:
+        _rendering.contexts = outer
+        for done in (ctx, *made):
+            done.vars.clear()
+            done.exported_vars.clear()
+
+
 class NotText(jinja2.TemplateError):
     """A file where a template is looked for that is not UTF-8 text (an image in custom_dir): no template."""
 
@@ -63,6 +105,12 @@ class _Loader(jinja2.FileSystemLoader):
     templates) is refused as a template, never decoded as one. A template of the package itself is
     taken compiled from the package when it was compiled from this very text (render/precompiled.py)."""
 
+    def __init__(self, searchpath, *args: Any, **kwargs: Any) -> None:
+        super().__init__(searchpath, *args, **kwargs)
+        # Names found in no folder since the build began (`refresh`): a report's overview includes
+        # each section's part `ignore missing`, and each miss looked in every folder again.
+        self.missing: set[str] = set()
+
     def load(self, environment, name, globals=None):
         source, filename, uptodate = self.get_source(environment, name)
         code = code_for(environment, name, filename, source)
@@ -75,12 +123,15 @@ class _Loader(jinja2.FileSystemLoader):
     def get_source(self, environment, template):
         """FileSystemLoader's, reading a template as sitegen reads any file it did not write: a regular
         file only, never a blocking read, at most MAX_CUSTOM_FILE_BYTES (core/files.py)."""
+        if template in self.missing:
+            raise jinja2.TemplateNotFound(template)
         pieces = jinja2.loaders.split_template_path(template)
         for folder in self.searchpath:
             filename = posixpath.join(folder, *pieces)
             if os.path.isfile(filename):
                 break
         else:
+            self.missing.add(template)
             raise jinja2.TemplateNotFound(template)
         raw = read_limited(filename, MAX_CUSTOM_FILE_BYTES, "template", "a template is read whole")
         try:
@@ -122,10 +173,17 @@ def refresh() -> None:
     file's modification time), in every environment: once per build, in place of Jinja's test on
     every lookup."""
     for env in _made:
+        _forget_missing(env)
         if env.cache is not None:
             for key, template in list(env.cache.items()):
                 if not template.is_up_to_date:
                     del env.cache[key]
+
+
+def _forget_missing(env: jinja2.Environment) -> None:
+    """A template looked for in vain may exist now: the loader looks again."""
+    if isinstance(env.loader, _Loader):
+        env.loader.missing.clear()
 
 
 def forget(names: set[str]) -> None:
@@ -133,6 +191,7 @@ def forget(names: set[str]) -> None:
     preview's watcher saw them change, which a modification time can miss (a second save within the
     file system's timestamp granularity)."""
     for env in _made:
+        _forget_missing(env)
         if env.cache is not None:
             for key in list(env.cache.keys()):
                 if isinstance(key, tuple) and key[-1] in names:

@@ -280,9 +280,15 @@ def pair(first: Any, second: Any, digits: int, compared: str, scale: str = "rati
         return (MISSING if _missing(first) else (grouped if grouping else fixed)(first, digits),
                 MISSING if _missing(second) else (grouped if grouping else fixed)(second, digits))
     out = grouped if grouping else fixed
-    more = pair_more(lambda k: (out(first, digits + k), out(second, digits + k)), compared, scale, band,
-                     useful_more((first, second), digits))
-    return out(first, digits + more), out(second, digits + more)
+    shown: dict[int, tuple[str, str]] = {}  # each number of decimals printed once: `pair_more` asks, then we return it
+
+    def show(k: int) -> tuple[str, str]:
+        got = shown.get(k)
+        if got is None:
+            got = shown[k] = (out(first, digits + k), out(second, digits + k))
+        return got
+
+    return show(pair_more(show, compared, scale, band, useful_more((first, second), digits)))
 
 
 def kilo(value: Any, digits: int = 1) -> str:

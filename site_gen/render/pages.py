@@ -20,7 +20,7 @@ from site_gen.render.provenance import Fig, attach_origins, collect, origin_of, 
 from site_gen.render.related import NONE as NO_RELATED, Related
 from site_gen.render.where import rel, report_base, template_dirs, theme_dir  # noqa: F401 (their home before where.py)
 from site_gen.render.pagelist import NUMBERS, OVERVIEW, section_of_view, all_pages, present_sections, receipt_texts  # noqa: F401
-from site_gen.render.environment import content_environment, environment  # noqa: F401 (site_gen.render.pages.environment: the builder's)
+from site_gen.render.environment import content_environment, environment, rendered  # noqa: F401 (site_gen.render.pages.environment: the builder's)
 from site_gen.render.parts import own_part, view_part
 from site_gen.sections import all_sections, previous_version
 from site_gen.sections import section as section_of
@@ -173,10 +173,13 @@ class ReportPages:
             collect(self.view(section.view_key, mdx), found)
             rows = []
             for f in found:
-                if (f.text, f.source) not in seen and (f.path or f.how):
-                    seen.add((f.text, f.source))
+                if not (f.path or f.how):
+                    continue
+                key = (f.text, f.source)  # its text and source made once (a report shows thousands of figures)
+                if key not in seen:
+                    seen.add(key)
                     where = origin_of(f.path, at) if f.path and at else None
-                    rows.append({"text": f.text, "source": f.path or f.source, "date": f.date,
+                    rows.append({"text": f.text, "source": f.path or key[1], "date": f.date,
                                  "origin": where})
             if rows:
                 out.append({"section": section.title, "rows": rows})
@@ -258,7 +261,7 @@ class ReportPages:
 def render_page(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> bytes:
     env = environment(str(config.custom_dir) if config.custom_dir else None)
     template = env.get_template(page.template)
-    return template.render(page_context(page, config, site_nav, assets)).encode("utf-8")
+    return rendered(template, page_context(page, config, site_nav, assets)).encode("utf-8")
 
 
 def render_content(page: Page, config: Config, site_nav: list[dict[str, str]], assets: dict[str, str]) -> str:

@@ -95,7 +95,10 @@ def collect(value, out: list[Fig]) -> None:
     else:
         return
     for v in items:
-        if type(v) not in _LEAVES:
+        kind = type(v)
+        if kind is Fig:  # most of what is not a leaf: taken without a call
+            out.append(v)
+        elif kind not in _LEAVES:
             collect(v, out)
 
 

@@ -14,7 +14,7 @@ own entries, which the builder adds, carry their id and are not shown), and opti
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from site_gen.core.diagnostics import Diagnostic
@@ -87,19 +87,23 @@ def shown(site_nav: list[dict[str, Any]], page_url: str) -> list[NavItem]:
             return placed
         return not (placed and item["url"] == HISTORY_URL)
 
-    def made(item: dict[str, Any]) -> NavItem | None:
-        if "children" in item:
-            children = tuple(c for c in (made(child) for child in item["children"] if keep(child)) if c is not None)
-            if not children:
-                return None
-            return NavItem(item["title"], next((c.url for c in _items(children) if not c.external), children[0].url), None,
-                           any(c.current for c in children), children)
-        if item.get("external"):
-            return NavItem(item["title"], item["url"], None, False, external=True)
-        return NavItem(item["title"], rel(page_url, item["url"]), item.get("report"),
-                       item["url"].partition("#")[0] == page_url)
+    return [n for n in (_made(item, page_url, keep) for item in own if keep(item)) if n is not None]
 
-    return [n for n in (made(item) for item in own if keep(item)) if n is not None]
+
+def _made(item: dict[str, Any], page_url: str, keep: Callable[[dict[str, Any]], bool]) -> NavItem | None:
+    """One entry as `page_url` shows it (a function of the module: a nested function that calls
+    itself is a reference cycle, left to the garbage collector on every page)."""
+    if "children" in item:
+        children = tuple(c for c in (_made(child, page_url, keep) for child in item["children"] if keep(child))
+                         if c is not None)
+        if not children:
+            return None
+        return NavItem(item["title"], next((c.url for c in _items(children) if not c.external), children[0].url), None,
+                       any(c.current for c in children), children)
+    if item.get("external"):
+        return NavItem(item["title"], item["url"], None, False, external=True)
+    return NavItem(item["title"], rel(page_url, item["url"]), item.get("report"),
+                   item["url"].partition("#")[0] == page_url)
 
 
 def _items(items: tuple[NavItem, ...]) -> Iterator[NavItem]:

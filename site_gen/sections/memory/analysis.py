@@ -118,9 +118,9 @@ def _kv(a):
 
 
 def kv_ratio_range(a) -> Figure:
-    kv = need(_kv(a), "KV pool sizes").dropna(subset=["ratio"])
-    return Figure((kv["ratio"].min(), kv["ratio"].max()), "ratio_range",
-                  f"min and max of candidate / baseline KV pool tokens over {len(kv)} checkpoints")
+    ratio = need(_kv(a), "KV pool sizes")["ratio"]  # min and max skip a missing ratio, count() counts the rest
+    return Figure((ratio.min(), ratio.max()), "ratio_range",
+                  f"min and max of candidate / baseline KV pool tokens over {ratio.count()} checkpoints")
 
 
 def kv_ratio(a, checkpoint: str) -> Figure:
@@ -132,7 +132,7 @@ def startup_max(a, engine: str = "candidate") -> Figure:
     m = a.of("memory")
     s = need_rows(m.startup if m is not None else None, "startup times", f"no startup times for engine {engine}", engine=engine)
     # Counted as measured: a schema 1.1 receipt may give readiness alone, or one of cold and warm.
-    times = {t: int(s[t].notna().sum()) for t in ("cold_s", "warm_s", "ready_s") if t in s}
+    times = {t: int(s[t].count()) for t in ("cold_s", "warm_s", "ready_s") if t in s}
     words = {"cold_s": "cold", "warm_s": "warm", "ready_s": "readiness"}
     total = sum(times.values())
     breakdown = ", ".join(f"{n} {words[t]}" for t, n in times.items() if n)

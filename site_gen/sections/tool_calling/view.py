@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from site_gen.render import format as fmt, plain, views
 from site_gen.render.provenance import Fig
 from site_gen.sections.base import BlockSpec
@@ -42,12 +40,12 @@ def view(a) -> dict[str, Any] | None:
     lat = {r["engine"]: r for r in views.rows(result.latency)}  # one row per engine
     latency = {role: Fig(fmt.number_range(lat[role]["low"], lat[role]["high"], 1, " s"),
                          how=f"lowest and highest of the median turn latency of {names[role]}'s {int(lat[role]['runs'])} runs")
-               if role in lat and not pd.isna(lat[role]["low"]) else None for role in ("baseline", "candidate")}
+               if role in lat and not views.isna(lat[role]["low"]) else None for role in ("baseline", "candidate")}
     run_index = {run["id"]: i for i, run in enumerate(t["runs"])}
     runs = [{"id": r["run"], "checkpoint": r["checkpoint"], "engine": names[r["engine"]], "date": r["date"],
              "points": Fig(str(int(r["points"])), how=f"sum of the scenarios' points in $.tool_calling.runs[{run_index[r['run']]}].scenarios"),
              "max": Fig(str(maximum), how=f"{scenarios} scenarios × {t['max_points']} points, the most a run can score"),
-             "latency": fmt.NOT_MEASURED if pd.isna(r["latency"]) else
+             "latency": fmt.NOT_MEASURED if views.isna(r["latency"]) else
              Fig(fmt.seconds(r["latency"]), how=f"median turn latency over the scenarios of $.tool_calling.runs[{run_index[r['run']]}]")}
             for r in views.rows(result.totals)]
     run_ids = [r["id"] for r in runs]
@@ -56,7 +54,7 @@ def view(a) -> dict[str, Any] | None:
              for i, run in enumerate(t["runs"]) for j, sc in enumerate(run["scenarios"])}
     failed = set(result.failed)
     split = [{"scenario": s["scenario"],
-              "points": [Fig("", None) if pd.isna(s[rid]) else Fig(str(int(s[rid])), where.get((rid, s["scenario"])), dense=True)
+              "points": [Fig("", None) if views.isna(s[rid]) else Fig(str(int(s[rid])), where.get((rid, s["scenario"])), dense=True)
                          for rid in run_ids],
               "failed": s["scenario"] in failed}
              for s in views.rows(result.scenarios)]
