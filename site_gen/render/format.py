@@ -32,9 +32,9 @@ def _minus(text: str) -> str:
 
 def _decimals(value: float, digits: int) -> str:
     """`value` with `digits` decimals (ASCII minus), rounded as a reader rounds the number as written
-    (its shortest decimal, `repr`: what a receipt holds, or what a ratio of two such is): halfway,
-    away from zero. Python's format rounds the binary value instead, a tie to even: 120.5 → `120`,
-    95.25 → `95.2`, and 0.975 (a binary value just below) → `0.97`. The decimal is taken to fifteen
+    (its decimal: what a receipt holds, or what a ratio of two such is): halfway, away from zero.
+    Python's format rounds the binary value instead, a tie to even: 120.5 → `120`, 95.25 → `95.2`,
+    and 0.975 (a binary value just below) → `0.97`. The decimal is taken to fifteen
     significant digits, all a double holds for sure: a ratio of two written figures, 9.75e-06 / 1e-05,
     computes as 0.9749999999999999, one unit of the last place off the 0.975 they print as."""
     text = f"{value:.{digits}f}"
