@@ -7,7 +7,7 @@ import random
 import pandas as pd
 import pytest
 
-from site_gen.analysis.frames import records
+from site_gen.analysis.frames import frame, records
 
 
 def _flat(record: dict, prefix: str = "") -> dict:
@@ -25,7 +25,8 @@ def _pandas(items: list[dict], path: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-VALUES = [0, 1, -7, 2 ** 62, 2 ** 63, -(2 ** 63), 1.5, float("nan"), True, False, None, "a", "b", ""]
+VALUES = [0, 1, -7, 2 ** 62, 2 ** 63, -(2 ** 63), 1.5, float("nan"), True, False, None, "a", "b", "", "café",
+          "日本語", "\ud800"]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -53,3 +54,17 @@ def test_a_record_holding_a_dict_subclass_is_flattened():
 
     items = [{"a": 1, "b": Ordered(c=2)}, {"a": 3, "b": Ordered(c=4)}]
     pd.testing.assert_frame_equal(records(items, "$.r"), _pandas(items, "$.r"))
+
+
+TEXTS = [["a", "b"], ["é"], ["日本語", "", "x y"], ["\ud800", "a"], ["a", None], ["a", float("nan")], ["a", 1],
+         ["1", "2.5"], [], ["a", "b", "a"]]
+
+
+@pytest.mark.parametrize("values", TEXTS)
+def test_a_column_of_text_is_the_column_pandas_infers(values):
+    """`frame` gives a column of text pandas' own dtype (`str` in pandas 3) without its inference."""
+    data = {"text": values, "n": list(range(len(values)))}
+    got, want = frame(data), pd.DataFrame(data)
+    pd.testing.assert_frame_equal(got, want)
+    assert [str(t) for t in got.dtypes] == [str(t) for t in want.dtypes]
+    assert type(got["text"].array) is type(want["text"].array)
