@@ -124,7 +124,7 @@ def test_long_outputs_counts_and_medians_by_grouping():
              reply("b", 50, "json", 0, True, 20, 10, json_valid=True, looped=True)]
     arms = pd.DataFrame([{"id": a, "label": a.upper(), "checkpoint": "K", "engine": "candidate", "run": "r1", "date": "2026-01-01"}
                          for a in ("a", "b")])
-    t = long_outputs.per_arm(pd.DataFrame(rows), arms).set_index(["arm", "cap"])
+    t = long_outputs.per_arm(long_outputs.reply_columns(rows), arms).set_index(["arm", "cap"])
     assert t.loc[("a", 100), "finished"] == 4
     assert t.loc[("a", 100), "code_tests_passed"] == 3
     assert t.loc[("a", 100), "code_reply_median"] == 25
