@@ -68,3 +68,40 @@ def test_a_column_of_text_is_the_column_pandas_infers(values):
     pd.testing.assert_frame_equal(got, want)
     assert [str(t) for t in got.dtypes] == [str(t) for t in want.dtypes]
     assert type(got["text"].array) is type(want["text"].array)
+
+
+def _series_columns(n: int) -> dict:
+    rng = random.Random(n)
+    return {
+        "object_text": pd.Series([rng.choice(["a", "é", "日本"]) for _ in range(n)], dtype=object),
+        "text": pd.Series([rng.choice(["x", "ü"]) for _ in range(n)]),
+        "float": pd.Series([rng.choice([1.5, float("nan")]) for _ in range(n)]),
+        "int": pd.Series(list(range(n))),
+        "bool": pd.Series([rng.random() < 0.5 for _ in range(n)]),
+        "nullable": pd.Series([rng.choice([1, None]) for _ in range(n)], dtype="Int64"),
+        "category": pd.Series([rng.choice(["p", "q"]) for _ in range(n)], dtype="category"),
+        "when": pd.Series(pd.to_datetime(["2026-01-01"] * n)),
+        "mixed": pd.Series([rng.choice([None, "s", 1]) for _ in range(n)], dtype=object),
+        "list": [rng.choice(["l", "m"]) for _ in range(n)],
+        "numbers": [float(i) for i in range(n)],
+    }
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9])
+def test_a_frame_of_series_on_the_default_index_is_pandas_frame(n):
+    """`frame` takes a Series on the default index as it is (its dtype kept, its values copied)."""
+    data = _series_columns(n)
+    got = frame(dict(data))
+    pd.testing.assert_frame_equal(got, pd.DataFrame(data))
+    if n:  # the frame's values are its own (a lone column too: no block of several to copy into)
+        for alone in (got, frame({"float": data["float"]})):
+            alone.loc[0, "float"] = 99.0
+            assert data["float"].iloc[0] != 99.0
+
+
+@pytest.mark.parametrize("index", [pd.RangeIndex(1, 4), pd.Index([2, 0, 1]), pd.RangeIndex(3, name="i")])
+def test_a_series_on_another_index_is_aligned_as_pandas_aligns_it(index):
+    data = {"s": pd.Series(["a", "b", "c"], index=index), "t": pd.Series([1.0, 2.0, 3.0], index=index)}
+    pd.testing.assert_frame_equal(frame(dict(data)), pd.DataFrame(data))
+    data = {"s": pd.Series(["a", "b", "c"], index=index), "n": pd.Series([1, 2, 3])}
+    pd.testing.assert_frame_equal(frame(dict(data)), pd.DataFrame(data))
