@@ -105,3 +105,38 @@ def test_a_series_on_another_index_is_aligned_as_pandas_aligns_it(index):
     pd.testing.assert_frame_equal(frame(dict(data)), pd.DataFrame(data))
     data = {"s": pd.Series(["a", "b", "c"], index=index), "n": pd.Series([1, 2, 3])}
     pd.testing.assert_frame_equal(frame(dict(data)), pd.DataFrame(data))
+
+
+class _Sub(dict):
+    pass
+
+
+UNIFORM = [
+    [{"a": 1, "b": {"c": 2.5, "d": "é"}}, {"a": 2, "b": {"c": None, "d": "日本"}}],   # the shape of a speed cell
+    [{"a": 1}],                                                                          # one record
+    [{"a_b": 1, "a": {"b": 2}}, {"a_b": 3, "a": {"b": 4}}],                              # a name flattened twice
+    [{"source": "mine", "x": 1}, {"source": "yours", "x": 2}],                           # a field named source
+    [{"a": {}, "b": 1}, {"a": {}, "b": 2}],                                              # empty objects
+    [{"a": _Sub(c=1)}, {"a": {"c": 2}}],                                                 # a dict subclass beside dicts
+    [{"a": {"b": {"c": {"d": 1}}}}, {"a": {"b": {"c": {"d": 2}}}}],                       # deep
+    [{"a": [1, 2], "b": {"c": [3]}}, {"a": [], "b": {"c": []}}],                          # lists stay values
+    [{"a": 1, "b": 2}, {"b": 2, "a": 1}],                                                # keys in another order
+    [{"a": 1, "b": {"c": 1}}, {"a": 1, "b": None}],                                      # an object or not
+    [{"a": 1, "b": {"c": 1}}, {"a": 1, "b": {"d": 1}}],                                  # objects of two shapes
+    [{"a": 1}, {"a": 1, "b": 2}],                                                        # a field left out
+    [{"a": float("nan"), "b": {"c": True}}, {"a": 1, "b": {"c": False}}],
+]
+
+
+@pytest.mark.parametrize("items", UNIFORM)
+def test_records_of_one_shape_flatten_as_record_by_record(items):
+    pd.testing.assert_frame_equal(records(items, "$.r", ["a", "extra"]), _pandas_with(items, "$.r", ["a", "extra"]))
+    pd.testing.assert_frame_equal(records(iter(items), "$.r"), _pandas(items, "$.r"))
+
+
+def _pandas_with(items: list[dict], path: str, columns: list[str]) -> pd.DataFrame:
+    out = _pandas(items, path)
+    for column in columns:
+        if column not in out:
+            out[column] = pd.Series([float("nan")] * len(out), dtype=object)
+    return out

@@ -34,9 +34,45 @@ def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _uniform(items: list[dict[str, Any]], prefix: str, out: dict[str, list]) -> bool:
+    """Adds to `out` the columns of records that hold the same keys in the same order, each key's
+    values all objects or none (most lists of a receipt: every speed cell has its `baseline` and
+    `candidate`), a field at a time, each taken in C: the names and values flattening them record by
+    record gives. False for records of any other shape (`out` then holds a part of them)."""
+    keys = list(items[0])
+    if any(list(item) != keys for item in items):
+        return False
+    for key in keys:
+        values = list(map(itemgetter(key), items))
+        kinds = set(map(type, values))
+        if kinds <= _NOT_DICTS:
+            out[f"{prefix}{key}"] = values
+        elif not all(issubclass(kind, dict) for kind in kinds) or not _uniform(values, f"{prefix}{key}_", out):
+            return False
+    return True
+
+
 def records(items: Iterable[dict[str, Any]], path: str, columns: list[str] | None = None) -> pd.DataFrame:
     """One row per record; `source` holds its JSON path, e.g. `$.speed.cells[3]`."""
-    rows = [flatten(item) for item in items]
+    items = items if isinstance(items, list) else list(items)
+    uniform: dict[str, list] = {}
+    if items and _uniform(items, "", uniform):  # flattened a field at a time (88 speed cells: ~0.4 ms less)
+        uniform["source"] = [f"{path}[{i}]" for i in range(len(items))]
+        data = {name: typed(values) for name, values in uniform.items()}
+    else:
+        data = _columns([flatten(item) for item in items], path)
+    if not items:
+        if not columns:
+            return pd.DataFrame([])
+        return empty(columns)  # most sections of a small receipt have lists that are empty
+    for column in columns or ():
+        if column not in data:
+            data[column] = np.full(len(items), np.nan, dtype=object)
+    return of_columns(data)
+
+
+def _columns(rows: list[dict[str, Any]], path: str) -> dict[str, Any]:
+    """Flattened records' columns (each `typed`), `source` added to each row."""
     for i, row in enumerate(rows):
         row["source"] = f"{path}[{i}]"
     # Built column by column (what `DataFrame(rows)` does with a row's absent key: NaN), in order of
@@ -46,17 +82,8 @@ def records(items: Iterable[dict[str, Any]], path: str, columns: list[str] | Non
         names.update(row)
     nan = float("nan")
     if all(len(row) == len(names) for row in rows):  # every row has every name: each column taken in C
-        data = {name: typed(list(map(itemgetter(name), rows))) for name in names}
-    else:
-        data = {name: typed([row.get(name, nan) for row in rows]) for name in names}
-    if not rows:
-        if not columns:
-            return pd.DataFrame([])
-        return empty(columns)  # most sections of a small receipt have lists that are empty
-    for column in columns or ():
-        if column not in data:
-            data[column] = np.full(len(rows), np.nan, dtype=object)
-    return of_columns(data)
+        return {name: typed(list(map(itemgetter(name), rows))) for name in names}
+    return {name: typed([row.get(name, nan) for row in rows]) for name in names}
 
 
 # Small frames are summed and grouped over plain lists: a pandas groupby costs ~1-4 ms a call,
