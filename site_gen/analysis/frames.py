@@ -176,7 +176,13 @@ def of_columns(data: dict[str, Any]) -> pd.DataFrame:
 
 def _aligned(v: Any, index: pd.RangeIndex) -> bool:
     """Whether `v` is a Series on `index` (unnamed): DataFrame() aligns it on nothing."""
-    return type(v) is pd.Series and type(v.index) is pd.RangeIndex and v.index.name is None and v.index.equals(index)
+    return type(v) is pd.Series and on_default_index(v) and v.index.equals(index)
+
+
+def on_default_index(data: pd.Series | pd.DataFrame) -> bool:
+    """Whether `data` is on the index `reset_index(drop=True)` gives it: 0, 1, ... unnamed."""
+    index = data.index
+    return type(index) is pd.RangeIndex and index.name is None and index.start == 0 and index.step == 1
 
 
 def cells(rows: list, columns: list, values: list) -> dict[tuple, Any]:
