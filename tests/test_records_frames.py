@@ -7,7 +7,7 @@ import random
 import pandas as pd
 import pytest
 
-from site_gen.analysis.frames import frame, records
+from site_gen.analysis.frames import field, frame, records
 
 
 def _flat(record: dict, prefix: str = "") -> dict:
@@ -140,3 +140,11 @@ def _pandas_with(items: list[dict], path: str, columns: list[str]) -> pd.DataFra
         if column not in out:
             out[column] = pd.Series([float("nan")] * len(out), dtype=object)
     return out
+
+
+@pytest.mark.parametrize("items", [[], [{"a": 1}], [{"a": 1}, {"b": 2}, {"a": None}], [{"b": 1}, {"a": "é"}],
+                                   [{"a": float("nan")}, {"a": [1]}, {"a": {"x": 1}}]])
+def test_a_field_of_records_is_each_records_value_or_none(items):
+    got = field(items, "a")
+    assert len(got) == len(items)
+    assert all(g is item.get("a") for g, item in zip(got, items))

@@ -86,6 +86,14 @@ def _columns(rows: list[dict[str, Any]], path: str) -> dict[str, Any]:
     return {name: typed([row.get(name, nan) for row in rows]) for name in names}
 
 
+def field(items: list[dict[str, Any]], name: str) -> list:
+    """Each record's value of `name` (None where a record lacks it), taken in C when all have it."""
+    try:
+        return list(map(itemgetter(name), items))
+    except KeyError:
+        return [item.get(name) for item in items]
+
+
 # Small frames are summed and grouped over plain lists: a pandas groupby costs ~1-4 ms a call,
 # whatever the frame's size, and a report's frames hold tens to hundreds of rows.
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from site_gen.analysis.figures import Figure, need
-from site_gen.analysis.frames import frame, groups, median
+from site_gen.analysis.frames import field, frame, groups, median
 from site_gen.sections.contract import AnalysisPart
 
 _COUNTS = ["finished", "looped", "capped", "still_thinking", "code_replies", "code_tests_passed", "json_replies", "json_valid"]
@@ -19,7 +19,7 @@ def reply_columns(replies: list[dict]) -> dict[str, list]:
     """The reply records' fields the counts read, each as a list (a reply without one: None). The
     records are hundreds and every use of them is a count or a median over a group: a frame of them
     would be built only to be read back as these lists (~1 ms a report)."""
-    return {name: [reply.get(name) for reply in replies] for name in _FIELDS}
+    return {name: field(replies, name) for name in _FIELDS}
 
 
 def _flags(replies: Mapping[str, list]) -> dict[str, list[bool]]:

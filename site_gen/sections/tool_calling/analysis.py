@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from site_gen.analysis.frames import cells, frame, groups, median, missing
+from site_gen.analysis.frames import cells, field, frame, groups, median, missing
 from site_gen.sections.contract import AnalysisPart
 
 
@@ -112,9 +112,14 @@ def point_columns(runs: list[dict]) -> dict[str, list]:
     """One entry per run and scenario, each field as a list (a scenario without a turn latency: None).
     Every figure of the section is a sum, count, median or range of these over a group: a frame of
     them (~700 in the example) would be built only to be read back as these lists (~1 ms a report)."""
-    rows = [(run["id"], run["checkpoint"], run["engine"], run["date"], s["id"], s["points"], s.get("turn_latency_s"))
-            for run in runs for s in run["scenarios"]]
-    return dict(zip(POINT_COLUMNS, map(list, zip(*rows)))) if rows else {name: [] for name in POINT_COLUMNS}
+    out: dict[str, list] = {name: [] for name in POINT_COLUMNS}
+    for run in runs:  # a run's fields repeated over its scenarios, the scenarios' fields a list each
+        scenarios = run["scenarios"]
+        for name, key in (("run", "id"), ("checkpoint", "checkpoint"), ("engine", "engine"), ("date", "date")):
+            out[name] += [run[key]] * len(scenarios)
+        for name, key in (("scenario", "id"), ("points", "points"), ("turn_latency_s", "turn_latency_s")):
+            out[name] += field(scenarios, key)
+    return out
 
 
 def analyse(a, t: dict) -> ToolCallingResult | None:
