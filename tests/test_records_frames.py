@@ -7,7 +7,7 @@ import random
 import pandas as pd
 import pytest
 
-from site_gen.analysis.frames import field, frame, records
+from site_gen.analysis.frames import field, frame, from_rows, records
 
 
 def _flat(record: dict, prefix: str = "") -> dict:
@@ -148,3 +148,20 @@ def test_a_field_of_records_is_each_records_value_or_none(items):
     got = field(items, "a")
     assert len(got) == len(items)
     assert all(g is item.get("a") for g, item in zip(got, items))
+
+
+ROW_VALUES = [0, 1, -7, 2 ** 63, 1.5, float("nan"), True, False, None, "a", "é", "", [1, 2], {"x": 1}]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_from_rows_is_pandas_frame_of_rows(seed):
+    rnd = random.Random(seed)
+    columns = rnd.sample(["a", "b", "c", "d"], rnd.randint(1, 4))
+    kinds = {c: rnd.sample(ROW_VALUES, rnd.randint(1, 3)) for c in "abcde"}
+    rows = []
+    for _ in range(rnd.randint(1, 8)):
+        names = [c for c in "abcde" if rnd.random() < (0.9 if seed % 3 else 1.0)]  # a row may lack a column
+        rows.append({c: rnd.choice(kinds[c]) for c in rnd.sample(names, len(names))})
+    if seed % 5 == 0:
+        rows = [[row.get(c) for c in columns] for row in rows]  # rows as sequences
+    pd.testing.assert_frame_equal(from_rows(rows, columns), pd.DataFrame(rows, columns=columns))
