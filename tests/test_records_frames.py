@@ -7,7 +7,7 @@ import random
 import pandas as pd
 import pytest
 
-from site_gen.analysis.frames import field, frame, from_rows, records
+from site_gen.analysis.frames import field, frame, from_rows, of_rows, records
 
 
 def _flat(record: dict, prefix: str = "") -> dict:
@@ -165,3 +165,20 @@ def test_from_rows_is_pandas_frame_of_rows(seed):
     if seed % 5 == 0:
         rows = [[row.get(c) for c in columns] for row in rows]  # rows as sequences
     pd.testing.assert_frame_equal(from_rows(rows, columns), pd.DataFrame(rows, columns=columns))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_of_rows_is_pandas_frame_of_rows(seed):
+    rnd = random.Random(seed)
+    kinds = {c: rnd.sample(ROW_VALUES, rnd.randint(1, 3)) for c in "abcd"}
+    rows = []
+    for _ in range(rnd.randint(0, 6)):
+        names = [c for c in "abcd" if rnd.random() < (0.8 if seed % 2 else 1.0)]
+        rows.append({c: rnd.choice(kinds[c]) for c in (rnd.sample(names, len(names)) if seed % 4 == 1 else names)})
+    pd.testing.assert_frame_equal(of_rows(rows), pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize("rows", [[{}], [{}, {}], [{}, {"a": 1}], [{"a": 1}, {}]])
+def test_empty_rows_count_as_pandas_counts_them(rows):
+    pd.testing.assert_frame_equal(of_rows(rows), pd.DataFrame(rows))
+    pd.testing.assert_frame_equal(from_rows(rows, []), pd.DataFrame(rows, columns=[]))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 from collections.abc import Iterable
@@ -157,12 +158,19 @@ def from_rows(rows: list, columns: list[str]) -> pd.DataFrame:
     if not rows:
         return empty(columns)
     wanted = set(columns)
-    if len(wanted) == len(columns) and all(type(row) is dict and row.keys() >= wanted for row in rows):
+    if wanted and len(wanted) == len(columns) and all(type(row) is dict and row.keys() >= wanted for row in rows):
         return frame({c: list(map(itemgetter(c), rows)) for c in columns})
     return pd.DataFrame(rows, columns=columns)
 
 
 _COLUMNS = (list, np.ndarray, _TEXT_ARRAY)  # what `of_columns` takes as it is (`typed` makes them)
+
+
+def of_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """`pd.DataFrame(rows)` of dict rows: every key a column, in order of first appearance (`from_rows`)."""
+    if not rows or not all(type(row) is dict for row in rows):
+        return pd.DataFrame(rows)
+    return from_rows(rows, list(dict.fromkeys(chain.from_iterable(rows))))
 
 
 def of_columns(data: dict[str, Any]) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from site_gen.analysis.figures import Figure, need
-from site_gen.analysis.frames import field, frame, groups, median
+from site_gen.analysis.frames import field, frame, groups, median, of_rows
 from site_gen.sections.contract import AnalysisPart
 
 _COUNTS = ["finished", "looped", "capped", "still_thinking", "code_replies", "code_tests_passed", "json_replies", "json_valid"]
@@ -117,7 +117,7 @@ def analyse(a, lo: dict) -> LongOutputsResult | None:
         return None
     replies = reply_columns(lo["replies"])
     caps = sorted(lo["caps"])
-    table = per_arm(replies, pd.DataFrame(lo["arms"]))
+    table = per_arm(replies, of_rows(lo["arms"]))
     return LongOutputsResult(table=table, arms=complete_arms(table, caps), caps=caps, thinking=thinking_at_cap(table),
                              categories=categories(replies), looped=looped_per_arm(table))
 

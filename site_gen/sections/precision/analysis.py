@@ -19,7 +19,7 @@ from site_gen.analysis.compare import (
     match,
 )
 from site_gen.analysis.figures import Figure, FigureError, need
-from site_gen.analysis.frames import frame, from_rows, groups, missing, on_default_index, records, rows_of
+from site_gen.analysis.frames import frame, from_rows, groups, missing, of_rows, on_default_index, records, rows_of
 from site_gen.analysis.series import Measure
 from site_gen.sections.contract import AnalysisPart
 
@@ -196,7 +196,7 @@ class PrecisionResult:
 
 
 def analyse(a, p: dict) -> PrecisionResult:
-    table = differences(records(p["results"], "$.precision.results"), pd.DataFrame(p["measures"]))
+    table = differences(records(p["results"], "$.precision.results"), of_rows(p["measures"]))
     s = summary(table)
     rows = p["rows"]
     identity = [(rows[r["candidate"]["rows"]]["teacher"], rows[r["candidate"]["rows"]]["plan"], rows[r["candidate"]["rows"]]["sha256"])
