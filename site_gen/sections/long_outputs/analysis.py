@@ -52,7 +52,8 @@ def per_arm(replies: Mapping[str, list], arms: pd.DataFrame) -> pd.DataFrame:
     out: dict[str, list] = {"arm": [k[0] for k, _ in found], "cap": [k[1] for k, _ in found],
                             "replies": [len(rows) for _, rows in found]}
     for name in _COUNTS:
-        out[name] = [sum(flags[name][i] for i in rows) for _, rows in found]
+        flag = flags[name]
+        out[name] = [sum(map(flag.__getitem__, rows)) for _, rows in found]  # each group's flags summed in C
     code = flags["code_replies"]
     for name, values in zip(("code_reply_median", "code_thinking_median"), tokens):
         out[name] = [median([values[i] for i in rows if code[i]]) for _, rows in found]
