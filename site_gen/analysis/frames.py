@@ -225,7 +225,7 @@ def missing(value: Any) -> bool:
 
 def median(values: Iterable[Any]) -> float:
     """pandas' median: NaN skipped, the mean of the two middle values for an even count, NaN of none."""
-    kept = sorted(float(v) for v in values if not missing(v))
+    kept = sorted([float(v) for v in values if v is not None and v == v])  # `missing`, inline: a call a value less
     n = len(kept)
     if not n:
         return float("nan")

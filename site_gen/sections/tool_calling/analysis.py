@@ -13,7 +13,7 @@ from site_gen.sections.contract import AnalysisPart
 
 
 def _known(values: list) -> list:
-    return [v for v in values if not missing(v)]
+    return [v for v in values if v is not None and v == v]  # not `missing`: inline, a call a value less
 
 
 def _like(values: list, column: list | pd.Series):
