@@ -124,7 +124,7 @@ def test_long_outputs_counts_and_medians_by_grouping():
              reply("b", 50, "json", 0, True, 20, 10, json_valid=True, looped=True)]
     arms = pd.DataFrame([{"id": a, "label": a.upper(), "checkpoint": "K", "engine": "candidate", "run": "r1", "date": "2026-01-01"}
                          for a in ("a", "b")])
-    t = long_outputs.per_arm(pd.DataFrame(rows), arms).set_index(["arm", "cap"])
+    t = long_outputs.per_arm(long_outputs.reply_columns(rows), arms).set_index(["arm", "cap"])
     assert t.loc[("a", 100), "finished"] == 4
     assert t.loc[("a", 100), "code_tests_passed"] == 3
     assert t.loc[("a", 100), "code_reply_median"] == 25
@@ -142,11 +142,11 @@ def test_tool_calling_totals_ranges_and_failed_everywhere():
         for s, p in zip(("S1", "S2", "S3"), pts):
             rows.append({"run": run, "checkpoint": "K", "engine": engine, "date": "d", "scenario": s, "points": p,
                          "turn_latency_s": {"r1": 5.0, "r2": 5.5, "r3": 3.0}[run]})
-    totals = tool_calling.run_totals(pd.DataFrame(rows))
+    totals = tool_calling.run_totals(pd.DataFrame(rows).to_dict("list"))
     assert totals["points"].tolist() == [3, 4, 3]
     r = tool_calling.ranges(totals).set_index("engine")
     assert (r.loc["baseline", "low"], r.loc["baseline", "high"]) == (3, 4)
-    assert tool_calling.failed_everywhere(pd.DataFrame(rows)) == ["S2"]
+    assert tool_calling.failed_everywhere(pd.DataFrame(rows).to_dict("list")) == ["S2"]
     lat = tool_calling.latency_ranges(totals).set_index("engine")
     assert (lat.loc["baseline", "low"], lat.loc["baseline", "high"]) == (5.0, 5.5)
 
@@ -182,7 +182,7 @@ def test_direction_and_largest_gap():
 
 
 def test_tool_calling_scale():
-    points = pd.DataFrame({"scenario": ["S1", "S2", "S1", "S2", "S3"], "points": [2, 1, 0, 2, 2]})
+    points = {"scenario": ["S1", "S2", "S1", "S2", "S3"], "points": [2, 1, 0, 2, 2]}
     assert tool_calling.scale(points, 2) == {"scenarios": 3, "max_total": 6}
 
 

@@ -134,7 +134,7 @@ def test_tool_calling_ranges_contain_every_run(rows):
     runs = {"r1": ("K4", "baseline"), "r2": ("K4", "candidate"), "r3": ("K4", "candidate"), "r4": ("K6", "candidate")}
     points = pd.DataFrame([{"run": run, "checkpoint": runs[run][0], "engine": runs[run][1], "date": "2026-01-01",
                             "scenario": s, "points": p, "turn_latency_s": t} for run, s, p, t in rows])
-    totals = tool_calling.run_totals(points)
+    totals = tool_calling.run_totals(points.to_dict("list"))
     ranges = tool_calling.ranges(totals)
     for _, r in ranges.iterrows():
         mine = totals[(totals["checkpoint"] == r["checkpoint"]) & (totals["engine"] == r["engine"])]

@@ -72,3 +72,40 @@ def test_mutants_the_quick_parse_takes_parse_the_same_carefully():
             pytest.fail(f"{raw!r}: the quick parse took what the careful one refuses: {exc}")
         assert careful == (quick, False), raw
     assert taken > 100
+
+
+def _members_and_huge(value) -> tuple[int, bool]:
+    """What `_walk` counts, by plain recursion: every object's members, any integer beyond MAX_INT."""
+    if isinstance(value, dict):
+        parts = [_members_and_huge(v) for v in value.values()]
+        return len(value) + sum(m for m, _ in parts), any(h for _, h in parts)
+    if isinstance(value, list):
+        parts = [_members_and_huge(v) for v in value]
+        return sum(m for m, _ in parts), any(h for _, h in parts)
+    return 0, type(value) is int and abs(value) > parse.MAX_INT
+
+
+LEAVES = [0, 1, -1, True, False, None, 1.5, float("nan"), "", "é", "日本", 2 ** 53, 2 ** 53 + 1, -(2 ** 53) - 1,
+          10 ** 30, 2.0 ** 60]
+
+
+def _tree(rng: random.Random, depth: int):
+    roll = rng.random()
+    if depth > 5 or roll < 0.4:
+        return rng.choice(LEAVES)
+    if roll < 0.7:
+        return [_tree(rng, depth + 1) for _ in range(rng.randint(0, 5))]
+    return {f"k{i}": _tree(rng, depth + 1) for i in range(rng.randint(0, 5))}
+
+
+@pytest.mark.parametrize("value", [1, 2 ** 60, True, "x", None, [], {}, [[]], [{}], {"a": {}}, [1, [2, [2 ** 54]]],
+                                   {"a": True, "b": [False, -(2 ** 54)]}, [[[[[[[[{"deep": 1}]]]]]]]]])
+def test_the_walk_counts_members_and_huge_integers_as_recursion_does(value):
+    assert parse._walk(value) == _members_and_huge(value)
+
+
+def test_the_walk_of_random_trees_is_the_recursive_count():
+    rng = random.Random("walk")
+    for _ in range(2000):
+        value = _tree(rng, 0)
+        assert parse._walk(value) == _members_and_huge(value), value

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import is_
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 from site_gen.core.errors import SitegenError, json_path
@@ -282,28 +282,31 @@ def _infinity(name: str) -> float:
     return math.inf
 
 
-_CONTAINERS = (dict, list)
+_CONTAINER_TYPES = frozenset({dict, list})
 
 
 def _walk(value: Any) -> tuple[int, bool]:
-    """(the members of every object, whether an integer lies beyond MAX_INT) of parsed data, at most
-    MAX_DEPTH deep: a container's items are looked at one by one only where it holds a container or
-    an integer (their types gathered in one C pass), so a list of floats costs one pass."""
-    items: Iterable[Any]
-    if type(value) is dict:
-        members, items = len(value), value.values()
-    elif type(value) is list:
-        members, items = 0, value
-    else:
-        return 0, type(value) is int and abs(value) > MAX_INT
-    kinds = set(map(type, items))
-    huge = int in kinds and any(abs(x) > MAX_INT for x in items if type(x) is int)
-    if dict in kinds or list in kinds:
-        for x in items:
-            if type(x) in _CONTAINERS:
-                m, h = _walk(x)
-                members, huge = members + m, huge or h
-    return members, huge
+    """(the members of every object, whether an integer lies beyond MAX_INT) of parsed data.
+
+    A level of the tree at a time: its containers' values gathered in one list, then their types
+    read once, and the level's integers and the next level's containers picked out by type in C
+    (`compress`), so that a record of plain values costs no Python step of its own."""
+    members, huge, values = 0, False, [value]
+    while True:
+        types = list(map(type, values))
+        kinds = set(types)
+        if int in kinds and not huge:
+            huge = max(map(abs, compress(values, map(is_, types, repeat(int))))) > MAX_INT
+        if dict not in kinds and list not in kinds:
+            return members, huge
+        level = list(compress(values, map(_CONTAINER_TYPES.__contains__, types)))
+        values = []
+        for container in level:
+            if type(container) is dict:
+                members += len(container)
+                values.extend(container.values())
+            else:
+                values.extend(container)
 
 
 def _msgspec(raw: bytes) -> Any:

@@ -1,47 +1,59 @@
 """Long outputs' analysis: counts and medians per arm and cap, computed from one record per reply."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
 from site_gen.analysis.figures import Figure, need
-from site_gen.analysis.frames import frame, groups, median, records
+from site_gen.analysis.frames import field, frame, groups, median, of_rows
 from site_gen.sections.contract import AnalysisPart
 
 _COUNTS = ["finished", "looped", "capped", "still_thinking", "code_replies", "code_tests_passed", "json_replies", "json_valid"]
+_FIELDS = ["arm", "cap", "category", "finished", "looped", "still_thinking", "tests_passed", "json_valid", "reply_tokens",
+           "thinking_tokens"]
 
 
-def _flags(replies: pd.DataFrame) -> dict[str, list[bool]]:
+def reply_columns(replies: list[dict]) -> dict[str, list]:
+    """The reply records' fields the counts read, each as a list (a reply without one: None). The
+    records are hundreds and every use of them is a count or a median over a group: a frame of them
+    would be built only to be read back as these lists (~1 ms a report)."""
+    return {name: field(replies, name) for name in _FIELDS}
+
+
+def _flags(replies: Mapping[str, list]) -> dict[str, list[bool]]:
     """Each reply's counted flags (a missing test or validity counts as not passed)."""
-    category = replies["category"].tolist()
-    finished = [bool(v) for v in replies["finished"].tolist()]
+    category = replies["category"]
+    finished = [bool(v) for v in replies["finished"]]
     code = [c == "code" for c in category]
     json_ = [c == "json" for c in category]
     return {
-        "finished": finished, "looped": [bool(v) for v in replies["looped"].tolist()], "capped": [not f for f in finished],
-        "still_thinking": [bool(v) for v in replies["still_thinking"].tolist()], "code_replies": code,
-        "code_tests_passed": [bool(v) and v == v and c for v, c in zip(replies["tests_passed"].tolist(), code)],
+        "finished": finished, "looped": [bool(v) for v in replies["looped"]], "capped": [not f for f in finished],
+        "still_thinking": [bool(v) for v in replies["still_thinking"]], "code_replies": code,
+        "code_tests_passed": [bool(v) and v == v and c for v, c in zip(replies["tests_passed"], code)],
         "json_replies": json_,
-        "json_valid": [bool(v) and v == v and j for v, j in zip(replies["json_valid"].tolist(), json_)],
+        "json_valid": [bool(v) and v == v and j for v, j in zip(replies["json_valid"], json_)],
     }
 
 
-def per_arm(replies: pd.DataFrame, arms: pd.DataFrame) -> pd.DataFrame:
+def per_arm(replies: Mapping[str, list], arms: pd.DataFrame) -> pd.DataFrame:
     """Per arm and cap: replies, finished, looped; code tests passing, JSON valid, code medians.
+    `replies`: their fields as lists (`reply_columns`).
 
     Medians of code replies use the code replies of that arm and cap, finished or not.
     """
     flags = _flags(replies)
-    tokens = replies["reply_tokens"].tolist(), replies["thinking_tokens"].tolist()
+    tokens = replies["reply_tokens"], replies["thinking_tokens"]
     declared = {a: i for i, a in enumerate(arms["id"].tolist())}
     # Arms in declared order, caps ascending; a reply of an undeclared arm is no row (an inner merge).
-    found = sorted(((key, rows) for key, rows in groups(replies["arm"].tolist(), replies["cap"].tolist()).items()
+    found = sorted(((key, rows) for key, rows in groups(replies["arm"], replies["cap"]).items()
                     if key[0] in declared), key=lambda kv: (declared[kv[0][0]], kv[0][1]))
     out: dict[str, list] = {"arm": [k[0] for k, _ in found], "cap": [k[1] for k, _ in found],
                             "replies": [len(rows) for _, rows in found]}
     for name in _COUNTS:
-        out[name] = [sum(flags[name][i] for i in rows) for _, rows in found]
+        flag = flags[name]
+        out[name] = [sum(map(flag.__getitem__, rows)) for _, rows in found]  # each group's flags summed in C
     code = flags["code_replies"]
     for name, values in zip(("code_reply_median", "code_thinking_median"), tokens):
         out[name] = [median([values[i] for i in rows if code[i]]) for _, rows in found]
@@ -72,12 +84,12 @@ def thinking_at_cap(table: pd.DataFrame) -> pd.DataFrame:
                         columns=["cap", "arms", "capped", "still_thinking"])
 
 
-def categories(replies: pd.DataFrame) -> dict[str, int]:
-    """Replies per category in one arm and cap (the design: 8 of each)."""
-    found = groups(replies["arm"].tolist(), replies["cap"].tolist())
+def categories(replies: Mapping[str, list]) -> dict[str, int]:
+    """Replies per category in one arm and cap (the design: 8 of each); `replies` as `reply_columns`."""
+    found = groups(replies["arm"], replies["cap"])
     if not found:
         return {}
-    category = replies["category"].tolist()
+    category = replies["category"]
     counts: dict[str, int] = {}
     for i in next(iter(found.values())):
         if category[i] == category[i]:
@@ -104,12 +116,9 @@ class LongOutputsResult:
 def analyse(a, lo: dict) -> LongOutputsResult | None:
     if not lo["replies"]:
         return None
-    replies = records(lo["replies"], "$.long_outputs.replies")
-    for column in ("tests_passed", "json_valid"):
-        if column not in replies.columns:
-            replies[column] = None
+    replies = reply_columns(lo["replies"])
     caps = sorted(lo["caps"])
-    table = per_arm(replies, pd.DataFrame(lo["arms"]))
+    table = per_arm(replies, of_rows(lo["arms"]))
     return LongOutputsResult(table=table, arms=complete_arms(table, caps), caps=caps, thinking=thinking_at_cap(table),
                              categories=categories(replies), looped=looped_per_arm(table))
 

@@ -55,15 +55,16 @@ def startup(records: pd.DataFrame) -> pd.DataFrame:
         return empty(["checkpoint", "engine", "cold_s", "warm_s", "slowest"])
     # Schema 1.1 may give readiness alone (`ready_s`) where schema 1 gave cold and warm startup.
     times = ["cold_s", "warm_s"] + (["ready_s"] if "ready_s" in records else [])
-    out = records[["checkpoint", "engine", *times, "source"]]  # a new frame (copy on write)
+    # Its columns taken one by one into a new frame (a selection, `records[[...]]`, is a frame more).
+    out = {c: records[c] for c in ["checkpoint", "engine", *times, "source"]}
     if all(out[t].dtype == np.float64 for t in times):  # the row maximum, NaN skipped, without a frame of the times
         columns = np.column_stack([out[t].to_numpy() for t in times])
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a row of NaN only: NaN, as pandas gives
             out["slowest"] = np.nanmax(columns, axis=1)
     else:
-        out["slowest"] = out[times].max(axis=1)
-    return out
+        out["slowest"] = records[times].max(axis=1)
+    return frame(out)
 
 
 def references(refs: pd.DataFrame, kv: pd.DataFrame) -> pd.DataFrame:

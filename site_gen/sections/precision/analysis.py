@@ -19,7 +19,7 @@ from site_gen.analysis.compare import (
     match,
 )
 from site_gen.analysis.figures import Figure, FigureError, need
-from site_gen.analysis.frames import frame, from_rows, groups, missing, records, rows_of
+from site_gen.analysis.frames import frame, from_rows, groups, missing, of_rows, on_default_index, records, rows_of
 from site_gen.analysis.series import Measure
 from site_gen.sections.contract import AnalysisPart
 
@@ -37,16 +37,17 @@ def differences(results: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
     engine means. `oriented*` flips measures where lower is further (agreement), so a positive
     oriented value always means "candidate further from the reference".
     """
-    m = measures[["id", *_MEASURE]]
+    # The measures' columns read one by one (a selection of them, `measures[[...]]`, is a frame more).
+    m = {c: measures[c] for c in ("id", *_MEASURE)}
     ids = m["id"].tolist()
     at = {measure: i for i, measure in enumerate(ids)}
     wanted = results["measure"].tolist() if "measure" in results.columns else []
     if not wanted or len(at) < len(ids) or any(w not in at for w in wanted) or \
             not all(pd.api.types.is_string_dtype(m[c]) for c in _MEASURE):
-        return _merged(results, m.rename(columns={"id": "measure"}))
+        return _merged(results, measures[["id", *_MEASURE]].rename(columns={"id": "measure"}))
     # Every result names one declared measure (what the receipt's checks leave): a lookup, not a merge.
-    res = results.reset_index(drop=True)
-    n = len(res)
+    n = len(results)
+    res = results if on_default_index(results) else results.reset_index(drop=True)
 
     def column(name: str):  # an absent field is a column of None, as the merge leaves it
         return res[name] if name in res.columns else pd.Series([None] * n, dtype=object)
@@ -195,7 +196,7 @@ class PrecisionResult:
 
 
 def analyse(a, p: dict) -> PrecisionResult:
-    table = differences(records(p["results"], "$.precision.results"), pd.DataFrame(p["measures"]))
+    table = differences(records(p["results"], "$.precision.results"), of_rows(p["measures"]))
     s = summary(table)
     rows = p["rows"]
     identity = [(rows[r["candidate"]["rows"]]["teacher"], rows[r["candidate"]["rows"]]["plan"], rows[r["candidate"]["rows"]]["sha256"])

@@ -151,7 +151,7 @@ def ttft(ttft_records: pd.DataFrame) -> pd.DataFrame:
     if ttft_records.empty:
         return empty(["checkpoint", "workload", "input_tokens", "concurrency", "baseline", "candidate", "ratio", "source"])
     r = ttft_records
-    return pd.DataFrame({"checkpoint": r["checkpoint"], "workload": r["workload"], "input_tokens": r["input_tokens"],
+    return frame({"checkpoint": r["checkpoint"], "workload": r["workload"], "input_tokens": r["input_tokens"],
                          "concurrency": r["concurrency"], "baseline": r["baseline_seconds"],
                          "candidate": r["candidate_seconds"], "ratio": r["candidate_seconds"] / r["baseline_seconds"],
                          "source": r["source"]})
