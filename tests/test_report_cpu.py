@@ -53,3 +53,22 @@ def test_a_cold_build_renders_report_pages_with_the_site_entries_only(tmp_path, 
     assert main(["build", "-q", "-f", str(tmp_path / "p" / "mkdocs.yml"), "-d", str(tmp_path / "site"), "--no-cache"]) == 0
     assert len(seen) == 3 * 9
     assert all(site_nav and not any(item.get("report") for item in site_nav) for site_nav in seen)
+
+
+def test_a_csv_column_read_in_one_search_finds_what_a_search_of_each_cell_finds():
+    """csv._csv_cells searches a column's texts joined by \\n: a formula or a break is found there
+    exactly when one cell holds it."""
+    import random
+
+    from site_gen.render.csv import _BREAKS, _FORMULA, _UNQUOTED_BREAK
+
+    pieces = ["", " ", "\t", "\r", "\u00a0", "=1+2", "+", "-3", "@x", "a", "née", "☃", "<b>&", "nan", *_BREAKS]
+    rng = random.Random(57)
+    checked = {True: 0, False: 0}
+    for _ in range(4000):
+        cells = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 5))]
+        for rule in (_FORMULA, _UNQUOTED_BREAK):
+            each = any(rule.search(v) for v in cells)
+            assert (rule.search("\n".join(cells)) is not None) == each, (rule.pattern, cells)
+            checked[each] += 1
+    assert min(checked.values()) > 1000  # both answers met often
