@@ -72,3 +72,84 @@ def test_a_csv_column_read_in_one_search_finds_what_a_search_of_each_cell_finds(
             assert (rule.search("\n".join(cells)) is not None) == each, (rule.pattern, cells)
             checked[each] += 1
     assert min(checked.values()) > 1000  # both answers met often
+
+
+def _fraction(text: str):
+    """The number printed at the start of `text`, exactly (an oracle: fractions, no Decimal)."""
+    import re
+    from fractions import Fraction
+
+    m = re.search(r"[+\-\u2212]?(?:\d[\d,]*)?\.?\d+(?:[eE][+\-\u2212]?\d+)?", text)
+    if not m:
+        return None, 0
+    number = m.group(0).replace(",", "").replace("\u2212", "-")
+    mantissa = number.split("e")[0].split("E")[0]
+    return Fraction(number), (len(mantissa.split(".")[1]) if "." in mantissa else 0)
+
+
+def _half_up(x, shown: int):
+    """x rounded to `shown` decimals, a tie away from zero."""
+    from fractions import Fraction
+
+    scaled = abs(x) * 10 ** shown
+    whole = int(scaled)
+    if scaled - whole >= Fraction(1, 2):
+        whole += 1
+    return (whole if x >= 0 else -whole) / Fraction(10) ** shown
+
+
+def _agrees_oracle(first: str, second: str, compared: str, scale: str, band: float) -> bool:
+    from fractions import Fraction
+
+    (a, _), (b, _), (c, shown) = _fraction(first), _fraction(second), _fraction(compared)
+    if a is None or b is None or c is None:
+        return True
+    if scale == "ratio":
+        if a <= 0:
+            return False
+        edge = Fraction(repr(float(band)))
+        side = lambda x: 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)  # noqa: E731
+        return _half_up(b / a, shown) == c and side(b / a) == side(c)
+    if scale == "relative":
+        return a != 0 and _half_up((b / a - 1) * 100, shown) == c
+    return _half_up(b - a, shown) == c
+
+
+def test_agrees_and_pair_read_figures_as_exact_fractions_do():
+    """format.agrees (its comparison read once for pair_more's tries) against rounding worked out in
+    fractions, on figures near ties and band edges, negative, zero, grouped and suffixed."""
+    import random
+
+    from site_gen.render import format as fmt
+
+    rng = random.Random(67)
+    texts = ["", "\u2014", "nan", "0", "0.0", "-0.35", "\u22120.35 pts", "1,234.5", "1.081x", "0.92x", "1.08x",
+             "+0.4%", "\u22121.25%", "12", "1e-05", "2.5E+3", "0.000050"]
+    checked = 0
+    for _ in range(3000):
+        scale = rng.choice(["ratio", "difference", "relative"])
+        band = rng.choice([0.0, 0.08, 0.05, 0.1])
+        if rng.random() < 0.3:
+            first, second, compared = (rng.choice(texts) for _ in range(3))
+        else:
+            x = rng.choice([1, 10, 1000, 0.001]) * rng.uniform(0.5, 2)
+            y = x * rng.choice([1 + band, 1 - band, 1.0, rng.uniform(0.8, 1.3)])
+            digits = rng.randint(0, 4)
+            first, second = fmt.grouped(x, digits), fmt.grouped(y, digits)
+            if scale == "ratio":
+                compared = fmt.speed_ratio(y / x, band)
+            elif scale == "relative":
+                compared = f"{(y / x - 1) * 100:+.{rng.randint(0, 2)}f}%"
+            else:
+                compared = fmt.signed(y - x, rng.randint(0, 4))
+        assert fmt.agrees(first, second, compared, scale, band) == _agrees_oracle(first, second, compared, scale, band), \
+            (first, second, compared, scale, band)
+        checked += 1
+    assert checked == 3000
+    # pair: its figures agree with the comparison (where they can), checked by the oracle.
+    for _ in range(500):
+        x = rng.uniform(0.001, 5000)
+        y = x * rng.uniform(0.85, 1.2)
+        compared = fmt.speed_ratio(y / x, 0.08)
+        a, b = fmt.pair(x, y, 1, compared, band=0.08)
+        assert _agrees_oracle(a, b, compared, "ratio", 0.08), (x, y, a, b, compared)
