@@ -153,3 +153,21 @@ def test_agrees_and_pair_read_figures_as_exact_fractions_do():
         compared = fmt.speed_ratio(y / x, 0.08)
         a, b = fmt.pair(x, y, 1, compared, band=0.08)
         assert _agrees_oracle(a, b, compared, "ratio", 0.08), (x, y, a, b, compared)
+
+
+def test_a_link_into_the_pages_own_folder_is_what_relpath_makes():
+    """where._relpath's shortcut for a target in the page's folder or below it (a report's pages
+    and CSV files) against posixpath.relpath, with '.', empty and non-ASCII parts."""
+    import posixpath
+    import random
+
+    from site_gen.render.where import _relpath
+
+    parts = ["reports", "report-0001", "csv", "speed.html", "né ☃.csv", "", ".", "a b", "index.html"]
+    rng = random.Random(1)
+    for _ in range(5000):
+        start = "/".join(rng.choice(parts) for _ in range(rng.randint(1, 3)))
+        target = start + "/" + "/".join(rng.choice(parts) for _ in range(rng.randint(1, 3)))
+        if target.startswith("/") or start.startswith("/"):
+            continue
+        assert _relpath(target, start) == posixpath.relpath(target, start), (target, start)
