@@ -171,3 +171,24 @@ def test_a_link_into_the_pages_own_folder_is_what_relpath_makes():
         if target.startswith("/") or start.startswith("/"):
             continue
         assert _relpath(target, start) == posixpath.relpath(target, start), (target, start)
+
+
+def test_a_bars_band_and_one_are_placed_on_its_scale_as_computed_afresh():
+    """charts._marks (kept per scale and band) against the positions worked out for each bar."""
+    import random
+
+    from site_gen.render import charts
+
+    def x(v: float, low: float, high: float) -> float:
+        return round((min(max(v, low), high) - low) / (high - low) * 200.0, 2)
+
+    rng = random.Random(3)
+    for _ in range(2000):
+        low = rng.choice([0.8, 0.5, 0.0, 0.95, rng.uniform(0, 1)])
+        high = rng.choice([1.8, 1.2, 3.0, 100000.0, low + rng.uniform(0.01, 2)])
+        band = rng.choice([0.0, 0.08, 0.05, 0.5, rng.uniform(0, 1)])
+        ratio = rng.uniform(low - 0.5, high + 0.5)
+        for bar in (charts.ratio_bar(ratio, "level", (low, high), band), charts.range_bar(ratio, ratio + 0.1, (low, high), band)):
+            assert bar["one"] == x(1.0, low, high)
+            assert bar["band_x"] == x(1.0 - band, low, high)
+            assert bar["band_w"] == round(x(1.0 + band, low, high) - x(1.0 - band, low, high), 2)
