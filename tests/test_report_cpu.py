@@ -192,3 +192,18 @@ def test_a_bars_band_and_one_are_placed_on_its_scale_as_computed_afresh():
             assert bar["one"] == x(1.0, low, high)
             assert bar["band_x"] == x(1.0 - band, low, high)
             assert bar["band_w"] == round(x(1.0 + band, low, high) - x(1.0 - band, low, high), 2)
+
+
+def test_every_page_of_a_report_names_its_sides_as_views_engines_does():
+    """ReportPages makes the report's `engines` once; each page's context has them as made afresh."""
+    from site_gen.analysis.report import analyse
+    from site_gen.core.config import load_config
+    from site_gen.receipts.load import load_report
+    from site_gen.render import views
+    from site_gen.render.pages import ReportPages
+
+    config = load_config(ROOT / "mkdocs.yml")
+    for folder in [f for f in sorted((ROOT / "data").iterdir()) if (f / "SUMMARY.json").is_file()][:3]:
+        a = analyse(load_report(folder, ROOT / "data"))
+        pages = ReportPages(a, config, []).pages()
+        assert len(pages) > 3 and all(p.context["engines"] == views.engines(a) for p in pages), folder.name
