@@ -6,6 +6,7 @@ Positions are mapped onto fixed scales here so that templates only place what th
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from site_gen.analysis.verdict import verdict_of
@@ -18,13 +19,21 @@ def _x(value: float, low: float, high: float, width: float = BAR_WIDTH) -> float
     return round((min(max(value, low), high) - low) / (high - low) * width, 2)
 
 
+@lru_cache(maxsize=64)
+def _marks(low: float, high: float, band: float) -> tuple[float, float, float]:
+    """Where 1.0 and the noise band lie on a scale (1.0's x, the band's x and width): the same for
+    every bar drawn on it (a report draws a hundred)."""
+    return _x(1.0, low, high), _x(1.0 - band, low, high), round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2)
+
+
 def ratio_bar(ratio: float, verdict: str, scale: tuple[float, float], band: float) -> dict[str, Any]:
     """One ratio on the fixed scale: a bar from 1.0 to the ratio, the band shaded, clipped ends marked."""
     low, high = scale
-    one, at = _x(1.0, low, high), _x(ratio, low, high)
+    one, band_x, band_w = _marks(low, high, band)
+    at = _x(ratio, low, high)
     return {
         "width": BAR_WIDTH,
-        "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
+        "band_x": band_x, "band_w": band_w,
         "one": one, "bar_x": min(one, at), "bar_w": max(round(abs(at - one), 2), 1.0), "at": at,
         "verdict": verdict, "clipped_low": ratio < low, "clipped_high": ratio > high,
         "label": f"{fmt.speed_ratio(ratio, band)}, {verdict}" + (" (beyond the scale)" if not low <= ratio <= high else ""),
@@ -51,10 +60,11 @@ def range_bar(lo: float, hi: float, scale: tuple[float, float], band: float) -> 
     a, b = _x(lo, low, high), _x(hi, low, high)
     kind = range_kind(lo, hi, band)
     beyond = [side for side, out in (("low", lo < low), ("high", hi > high)) if out]
+    one, band_x, band_w = _marks(low, high, band)
     return {
         "width": BAR_WIDTH,
-        "band_x": _x(1.0 - band, low, high), "band_w": round(_x(1.0 + band, low, high) - _x(1.0 - band, low, high), 2),
-        "one": _x(1.0, low, high), "bar_x": a, "bar_w": max(round(b - a, 2), 2.0),
+        "band_x": band_x, "band_w": band_w,
+        "one": one, "bar_x": a, "bar_w": max(round(b - a, 2), 2.0),
         "kind": kind, "clipped_low": "low" in beyond, "clipped_high": "high" in beyond, "band_text": f"\u00b1{band * 100:g}%",
         "label": f"from {fmt.speed_ratio(lo, band)} to {fmt.speed_ratio(hi, band)}, {RANGE_KINDS[kind]}"
                  + (f" ({' and '.join(beyond)} end beyond the scale)" if beyond else ""),

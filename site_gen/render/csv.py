@@ -74,11 +74,13 @@ def _csv_cells(frame: pd.DataFrame) -> tuple[dict[str, list], list[str], Literal
             items = [fmt.csv_number(v) for v in items]
             changed.append(column)
         elif values.dtype == object or pd.api.types.is_string_dtype(values):
-            texts = [v for v in items if isinstance(v, str)]
-            if any(_FORMULA.search(v) for v in texts):
+            # The column's texts read in one search each, not one a cell: joined by \n, where a line
+            # starts as at a text's start, and which neither rule's match runs across.
+            texts = "\n".join(v for v in items if isinstance(v, str))
+            if _FORMULA.search(texts):
                 items = [_defuse(v) for v in items]
                 changed.append(column)
-            if any(_UNQUOTED_BREAK.search(v) for v in texts):
+            if _UNQUOTED_BREAK.search(texts):
                 quoting = csv.QUOTE_NONNUMERIC
         cells[column] = items
         plain = plain and (isinstance(values.dtype, np.dtype) and values.dtype.kind in "iubfO"

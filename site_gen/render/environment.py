@@ -17,12 +17,10 @@ from site_gen.core.errors import SitegenError
 from site_gen.core.files import MAX_CUSTOM_FILE_BYTES, read_limited
 from site_gen.render import format as fmt
 from site_gen.render.parts import dashboard_columns
-from site_gen.render.precompiled import OPTIONS, Compiling, code_for
+from site_gen.render.precompiled import DICT_ATTRIBUTES, OPTIONS, Compiling, code_for
 from site_gen.render.where import template_dirs
 
 
-# What `x.name` finds on a plain dict before its items: its methods (`d.get`, `d.items`).
-_DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 # The Jinja contexts made for the page being rendered (`rendered`): its own, and those of the
@@ -62,7 +60,7 @@ class _Environment(Compiling):
                                exc.filename) from None
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+        if type(obj) is dict and attribute not in DICT_ATTRIBUTES:
             try:
                 return obj[attribute]
             except KeyError:

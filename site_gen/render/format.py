@@ -201,17 +201,34 @@ def read(text: str) -> float:
     return float(m.group(0).replace(",", "").replace(MINUS, "-")) if m else math.nan
 
 
+def _decimals_of(number: str) -> int:
+    return len(number.split(".", 1)[1].split("e")[0].split("E")[0]) if "." in number else 0
+
+
 def places(text: str) -> int:
     """The decimals a printed number shows."""
     m = _NUMBER.search(text)
-    if not m or "." not in m.group(0):
-        return 0
-    return len(m.group(0).split(".", 1)[1].split("e")[0].split("E")[0])
+    return _decimals_of(m.group(0)) if m else 0
 
 
 def _exact(text: str) -> Decimal | None:
     m = _NUMBER.search(text)
     return Decimal(m.group(0).replace(",", "").replace(MINUS, "-")) if m else None
+
+
+def _reading(text: str) -> tuple[Decimal, int] | None:
+    """`_exact` and `places` of a printed comparison, read once."""
+    m = _NUMBER.search(text)
+    return (Decimal(m.group(0).replace(",", "").replace(MINUS, "-")), _decimals_of(m.group(0))) if m else None
+
+
+@lru_cache(maxsize=64)
+def _edge(band: float) -> Decimal:
+    return Decimal(repr(float(band)))
+
+
+def _side(x: Decimal, edge: Decimal) -> int:
+    return 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)
 
 
 def agrees(first: str, second: str, compared: str, scale: str = "ratio", band: float = 0.0) -> bool:
@@ -220,23 +237,30 @@ def agrees(first: str, second: str, compared: str, scale: str = "ratio", band: f
     "ratio") prints as `compared` does at its decimals and lies on its side of the band (1 ± band,
     edges level); `second − first` (scale "difference") and `second / first − 1` in percent (scale
     "relative", `+0.4%`) print as `compared` does."""
-    a, b, c = _exact(first), _exact(second), _exact(compared)
-    if a is None or b is None or c is None:
+    return _agrees(first, second, _reading(compared), scale, band)
+
+
+def _agrees(first: str, second: str, compared: tuple[Decimal, int] | None, scale: str, band: float) -> bool:
+    """`agrees`, the comparison read already (`_reading`): `pair_more` asks of one comparison
+    with each number of decimals it tries."""
+    a, b = _exact(first), _exact(second)
+    if a is None or b is None or compared is None:
         return True  # nothing printed to contradict
-    shown = places(compared)
+    c, shown = compared
     unit = Decimal(1).scaleb(-shown)
+    top = 0  # the largest exponent of the three, for the precision below
+    for x in (a, b, c):
+        if x != 0 and x.adjusted() > top:
+            top = x.adjusted()
     with localcontext() as ctx:
         # Enough digits for the whole of any quotient or difference of these at the compared decimals.
-        ctx.prec = 60 + shown + max([0, *(x.adjusted() for x in (a, b, c) if x != 0)])
+        ctx.prec = 60 + shown + top
         if scale == "ratio":
             if a <= 0:
                 return False
             got = b / a
-            edge = Decimal(repr(float(band)))
-
-            def side(x: Decimal) -> int:
-                return 0 if abs(x - 1) <= edge else (1 if x > 1 else -1)
-            return got.quantize(unit, ROUND_HALF_UP) == c and side(got) == side(c)
+            edge = _edge(band)
+            return got.quantize(unit, ROUND_HALF_UP) == c and _side(got, edge) == _side(c, edge)
         if scale == "relative":
             return a != 0 and ((b / a - 1) * 100).quantize(unit, ROUND_HALF_UP) == c
         return (b - a).quantize(unit, ROUND_HALF_UP) == c
@@ -265,10 +289,11 @@ def pair_more(show: Callable[[int], tuple[str, str]], compared: str, scale: str 
     """The fewest decimals to add to a pair of figures (`show(more)` prints them) so that they agree
     with the comparison printed beside them (`agrees`); `most` at most (then as many: where the
     figures cannot agree, more digits would not help)."""
+    reading = _reading(compared)  # read once, checked against each number of decimals tried
     more = 0
-    while more < most and not agrees(*show(more), compared, scale, band):
+    while more < most and not _agrees(*show(more), reading, scale, band):
         more += 1
-    return more if more < most or agrees(*show(more), compared, scale, band) else 0
+    return more if more < most or _agrees(*show(more), reading, scale, band) else 0
 
 
 def pair(first: Any, second: Any, digits: int, compared: str, scale: str = "ratio", band: float = 0.0,

@@ -57,6 +57,7 @@ class ReportPages:
         self._views: dict[str, Any] = {}
         self._share_meta: dict[str, Any] | None = None
         self._tables: dict[str, pd.DataFrame] | None = None
+        self._engines: dict[str, Any] | None = None
         md.check_receipt_budget(receipt_texts(a.report), a.report.file)
 
     def url(self, key: str) -> str | None:
@@ -100,6 +101,13 @@ class ReportPages:
         if self._share_meta is None:
             self._share_meta = publish.share_meta(self.a, self.config)
         return self._share_meta
+
+    @property
+    def engines(self) -> dict[str, Any]:
+        """How every page of the report names its two sides (made on first use)."""
+        if self._engines is None:
+            self._engines = views.engines(self.a)
+        return self._engines
 
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -196,7 +204,7 @@ class ReportPages:
                        "hardware": r.meta.get("hardware", ""), "size": r.size,
                        "attribution": r.meta.get("attribution", ""), "differs": r.meta.get("differs", []),
                        "comparison": r.meta.get("comparison")},
-            "engines": views.engines(a),
+            "engines": self.engines,
             "nav": nav,
             "links": {k: rel(page_url, self.base + f) for k, _, f in self.sections},
             "summary_json": rel(page_url, self.base + "SUMMARY.json"),

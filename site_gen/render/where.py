@@ -47,6 +47,10 @@ def _relpath(target: str, start: str) -> str:
     absolute, and asks the OS for the working folder twice a call (a third of a page's link time)."""
     if not target or target.startswith("/") or start.startswith("/") or ".." in target or ".." in start:
         return posixpath.relpath(target, start or ".")
+    if start and target.startswith(start + "/"):
+        # In the page's folder or below it (a report's pages and CSV files, from each of its pages):
+        # what lies past the folder, as the general case below finds it.
+        return "/".join(p for p in target[len(start) + 1:].split("/") if p and p != ".") or "."
     to = [p for p in target.split("/") if p and p != "."]
     at = [p for p in start.split("/") if p and p != "."]
     common = 0
